@@ -1,0 +1,40 @@
+"""The ``casino-coach`` command line: a thin Typer layer over the library.
+
+Each command module registers itself on ``app`` when imported below. ``main`` runs the app and turns
+usage errors (an unknown option, a missing argument) into one line on stderr and exit status 1, like
+every other bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from casino_coach.cli import rules_cmd  # noqa: F401  (registers commands)
+from casino_coach.cli.app import app, err_console
+
+
+@app.callback()
+def _root() -> None:
+    """A coach for the card game Casino (classic, royal and dominican rules)."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``casino-coach`` console script."""
+    try:
+        rv = app(args=argv, prog_name="casino-coach", standalone_mode=False)
+    except typer.exceptions.TyperException as e:  # usage errors: unknown option, missing argument
+        ctx = getattr(e, "ctx", None)
+        where = f"{ctx.command_path}: " if ctx is not None else ""
+        err_console.print(f"error: {where}{e.format_message()}", markup=False)
+        sys.exit(1)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("error: interrupted", markup=False)
+        sys.exit(1)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,54 @@
+"""The Typer application object and the one error policy every command shares.
+
+Commands live in sibling modules (one per concern) and register themselves on ``app``. A command
+body parses its arguments, calls one library function, and renders the result; ``handle_errors``
+turns the library's own errors into one line on stderr and exit status 1, with no traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from casino_coach.errors import CoachError
+
+app = typer.Typer(
+    name="casino-coach",
+    help="A coach for the card game Casino: replay, check, search and analyse games "
+         "(classic, royal and dominican rules).",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on one line of stderr and return the Exit(1) to raise."""
+    err_console.print(f"error: {message}", markup=False)
+    return typer.Exit(1)
+
+
+def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Map CoachError (and unreadable files) to one line on stderr and exit status 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except CoachError as e:
+            raise fail(str(e)) from None
+        except OSError as e:
+            where = f"{e.filename}: " if e.filename else ""
+            raise fail(f"{where}{e.strerror or e}") from None
+
+    return wrapper

@@ -1,0 +1,55 @@
+"""``casino-coach rules``: show a preset and its options."""
+
+from __future__ import annotations
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.rules import OPTION_NAMES, PRESETS, RuleSet
+
+
+@app.command("rules")
+@handle_errors
+def rules_command(
+    preset: str = typer.Argument("classic", help="classic, royal or dominican"),
+    option: list[str] = typer.Option(
+        [], "--option", "-o", help="Override an option, NAME=VALUE (JSON value), repeatable."),
+    json: bool = typer.Option(False, "--json", help="Print the full rule set as JSON."),
+) -> None:
+    """Show every rule option of a preset (rules.md §2), with any overrides.
+
+    Example: casino-coach rules dominican -o near_target_20=\"most_spades\"
+    """
+    rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
+    full = {name: getattr(rules, name) for name in OPTION_NAMES}
+    if json:
+        typer.echo(orjson.dumps({"preset": rules.preset, **full},
+                                option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+        return
+    table = Table(title=f"Rules: {rules.describe()}")
+    table.add_column("option")
+    table.add_column("value")
+    table.add_column("preset default")
+    for name, value in full.items():
+        default = PRESETS[rules.preset].get(name, getattr(RuleSet(), name))
+        table.add_row(name, str(value), "" if value == default else str(default))
+    Console().print(table)
+
+
+def parse_options(items: list[str]) -> dict[str, object]:
+    """``NAME=VALUE`` pairs; VALUE is JSON (true, 3, "most_spades") or a bare word."""
+    from casino_coach.errors import RulesError
+
+    out: dict[str, object] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or not name:
+            raise RulesError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
+        try:
+            out[name.strip()] = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            out[name.strip()] = raw.strip()
+    return out

@@ -1,0 +1,32 @@
+"""The exception hierarchy of casino_coach.
+
+Every error a user can cause (a bad card, bad notation, a bad option, an illegal move, a malformed log)
+is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Each subclass is also a
+``ValueError`` so library users can catch it the ordinary way.
+"""
+
+from __future__ import annotations
+
+
+class CoachError(ValueError):
+    """Root of every error casino_coach raises on purpose."""
+
+
+class CardError(CoachError):
+    """A card or card list that cannot be parsed (unknown rank or suit, a card twice)."""
+
+
+class NotationError(CoachError):
+    """A move or table written in the compact notation that cannot be parsed."""
+
+
+class RulesError(CoachError):
+    """An unknown rule option, an impossible value, or an unknown preset."""
+
+
+class IllegalMoveError(CoachError):
+    """A move that the rules do not allow in the given position; the message names the rule."""
+
+
+class LogError(CoachError):
+    """A game log or position file that is malformed or inconsistent; the message says where."""

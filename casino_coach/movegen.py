@@ -1,0 +1,613 @@
+"""Legal moves, applying a move, and the reason a move is illegal.
+
+A move is ``Move(card, action, take, value)``: the card played, TRAIL / CAPTURE / BUILD, the mask of
+every table card it involves (loose cards captured or gathered and all cards of every build taken,
+extended or raised), and the declared value of a build (0 otherwise). That tuple identifies a move
+(replay-format.md), so ``legal_moves`` returns each at most once, sorted.
+
+Generation follows rules.md §1.15: loose cards are split into "value sets" by a cached subset-sum table,
+disjoint unions of those sets give every capture and every gathering of loose cards, and the must-hold,
+owner, Dominican and partner rules filter the candidates.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from casino_coach.cards import RANK, card_symbol, iter_cards, mask_symbols
+from casino_coach.errors import IllegalMoveError
+from casino_coach.rules import RuleSet
+from casino_coach.state import Build, RoundState
+
+TRAIL, CAPTURE, BUILD = 0, 1, 2
+ACTION_NAMES = ("trail", "capture", "build")
+
+
+class Move(NamedTuple):
+    """One play: (card, action, take, value) identifies it."""
+
+    card: int
+    action: int
+    take: int = 0
+    value: int = 0
+
+    @property
+    def action_name(self) -> str:
+        return ACTION_NAMES[self.action]
+
+    def describe(self) -> str:
+        """The move in words: "8♣ captures 3♥ 5♠", "3♥ builds 8 with 2♦ 3♣", "7♥ trails"."""
+        c = card_symbol(self.card)
+        if self.action == CAPTURE:
+            return f"{c} captures {mask_symbols(self.take)}"
+        if self.action == BUILD:
+            return f"{c} builds {self.value} with {mask_symbols(self.take)}"
+        if self.take:
+            return f"{c} trails, building {self.value} from {mask_symbols(self.take)}"
+        return f"{c} trails"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Value sets of loose cards
+
+
+@lru_cache(maxsize=1 << 16)
+def _subset_sums(items: tuple[tuple[int, int], ...], limit: int) -> tuple[tuple[int, ...], ...]:
+    """For each total 0..limit, every subset (as a mask) of ``items`` (mask, value) with that total.
+
+    Items are sorted by value so the depth-first walk stops as soon as the total passes ``limit``.
+    """
+    out: list[list[int]] = [[] for _ in range(limit + 1)]
+    n = len(items)
+
+    def walk(start: int, mask: int, total: int) -> None:
+        for i in range(start, n):
+            m, v = items[i]
+            t = total + v
+            if t > limit:
+                return
+            mm = mask | m
+            out[t].append(mm)
+            walk(i + 1, mm, t)
+
+    walk(0, 0, 0)
+    return tuple(tuple(x) for x in out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
+    """Every non-empty union of pairwise-disjoint members of ``sets``, each once, sorted."""
+    found: set[int] = set()
+    n = len(sets)
+
+    def walk(start: int, acc: int) -> None:
+        for j in range(start, n):
+            s = sets[j]
+            if not s & acc:
+                u = acc | s
+                found.add(u)
+                walk(j + 1, u)
+
+    walk(0, 0)
+    return tuple(sorted(found))
+
+
+class _Table:
+    """Per-position lookups shared by every card of the hand (built once per ``legal_moves``)."""
+
+    __slots__ = ("by_sum", "limit", "loose", "rules", "union_cache")
+
+    def __init__(self, rules: RuleSet, loose: int) -> None:
+        self.rules = rules
+        self.loose = loose
+        self.limit = rules.max_build
+        bv = rules.build_value
+        items = tuple(sorted(((1 << c, bv[c]) for c in iter_cards(loose) if bv[c] > 0),
+                             key=lambda it: (it[1], it[0])))
+        self.by_sum = _subset_sums(items, self.limit)
+        self.union_cache: dict[int, tuple[int, ...]] = {}
+
+    def sets(self, w: int) -> tuple[int, ...]:
+        """Loose value sets worth ``w``: summing numerals, or one classic court of pairing value w."""
+        if w <= self.limit and not (w > 10 and not self.rules.numeric_courts):
+            return self.by_sum[w]
+        if not self.rules.numeric_courts and 11 <= w <= 13:
+            return tuple(1 << c for c in iter_cards(self.loose) if RANK[c] + 1 == w)
+        return ()
+
+    def unions(self, w: int) -> tuple[int, ...]:
+        """Non-empty loose masks that split into sets each worth ``w`` (rules.md 1.6.1)."""
+        u = self.union_cache.get(w)
+        if u is None:
+            u = _unions(self.sets(w))
+            self.union_cache[w] = u
+        return u
+
+
+# ---------------------------------------------------------------------------------------------------
+# Legal moves
+
+
+def legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
+    """Every legal move of the seat to move, each once, sorted. Empty when the round needs a deal."""
+    seat = state.to_move
+    hand = state.hands[seat]
+    if not hand:
+        return []
+    builds = state.builds
+    loose = state.loose
+    caps = rules.capture_values
+    bv = rules.build_value
+    pv = rules.pair_value
+    nsides = state.nsides
+    tbl = _Table(rules, loose)
+    # Helpers for the must-hold rule (1.8.2): which capture values remain in hand after playing c.
+    hand_cards = list(iter_cards(hand))
+    partner_caps: set[int] = set()
+    if rules.build_for_partner != "never" and state.nplayers == 4 and nsides == 2:
+        for c in iter_cards(state.hands[(seat + 2) % 4]):
+            partner_caps.update(caps[c])
+    owned = [b for b in builds if b.owner == seat]
+    owns_build = bool(owned)
+    loose_pvs = {pv[c] for c in iter_cards(loose)}
+    equal_loose = rules.trail_restriction == "equal_loose"
+    moves: set[Move] = set()
+
+    for c in hand_cards:
+        rest_caps: set[int] = set(partner_caps)
+        for o in hand_cards:
+            if o != c:
+                rest_caps.update(caps[o])
+
+        def owned_ok(take: int, rest_caps: set[int] = rest_caps) -> bool:
+            # Every build the mover still owns after the move needs a capture card (1.8.2).
+            return all(b.cards & take or b.value in rest_caps for b in owned)
+
+        # --- captures (1.6) ---
+        captures = _captures(rules, state, tbl, c)
+        can_capture = False
+        for take in captures:
+            if owned_ok(take):
+                moves.add(Move(c, CAPTURE, take, 0))
+                can_capture = True
+
+        # --- builds (1.7) ---
+        b = bv[c]
+        builds_ok = b > 0 or (rules.court_builds and not rules.numeric_courts)
+        if equal_loose and not rules.equal_loose_build_ok and pv[c] in loose_pvs:
+            builds_ok = False
+        if builds_ok:
+            for mv in _build_moves(rules, state, tbl, c, rest_caps):
+                if owned_ok(mv.take):
+                    moves.add(mv)
+
+        # --- trail (1.9) ---
+        if owns_build and not rules.owner_may_trail:
+            continue
+        if equal_loose and pv[c] in loose_pvs:
+            continue
+        if rules.trail_restriction == "any_capture" and can_capture:
+            continue
+        if owned_ok(0):
+            moves.add(Move(c, TRAIL, 0, 0))
+            if rules.table_only_builds:
+                for v in range(1, rules.max_build + 1):
+                    if v not in rest_caps or not _value_free(rules, builds, v, ()):
+                        continue
+                    for s in tbl.unions(v):
+                        if s.bit_count() >= 2:
+                            moves.add(Move(c, TRAIL, s, v))
+
+    if not moves:
+        # rules.md 1.4 proves a move always exists because an owner holds his capture card; with
+        # build_for_partner only the partner may hold it, and then the owner must be able to trail.
+        moves = {Move(c, TRAIL, 0, 0) for c in hand_cards}
+    return sorted(moves)
+
+
+def _value_free(rules: RuleSet, builds: tuple[Build, ...], value: int, consumed: tuple[int, ...]) -> bool:
+    """B8: with allow_duplicate_value_builds off, no other build may already have ``value``."""
+    if rules.allow_duplicate_value_builds:
+        return True
+    return all(b.value != value or b.cards in consumed for b in builds)
+
+
+def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int]:
+    """Every take mask card ``c`` may capture, before the must-hold filter."""
+    out: set[int] = set()
+    builds = state.builds
+    pv = rules.pair_value
+    classic_court = rules.build_value[c] == 0
+    for w in rules.capture_values[c]:
+        if classic_court:
+            singles = tbl.sets(w)
+            n = rules.court_pairing_count
+            loose_opts: tuple[int, ...]
+            if n == "one":
+                loose_opts = singles
+            elif n == "all":
+                loose_opts = (sum(singles),) if singles else ()
+            else:  # one_or_three
+                loose_opts = singles + ((sum(singles),) if len(singles) == 3 else ())
+        else:
+            loose_opts = tbl.unions(w)
+        if rules.build_as_card_in_sums and not classic_court:
+            loose_opts = _with_builds_in_sums(rules, state, tbl, w, loose_opts)
+        bmasks = [b.cards for b in builds if b.value == w]
+        combos = [0, *loose_opts]
+        for bm in bmasks:
+            combos += [x | bm for x in combos]
+        if rules.trail_restriction == "equal_loose":
+            # Dominican (1.9): a capture with value w takes every loose card worth w (or one of them).
+            equal = 0
+            for x in iter_cards(state.loose):
+                if pv[x] == w:
+                    equal |= 1 << x
+            if equal:
+                if rules.equal_loose_capture == "all":
+                    combos = [x for x in combos if x & equal == equal]
+                else:
+                    combos = [x for x in combos if x & equal]
+        out.update(x for x in combos if x)
+    return out
+
+
+def _with_builds_in_sums(rules: RuleSet, state: RoundState, tbl: _Table, w: int,
+                         loose_opts: tuple[int, ...]) -> tuple[int, ...]:
+    """Option C4: single builds also count as cards of their value inside capture sums."""
+    singles = [b for b in state.builds if not b.multiple and b.value < w]
+    if not singles:
+        return loose_opts
+    bv = rules.build_value
+    items = [(1 << c, bv[c]) for c in iter_cards(state.loose) if bv[c] > 0]
+    items += [(b.cards, b.value) for b in singles]
+    sums = _subset_sums(tuple(sorted(items, key=lambda it: (it[1], it[0]))), tbl.limit)
+    return _unions(sums[w]) if w <= tbl.limit else loose_opts
+
+
+def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
+                 rest_caps: set[int]) -> list[Move]:
+    """Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card ``c``; must-hold of the new value."""
+    out: list[Move] = []
+    seat = state.to_move
+    nsides = state.nsides
+    builds = state.builds
+    maxb = rules.max_build
+    court = rules.build_value[c] == 0  # classic court, only with court_builds
+    b = rules.pair_value[c] if court else rules.build_value[c]
+    ace14 = rules.ace_singleton_set_in_build and RANK[c] == 0 and rules.max_build == 14
+
+    def gatherings(v: int, exclude: int) -> list[int]:
+        """Loose masks S such that {c} ∪ S splits into v-sets, S disjoint from ``exclude``."""
+        if court:
+            ts = [0] if v == b else []
+        else:
+            ts = list(tbl.sets(v - b)) if v > b else []
+            if v == b or (ace14 and v == 14):
+                ts.append(0)
+        us = tbl.unions(v) if rules.multi_set_build_creation else tbl.sets(v)
+        found: set[int] = set()
+        for t in ts:
+            if t & exclude:
+                continue
+            found.add(t)
+            for u in us:
+                if not u & (t | exclude):
+                    found.add(t | u)
+        return list(found)
+
+    # Create: onto a non-empty set of loose cards, declaring v (single or multiple).
+    values = [b] if court else range(max(b, 1), maxb + 1)
+    for v in values:
+        if v not in rest_caps or not _value_free(rules, builds, v, ()):
+            continue
+        for s in gatherings(v, 0):
+            if s:  # a build is never the played card alone (1.7.1)
+                out.append(Move(c, BUILD, s, v))
+
+    for bld in builds:
+        owner = bld.owner
+        own = owner == seat
+        partner = not own and owner % nsides == seat % nsides
+        v = bld.value
+        if not court and not rules.numeric_courts and v > 10:
+            continue  # a classic court build (court_builds) takes only courts of its rank
+        # Extend: c (with loose cards) adds v-sets; the build becomes multiple (1.7.2).
+        if (v in rest_caps and (not partner or rules.partner_build_interaction == "free")
+                and (b <= v or (ace14 and v == 14))):
+            extra: tuple[int, ...] = ()
+            if rules.merge_builds:
+                extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
+            for s in gatherings(v, 0):
+                out.append(Move(c, BUILD, bld.cards | s, v))
+                for merged in _unions(extra) if extra else ():
+                    out.append(Move(c, BUILD, bld.cards | s | merged, v))
+        # Raise a single build with the hand card (1.7.3); multiple builds never.
+        if bld.multiple or court:
+            continue
+        if own and not rules.raise_own_build:
+            continue
+        if partner and rules.partner_build_interaction == "none":
+            continue
+        raises: list[tuple[int, int]] = [(v + b, 0)]
+        if rules.table_cards_in_raise == "with_hand_card":
+            for s_total in range(1, maxb - v - b + 1):
+                raises += [(v + b + s_total, m) for m in tbl.sets(s_total)]
+        for nv, helper in raises:
+            if nv > maxb or nv not in rest_caps:
+                continue
+            if not _value_free(rules, builds, nv, (bld.cards,)):
+                continue
+            out.append(Move(c, BUILD, bld.cards | helper, nv))
+            us = tbl.unions(nv) if rules.multi_set_build_creation else tbl.sets(nv)
+            for u in us:
+                if not u & helper:
+                    out.append(Move(c, BUILD, bld.cards | helper | u, nv))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Applying a move
+
+
+def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
+    """The state after ``move`` (assumed legal: check with ``legal_moves`` or ``play``).
+
+    When the move ends the round, the residue goes to the side of the last capture (rules.md 1.11).
+    """
+    seat = state.to_move
+    side = seat % state.nsides
+    bit = 1 << move.card
+    hands = list(state.hands)
+    hands[seat] ^= bit
+    take = move.take
+    loose = state.loose
+    builds = state.builds
+    if take:
+        builds = tuple(b for b in builds if not b.cards & take)
+    captured = state.captured
+    sweeps = state.sweeps
+    last = state.last_capturer
+    round_over = state.stock == 0 and not any(hands)
+    if move.action == CAPTURE:
+        loose &= ~take
+        cap = list(captured)
+        cap[side] |= take | bit
+        captured = tuple(cap)
+        last = side
+        if not loose and not builds and (rules.final_capture_can_sweep or not round_over):
+            sw = list(sweeps)
+            sw[side] += 1
+            sweeps = tuple(sw)
+    elif move.action == BUILD:
+        loose &= ~take
+        cards = take | bit
+        pv = rules.pair_value
+        total = 0
+        for x in iter_cards(cards):
+            total += pv[x]
+        new = Build(cards, move.value, seat, total != move.value)
+        builds = tuple(sorted((*builds, new)))
+    else:
+        loose |= bit
+        if take:  # table_only_builds: the trailed card stays loose beside a build of table cards
+            loose &= ~take
+            total = sum(rules.pair_value[x] for x in iter_cards(take))
+            builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
+    nxt = state._replace(hands=tuple(hands), loose=loose, builds=builds, captured=captured,
+                         sweeps=sweeps, to_move=(seat + 1) % len(hands), last_capturer=last)
+    if round_over:
+        nxt = _collect_residue(rules, nxt)
+    return nxt
+
+
+def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
+    """rules.md 1.11 and S5: the table goes to the last capturer's side; this is never a sweep."""
+    residue = state.table
+    if not residue:
+        return state
+    to = state.last_capturer if rules.last_capture_takes_table else -1
+    if to < 0 and rules.residue_if_no_capture == "dealer" and rules.last_capture_takes_table:
+        to = state.dealer % state.nsides
+    if to < 0:
+        return state._replace(loose=0, builds=(), set_aside=state.set_aside | residue)
+    cap = list(state.captured)
+    cap[to] |= residue
+    return state._replace(loose=0, builds=(), captured=tuple(cap))
+
+
+def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
+    """Apply ``move`` after checking it is legal; raise IllegalMoveError with the rule otherwise."""
+    if move not in legal_moves(rules, state):
+        raise IllegalMoveError(illegal_reason(rules, state, move))
+    return apply(rules, state, move)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Why a move is illegal
+
+
+def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
+    """A plain-language reason naming the rule; '' when the move is legal."""
+    legal = legal_moves(rules, state)
+    if move in legal:
+        return ""
+    seat = state.to_move
+    hand = state.hands[seat]
+    c = move.card
+    name = card_symbol(c)
+    if not hand:
+        return "no move can be played now: the next deal comes first"
+    if not hand >> c & 1:
+        return f"{name} is not in the hand of seat {seat}"
+    table = state.table
+    if move.take & ~table:
+        stray = move.take & ~table
+        return f"{mask_symbols(stray)} {'is' if stray.bit_count() == 1 else 'are'} not on the table"
+    taken_builds = [b for b in state.builds if b.cards & move.take]
+    for b in taken_builds:
+        if b.cards & move.take != b.cards:
+            return (f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) "
+                    "cannot be split")
+    same_card = [m for m in legal if m.card == c]
+    owned = [b for b in state.builds if b.owner == seat]
+    if move.action == TRAIL:
+        return _trail_reason(rules, state, move, owned, same_card)
+    if move.action == CAPTURE:
+        return _capture_reason(rules, state, move, taken_builds, same_card)
+    return _build_reason(rules, state, move, taken_builds, owned)
+
+
+def _hold_reason(rules: RuleSet, state: RoundState, move: Move, value: int) -> str:
+    rest = state.hands[state.to_move] & ~(1 << move.card)
+    if not any(value in rules.capture_values[x] for x in iter_cards(rest)):
+        what = "an ace" if value in (1, 14) else _a(_value_word(value))
+        return f"you would be left without {what} for your build of {value} (rules.md 1.8.2)"
+    return ""
+
+
+def _a(word: str) -> str:
+    """The word with its indefinite article: "an 8", "an 11", "a 7", "a jack"."""
+    return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
+
+
+def _value_word(v: int) -> str:
+    return {11: "jack", 12: "queen", 13: "king"}.get(v, str(v))
+
+
+def _owned_left_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build]) -> str:
+    for b in owned:
+        if not b.cards & move.take:
+            r = _hold_reason(rules, state, move, b.value)
+            if r:
+                return r
+    return ""
+
+
+def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build],
+                  same_card: list[Move]) -> str:
+    name = card_symbol(move.card)
+    if owned and not rules.owner_may_trail:
+        return ("you own a build, so you may not trail: capture, build, or add to a build "
+                "(rules.md 1.8.3)")
+    pv = rules.pair_value
+    if rules.trail_restriction == "equal_loose" and any(
+            pv[x] == pv[move.card] for x in iter_cards(state.loose)):
+        return (f"{name} matches a loose card of the same value, so it may not be trailed: "
+                "capture it or build with it (rules.md 1.9, Dominican)")
+    if rules.trail_restriction == "any_capture" and any(m.action == CAPTURE for m in same_card):
+        return f"{name} can capture, so it may not be trailed (trail_restriction any_capture)"
+    r = _owned_left_reason(rules, state, move, owned)
+    if r:
+        return r
+    if move.take:
+        if not rules.table_only_builds:
+            return "a trail cannot gather table cards into a build (rules.md 1.7: table_only_builds)"
+        return f"the table cards {mask_symbols(move.take)} cannot form a build of {move.value}"
+    if move.value:
+        return "a trail has no declared value"
+    return f"{name} cannot be trailed here"
+
+
+def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build],
+                    same_card: list[Move]) -> str:
+    c = move.card
+    name = card_symbol(c)
+    if not move.take:
+        return "a capture must take at least one table item (rules.md 1.6.1)"
+    if move.value:
+        return "a capture has no declared value"
+    caps = rules.capture_values[c]
+    court = rules.build_value[c] == 0
+    if court:
+        if taken_builds and not rules.court_builds:
+            return f"{name} is a court card: it can only pair one loose {_value_word(caps[0])} (1.6.3)"
+        loose = move.take & state.loose
+        if any(rules.pair_value[x] != caps[0] for x in iter_cards(loose)):
+            return (f"{name} is a court card: it captures only a court of the same rank, never a "
+                    "sum (rules.md 1.6.3)")
+        if loose.bit_count() > 1 and rules.court_pairing_count == "one":
+            return f"{name} pairs only one {_value_word(caps[0])} at a time (court_pairing_count one)"
+        return f"{name} cannot capture {mask_symbols(move.take)} under court_pairing_count " \
+               f"{rules.court_pairing_count}"
+    for b in taken_builds:
+        if b.value not in caps:
+            return (f"{_a(str(b.value))}-build can only be taken by {_a(_value_word(b.value))}"
+                    f"{' or an ace' if b.value == 14 else ''}, not by {name} (rules.md 1.6.4)")
+    loose = move.take & state.loose
+    if len(caps) == 2 and loose:
+        aces = sum(1 for x in iter_cards(loose) if RANK[x] == 0)
+        if aces and aces != loose.bit_count():
+            total = sum(rules.build_value[x] for x in iter_cards(loose))
+            if total % 14:
+                return ("an ace captures as 1 or as 14, one of the two per move: these cards do not "
+                        "split into sets of either (rules.md 1.6.2)")
+    for w in caps:
+        if all(b.value == w for b in taken_builds):
+            tbl = _Table(rules, state.loose)
+            if loose and loose not in tbl.unions(w):
+                continue
+            if rules.trail_restriction == "equal_loose":
+                equal = [x for x in iter_cards(state.loose) if rules.pair_value[x] == w]
+                left = [x for x in equal if not move.take >> x & 1]
+                if left:
+                    return (f"a capture with value {w} must take every loose card worth {w}: "
+                            f"{mask_symbols(sum(1 << x for x in left))} would be left "
+                            "(rules.md 1.9, Dominican)")
+            r = _owned_left_reason(rules, state, move, [b for b in state.builds
+                                                        if b.owner == state.to_move])
+            if r:
+                return r
+            return f"{name} cannot capture {mask_symbols(move.take)} here"
+    val = "/".join(str(w) for w in caps)
+    return (f"{mask_symbols(loose)} cannot be split into sets each worth {val}, "
+            f"so {name} cannot capture them (rules.md 1.6.1)")
+
+
+def _build_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build],
+                  owned: list[Build]) -> str:
+    c = move.card
+    name = card_symbol(c)
+    v = move.value
+    seat = state.to_move
+    if rules.build_value[c] == 0 and not rules.court_builds:
+        return f"{name} is a court card: court cards never enter builds (rules.md 1.6.3)"
+    if v < 1 or v > rules.max_build:
+        return f"a build is worth at most {rules.max_build} in {rules.preset} (rules.md 1.2)"
+    if not move.take:
+        return "a build needs at least one table card besides the played card (rules.md 1.7.1)"
+    if len(taken_builds) > 1 and not rules.merge_builds:
+        return "two builds are never merged into one (rules.md 1.7, B10)"
+    r = _hold_reason(rules, state, move, v)
+    if r:
+        return r.replace("your build of", "a build of")
+    pv = rules.pair_value
+    if rules.trail_restriction == "equal_loose" and not rules.equal_loose_build_ok and any(
+            pv[x] == pv[c] for x in iter_cards(state.loose)):
+        return f"{name} matches a loose card, so it must capture (equal_loose_build_ok false)"
+    for b in taken_builds:
+        own = b.owner == seat
+        partner = not own and b.owner % state.nsides == seat % state.nsides
+        if b.value != v:
+            if b.multiple:
+                return (f"the build of {b.value} is multiple; multiple builds can never be raised "
+                        "(rules.md 1.7.3)")
+            if own and not rules.raise_own_build:
+                return "you may not raise your own build, only an opponent's (rules.md 1.7.3, Dominican)"
+            if partner and rules.partner_build_interaction == "none":
+                return "you may not add to your partner's build (rules.md 1.13, Dominican)"
+            if v != b.value + rules.build_value[c]:
+                return (f"raising the build of {b.value} with {name} makes "
+                        f"{b.value + rules.build_value[c]}, not {v}: loose table cards can never "
+                        "change a build's value (rules.md 1.7.3)")
+        elif partner and rules.partner_build_interaction != "free":
+            return "you may not add to your partner's build (rules.md 1.13, Dominican)"
+    if not rules.allow_duplicate_value_builds and any(
+            b.value == v and b not in taken_builds for b in state.builds):
+        return f"there is already a build of {v} on the table (allow_duplicate_value_builds false)"
+    r = _owned_left_reason(rules, state, move, owned)
+    if r:
+        return r
+    return (f"{name} and {mask_symbols(move.take)} cannot be split into sets each worth {v} "
+            "(rules.md 1.7)")

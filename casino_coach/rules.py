@@ -1,0 +1,260 @@
+"""Rule sets: the presets ``classic``, ``royal`` and ``dominican`` and every option of rules.md §2.
+
+A ``RuleSet`` is frozen data passed explicitly to the engine; it is recorded in every log and report as
+``{"preset": ..., <options that differ from the preset>}``. Options are checked when the rule set is
+built: an unknown option or an impossible value raises ``RulesError`` naming the option and the choices.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from casino_coach.cards import ACE, NUM_CARDS, RANK
+from casino_coach.errors import RulesError
+
+COUNT_OUT_ITEMS = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
+
+# Option name -> allowed values (a tuple of choices), or a type for free values.
+_CHOICES: dict[str, tuple[Any, ...]] = {
+    "deal_pattern": ("twos", "singly", "fours"),
+    "direction": ("clockwise", "counterclockwise"),
+    "first_dealer": ("random", "seat0"),
+    "face_cards": ("pair_only", "numeric"),
+    "ace_value": ("one", "one_or_fourteen", "hand14_table1"),
+    "court_pairing_count": ("one", "all", "one_or_three"),
+    "trail_restriction": ("none", "equal_loose", "any_capture"),
+    "equal_loose_capture": ("all", "at_least_one"),
+    "false_build": ("forbid",),
+    "partner_build_interaction": ("free", "raise_only", "none"),
+    "build_for_partner": ("never", "announced", "provable"),
+    "table_cards_in_raise": ("never", "with_hand_card"),
+    "sweep_cancellation_3p": ("none", "net_vs_max"),
+    "last_capture_point": (0, 1),
+    "near_target_20": ("little_casino", "most_spades"),
+    "near_target_rules": ("off", "dominican", "soto"),
+    "near_target_mode": ("freeze", "cap_at_20"),
+    "near_target_precedence": ("automatic", "count_out"),
+    "majority_tie": ("nobody", "split", "carry_over"),
+    "equal_at_target": ("extra_round", "continue_until_ahead"),
+    "residue_if_no_capture": ("set_aside", "dealer"),
+}
+_BOOLS = {
+    "partnerships", "announce_last_deal", "ace_singleton_set_in_build", "equal_loose_build_ok",
+    "build_as_card_in_sums", "raise_own_build", "table_only_builds", "allow_duplicate_value_builds",
+    "multi_set_build_creation", "merge_builds", "owner_may_trail", "court_builds", "sweeps",
+    "sweep_cancellation", "final_capture_can_sweep", "last_capture_takes_table", "count_out",
+    "claim_during_play",
+}
+_POINTS = {
+    "target", "points_cards", "points_spades", "points_big", "points_little", "points_ace",
+    "points_sweep",
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One complete set of rules. Build it with ``RuleSet.preset(name, **options)``."""
+
+    preset: str = "classic"
+    # 2.1 deal and turn structure
+    partnerships: bool = True
+    deal_pattern: str = "twos"
+    direction: str = "clockwise"
+    announce_last_deal: bool = True
+    first_dealer: str = "random"
+    # 2.2 card values and capturing
+    face_cards: str = "pair_only"
+    ace_value: str = "one"
+    ace_singleton_set_in_build: bool = False
+    court_pairing_count: str = "one"
+    trail_restriction: str = "none"
+    equal_loose_capture: str = "all"
+    equal_loose_build_ok: bool = True
+    build_as_card_in_sums: bool = False
+    # 2.3 building
+    false_build: str = "forbid"
+    raise_own_build: bool = True
+    partner_build_interaction: str = "free"
+    build_for_partner: str = "never"
+    table_cards_in_raise: str = "never"
+    table_only_builds: bool = False
+    allow_duplicate_value_builds: bool = True
+    multi_set_build_creation: bool = True
+    merge_builds: bool = False
+    owner_may_trail: bool = False
+    court_builds: bool = False
+    # 2.4 sweeps, residue, scoring, winning
+    sweeps: bool = False
+    sweep_cancellation: bool = False
+    sweep_cancellation_3p: str = "none"
+    final_capture_can_sweep: bool = True
+    last_capture_takes_table: bool = True
+    last_capture_point: int = 0
+    residue_if_no_capture: str = "set_aside"
+    near_target_20: str = "little_casino"
+    near_target_rules: str = "off"
+    near_target_mode: str = "freeze"
+    near_target_precedence: str = "automatic"
+    majority_tie: str = "nobody"
+    count_out: bool = False
+    equal_at_target: str = "extra_round"
+    count_out_order: tuple[str, ...] = COUNT_OUT_ITEMS
+    target: int = 21
+    points_cards: int = 3
+    points_spades: int = 1
+    points_big: int = 2
+    points_little: int = 1
+    points_ace: int = 1
+    points_sweep: int = 1
+    claim_during_play: bool = False
+
+    # Derived tables, filled in __post_init__ (not options).
+    numeric_courts: bool = field(init=False, repr=False, compare=False)
+    max_build: int = field(init=False, repr=False, compare=False)
+    build_value: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    pair_value: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    capture_values: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check(self)
+        numeric = self.face_cards == "numeric"
+        # rules.md 1.2: value of a card in a sum or a build (an ace counts 1 there, V3/B13);
+        # classic courts have no number (0) and only pair.
+        build_value = tuple(
+            RANK[c] + 1 if (numeric or RANK[c] < 10) else 0 for c in range(NUM_CARDS)
+        )
+        # Pairing value: what a card is "equal" to (courts by rank 11..13 in every preset).
+        pair_value = tuple(RANK[c] + 1 for c in range(NUM_CARDS))
+        caps: list[tuple[int, ...]] = []
+        for c in range(NUM_CARDS):
+            if RANK[c] == ACE:
+                caps.append({"one": (1,), "one_or_fourteen": (1, 14), "hand14_table1": (14,)}[
+                    self.ace_value])
+            else:
+                caps.append((pair_value[c],))
+        object.__setattr__(self, "numeric_courts", numeric)
+        object.__setattr__(self, "max_build", 14 if numeric else 10)
+        object.__setattr__(self, "build_value", build_value)
+        object.__setattr__(self, "pair_value", pair_value)
+        object.__setattr__(self, "capture_values", tuple(caps))
+
+    @staticmethod
+    def preset_names() -> tuple[str, ...]:
+        return tuple(PRESETS)
+
+    @classmethod
+    def from_preset(cls, name: str = "classic", **options: Any) -> RuleSet:
+        """The preset ``name`` with ``options`` overriding its defaults."""
+        if name not in PRESETS:
+            raise RulesError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
+        return cls.from_dict({"preset": name, **options})
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Read the ``rules`` object of a log: ``{"preset": ..., option: value, ...}``."""
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules: expected an object like {{\"preset\": \"classic\"}}, got {data!r}")
+        preset = data.get("preset", "classic")
+        if preset not in PRESETS:
+            raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
+        values = dict(PRESETS[preset])
+        for key, value in data.items():
+            if key == "preset":
+                continue
+            if key not in OPTION_NAMES:
+                raise RulesError(f"unknown rule option {key!r}")
+            if key == "count_out_order" and isinstance(value, list):
+                value = tuple(value)
+            values[key] = value
+        return cls(preset=preset, **values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The preset plus every option that differs from the preset's default."""
+        base = PRESETS[self.preset]
+        out: dict[str, Any] = {"preset": self.preset}
+        for name in OPTION_NAMES:
+            value = getattr(self, name)
+            default = base.get(name, _DEFAULTS[name])
+            if value != default:
+                out[name] = list(value) if isinstance(value, tuple) else value
+        return out
+
+    def replace(self, **options: Any) -> RuleSet:
+        """A copy with some options changed (checked like any other)."""
+        return dataclasses.replace(self, **options)
+
+    def describe(self) -> str:
+        """One line for people: the preset and the options that differ from it."""
+        d = self.to_dict()
+        extra = ", ".join(f"{k}={v}" for k, v in d.items() if k != "preset")
+        return self.preset + (f" ({extra})" if extra else "")
+
+
+OPTION_NAMES: tuple[str, ...] = tuple(
+    f.name for f in dataclasses.fields(RuleSet) if f.init and f.name != "preset"
+)
+_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(RuleSet) if f.init and f.name != "preset"
+}
+
+# rules.md §2, columns c / r / d: what each preset changes from the dataclass defaults (= classic).
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {},
+    "royal": {
+        "face_cards": "numeric",
+        "ace_value": "one_or_fourteen",
+        "sweeps": True,
+        "count_out": True,
+    },
+    "dominican": {
+        "face_cards": "numeric",
+        "ace_value": "one_or_fourteen",
+        "direction": "counterclockwise",
+        "trail_restriction": "equal_loose",
+        "raise_own_build": False,
+        "partner_build_interaction": "none",
+        "sweeps": True,
+        "sweep_cancellation": True,
+        "sweep_cancellation_3p": "net_vs_max",
+        "near_target_rules": "dominican",
+        "count_out": True,
+        "equal_at_target": "continue_until_ahead",
+    },
+}
+
+def _check(rules: RuleSet) -> None:
+    for name in OPTION_NAMES:
+        value = getattr(rules, name)
+        if name in _BOOLS:
+            if not isinstance(value, bool):
+                raise RulesError(f"rule option {name!r} must be true or false, got {value!r}")
+        elif name in _CHOICES:
+            choices = _CHOICES[name]
+            if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
+                if name == "false_build" and value == "penalty":
+                    raise RulesError(
+                        "rule option 'false_build': 'penalty' is not supported; the engine forbids "
+                        "false builds (choose 'forbid')")
+                opts = " | ".join(str(c) for c in choices)
+                raise RulesError(f"rule option {name!r} must be one of {opts}, got {value!r}")
+        elif name in _POINTS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
+            if name == "target" and value < 1:
+                raise RulesError(f"rule option 'target' must be at least 1, got {value!r}")
+        elif name == "count_out_order" and (
+                not isinstance(value, tuple) or sorted(value) != sorted(COUNT_OUT_ITEMS)):
+            raise RulesError(
+                    "rule option 'count_out_order' must list each of "
+                    f"{', '.join(COUNT_OUT_ITEMS)} once, got {value!r}")
+    if rules.face_cards == "pair_only" and rules.ace_value != "one":
+        raise RulesError("rule option 'ace_value' must be 'one' when face_cards is 'pair_only' "
+                         "(a 14 needs numeric courts)")
+    if rules.claim_during_play:
+        raise RulesError("rule option 'claim_during_play' is not supported: casino_coach counts "
+                         "every round out at its end (set it to false)")
+    if rules.face_cards == "numeric" and rules.court_builds:
+        raise RulesError("rule option 'court_builds' only applies when face_cards is 'pair_only'")

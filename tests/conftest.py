@@ -1,0 +1,35 @@
+"""Shared helpers: build a position from compact notation."""
+
+from __future__ import annotations
+
+from casino_coach.movegen import ACTION_NAMES, Move, legal_moves
+from casino_coach.notation import move_text, parse_hand, parse_table
+from casino_coach.rules import RuleSet
+from casino_coach.state import RoundState
+
+
+def position(rules: RuleSet, hands: list[str], table: str = "", to_move: int = 0,
+             nsides: int | None = None, stock: int = 0) -> RoundState:
+    """A round state with the given hands (one string per seat) and table notation."""
+    n = len(hands)
+    loose, builds = parse_table(table, pair_value=rules.pair_value, default_owner=1)
+    return RoundState(
+        hands=tuple(parse_hand(h) for h in hands), loose=loose, builds=builds,
+        captured=(0,) * (nsides or (2 if n == 4 else n)), sweeps=(0,) * (nsides or (2 if n == 4 else n)),
+        to_move=to_move, last_capturer=-1, stock=stock, dealer=(to_move - 1) % n,
+        nsides=nsides or (2 if n == 4 else n),
+    )
+
+
+def moves_text(rules: RuleSet, state: RoundState, card: str | None = None) -> set[str]:
+    """The legal moves as canonical notation strings (optionally only those of one card)."""
+    out = set()
+    for m in legal_moves(rules, state):
+        t = move_text(m)
+        if card is None or t.split()[0] == card:
+            out.add(t)
+    return out
+
+
+def describe(m: Move) -> str:
+    return f"{ACTION_NAMES[m.action]} {move_text(m)}"

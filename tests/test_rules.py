@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+
+from casino_coach.errors import RulesError
+from casino_coach.rules import OPTION_NAMES, RuleSet
+
+
+def test_presets_defaults() -> None:
+    c, r, d = (RuleSet.from_preset(p) for p in ("classic", "royal", "dominican"))
+    assert (c.face_cards, r.face_cards, d.face_cards) == ("pair_only", "numeric", "numeric")
+    assert (c.sweeps, r.sweeps, d.sweeps) == (False, True, True)
+    assert (c.sweep_cancellation, r.sweep_cancellation, d.sweep_cancellation) == (False, False, True)
+    assert (c.count_out, r.count_out, d.count_out) == (False, True, True)
+    assert d.trail_restriction == "equal_loose" and not d.raise_own_build
+    assert d.partner_build_interaction == "none" and d.near_target_rules == "dominican"
+    assert (c.max_build, r.max_build) == (10, 14)
+    assert r.capture_values[0] == (1, 14) and c.capture_values[0] == (1,)
+
+
+def test_options_override_and_round_trip() -> None:
+    r = RuleSet.from_dict({"preset": "classic", "sweeps": True, "count_out_order": [
+        "big_casino", "little_casino", "cards", "spades", "aces", "sweeps"]})
+    assert r.sweeps
+    assert RuleSet.from_dict(r.to_dict()) == r
+    assert r.to_dict()["preset"] == "classic"
+    assert RuleSet.from_dict({"preset": "royal"}).to_dict() == {"preset": "royal"}
+
+
+@pytest.mark.parametrize(("data", "msg"), [
+    ({"preset": "klondike"}, "unknown preset"),
+    ({"preset": "classic", "jokers": True}, "unknown rule option 'jokers'"),
+    ({"preset": "classic", "sweeps": "yes"}, "must be true or false"),
+    ({"preset": "classic", "trail_restriction": "never"}, "must be one of"),
+    ({"preset": "classic", "target": -3}, "whole number"),
+    ({"preset": "classic", "count_out_order": ["cards"]}, "count_out_order"),
+    ({"preset": "classic", "ace_value": "one_or_fourteen"}, "numeric courts"),
+    ({"preset": "classic", "false_build": "penalty"}, "not supported"),
+    ({"preset": "classic", "claim_during_play": True}, "not supported"),
+    ({"preset": "royal", "court_builds": True}, "court_builds"),
+])
+def test_bad_options(data: dict[str, object], msg: str) -> None:
+    with pytest.raises(RulesError, match=msg):
+        RuleSet.from_dict(data)
+
+
+def test_every_option_is_named() -> None:
+    for name in ("partnerships", "court_pairing_count", "trail_restriction", "equal_loose_capture",
+                 "build_as_card_in_sums", "raise_own_build", "partner_build_interaction",
+                 "table_cards_in_raise", "allow_duplicate_value_builds", "merge_builds",
+                 "owner_may_trail", "sweeps", "sweep_cancellation", "near_target_20",
+                 "near_target_mode", "majority_tie", "count_out", "target"):
+        assert name in OPTION_NAMES
