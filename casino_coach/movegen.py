@@ -129,8 +129,12 @@ class _Table:
 # Legal moves
 
 
-def legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
-    """Every legal move of the seat to move, each once, sorted. Empty when the round needs a deal."""
+def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> list[Move]:
+    """Every legal move of the seat to move, each once, sorted. Empty when the round needs a deal.
+
+    ``cards`` (a mask) restricts the moves to those playing one of these hand cards; the rest of the
+    hand still counts for must-hold.
+    """
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
@@ -155,6 +159,8 @@ def legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
     moves: set[Move] = set()
 
     for c in hand_cards:
+        if cards is not None and not cards >> c & 1:
+            continue
         rest_caps: set[int] = set(partner_caps)
         for o in hand_cards:
             if o != c:
@@ -202,7 +208,7 @@ def legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
     if not moves:
         # rules.md 1.4 proves a move always exists because an owner holds his capture card; with
         # build_for_partner only the partner may hold it, and then the owner must be able to trail.
-        moves = {Move(c, TRAIL, 0, 0) for c in hand_cards}
+        moves = {Move(c, TRAIL, 0, 0) for c in hand_cards if cards is None or cards >> c & 1}
     return sorted(moves)
 
 

@@ -1,0 +1,162 @@
+"""What one seat can know: its own hand, the table, every card seen so far, and how many cards each
+other seat and the stock hold.
+
+Every card that has been on the table or played is face up at some point, so a seat that counts knows
+every card except those in the other hands and the stock: ``unseen``. An ``Observation`` is built from a
+full ``RoundState`` with ``observe``, or tracked move by move through a viewer log with ``observe_move``
+(other seats' cards are learned as they are played). Search deals ``unseen`` to the other hands and the
+stock (``casino_coach.search``); bots decide from an observation alone.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from casino_coach.cards import card_name
+from casino_coach.errors import IllegalMoveError
+from casino_coach.movegen import Move, apply, illegal_reason, legal_moves
+from casino_coach.rules import RuleSet
+from casino_coach.state import Build, RoundState
+
+
+class Observation(NamedTuple):
+    """One seat's view of a round. Hashable; all card sets are masks."""
+
+    seat: int  # whose view this is
+    hand: int  # the seat's own cards
+    loose: int
+    builds: tuple[Build, ...]
+    captured: tuple[int, ...]  # per side (seen as they were taken)
+    sweeps: tuple[int, ...]
+    to_move: int
+    last_capturer: int
+    dealer: int
+    nsides: int
+    hand_sizes: tuple[int, ...]  # per seat, including the observer's own
+    stock_count: int  # cards still to be dealt
+    unseen: int  # cards in the other hands or the stock, as far as this seat knows
+    known: tuple[int, ...]  # per seat, cards known to be in that hand (own hand for the observer)
+    set_aside: int = 0
+
+    @property
+    def nplayers(self) -> int:
+        return len(self.hand_sizes)
+
+    @property
+    def table(self) -> int:
+        m = self.loose
+        for b in self.builds:
+            m |= b.cards
+        return m
+
+    @property
+    def last_deal(self) -> bool:
+        return self.stock_count == 0
+
+    def hidden_count(self) -> int:
+        """How many cards other seats hold that this seat cannot see, plus the stock."""
+        return sum(n - k.bit_count() for n, k in zip(self.hand_sizes, self.known, strict=True)) \
+            + self.stock_count
+
+
+def observe(state: RoundState, seat: int) -> Observation:
+    """The view of ``seat`` in a fully known state: everything but the other hands and the stock."""
+    unseen = state.stock
+    for s, h in enumerate(state.hands):
+        if s != seat:
+            unseen |= h
+    known = tuple(h if s == seat else 0 for s, h in enumerate(state.hands))
+    return Observation(
+        seat=seat, hand=state.hands[seat], loose=state.loose, builds=state.builds,
+        captured=state.captured, sweeps=state.sweeps, to_move=state.to_move,
+        last_capturer=state.last_capturer, dealer=state.dealer, nsides=state.nsides,
+        hand_sizes=tuple(h.bit_count() for h in state.hands), stock_count=state.stock.bit_count(),
+        unseen=unseen, known=known, set_aside=state.set_aside,
+    )
+
+
+def as_state(obs: Observation, hands: tuple[int, ...], stock: int) -> RoundState:
+    """The full state of a world in which the hidden cards lie in ``hands`` and ``stock``."""
+    return RoundState(
+        hands=hands, loose=obs.loose, builds=obs.builds, captured=obs.captured, sweeps=obs.sweeps,
+        to_move=obs.to_move, last_capturer=obs.last_capturer, stock=stock, dealer=obs.dealer,
+        nsides=obs.nsides, set_aside=obs.set_aside,
+    )
+
+
+def _open_state(obs: Observation, card: int) -> RoundState:
+    """A state in which the mover holds ``card`` plus every card it might hold: the most permissive
+    hand consistent with the observation (for moves of seats whose hand the observer cannot see)."""
+    mover = obs.to_move
+    hands = list(obs.known)
+    if mover != obs.seat:
+        hands[mover] = obs.known[mover] | obs.unseen | (1 << card)
+    return as_state(obs, tuple(hands), 0)
+
+
+def observed_legal(rules: RuleSet, obs: Observation, move: Move) -> str:
+    """'' if ``move`` by the seat to move is legal as far as ``obs`` can tell, else the reason.
+
+    For the observer's own moves this is exact. For another seat, the move must be legal for some
+    hand holding the card played (its other cards are unknown, so must-hold cannot be refuted).
+    """
+    mover = obs.to_move
+    if mover == obs.seat:
+        state = as_state(obs, obs.known, 0)
+        return illegal_reason(rules, state, move)
+    if obs.hand_sizes[mover] == 0:
+        return f"seat {mover} has no cards left"
+    bit = 1 << move.card
+    if not (obs.unseen | obs.known[mover]) & bit:
+        return f"{card_name(move.card)} cannot be in the hand of seat {mover}: it has been seen elsewhere"
+    state = _open_state(obs, move.card)
+    if move in legal_moves(rules, state, cards=bit):
+        return ""
+    return illegal_reason(rules, state, move)
+
+
+def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
+    """The observer's view after the seat to move plays ``move`` (checked as ``observed_legal``).
+
+    The round-end residue goes to the last capturer as in ``apply``. A new deal is not part of this:
+    use ``observe_deal``.
+    """
+    reason = observed_legal(rules, obs, move)
+    if reason:
+        raise IllegalMoveError(reason)
+    mover = obs.to_move
+    bit = 1 << move.card
+    hands = [k & ~bit for k in obs.known]
+    sizes = list(obs.hand_sizes)
+    sizes[mover] -= 1
+    # Apply on a state where each hand holds only what is known. ``apply`` ends the round when the
+    # stock is empty and every hand is: a marker bit outside the pack (52) stands for the unknown
+    # cards until the last card of the round is played.
+    before = list(obs.known)
+    before[mover] |= bit
+    last_card = obs.stock_count == 0 and not any(sizes)
+    state = as_state(obs, tuple(before), 0 if last_card else _UNKNOWN_CARDS)
+    after = apply(rules, state, move)
+    return obs._replace(
+        hand=hands[obs.seat], loose=after.loose, builds=after.builds, captured=after.captured,
+        sweeps=after.sweeps, to_move=after.to_move, last_capturer=after.last_capturer,
+        hand_sizes=tuple(sizes), unseen=obs.unseen & ~bit, known=tuple(hands),
+        set_aside=after.set_aside,
+    )
+
+
+_UNKNOWN_CARDS = 1 << 52
+
+
+def observe_deal(obs: Observation, own_hand: int, hand_size: int = 4) -> Observation:
+    """The observer's view after the next deal: its own new hand is seen, the others' are not."""
+    if obs.stock_count < hand_size * obs.nplayers:
+        raise IllegalMoveError("nothing is left to deal")
+    if own_hand & ~obs.unseen:
+        raise IllegalMoveError("the dealt hand holds a card that has already been seen")
+    known = tuple(own_hand if s == obs.seat else 0 for s in range(obs.nplayers))
+    return obs._replace(
+        hand=own_hand, hand_sizes=(hand_size,) * obs.nplayers,
+        stock_count=obs.stock_count - hand_size * obs.nplayers, unseen=obs.unseen & ~own_hand,
+        known=known,
+    )
