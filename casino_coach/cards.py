@@ -77,8 +77,13 @@ def iter_cards(mask: int) -> Iterator[int]:
 
 
 def cards_of(mask: int) -> list[int]:
-    """The cards of a mask as a list, lowest first."""
-    return list(iter_cards(mask))
+    """The cards of a mask as a list, lowest first (a plain loop: this is on hot paths)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from casino_coach.cards import RANK, card_symbol, iter_cards, mask_symbols
+from casino_coach.cards import RANK, RANK_MASK, card_symbol, cards_of, iter_cards, mask_symbols
 from casino_coach.errors import IllegalMoveError
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
@@ -52,27 +52,27 @@ class Move(NamedTuple):
 # Value sets of loose cards
 
 
-@lru_cache(maxsize=1 << 16)
-def _subset_sums(items: tuple[tuple[int, int], ...], limit: int) -> tuple[tuple[int, ...], ...]:
-    """For each total 0..limit, every subset (as a mask) of ``items`` (mask, value) with that total.
-
-    Items are sorted by value so the depth-first walk stops as soon as the total passes ``limit``.
-    """
+def _sums_table(items: list[tuple[int, int]], limit: int) -> tuple[tuple[int, ...], ...]:
+    """For each total 0..limit, every non-empty subset (a mask) of ``items`` (mask, value) with it."""
+    subs = [(0, 0)]
+    for m, v in items:
+        subs += [(mm | m, t + v) for mm, t in subs if t + v <= limit]
     out: list[list[int]] = [[] for _ in range(limit + 1)]
-    n = len(items)
+    for mm, t in subs[1:]:
+        out[t].append(mm)
+    return tuple(map(tuple, out))
 
-    def walk(start: int, mask: int, total: int) -> None:
-        for i in range(start, n):
-            m, v = items[i]
-            t = total + v
-            if t > limit:
-                return
-            mm = mask | m
-            out[t].append(mm)
-            walk(i + 1, mm, t)
 
-    walk(0, 0, 0)
-    return tuple(tuple(x) for x in out)
+# Build values by card for the two kinds of court (rules.md 1.2): RuleSet.build_value is one of these.
+_BV_NUMERIC = tuple(RANK[c] + 1 for c in range(52))
+_BV_PAIR_ONLY = tuple(RANK[c] + 1 if RANK[c] < 10 else 0 for c in range(52))
+
+
+@lru_cache(maxsize=1 << 16)
+def _loose_sums(loose: int, numeric: bool) -> tuple[tuple[int, ...], ...]:
+    """Value sets of loose cards by total (the cache key is the loose mask alone)."""
+    bv = _BV_NUMERIC if numeric else _BV_PAIR_ONLY
+    return _sums_table([(1 << c, bv[c]) for c in cards_of(loose) if bv[c]], 14 if numeric else 10)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -96,24 +96,21 @@ def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
 class _Table:
     """Per-position lookups shared by every card of the hand (built once per ``legal_moves``)."""
 
-    __slots__ = ("by_sum", "limit", "loose", "rules", "union_cache")
+    __slots__ = ("by_sum", "limit", "loose", "union_cache")
 
     def __init__(self, rules: RuleSet, loose: int) -> None:
-        self.rules = rules
         self.loose = loose
         self.limit = rules.max_build
-        bv = rules.build_value
-        items = tuple(sorted(((1 << c, bv[c]) for c in iter_cards(loose) if bv[c] > 0),
-                             key=lambda it: (it[1], it[0])))
-        self.by_sum = _subset_sums(items, self.limit)
+        self.by_sum = _loose_sums(loose, rules.numeric_courts)
         self.union_cache: dict[int, tuple[int, ...]] = {}
 
     def sets(self, w: int) -> tuple[int, ...]:
-        """Loose value sets worth ``w``: summing numerals, or one classic court of pairing value w."""
-        if w <= self.limit and not (w > 10 and not self.rules.numeric_courts):
+        """Loose value sets worth ``w``: summing numerals, or one classic court of pairing value w
+        (``by_sum`` reaches 10 in classic, where 11..13 are the courts' pairing values)."""
+        if w <= self.limit:
             return self.by_sum[w]
-        if not self.rules.numeric_courts and 11 <= w <= 13:
-            return tuple(1 << c for c in iter_cards(self.loose) if RANK[c] + 1 == w)
+        if w <= 13:
+            return tuple(1 << c for c in iter_cards(self.loose & RANK_MASK[w - 1]))
         return ()
 
     def unions(self, w: int) -> tuple[int, ...]:
@@ -147,34 +144,32 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
     nsides = state.nsides
     tbl = _Table(rules, loose)
     # Helpers for the must-hold rule (1.8.2): which capture values remain in hand after playing c.
-    hand_cards = list(iter_cards(hand))
+    hand_cards = cards_of(hand)
     partner_caps: set[int] = set()
     if rules.build_for_partner != "never" and state.nplayers == 4 and nsides == 2:
         for c in iter_cards(state.hands[(seat + 2) % 4]):
             partner_caps.update(caps[c])
     owned = [b for b in builds if b.owner == seat]
     owns_build = bool(owned)
-    loose_pvs = {pv[c] for c in iter_cards(loose)}
     equal_loose = rules.trail_restriction == "equal_loose"
+    loose_pvs = {pv[c] for c in iter_cards(loose)} if equal_loose else set()
     moves: set[Move] = set()
 
     for c in hand_cards:
         if cards is not None and not cards >> c & 1:
             continue
-        rest_caps: set[int] = set(partner_caps)
-        for o in hand_cards:
-            if o != c:
-                rest_caps.update(caps[o])
-
-        def owned_ok(take: int, rest_caps: set[int] = rest_caps) -> bool:
-            # Every build the mover still owns after the move needs a capture card (1.8.2).
-            return all(b.cards & take or b.value in rest_caps for b in owned)
+        rest_caps = {w for o in hand_cards if o != c for w in caps[o]}
+        if partner_caps:
+            rest_caps |= partner_caps
+        # Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
+        # Only builds whose value would be left uncovered matter; usually there are none.
+        exposed = [b.cards for b in owned if b.value not in rest_caps]
 
         # --- captures (1.6) ---
         captures = _captures(rules, state, tbl, c)
         can_capture = False
         for take in captures:
-            if owned_ok(take):
+            if all(take & bc for bc in exposed):
                 moves.add(Move(c, CAPTURE, take, 0))
                 can_capture = True
 
@@ -185,7 +180,7 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
             builds_ok = False
         if builds_ok:
             for mv in _build_moves(rules, state, tbl, c, rest_caps):
-                if owned_ok(mv.take):
+                if all(mv.take & bc for bc in exposed):
                     moves.add(mv)
 
         # --- trail (1.9) ---
@@ -195,7 +190,7 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
             continue
         if rules.trail_restriction == "any_capture" and can_capture:
             continue
-        if owned_ok(0):
+        if not exposed:
             moves.add(Move(c, TRAIL, 0, 0))
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
@@ -268,7 +263,7 @@ def _with_builds_in_sums(rules: RuleSet, state: RoundState, tbl: _Table, w: int,
     bv = rules.build_value
     items = [(1 << c, bv[c]) for c in iter_cards(state.loose) if bv[c] > 0]
     items += [(b.cards, b.value) for b in singles]
-    sums = _subset_sums(tuple(sorted(items, key=lambda it: (it[1], it[0]))), tbl.limit)
+    sums = _sums_table(items, tbl.limit)
     return _unions(sums[w]) if w <= tbl.limit else loose_opts
 
 
@@ -303,10 +298,10 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
                     found.add(t | u)
         return list(found)
 
-    # Create: onto a non-empty set of loose cards, declaring v (single or multiple).
-    values = [b] if court else range(max(b, 1), maxb + 1)
-    for v in values:
-        if v not in rest_caps or not _value_free(rules, builds, v, ()):
+    # Create: onto a non-empty set of loose cards, declaring v (single or multiple). Must-hold
+    # (1.8.2) means v is one of the few capture values left in hand.
+    for v in sorted(rest_caps):
+        if (v != b if court else (v < b or v > maxb)) or not _value_free(rules, builds, v, ()):
             continue
         for s in gatherings(v, 0):
             if s:  # a build is never the played card alone (1.7.1)
