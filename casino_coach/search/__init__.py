@@ -1,0 +1,26 @@
+"""Hidden-information search: expectiminimax over the hands a player cannot see.
+
+``evaluate(rules, obs, limits)`` values every legal move of the seat to move from its observation alone
+(own hand, table, every card seen, how many cards each other seat and the stock hold): worlds consistent
+with the observation are sampled (or enumerated when few), each is solved by alpha-beta to the end of
+the deal (exactly to the end of the round in the last deal), and each move gets its expected value and
+standard error in points: the mover's side's round points minus the mean of the other sides', for the
+whole round. ``evaluate_world`` does the same with every card known. See ``expectimax.py``,
+``worlds.py``, ``solver.py`` and ``evaluate.py``.
+"""
+
+from casino_coach.search.expectimax import evaluate, evaluate_world, root_moves
+from casino_coach.search.result import Limits, MoveValue, SearchResult
+from casino_coach.search.tree import SearchTree, TreeNode
+from casino_coach.search.worlds import (
+    SearchError,
+    World,
+    count_worlds,
+    enumerate_worlds,
+    sample_world,
+    world_state,
+)
+
+__all__ = ["Limits", "MoveValue", "SearchError", "SearchResult", "SearchTree", "TreeNode", "World",
+           "count_worlds", "enumerate_worlds", "evaluate", "evaluate_world", "root_moves",
+           "sample_world", "world_state"]

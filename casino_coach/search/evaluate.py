@@ -1,0 +1,239 @@
+"""Values of positions in points: the exact value of a finished round and the estimate at a search leaf.
+
+Every value is from the point of view of one *root side*: that side's round points minus the mean of the
+other sides' round points (rules.md 1.12), for the whole round, so cards captured before the search
+count too (they shift every move's value by the same amount).
+
+* ``final_points`` scores a played-out round like ``scoring.score_round`` with game scores 0 (no
+  near-target rules; a ``carry_over`` majority tie is worth nothing this round), but fast: it is called
+  at every terminal node of the last deal. The tests check it against ``score_round``.
+* ``Evaluator.leaf`` estimates the rest of the round when the search stops at the end of a deal (or at
+  a depth limit): every card not yet captured (table, hands, stock) is taken to end up with each side
+  with the same probability, independently. Cards and spades majorities become probabilities from the
+  counts; Big and Little Casino and the aces already captured score for their side, those still out
+  are worth the same to every side and so cancel in the value; sweeps made so far count as they stand
+  (with cancelling).
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+from math import comb
+
+from casino_coach.cards import ACES_MASK, BIG_CASINO, FULL_DECK, LITTLE_CASINO, SPADES_MASK
+from casino_coach.rules import RuleSet
+from casino_coach.state import RoundState
+
+_BIG = 1 << BIG_CASINO
+_LITTLE = 1 << LITTLE_CASINO
+
+
+def _majority_share(counts: tuple[int, ...], points: int, tie: str) -> list[float]:
+    """Points of one majority item per side for final counts (rules.md 1.12, S10)."""
+    out = [0.0] * len(counts)
+    best = max(counts)
+    if points == 0 or best == 0:
+        return out
+    top = [s for s, n in enumerate(counts) if n == best]
+    if len(top) == 1:
+        out[top[0]] = float(points)
+    elif tie == "split":
+        for s in top:
+            out[s] = points / len(top)
+    return out
+
+
+def sweep_points(rules: RuleSet, sweeps: tuple[int, ...]) -> list[float]:
+    """Sweep points per side with the preset's cancelling (rules.md 1.10, S1-S3)."""
+    n = len(sweeps)
+    if not rules.sweeps or not rules.points_sweep:
+        return [0.0] * n
+    net = list(sweeps)
+    if rules.sweep_cancellation:
+        if n == 2:
+            net = [max(0, sweeps[0] - sweeps[1]), max(0, sweeps[1] - sweeps[0])]
+        elif rules.sweep_cancellation_3p == "net_vs_max":
+            net = [max(0, sweeps[s] - max(sweeps[o] for o in range(n) if o != s)) for s in range(n)]
+    return [float(x * rules.points_sweep) for x in net]
+
+
+def final_points(rules: RuleSet, state: RoundState) -> list[float]:
+    """Round points per side of a played-out round (game scores 0), as ``score_round`` gives them."""
+    piles = state.captured
+    n = len(piles)
+    pts = _majority_share(tuple(p.bit_count() for p in piles), rules.points_cards, rules.majority_tie)
+    sp = _majority_share(tuple((p & SPADES_MASK).bit_count() for p in piles), rules.points_spades,
+                         rules.majority_tie)
+    sw = sweep_points(rules, state.sweeps)
+    for s in range(n):
+        p = piles[s]
+        pts[s] += sp[s] + sw[s] + rules.points_ace * (p & ACES_MASK).bit_count()
+        if p & _BIG:
+            pts[s] += rules.points_big
+        if p & _LITTLE:
+            pts[s] += rules.points_little
+    if rules.last_capture_point and state.last_capturer >= 0:
+        pts[state.last_capturer] += rules.last_capture_point
+    return pts
+
+
+def side_value(points: list[float], side: int) -> float:
+    """A side's points minus the mean of the other sides' points."""
+    n = len(points)
+    return points[side] - (sum(points) - points[side]) / (n - 1)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Majorities as probabilities
+
+
+@cache
+def _binom_pmf(n: int, k: int) -> tuple[float, ...]:
+    """P(X = x) for X ~ Binomial(n, 1/k), x = 0..n."""
+    p = 1.0 / k
+    q = 1.0 - p
+    return tuple(comb(n, x) * p**x * q ** (n - x) for x in range(n + 1))
+
+
+@cache
+def _binom_cdf_lt(n: int, k: int) -> tuple[float, ...]:
+    """P(X < t) for X ~ Binomial(n, 1/k), t = 0..n+1."""
+    pmf = _binom_pmf(n, k)
+    out = [0.0]
+    acc = 0.0
+    for x in range(n + 1):
+        acc += pmf[x]
+        out.append(acc)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def majority_odds(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, ...], float]:
+    """(P(side s ends with strictly the most), P(the most is tied)) when ``remaining`` more items go
+    to the sides uniformly at random. Exact for 2 and 3 sides; for 4 individual players each side's
+    share is taken as an independent binomial (the sum constraint is dropped), a cheap approximation."""
+    n = len(counts)
+    if remaining == 0:
+        best = max(counts)
+        top = [s for s in range(n) if counts[s] == best]
+        if len(top) == 1:
+            return tuple(1.0 if s == top[0] else 0.0 for s in range(n)), 0.0
+        return (0.0,) * n, 1.0
+    pmf = _binom_pmf(remaining, n)
+    if n == 2:
+        # Side 0 gets X, side 1 gets remaining - X.
+        d = counts[0] - counts[1]
+        p0 = p1 = 0.0
+        for x in range(remaining + 1):
+            diff = d + 2 * x - remaining
+            if diff > 0:
+                p0 += pmf[x]
+            elif diff < 0:
+                p1 += pmf[x]
+        return (p0, p1), max(0.0, 1.0 - p0 - p1)
+    if n == 3:
+        return _three_sides(counts, remaining)
+    cdf = _binom_cdf_lt(remaining, n)
+    wins = []
+    for s in range(n):
+        total = 0.0
+        for x in range(remaining + 1):
+            t = counts[s] + x
+            prod = pmf[x]
+            for o in range(n):
+                if o != s:
+                    lim = t - counts[o]  # other side needs fewer than lim more
+                    prod *= cdf[min(max(lim, 0), remaining + 1)]
+                    if prod == 0.0:
+                        break
+            total += prod
+        wins.append(total)
+    return tuple(wins), max(0.0, 1.0 - sum(wins))
+
+
+def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, ...], float]:
+    """Exact multinomial over the (remaining + 1)(remaining + 2) / 2 splits."""
+    wins = [0.0, 0.0, 0.0]
+    scale = 3.0 ** -remaining
+    c0, c1, c2 = counts
+    for x0 in range(remaining + 1):
+        a = comb(remaining, x0) * scale
+        r = remaining - x0
+        t0 = c0 + x0
+        for x1 in range(r + 1):
+            t1 = c1 + x1
+            t2 = c2 + r - x1
+            if t0 > t1 and t0 > t2:
+                wins[0] += a * comb(r, x1)
+            elif t1 > t0 and t1 > t2:
+                wins[1] += a * comb(r, x1)
+            elif t2 > t0 and t2 > t1:
+                wins[2] += a * comb(r, x1)
+    return tuple(wins), max(0.0, 1.0 - sum(wins))
+
+
+class Evaluator:
+    """Leaf and terminal values from one root side's point of view, with caches."""
+
+    __slots__ = ("_cache", "_final", "n", "root_side", "rules")
+
+    def __init__(self, rules: RuleSet, nsides: int, root_side: int) -> None:
+        self.rules = rules
+        self.n = nsides
+        self.root_side = root_side
+        self._final: dict[tuple[tuple[int, ...], tuple[int, ...], int], float] = {}
+        self._cache: dict[tuple[tuple[int, ...], tuple[int, ...], int], float] = {}
+
+    def final(self, state: RoundState) -> float:
+        """Exact value of a played-out round."""
+        key = (state.captured, state.sweeps, state.last_capturer)
+        v = self._final.get(key)
+        if v is None:
+            v = side_value(final_points(self.rules, state), self.root_side)
+            self._final[key] = v
+        return v
+
+    def leaf(self, state: RoundState) -> float:
+        """Expected value of the rest of the round at a position where the search stops."""
+        key = (state.captured, state.sweeps, state.set_aside)
+        v = self._cache.get(key)
+        if v is None:
+            v = self._leaf(state)
+            self._cache[key] = v
+        return v
+
+    def _leaf(self, state: RoundState) -> float:
+        rules = self.rules
+        n = self.n
+        piles = state.captured
+        gone = state.set_aside
+        taken = gone
+        for p in piles:
+            taken |= p
+        out = FULL_DECK & ~taken
+        pts = [0.0] * n
+        counts = tuple(p.bit_count() for p in piles)
+        spades = tuple((p & SPADES_MASK).bit_count() for p in piles)
+        self._majority(pts, counts, out.bit_count(), rules.points_cards)
+        self._majority(pts, spades, (out & SPADES_MASK).bit_count(), rules.points_spades)
+        sw = sweep_points(rules, state.sweeps)
+        for s in range(n):
+            p = piles[s]
+            pts[s] += sw[s] + rules.points_ace * (p & ACES_MASK).bit_count()
+            if p & _BIG:
+                pts[s] += rules.points_big
+            if p & _LITTLE:
+                pts[s] += rules.points_little
+        # Cards still out are worth the same to every side: they cancel in the value.
+        return side_value(pts, self.root_side)
+
+    def _majority(self, pts: list[float], counts: tuple[int, ...], remaining: int, points: int) -> None:
+        if not points:
+            return
+        wins, tie = majority_odds(counts, remaining)
+        for s in range(self.n):
+            pts[s] += points * wins[s]
+        if tie and self.rules.majority_tie == "split":
+            # Approximation: a tie shares the item among all sides.
+            for s in range(self.n):
+                pts[s] += points * tie / self.n

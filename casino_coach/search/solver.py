@@ -1,0 +1,200 @@
+"""The perfect-information solver: alpha-beta over one world, to the end of the current deal.
+
+Every hand is known in a world, so the rest of the deal is a game of perfect information. Values are
+from the root side's point of view (``evaluate.py``): the root side maximises, every other side
+minimises. With two sides (two players, or two partnerships) that is exactly negamax; with three
+individual players it is the *paranoid* assumption (the others are treated as a coalition against the
+root player), chosen over max^n because it keeps alpha-beta pruning and a single number per node, and
+because it is the safe estimate for the player asking.
+
+The search stops when the deal is played out: at the end of the round the value is exact (residue to
+the last capturer, majorities, sweeps; ``Evaluator.final``), at the end of an earlier deal it is the
+leaf estimate of the rest of the round (``Evaluator.leaf``). An optional horizon stops earlier, at a
+number of cards still in the hands (a function of the state, so the transposition table stays valid).
+
+The transposition table maps a ``RoundState`` (hashable, its own key) to the bounds proven for it, the
+best move found and its ordered moves, and is shared by every root move and every world of one
+decision. The stock is replaced by a marker before the search: inside a deal only "is there a stock"
+matters (``apply`` collects the residue when it is empty), and leaves read only the capture piles, so
+states of different worlds that agree on everything else share entries.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
+from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
+from casino_coach.rules import RuleSet
+from casino_coach.search.evaluate import Evaluator
+from casino_coach.state import RoundState
+
+INF = float("inf")
+STOCK_MARK = 1 << 52  # stands for "cards remain to be dealt" inside a search
+
+# Move ordering (captures of valuable cards first): a weight per card, in tenths of a point of the
+# round scoring: each card counts toward most cards, spades toward most spades, the cash cards most.
+_WEIGHT = [10] * 52
+for _c in range(52):
+    if SPADES_MASK >> _c & 1:
+        _WEIGHT[_c] += 4
+    if ACES_MASK >> _c & 1:
+        _WEIGHT[_c] += 30
+_WEIGHT[BIG_CASINO] += 60
+_WEIGHT[LITTLE_CASINO] += 30
+WEIGHT: tuple[int, ...] = tuple(_WEIGHT)
+
+
+def _mask_weight(mask: int) -> int:
+    w = 0
+    while mask:
+        low = mask & -mask
+        w += WEIGHT[low.bit_length() - 1]
+        mask ^= low
+    return w
+
+
+def order_key(move: Move) -> int:
+    """Lower first: captures by the weight of what they take, then builds, then cheap trails."""
+    if move.action == CAPTURE:
+        return -1000 - _mask_weight(move.take) - WEIGHT[move.card]
+    if move.action == TRAIL:
+        return WEIGHT[move.card]
+    return -500 - _mask_weight(move.take)
+
+
+class Entry:
+    """What the transposition table knows about a state."""
+
+    __slots__ = ("best", "hi", "lo", "moves")
+
+    def __init__(self, moves: list[Move]) -> None:
+        self.moves = moves
+        self.lo = -INF
+        self.hi = INF
+        self.best = 0
+
+
+class RootValue(NamedTuple):
+    move: Move
+    value: float
+    line: tuple[Move, ...]  # the move, then the principal continuation
+
+
+def canonical(state: RoundState) -> RoundState:
+    """The state as the search keys it: the stock reduced to a marker (see the module docstring)."""
+    mark = STOCK_MARK if state.stock else 0
+    return state if state.stock == mark else state._replace(stock=mark)
+
+
+class Solver:
+    """Alpha-beta with a transposition table, for one root side; reusable across worlds."""
+
+    def __init__(self, rules: RuleSet, root_side: int, nsides: int, horizon: int = 0) -> None:
+        self.rules = rules
+        self.root_side = root_side
+        self.nsides = nsides
+        self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
+        self.eval = Evaluator(rules, nsides, root_side)
+        self.tt: dict[RoundState, Entry] = {}
+        self.nodes = 0
+
+    def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
+        """The exact minimax value of each root move (all of them, or ``moves``) in this world."""
+        state = canonical(state)
+        if moves is None:
+            moves = sorted(legal_moves(self.rules, state), key=order_key)
+        out = []
+        for m in moves:
+            child = apply(self.rules, state, m)
+            v = self.search(child, -INF, INF)
+            out.append(RootValue(m, v, (m, *self.principal_line(child))))
+        return out
+
+    def value(self, state: RoundState) -> float:
+        """The minimax value of a position in this world."""
+        return self.search(canonical(state), -INF, INF)
+
+    def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]:
+        """The best moves from ``state`` as recorded in the table, to the end of the search."""
+        line: list[Move] = []
+        rules = self.rules
+        while len(line) < limit:
+            e = self.tt.get(state)
+            if e is None or not e.moves:
+                break
+            m = e.moves[e.best]
+            line.append(m)
+            state = apply(rules, state, m)
+        return tuple(line)
+
+    def search(self, s: RoundState, alpha: float, beta: float) -> float:
+        self.nodes += 1
+        hands = s.hands
+        left = 0
+        for h in hands:
+            left += h.bit_count()
+        if left <= self.horizon:
+            if left == 0 and s.stock == 0:
+                return self.eval.final(s)
+            return self.eval.leaf(s)
+        tt = self.tt
+        e = tt.get(s)
+        if e is None:
+            moves = legal_moves(self.rules, s)
+            if len(moves) > 1:
+                moves.sort(key=order_key)
+            e = Entry(moves)
+            tt[s] = e
+        else:
+            lo = e.lo
+            hi = e.hi
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        moves = e.moves
+        rules = self.rules
+        a0, b0 = alpha, beta
+        best_i = e.best
+        # The stored best move first, then the rest in their order.
+        order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves))
+                                                                    if i != best_i])
+        if s.to_move % self.nsides == self.root_side:
+            best = -INF
+            for i in order:
+                v = self.search(apply(rules, s, moves[i]), alpha, beta)
+                if v > best:
+                    best = v
+                    best_i = i
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            break
+        else:
+            best = INF
+            for i in order:
+                v = self.search(apply(rules, s, moves[i]), alpha, beta)
+                if v < best:
+                    best = v
+                    best_i = i
+                    if v < beta:
+                        beta = v
+                        if v <= alpha:
+                            break
+        e.best = best_i
+        if best <= a0:
+            if best < e.hi:
+                e.hi = best
+        elif best >= b0:
+            if best > e.lo:
+                e.lo = best
+        else:
+            e.lo = e.hi = best
+        return best

@@ -1,0 +1,65 @@
+"""The recorded search tree of one decision: the root, every legal move, and the principal lines.
+
+Recording is opt-in (``evaluate(..., record=True)``); when off nothing here runs. For every world and
+every root move the solver's principal line (to the end of the search) is added: each node on it gains
+a visit and the world's value of that root move. So the top level holds every legal move (visited once
+per world), the next levels the replies that were best in some worlds, with how often they were, and
+the mean value of the lines through them. Values are from the root side's point of view, in points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from casino_coach.movegen import Move
+
+
+@dataclass
+class TreeNode:
+    """Statistics of one path from the root."""
+
+    visits: int = 0
+    value_sum: float = 0.0
+
+    @property
+    def value(self) -> float:
+        return self.value_sum / self.visits if self.visits else 0.0
+
+
+@dataclass
+class SearchTree:
+    """Nodes keyed by their path of moves from the root (the root is the empty path)."""
+
+    root_seat: int
+    nplayers: int
+    nodes: dict[tuple[Move, ...], TreeNode] = field(default_factory=dict)
+    exact: bool = False
+
+    def add_line(self, line: tuple[Move, ...], value: float) -> None:
+        """Count one world's principal line (root move first) with that world's value."""
+        nodes = self.nodes
+        for i in range(len(line) + 1):
+            path = line[:i]
+            node = nodes.get(path)
+            if node is None:
+                node = nodes[path] = TreeNode()
+            node.visits += 1 if i else 0
+            node.value_sum += value if i else 0.0
+
+    def set_root(self, visits: int, value: float) -> None:
+        root = self.nodes.setdefault((), TreeNode())
+        root.visits = visits
+        root.value_sum = value * visits
+
+    def seat_of(self, path: tuple[Move, ...]) -> int:
+        """The seat that played the last move of ``path`` (the root: the seat to move)."""
+        if not path:
+            return self.root_seat
+        return (self.root_seat + len(path) - 1) % self.nplayers
+
+    def children(self, path: tuple[Move, ...]) -> list[tuple[Move, ...]]:
+        """The recorded children of a node, most visited first."""
+        n = len(path) + 1
+        kids = [p for p in self.nodes if len(p) == n and p[:-1] == path]
+        kids.sort(key=lambda p: (-self.nodes[p].visits, -self.nodes[p].value, p[-1]))
+        return kids

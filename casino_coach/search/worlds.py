@@ -1,0 +1,213 @@
+"""Worlds consistent with an observation: the hidden cards dealt to the other hands and the stock.
+
+A seat that counts knows every card except ``obs.unseen`` (the other hands and the stock). A *world*
+places those cards: each other seat gets its hand size (minus the cards known to be there), the stock
+gets ``stock_count`` cards. Every such deal is equally likely, except that a seat owning a build must
+hold a card that captures it (the must-hold rule, rules.md 1.8.2): deals that break it are impossible
+and are never produced.
+
+When a position was typed without every played card (``unseen`` larger than the places to fill), the
+surplus cards are taken to have been captured earlier into piles nobody recorded: a world puts them in
+``gone`` (set aside, scoring for nobody).
+
+Everything here reads the ``Observation`` only, never a true state, so a world cannot leak a hidden
+card: hidden cards always come from ``obs.unseen`` (OpenSpiel's resampler once leaked the real hand;
+the tests check that ours cannot).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from itertools import combinations
+from math import comb
+from typing import NamedTuple
+
+from casino_coach.cards import iter_cards
+from casino_coach.errors import CoachError
+from casino_coach.observation import Observation
+from casino_coach.rules import RuleSet
+from casino_coach.state import RoundState
+
+_REJECTION_TRIES = 2000
+
+
+class SearchError(CoachError):
+    """A position the search cannot value: inconsistent counts, no consistent world."""
+
+
+class World(NamedTuple):
+    """One placement of the hidden cards, with its probability among the consistent worlds."""
+
+    hands: tuple[int, ...]  # every seat's full hand (the observer's own included)
+    stock: int
+    gone: int  # surplus unseen cards taken as captured earlier by nobody known
+    probability: float
+
+
+class Slots(NamedTuple):
+    """What must be dealt: the free cards and how many go to each other seat, the stock, and away."""
+
+    free: int  # unseen cards not known to be in a particular hand
+    per_seat: tuple[int, ...]  # cards still to place in each seat's hand (0 for the observer)
+    stock: int
+    gone: int
+
+
+def slots(obs: Observation) -> Slots:
+    """The free cards and the places they fill; SearchError when the counts cannot match."""
+    n = obs.nplayers
+    known_others = 0
+    per_seat = []
+    for s in range(n):
+        if s == obs.seat:
+            per_seat.append(0)
+            continue
+        k = obs.known[s]
+        if k & ~obs.unseen:
+            raise SearchError(f"seat {s} is known to hold a card that is not unseen")
+        need = obs.hand_sizes[s] - k.bit_count()
+        if need < 0:
+            raise SearchError(f"seat {s} holds {obs.hand_sizes[s]} cards but more are known in its hand")
+        known_others |= k
+        per_seat.append(need)
+    free = obs.unseen & ~known_others
+    if obs.hand & obs.unseen:
+        raise SearchError("a card of the hand to search is also listed as unseen")
+    if obs.hand.bit_count() != obs.hand_sizes[obs.seat]:
+        raise SearchError(f"seat {obs.seat} holds {obs.hand.bit_count()} cards, "
+                          f"but its hand size is {obs.hand_sizes[obs.seat]}")
+    gone = free.bit_count() - sum(per_seat) - obs.stock_count
+    if gone < 0:
+        raise SearchError(
+            f"{free.bit_count()} cards are unseen, but the other hands and the stock need "
+            f"{sum(per_seat) + obs.stock_count}: the position's counts do not add up")
+    return Slots(free, tuple(per_seat), obs.stock_count, gone)
+
+
+def count_worlds(obs: Observation) -> int:
+    """How many placements of the hidden cards fit the counts (before the must-hold filter)."""
+    sl = slots(obs)
+    left = sl.free.bit_count()
+    total = 1
+    for k in (*sl.per_seat, sl.stock):
+        total *= comb(left, k)
+        left -= k
+    return total
+
+
+def _must_hold(rules: RuleSet, obs: Observation) -> list[tuple[int, frozenset[int]]]:
+    """(seat, capture values it must hold one of) for every other seat owning a build."""
+    need: dict[int, set[int]] = {}
+    for b in obs.builds:
+        if b.owner != obs.seat and 0 <= b.owner < obs.nplayers:
+            need.setdefault(b.owner, set()).add(b.value)
+    return [(s, frozenset(v)) for s, v in sorted(need.items())]
+
+
+def _holds_all(rules: RuleSet, hand: int, values: frozenset[int]) -> bool:
+    caps = rules.capture_values
+    have: set[int] = set()
+    for c in iter_cards(hand):
+        have.update(caps[c])
+    return values <= have
+
+
+def _check_possible(rules: RuleSet, obs: Observation, sl: Slots,
+                    constraints: list[tuple[int, frozenset[int]]]) -> None:
+    caps = rules.capture_values
+    for seat, values in constraints:
+        pool = sl.free | obs.known[seat]
+        have: set[int] = set()
+        for c in iter_cards(pool):
+            have.update(caps[c])
+        missing = sorted(values - have)
+        if missing or obs.hand_sizes[seat] == 0:
+            what = ", ".join(str(v) for v in missing) or "any value"
+            raise SearchError(f"seat {seat} owns a build but cannot hold a card to take it "
+                              f"({what}): every such card has been seen elsewhere")
+
+
+def sample_world(rules: RuleSet, obs: Observation, rng: random.Random) -> World:
+    """A world drawn uniformly from those consistent with ``obs`` (must-hold included).
+
+    Shuffle the free cards and cut them into the places to fill; reject deals where a build owner
+    lacks its capture card (rejection keeps the draw uniform over the consistent worlds).
+    """
+    sl = slots(obs)
+    constraints = _must_hold(rules, obs)
+    if constraints:
+        _check_possible(rules, obs, sl, constraints)
+    cards = list(iter_cards(sl.free))
+    for _ in range(_REJECTION_TRIES):
+        rng.shuffle(cards)
+        hands, stock, gone = _cut(obs, sl, cards)
+        if all(_holds_all(rules, hands[s], v) for s, v in constraints):
+            return World(hands, stock, gone, 0.0)
+    raise SearchError("no consistent world found: the build owners' capture cards are too unlikely")
+
+
+def _cut(obs: Observation, sl: Slots, cards: list[int]) -> tuple[tuple[int, ...], int, int]:
+    hands = []
+    pos = 0
+    for s in range(obs.nplayers):
+        h = obs.hand if s == obs.seat else obs.known[s]
+        for c in cards[pos:pos + sl.per_seat[s]]:
+            h |= 1 << c
+        pos += sl.per_seat[s]
+        hands.append(h)
+    stock = 0
+    for c in cards[pos:pos + sl.stock]:
+        stock |= 1 << c
+    pos += sl.stock
+    gone = 0
+    for c in cards[pos:]:
+        gone |= 1 << c
+    return tuple(hands), stock, gone
+
+
+def enumerate_worlds(rules: RuleSet, obs: Observation) -> list[World]:
+    """Every consistent world, each with its probability (they are equally likely)."""
+    sl = slots(obs)
+    constraints = _must_hold(rules, obs)
+    if constraints:
+        _check_possible(rules, obs, sl, constraints)
+    out: list[tuple[tuple[int, ...], int, int]] = []
+    for hands, rest in _deal_seats(obs, sl, 0, sl.free, ()):
+        if not all(_holds_all(rules, hands[s], v) for s, v in constraints):
+            continue
+        if sl.gone == 0:
+            out.append((hands, rest, 0))
+        else:
+            for st in combinations(list(iter_cards(rest)), sl.stock):
+                stock = sum(1 << c for c in st)
+                out.append((hands, stock, rest & ~stock))
+    if not out:
+        raise SearchError("no world is consistent with the position")
+    p = 1.0 / len(out)
+    return [World(h, st, g, p) for h, st, g in out]
+
+
+def _deal_seats(obs: Observation, sl: Slots, seat: int, free: int,
+                acc: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], int]]:
+    if seat == obs.nplayers:
+        yield acc, free
+        return
+    base = obs.hand if seat == obs.seat else obs.known[seat]
+    k = sl.per_seat[seat]
+    if k == 0:
+        yield from _deal_seats(obs, sl, seat + 1, free, (*acc, base))
+        return
+    for combo in combinations(list(iter_cards(free)), k):
+        m = sum(1 << c for c in combo)
+        yield from _deal_seats(obs, sl, seat + 1, free & ~m, (*acc, base | m))
+
+
+def world_state(obs: Observation, world: World) -> RoundState:
+    """The full state of the round in ``world``."""
+    return RoundState(
+        hands=world.hands, loose=obs.loose, builds=obs.builds, captured=obs.captured,
+        sweeps=obs.sweeps, to_move=obs.to_move, last_capturer=obs.last_capturer, stock=world.stock,
+        dealer=obs.dealer, nsides=obs.nsides, set_aside=obs.set_aside | world.gone,
+    )
+

@@ -1,0 +1,109 @@
+"""The perfect-information solver: hand-solved positions, and agreement with a brute-force minimax."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casino_coach.cards import FULL_DECK
+from casino_coach.movegen import apply, legal_moves
+from casino_coach.notation import parse_hand, parse_move
+from casino_coach.rules import RuleSet
+from casino_coach.search.evaluate import Evaluator
+from casino_coach.search.solver import Solver
+from casino_coach.state import RoundState, deal, new_round, shuffle_round
+
+CLASSIC = RuleSet.from_preset("classic")
+PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
+
+
+def brute(rules: RuleSet, s: RoundState, ev: Evaluator, root_side: int) -> float:
+    """Plain minimax: no pruning, no table (paranoid for 3 sides, like the solver)."""
+    if not any(s.hands):
+        return ev.final(s) if s.stock == 0 else ev.leaf(s)
+    vals = [brute(rules, apply(rules, s, m), ev, root_side) for m in legal_moves(rules, s)]
+    return max(vals) if s.to_move % s.nsides == root_side else min(vals)
+
+
+def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: bool) -> RoundState:
+    """Random play until ``left`` cards remain in the hands, in the last deal or the first."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table,
+                  sh.deals[0])
+    nxt = 1
+    while True:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        in_hands = sum(h.bit_count() for h in s.hands)
+        if in_hands <= left and (s.stock == 0) == last:
+            return s
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules=st.sampled_from(PRESETS), nplayers=st.sampled_from([2, 3, 4]),
+       seed=st.integers(0, 2**32), last=st.booleans())
+def test_solver_agrees_with_brute_force(rules: RuleSet, nplayers: int, seed: int, last: bool) -> None:
+    s = near_deal_end(rules, nplayers, seed, 5 if nplayers < 4 else 6, last)
+    side = s.to_move % s.nsides
+    solver = Solver(rules, side, s.nsides)
+    ev = Evaluator(rules, s.nsides, side)
+    got = {rv.move: rv.value for rv in solver.root_values(s)}
+    want = {m: brute(rules, apply(rules, s, m), ev, side) for m in legal_moves(rules, s)}
+    assert got.keys() == want.keys()
+    for m in want:
+        assert got[m] == pytest.approx(want[m], abs=1e-9)
+    # The table is shared between worlds: a second world, then the first again, changes nothing.
+    other = near_deal_end(rules, nplayers, seed + 1, 5 if nplayers < 4 else 6, last)
+    if other.to_move % other.nsides == side and other.nsides == s.nsides:
+        solver.root_values(other)
+        again = {rv.move: rv.value for rv in solver.root_values(s)}
+        assert again == pytest.approx(got)
+
+
+def last_deal(hands: tuple[str, str], table: str, p0: int, p1: int, last_capturer: int) -> RoundState:
+    return RoundState(hands=(parse_hand(hands[0]), parse_hand(hands[1])), loose=parse_hand(table),
+                      builds=(), captured=(p0, p1), sweeps=(0, 0), to_move=0,
+                      last_capturer=last_capturer, stock=0, dealer=1, nsides=2)
+
+
+def test_capture_wins_the_residue() -> None:
+    # Classic, last deal. Seat 0 holds 8♣, seat 1 K♥; table 8♦ 3♠; seat 1 captured last.
+    # Piles: side 0 has 24 cards with 6 spades, 10♦ and A♣ A♦; side 1 has 24 with 6 spades,
+    # 2♠ and A♥ A♠. Fixed items: side 0 2 + 2 = 4, side 1 1 + 2 = 3.
+    used = parse_hand("8C KH 8D 3S")
+    p0 = parse_hand("TD AC AD 4C 4D 4H 5C 5D 5H 6C 6D 6H 7C 7D 7H 9C 9D 9H")  # 18 cards, no spade
+    spades0 = parse_hand("4S 5S 6S 7S 9S JS")
+    p0 |= spades0
+    p1 = FULL_DECK & ~p0 & ~used
+    assert p0.bit_count() == 24 and p1.bit_count() == 24 and p1 >> 7 & 1  # 2♠ with side 1
+    s = last_deal(("8C", "KH"), "8D 3S", p0, p1, last_capturer=1)
+    got = {rv.move: rv.value for rv in Solver(CLASSIC, 0, 2).root_values(s)}
+    # 8♣ x 8♦: the K♥ cannot capture, so side 0 takes the residue 3♠ K♥: 28 cards, 7 spades:
+    # side 0 4 + 3 + 1 = 8, side 1 3 -> +5. Trailing the 8♣: side 1 takes the residue
+    # 8♣ 8♦ 3♠ K♥ (28 cards, 7 spades): side 0 4, side 1 3 + 4 = 7 -> -3.
+    assert got == {parse_move("8C x 8D"): 5.0, parse_move("8C"): -3.0}
+
+
+def test_trailing_the_king_hands_over_the_five() -> None:
+    # Classic, last deal. Seat 0: 5♣ K♣; seat 1: 5♥ 2♥; table 5♦; seat 1 captured last.
+    # Side 0: 24 cards with 7 spades (spades settled), side 1 23 cards. Fixed items cancel.
+    used = parse_hand("5C KC 5H 2H 5D")
+    p0 = parse_hand("AC TD 3C 3D 3H 4C 4D 4H 6C 6D 6H 7C 7D 7H 8C 8D 8H")  # 17 cards
+    p0 |= parse_hand("AS 3S 4S 6S 7S 8S 9S")  # 7 spades, not 2♠
+    p1 = FULL_DECK & ~p0 & ~used
+    assert p0.bit_count() == 24 and p1.bit_count() == 23
+    s = last_deal(("5C KC", "5H 2H"), "5D", p0, p1, last_capturer=1)
+    got = {rv.move: rv.value for rv in Solver(CLASSIC, 0, 2).root_values(s)}
+    # Side 0's fixed points: spades 1, aces A♣ A♠ 2, 10♦ 2 = 5; side 1: 2♠ 1, A♦ A♥ 2 = 3.
+    # 5♣ x 5♦ (a sweep, not scored in classic): nothing more can be captured, side 0 takes the
+    # residue: 29 cards to 23 -> 5 + 3 - 3 = +5. K♣ trailed: seat 1 takes 5♦ with 5♥ and later the
+    # residue: 28 to 24 -> 5 - (3 + 3) = -1.
+    assert got[parse_move("5C x 5D")] == 5.0
+    assert got[parse_move("KC")] == -1.0
+    assert got[parse_move("5C")] == -1.0  # trailing the 5♣ lets the 5♥ take two fives

@@ -1,0 +1,154 @@
+"""The world sampler: consistent with the observation, never leaking a hidden card, uniform."""
+
+from __future__ import annotations
+
+import inspect
+import random
+from collections import Counter
+from math import comb
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casino_coach.cards import FULL_DECK, iter_cards
+from casino_coach.movegen import apply, legal_moves
+from casino_coach.notation import parse_hand
+from casino_coach.observation import observe
+from casino_coach.rules import RuleSet
+from casino_coach.search.worlds import (
+    SearchError,
+    count_worlds,
+    enumerate_worlds,
+    sample_world,
+    world_state,
+)
+from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from tests.conftest import position
+
+CLASSIC = RuleSet.from_preset("classic")
+ROYAL = RuleSet.from_preset("royal")
+
+
+def random_state(rules: RuleSet, nplayers: int, seed: int, plies: int) -> RoundState:
+    """A state reached by random play: ``plies`` moves into a random round."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table,
+                  sh.deals[0])
+    nxt = 1
+    for _ in range(plies):
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+        if s.is_over:
+            break
+    if s.needs_deal:
+        s = deal(s, sh.deals[nxt])
+    return s
+
+
+def test_sampler_sees_only_the_observation() -> None:
+    # The sampler's only inputs are the rules, the observation and a generator: it cannot be handed
+    # the true state (the OpenSpiel resampler leak).
+    params = list(inspect.signature(sample_world).parameters)
+    assert params == ["rules", "obs", "rng"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32), plies=st.integers(0, 40))
+def test_worlds_are_consistent_and_never_leak(nplayers: int, seed: int, plies: int) -> None:
+    s = random_state(ROYAL, nplayers, seed, plies)
+    if s.is_over:
+        return
+    seat = s.to_move
+    obs = observe(s, seat)
+    # Another true state with the same observation: the hidden cards shuffled among the others'
+    # hands and the stock. The sampler must answer the same for both (it only sees ``obs``).
+    hidden = [c for c in iter_cards(obs.unseen)]
+    random.Random(seed).shuffle(hidden)
+    hands = list(s.hands)
+    pos = 0
+    for o in range(nplayers):
+        if o != seat:
+            hands[o] = sum(1 << c for c in hidden[pos:pos + s.hands[o].bit_count()])
+            pos += s.hands[o].bit_count()
+    other = s._replace(hands=tuple(hands), stock=sum(1 << c for c in hidden[pos:]))
+    assert observe(other, seat) == obs
+    w1 = sample_world(ROYAL, obs, random.Random(7))
+    w2 = sample_world(ROYAL, observe(other, seat), random.Random(7))
+    assert w1 == w2
+    w = w1
+    assert w.hands[seat] == s.hands[seat]
+    dealt = w.stock
+    for o in range(nplayers):
+        assert w.hands[o].bit_count() == s.hands[o].bit_count()
+        if o != seat:
+            assert w.hands[o] & ~obs.unseen == 0, "a hidden card not in unseen"
+            assert dealt & w.hands[o] == 0
+            dealt |= w.hands[o]
+    assert dealt == obs.unseen and w.gone == 0
+    assert world_state(obs, w).accounted() == FULL_DECK
+
+
+def test_uniform_over_worlds() -> None:
+    # 2 players, opponent holds 2 cards, 4 in the stock: C(6, 2) = 15 equally likely worlds.
+    s = position(CLASSIC, ["8C 9C", "2H 3H"], "KD", stock=parse_hand("4H 5H 6H 7H"))
+    obs = observe(s, 0)
+    assert count_worlds(obs) == 15
+    rng = random.Random(1)
+    n = 6000
+    freq = Counter(sample_world(CLASSIC, obs, rng).hands[1] for _ in range(n))
+    assert len(freq) == 15
+    expected = n / 15
+    chi2 = sum((f - expected) ** 2 / expected for f in freq.values())
+    assert chi2 < 36.1  # 14 degrees of freedom, p = 0.001
+    exact = enumerate_worlds(CLASSIC, obs)
+    assert {w.hands[1] for w in exact} == set(freq)
+    assert abs(sum(w.probability for w in exact) - 1) < 1e-12
+
+
+def test_each_unseen_card_equally_likely_in_the_other_hand() -> None:
+    s = random_state(CLASSIC, 2, 3, 0)
+    obs = observe(s, s.to_move)
+    rng = random.Random(2)
+    n = 3000
+    counts = Counter(c for _ in range(n)
+                     for c in iter_cards(sample_world(CLASSIC, obs, rng).hands[1 - s.to_move]))
+    u = obs.unseen.bit_count()
+    expected = n * 4 / u
+    chi2 = sum((counts[c] - expected) ** 2 / expected for c in iter_cards(obs.unseen))
+    assert chi2 < 73.4  # 43 degrees of freedom, p = 0.001
+
+
+def test_build_owner_holds_its_capture_card() -> None:
+    # Seat 1 owns a build of 9: it must hold a 9 (rules.md 1.8.2); worlds without one are impossible.
+    s = position(CLASSIC, ["2C 3C", "9H 4H"], "[6S 3H =9 @1] KD", stock=parse_hand("9D 5H 6H 7H"))
+    obs = observe(s, 0)
+    rng = random.Random(3)
+    for _ in range(200):
+        assert sample_world(CLASSIC, obs, rng).hands[1] & parse_hand("9H 9D")
+    worlds = enumerate_worlds(CLASSIC, obs)
+    # Two cards from {9H 4H 9D 5H 6H 7H} with at least one nine: 15 - C(4, 2) = 9.
+    assert len(worlds) == comb(6, 2) - comb(4, 2) == 9
+    # If every nine had been seen elsewhere, the position would be impossible.
+    no_nine = obs._replace(unseen=parse_hand("4H 5H 6H 7H 8H 8D"))
+    with pytest.raises(SearchError, match="cannot hold a card to take it"):
+        sample_world(CLASSIC, no_nine, rng)
+
+
+def test_surplus_unseen_cards_go_nowhere() -> None:
+    # A typed position without the played cards: 44 unseen, but the other hand needs 4, stock 0.
+    s = position(CLASSIC, ["2C 3C 4C 5C", "9H 4H 6D 7D"], "KD 8S 8D 3D")
+    obs = observe(s, 0)._replace(unseen=FULL_DECK & ~parse_hand("2C 3C 4C 5C KD 8S 8D 3D"))
+    w = sample_world(CLASSIC, obs, random.Random(4))
+    assert w.hands[1].bit_count() == 4 and w.stock == 0 and w.gone.bit_count() == 40
+    assert world_state(obs, w).accounted() == FULL_DECK
+
+
+def test_inconsistent_counts_are_an_error() -> None:
+    s = position(CLASSIC, ["2C 3C", "9H 4H"], "KD", stock=parse_hand("5H 6H 7H 8H"))
+    obs = observe(s, 0)._replace(stock_count=8)
+    with pytest.raises(SearchError, match="do not add up"):
+        sample_world(CLASSIC, obs, random.Random(0))
