@@ -63,16 +63,18 @@ def _sums_table(items: list[tuple[int, int]], limit: int) -> tuple[tuple[int, ..
     return tuple(map(tuple, out))
 
 
-# Build values by card for the two kinds of court (rules.md 1.2): RuleSet.build_value is one of these.
-_BV_NUMERIC = tuple(RANK[c] + 1 for c in range(52))
-_BV_PAIR_ONLY = tuple(RANK[c] + 1 if RANK[c] < 10 else 0 for c in range(52))
+# Classic courts never enter sums, so the subset-sum cache is keyed on the numeral cards only.
+_NUMERALS = sum(RANK_MASK[r] for r in range(10))
+
+
+def _loose_sums(loose: int, numeric: bool) -> tuple[tuple[int, ...], ...]:
+    """Value sets of loose cards by total."""
+    return _numeral_sums(loose, 14) if numeric else _numeral_sums(loose & _NUMERALS, 10)
 
 
 @lru_cache(maxsize=1 << 16)
-def _loose_sums(loose: int, numeric: bool) -> tuple[tuple[int, ...], ...]:
-    """Value sets of loose cards by total (the cache key is the loose mask alone)."""
-    bv = _BV_NUMERIC if numeric else _BV_PAIR_ONLY
-    return _sums_table([(1 << c, bv[c]) for c in cards_of(loose) if bv[c]], 14 if numeric else 10)
+def _numeral_sums(summable: int, limit: int) -> tuple[tuple[int, ...], ...]:
+    return _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -112,6 +114,22 @@ class _Table:
         if w <= 13:
             return tuple(1 << c for c in iter_cards(self.loose & RANK_MASK[w - 1]))
         return ()
+
+    def gatherings(self, b: int, v: int, alone_ok: bool, multi: bool) -> list[int]:
+        """Loose masks S such that a played card worth ``b`` and S split into sets worth ``v``
+        (S may be empty when the card alone is worth v, or ``alone_ok``: V3's ace as a 14-set).
+        With ``multi`` off (B9) at most one loose set joins the card's own set."""
+        ts = list(self.sets(v - b)) if v > b else []
+        if v == b or alone_ok:
+            ts.append(0)
+        us = self.unions(v) if multi else self.sets(v)
+        acc: set[int] = set()
+        for t in ts:
+            acc.add(t)
+            for u in us:
+                if not u & t:
+                    acc.add(t | u)
+        return list(acc)
 
     def unions(self, w: int) -> tuple[int, ...]:
         """Non-empty loose masks that split into sets each worth ``w`` (rules.md 1.6.1)."""
@@ -167,11 +185,10 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
 
         # --- captures (1.6) ---
         captures = _captures(rules, state, tbl, c)
-        can_capture = False
-        for take in captures:
-            if all(take & bc for bc in exposed):
-                moves.add(Move(c, CAPTURE, take, 0))
-                can_capture = True
+        if exposed:
+            captures = {t for t in captures if all(t & bc for bc in exposed)}
+        can_capture = bool(captures)
+        moves.update([Move(c, CAPTURE, t, 0) for t in captures])
 
         # --- builds (1.7) ---
         b = bv[c]
@@ -179,9 +196,10 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
         if equal_loose and not rules.equal_loose_build_ok and pv[c] in loose_pvs:
             builds_ok = False
         if builds_ok:
-            for mv in _build_moves(rules, state, tbl, c, rest_caps):
-                if all(mv.take & bc for bc in exposed):
-                    moves.add(mv)
+            found = _build_moves(rules, state, tbl, c, rest_caps)
+            if exposed:
+                found = [mv for mv in found if all(mv.take & bc for bc in exposed)]
+            moves.update(found)
 
         # --- trail (1.9) ---
         if owns_build and not rules.owner_may_trail:
@@ -218,7 +236,7 @@ def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int
     """Every take mask card ``c`` may capture, before the must-hold filter."""
     out: set[int] = set()
     builds = state.builds
-    pv = rules.pair_value
+    equal_loose = rules.trail_restriction == "equal_loose"
     classic_court = rules.build_value[c] == 0
     for w in rules.capture_values[c]:
         if classic_court:
@@ -236,20 +254,20 @@ def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int
         if rules.build_as_card_in_sums and not classic_court:
             loose_opts = _with_builds_in_sums(rules, state, tbl, w, loose_opts)
         bmasks = [b.cards for b in builds if b.value == w]
+        equal = state.loose & RANK_MASK[w - 1] if equal_loose and w <= 13 else 0
+        if not bmasks and not equal:
+            out.update(loose_opts)  # the common case: sets of loose cards only
+            continue
         combos = [0, *loose_opts]
         for bm in bmasks:
             combos += [x | bm for x in combos]
-        if rules.trail_restriction == "equal_loose":
-            # Dominican (1.9): a capture with value w takes every loose card worth w (or one of them).
-            equal = 0
-            for x in iter_cards(state.loose):
-                if pv[x] == w:
-                    equal |= 1 << x
-            if equal:
-                if rules.equal_loose_capture == "all":
-                    combos = [x for x in combos if x & equal == equal]
-                else:
-                    combos = [x for x in combos if x & equal]
+        if equal:
+            # Dominican (1.9): a capture with value w takes every loose card worth w (or one of them);
+            # a loose card is worth w when its rank is w (pair value = rank + 1).
+            if rules.equal_loose_capture == "all":
+                combos = [x for x in combos if x & equal == equal]
+            else:
+                combos = [x for x in combos if x & equal]
         out.update(x for x in combos if x)
     return out
 
@@ -279,31 +297,18 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
     b = rules.pair_value[c] if court else rules.build_value[c]
     ace14 = rules.ace_singleton_set_in_build and RANK[c] == 0 and rules.max_build == 14
 
-    def gatherings(v: int, exclude: int) -> list[int]:
-        """Loose masks S such that {c} ∪ S splits into v-sets, S disjoint from ``exclude``."""
-        if court:
-            ts = [0] if v == b else []
-        else:
-            ts = list(tbl.sets(v - b)) if v > b else []
-            if v == b or (ace14 and v == 14):
-                ts.append(0)
-        us = tbl.unions(v) if rules.multi_set_build_creation else tbl.sets(v)
-        found: set[int] = set()
-        for t in ts:
-            if t & exclude:
-                continue
-            found.add(t)
-            for u in us:
-                if not u & (t | exclude):
-                    found.add(t | u)
-        return list(found)
+    multi = rules.multi_set_build_creation
+
+    def gatherings(v: int) -> list[int]:
+        # A court (court_builds) only pairs: its set is the card alone, like a numeral worth v.
+        return tbl.gatherings(v if court else b, v, ace14 and v == 14, multi)
 
     # Create: onto a non-empty set of loose cards, declaring v (single or multiple). Must-hold
     # (1.8.2) means v is one of the few capture values left in hand.
     for v in sorted(rest_caps):
         if (v != b if court else (v < b or v > maxb)) or not _value_free(rules, builds, v, ()):
             continue
-        for s in gatherings(v, 0):
+        for s in gatherings(v):
             if s:  # a build is never the played card alone (1.7.1)
                 out.append(Move(c, BUILD, s, v))
 
@@ -320,7 +325,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
             extra: tuple[int, ...] = ()
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
-            for s in gatherings(v, 0):
+            for s in gatherings(v):
                 out.append(Move(c, BUILD, bld.cards | s, v))
                 for merged in _unions(extra) if extra else ():
                     out.append(Move(c, BUILD, bld.cards | s | merged, v))
@@ -396,8 +401,9 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             loose &= ~take
             total = sum(rules.pair_value[x] for x in iter_cards(take))
             builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
-    nxt = state._replace(hands=tuple(hands), loose=loose, builds=builds, captured=captured,
-                         sweeps=sweeps, to_move=(seat + 1) % len(hands), last_capturer=last)
+    # Positional construction: NamedTuple._replace is several times slower on this hot path.
+    nxt = RoundState(tuple(hands), loose, builds, captured, sweeps, (seat + 1) % len(hands), last,
+                     state.stock, state.dealer, state.nsides, state.set_aside)
     if round_over:
         nxt = _collect_residue(rules, nxt)
     return nxt
