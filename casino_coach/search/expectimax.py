@@ -55,14 +55,17 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     return sorted(moves, key=order_key)
 
 
-class _Stats:
-    """Per-move values, world by world (NaN where a move is not legal in a world)."""
+class _Race:
+    """Per-move values world by world (NaN where a move was not searched), and the moves still in
+    the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
+    the same worlds value every move) is no longer searched, so later worlds cost less."""
 
     def __init__(self, moves: list[Move]) -> None:
         self.moves = moves
         self.values: list[list[float]] = [[] for _ in moves]
         self.weights: list[float] = []
         self.lines: list[Counter[tuple[Move, ...]]] = [Counter() for _ in moves]
+        self.active = list(range(len(moves)))
 
     def add(self, weight: float, per_move: dict[Move, tuple[float, tuple[Move, ...]]]) -> None:
         self.weights.append(weight)
@@ -74,33 +77,70 @@ class _Stats:
                 self.values[i].append(got[0])
                 self.lines[i][got[1]] += 1
 
-    def means(self) -> list[float]:
-        out = []
-        for vals in self.values:
-            pairs = [(v, w) for v, w in zip(vals, self.weights, strict=True) if v == v]
-            tw = sum(w for _, w in pairs)
-            out.append(sum(v * w for v, w in pairs) / tw if tw > 0 else -math.inf)
-        return out
+    def mean(self, i: int) -> float:
+        num = den = 0.0
+        for v, w in zip(self.values[i], self.weights, strict=True):
+            if v == v:
+                num += v * w
+                den += w
+        return num / den if den > 0 else -math.inf
 
-    def separated(self, z: float) -> bool:
-        """The best move's paired lead over every other move exceeds z standard errors."""
-        means = self.means()
-        best = max(range(len(means)), key=lambda i: means[i])
-        bv = self.values[best]
-        for j, vals in enumerate(self.values):
+    def diff(self, i: int, j: int) -> tuple[float, float, int]:
+        """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
+        d = [a - b for a, b in zip(self.values[i], self.values[j], strict=True) if a == a and b == b]
+        n = len(d)
+        if n == 0:
+            return 0.0, math.inf, 0
+        mean = sum(d) / n
+        if n == 1:
+            return mean, math.inf, 1
+        var = sum((x - mean) ** 2 for x in d) / (n - 1)
+        return mean, math.sqrt(var / n), n
+
+    def update(self, z: float, margin: float) -> bool:
+        """Drop the moves clearly behind the best; True when the race is decided: every move left
+        is surely within ``margin`` points of the best. With few worlds the standard error is
+        itself uncertain, so the threshold grows like Student's t (z = 2 is about 97.5%)."""
+        best = max(self.active, key=self.mean)
+        keep = [best]
+        decided = True
+        for j in self.active:
             if j == best:
                 continue
-            d = [a - b for a, b in zip(bv, vals, strict=True) if a == a and b == b]
-            if len(d) < 2:
-                return False
-            mean = sum(d) / len(d)
-            var = sum((x - mean) ** 2 for x in d) / (len(d) - 1)
-            se = math.sqrt(var / len(d))
-            if mean - z * se <= 0 and not (se == 0 and mean >= 0):
-                return False
-        return True
+            d, se, n = self.diff(best, j)
+            zt = z * _t_factor(n)
+            if n >= _MIN_PAIRED and (d - zt * se > 0 or (se == 0 and d > 0)):
+                continue  # clearly worse: out of the race
+            keep.append(j)
+            if not (n >= _MIN_PAIRED and abs(d) + zt * se < margin):
+                decided = False
+        self.active = sorted(keep)
+        return decided
 
-    def stderr(self, i: int, population: int | None) -> float:
+    def results(self, population: int | None) -> list[tuple[float, float]]:
+        """(ev, stderr) per move. A move that left the race early is valued by its paired
+        difference to the best complete move over the worlds it was searched in, so every value
+        rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
+        nworlds = len(self.weights)
+        complete = [i for i, vals in enumerate(self.values) if all(v == v for v in vals)]
+        ref = max(complete, key=self.mean) if complete else None
+        out = []
+        for i in range(len(self.moves)):
+            if i in complete or ref is None:
+                out.append((self.mean(i), self._stderr(i, population)))
+                continue
+            d, se_d, n = self.diff(ref, i)
+            if n == 0:
+                out.append((self.mean(i), self._stderr(i, population)))
+                continue
+            se_ref = self._stderr(ref, population)
+            se = _UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
+            if population is not None and n >= population:
+                se = 0.0
+            out.append((self.mean(ref) - d if nworlds else self.mean(i), se))
+        return out
+
+    def _stderr(self, i: int, population: int | None) -> float:
         """Standard error of a plain mean over sampled worlds; with a finite population (worlds
         drawn without replacement from an enumeration) the finite-population correction applies."""
         vals = [v for v in self.values[i] if v == v]
@@ -115,6 +155,20 @@ class _Stats:
         if population is not None:
             se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
         return se
+
+
+# Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.
+_T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 12: 2.179,
+         15: 2.131, 20: 2.086, 30: 2.042}
+_MIN_PAIRED = 4  # worlds before a move may leave the race
+
+
+def _t_factor(n: int) -> float:
+    dof = n - 1
+    if dof > 30:
+        return 1.0
+    key = max((k for k in _T975 if k <= dof), default=3)
+    return _T975[key] / 1.96
 
 
 # With one sampled world the spread is unknown; report the full scale of a round's points instead of
@@ -141,21 +195,23 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     horizon = _horizon(in_hands, limits.depth)
     side = obs.seat % obs.nsides
     solver = Solver(rules, side, obs.nsides, horizon)
-    stats = _Stats(moves)
+    race = _Race(moves)
     tree = SearchTree(obs.seat, obs.nplayers) if record else None
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
+    # Moves leave the race only while sampling: an enumeration values every move in every world.
+    racing = enumerated is None and not per_partner
     deadline = None if limits.time is None else t0 + limits.time
     max_worlds = len(enumerated) if enumerated is not None else limits.samples
     done = 0
     while done < max_worlds:
         world = enumerated[done] if enumerated is not None else sample_world(rules, obs, rng)
         state = world_state(obs, world)
-        wm = moves
+        wm = [moves[i] for i in race.active]
         if per_partner:  # building for a partner: the observer's moves depend on the partner's hand
             legal = set(legal_moves(rules, state))
-            wm = [m for m in moves if m in legal]
+            wm = [m for m in wm if m in legal]
         values = solver.root_values(state, wm)
-        stats.add(world.probability or 1.0, {rv.move: (rv.value, rv.line[1:]) for rv in values})
+        race.add(world.probability or 1.0, {rv.move: (rv.value, rv.line[1:]) for rv in values})
         if tree is not None:
             for rv in values:
                 tree.add_line(rv.line, rv.value)
@@ -164,19 +220,23 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
             break
         if deadline is not None and time.perf_counter() >= deadline and done >= 2:
             break
-        if enumerated is None and done >= limits.min_samples and stats.separated(limits.separation):
+        if limits.nodes is not None and solver.nodes >= limits.nodes and done >= 2:
             break
+        if racing and done >= _MIN_PAIRED:
+            decided = race.update(limits.separation, limits.margin)
+            if decided and done >= limits.min_samples:
+                break
     complete = enumerated is not None and done == len(enumerated)
     population = len(enumerated) if enumerated is not None else None
-    means = stats.means()
-    order = sorted(range(len(moves)), key=lambda i: (-means[i], moves[i]))
+    values_se = race.results(population)
+    order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], moves[i]))
     out = []
     for i in order:
-        line = stats.lines[i].most_common(1)[0][0] if stats.lines[i] else ()
-        ev = means[i]
+        ev, se = values_se[i]
         if not math.isfinite(ev):
-            raise SearchError(f"no world in which move {i} is legal was searched")
-        out.append(MoveValue(moves[i], ev, stats.stderr(i, population), line))
+            raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
+        line = race.lines[i].most_common(1)[0][0] if race.lines[i] else ()
+        out.append(MoveValue(moves[i], ev, se, line))
     exact = complete and obs.stock_count == 0 and horizon == 0
     if tree is not None:
         tree.exact = exact

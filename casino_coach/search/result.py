@@ -23,6 +23,8 @@ class Limits:
     exact_worlds: int = 40  # enumerate exactly when the number of consistent worlds is at most this
     depth: int | None = 8  # plies searched per world before the leaf estimate (None: end of deal)
     separation: float = 2.0  # stop once the best move leads every other by this many standard errors
+    margin: float = 0.2  # ... or is surely within this many points of it (the choice hardly matters)
+    nodes: int | None = 200_000  # stop sampling once the search has visited this many nodes
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
@@ -34,6 +36,10 @@ class Limits:
             raise SearchError(f"exact_worlds must be at least 0, got {self.exact_worlds}")
         if self.depth is not None and self.depth < 1:
             raise SearchError(f"depth must be at least 1 ply, got {self.depth}")
+        if not self.margin >= 0:
+            raise SearchError(f"margin must be at least 0, got {self.margin}")
+        if self.nodes is not None and self.nodes < 1:
+            raise SearchError(f"the node limit must be at least 1, got {self.nodes}")
         if not self.separation >= 0:
             raise SearchError(f"separation must be at least 0, got {self.separation}")
 

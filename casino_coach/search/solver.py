@@ -27,7 +27,7 @@ from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.rules import RuleSet
 from casino_coach.search.evaluate import Evaluator
-from casino_coach.state import RoundState
+from casino_coach.state import Build, RoundState
 
 INF = float("inf")
 STOCK_MARK = 1 << 52  # stands for "cards remain to be dealt" inside a search
@@ -98,12 +98,30 @@ class Solver:
         self.eval = Evaluator(rules, nsides, root_side)
         self.tt: dict[RoundState, Entry] = {}
         self.nodes = 0
+        # Legal moves depend only on the mover, its hand and the table (and a partner's hand when
+        # building for a partner is allowed): cached across positions and worlds, ordered.
+        self._moves: dict[tuple[int, int, int, tuple[Build, ...], int], list[Move]] = {}
+        self._partner = rules.build_for_partner != "never"
+
+    def moves(self, s: RoundState) -> list[Move]:
+        """The legal moves of ``s``, best-looking first (cached; do not modify the list)."""
+        seat = s.to_move
+        hands = s.hands
+        partner = hands[(seat + 2) % 4] if self._partner and len(hands) == 4 else 0
+        key = (seat, hands[seat], s.loose, s.builds, partner)
+        moves = self._moves.get(key)
+        if moves is None:
+            moves = legal_moves(self.rules, s)
+            if len(moves) > 1:
+                moves.sort(key=order_key)
+            self._moves[key] = moves
+        return moves
 
     def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
         """The exact minimax value of each root move (all of them, or ``moves``) in this world."""
         state = canonical(state)
         if moves is None:
-            moves = sorted(legal_moves(self.rules, state), key=order_key)
+            moves = self.moves(state)
         out = []
         for m in moves:
             child = apply(self.rules, state, m)
@@ -141,10 +159,7 @@ class Solver:
         tt = self.tt
         e = tt.get(s)
         if e is None:
-            moves = legal_moves(self.rules, s)
-            if len(moves) > 1:
-                moves.sort(key=order_key)
-            e = Entry(moves)
+            e = Entry(self.moves(s))
             tt[s] = e
         else:
             lo = e.lo
