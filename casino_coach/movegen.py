@@ -63,17 +63,12 @@ def _sums_table(items: list[tuple[int, int]], limit: int) -> tuple[tuple[int, ..
     return tuple(map(tuple, out))
 
 
-# Classic courts never enter sums, so the subset-sum cache is keyed on the numeral cards only.
 _NUMERALS = sum(RANK_MASK[r] for r in range(10))
-
-
-def _loose_sums(loose: int, numeric: bool) -> tuple[tuple[int, ...], ...]:
-    """Value sets of loose cards by total."""
-    return _numeral_sums(loose, 14) if numeric else _numeral_sums(loose & _NUMERALS, 10)
 
 
 @lru_cache(maxsize=1 << 16)
 def _numeral_sums(summable: int, limit: int) -> tuple[tuple[int, ...], ...]:
+    """Value sets of the cards of ``summable`` by total, each card worth its rank (aces 1)."""
     return _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
 
 
@@ -103,7 +98,9 @@ class _Table:
     def __init__(self, rules: RuleSet, loose: int) -> None:
         self.loose = loose
         self.limit = rules.max_build
-        self.by_sum = _loose_sums(loose, rules.numeric_courts)
+        # Classic courts never enter sums: key the cached table on the numerals only.
+        numeric = rules.numeric_courts
+        self.by_sum = _numeral_sums(loose if numeric else loose & _NUMERALS, 14 if numeric else 10)
         self.union_cache: dict[int, tuple[int, ...]] = {}
 
     def sets(self, w: int) -> tuple[int, ...]:
@@ -135,7 +132,8 @@ class _Table:
         """Non-empty loose masks that split into sets each worth ``w`` (rules.md 1.6.1)."""
         u = self.union_cache.get(w)
         if u is None:
-            u = _unions(self.sets(w))
+            sets = self.sets(w)
+            u = _unions(sets) if len(sets) > 1 else sets  # most values have at most one set
             self.union_cache[w] = u
         return u
 
@@ -305,7 +303,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
 
     # Create: onto a non-empty set of loose cards, declaring v (single or multiple). Must-hold
     # (1.8.2) means v is one of the few capture values left in hand.
-    for v in sorted(rest_caps):
+    for v in rest_caps:  # the final list is sorted once in legal_moves
         if (v != b if court else (v < b or v > maxb)) or not _value_free(rules, builds, v, ()):
             continue
         for s in gatherings(v):
