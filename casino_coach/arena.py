@@ -1,0 +1,155 @@
+"""Mirrored matches between two policies, for bot-strength figures.
+
+Each *pair* plays one shuffled deal twice with the seats swapped: first policy A holds the even sides
+(side 0, and side 2 with three players) and policy B the odd ones, then the other way round, with the
+very same cards and dealer. The pair's value is A's points minus B's points, summed over the two plays
+(with three sides, the mean over each policy's sides). By default a play is one round (``unit="round"``:
+cheap, and the luck of the cards cancels within the pair); ``unit="game"`` plays each to the target and
+uses the final scores. ``mirrored_pairs`` reports the mean per pair with a 95% interval and uses
+``jobs`` processes. All plays go through ``game.Game``.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from casino_coach.bots import Policy, make_policy
+from casino_coach.errors import CoachError
+from casino_coach.game import Game
+from casino_coach.rules import RuleSet
+from casino_coach.scoring import Points
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """The outcome of ``mirrored_pairs``: mean of A minus B per pair, with a 95% interval."""
+
+    policy_a: str
+    policy_b: str
+    rules: RuleSet
+    nplayers: int
+    unit: str
+    pairs: int
+    mean: float
+    ci95: float  # half-width of the 95% interval of the mean (normal approximation)
+    stdev: float
+    a_better: int  # pairs A won
+    b_better: int  # pairs B won
+    values: tuple[float, ...] = field(repr=False, default=())
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.ci95
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.ci95
+
+    def text(self) -> str:
+        return (f"{self.policy_a} vs {self.policy_b} ({self.rules.describe()}, {self.nplayers} players, "
+                f"{self.pairs} mirrored pairs of one {self.unit}): {self.mean:+.3f} points per pair for "
+                f"{self.policy_a}, 95% interval [{self.low:+.3f}, {self.high:+.3f}]; pairs won "
+                f"{self.a_better}-{self.b_better}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"policy_a": self.policy_a, "policy_b": self.policy_b, "rules": self.rules.to_dict(),
+                "players": self.nplayers, "unit": self.unit, "pairs": self.pairs,
+                "mean": self.mean, "ci95": self.ci95, "low": self.low, "high": self.high,
+                "stdev": self.stdev, "a_better": self.a_better, "b_better": self.b_better}
+
+
+def play(rules: RuleSet, seat_policies: Sequence[Policy], seed: int, *, rounds: int | None = 1,
+         bot_seed: str = "") -> Game:
+    """Play one game (``rounds`` rounds, or to the target when None) with one policy per seat."""
+    n = len(seat_policies)
+    game = Game(rules, [p.name for p in seat_policies], seed=seed, max_rounds=rounds)
+    rngs = [random.Random(f"{bot_seed}:{seed}:{s}") for s in range(n)]
+    while not game.over:
+        seat = game.to_move
+        legal = game.legal()
+        move = seat_policies[seat].choose(rules, game.observation(seat), legal, rngs[seat])
+        game.play(move)
+    return game
+
+
+def _side_points(game: Game, unit: str) -> list[Points]:
+    if unit == "round":
+        return list(game.match.rounds[0].points)
+    return list(game.match.scores)
+
+
+def mirrored_pair(rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int,
+                  unit: str = "round") -> float:
+    """A's points minus B's over one deal played twice with the seats swapped."""
+    nsides = 2 if nplayers == 4 and rules.partnerships else nplayers
+    total = 0.0
+    for swap in (False, True):
+        a_sides = [s for s in range(nsides) if (s % 2 == 0) != swap]
+        b_sides = [s for s in range(nsides) if s not in a_sides]
+        seats = [a if (s % nsides) in a_sides else b for s in range(nplayers)]
+        game = play(rules, seats, seed, rounds=1 if unit == "round" else None,
+                    bot_seed=f"{a.name}-{b.name}-{swap}")
+        pts = _side_points(game, unit)
+        total += (sum(pts[s] for s in a_sides) / len(a_sides)
+                  - sum(pts[s] for s in b_sides) / len(b_sides))
+    return total
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(rules_dict: dict[str, Any], nplayers: int, a: str, b: str,
+                 opts_a: dict[str, Any], opts_b: dict[str, Any], unit: str) -> None:
+    _WORKER.update(rules=RuleSet.from_dict(rules_dict), nplayers=nplayers,
+                   a=make_policy(a, **opts_a), b=make_policy(b, **opts_b), unit=unit)
+
+
+def _run_pair(seed: int) -> float:
+    w = _WORKER
+    return mirrored_pair(w["rules"], w["nplayers"], w["a"], w["b"], seed, w["unit"])
+
+
+def pair_seed(seed: int, index: int) -> int:
+    """The deal seed of pair ``index`` of a run started with ``seed``."""
+    return seed * 1_000_003 + index
+
+
+def mirrored_pairs(rules: RuleSet, nplayers: int, policy_a_name: str, policy_b_name: str, pairs: int,
+                   seed: int, jobs: int = 1, *, unit: str = "round",
+                   options_a: Mapping[str, Any] | None = None,
+                   options_b: Mapping[str, Any] | None = None) -> PairStats:
+    """Play ``pairs`` mirrored pairs of A against B and summarise A minus B per pair."""
+    if unit not in ("round", "game"):
+        raise CoachError(f"unit must be 'round' or 'game', got {unit!r}")
+    if nplayers not in (2, 3, 4):
+        raise CoachError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
+    if pairs < 2:
+        raise CoachError("at least 2 pairs are needed for an interval")
+    opts_a, opts_b = dict(options_a or {}), dict(options_b or {})
+    # Build the policies once here so that a bad name fails before any process starts.
+    make_policy(policy_a_name, **opts_a)
+    make_policy(policy_b_name, **opts_b)
+    init = (rules.to_dict(), nplayers, policy_a_name, policy_b_name, opts_a, opts_b, unit)
+    seeds = [pair_seed(seed, i) for i in range(pairs)]
+    if jobs > 1:
+        with multiprocessing.Pool(jobs, initializer=_init_worker, initargs=init) as pool:
+            values = pool.map(_run_pair, seeds, chunksize=max(1, pairs // (jobs * 8)))
+    else:
+        _init_worker(*init)
+        values = [_run_pair(s) for s in seeds]
+    return summarise(policy_a_name, policy_b_name, rules, nplayers, unit, values)
+
+
+def summarise(a: str, b: str, rules: RuleSet, nplayers: int, unit: str,
+              values: Sequence[float]) -> PairStats:
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    sd = math.sqrt(var)
+    return PairStats(a, b, rules, nplayers, unit, n, mean, 1.96 * sd / math.sqrt(n), sd,
+                     sum(1 for v in values if v > 0), sum(1 for v in values if v < 0), tuple(values))

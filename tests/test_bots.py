@@ -1,0 +1,105 @@
+"""Bots: each chooses a legal move from its own observation; greedy and counter on known positions."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from casino_coach.bots import (
+    BOT_NAMES,
+    CounterPolicy,
+    GreedyPolicy,
+    Policy,
+    RandomPolicy,
+    card_values,
+    immediate_gain,
+    make_policy,
+)
+from casino_coach.cards import BIG_CASINO, parse_card
+from casino_coach.errors import CoachError
+from casino_coach.game import Game
+from casino_coach.movegen import CAPTURE, TRAIL, legal_moves
+from casino_coach.notation import move_text, parse_move
+from casino_coach.observation import observe
+from casino_coach.rules import RuleSet
+from tests.conftest import position
+
+ROYAL = RuleSet.from_preset("royal")
+CLASSIC = RuleSet.from_preset("classic")
+
+
+def choose(policy: Policy, rules: RuleSet, hands: list[str], table: str, stock: int = 0) -> str:
+    state = position(rules, hands, table, stock=stock)
+    obs = observe(state, 0)
+    return move_text(policy.choose(rules, obs, legal_moves(rules, state), random.Random(0)))
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "counter"])
+def test_every_bot_plays_legal_moves_through_a_game(name: str) -> None:
+    for preset, n in (("classic", 2), ("dominican", 3), ("royal", 4)):
+        rules = RuleSet.from_preset(preset)
+        game = Game(rules, n, seed=8, max_rounds=1)
+        policy = make_policy(name)
+        rng = random.Random(1)
+        while not game.over:
+            legal = game.legal()
+            move = policy.choose(rules, game.observation(), legal, rng)
+            assert move in legal
+            game.play(move)
+
+
+def test_bots_see_only_their_observation() -> None:
+    # Two worlds that differ only in the opponent's hand look the same to seat 0: same choice.
+    a = position(ROYAL, ["8C 2H 9S", "3S 4S 5S"], "5D 3H AC")
+    b = position(ROYAL, ["8C 2H 9S", "KD QD JD"], "5D 3H AC")
+    for policy in (GreedyPolicy(), CounterPolicy()):
+        ma = policy.choose(ROYAL, observe(a, 0), legal_moves(ROYAL, a), random.Random(0))
+        mb = policy.choose(ROYAL, observe(b, 0), legal_moves(ROYAL, b), random.Random(0))
+        assert ma == mb
+
+
+def test_greedy_takes_the_most_valuable_capture() -> None:
+    # The 10♣ can take 10♦ (Big Casino, 2 points), the 7♥ both sevens (three cards): 10♦ is worth more.
+    assert choose(GreedyPolicy(), CLASSIC, ["TC 7H", "2C"], "TD 7C 7D") == "TC x TD"
+    # Nothing to capture: trail the least valuable card, never the ace.
+    assert choose(GreedyPolicy(), CLASSIC, ["AH 7C", "2C"], "KD QD") == "7C"
+
+
+def test_immediate_gain_counts_sweeps_only_when_scored() -> None:
+    s = position(ROYAL, ["8C 2H", "3S"], "8D", stock=1 << 51)
+    m = parse_move("8C x 8D")
+    values = card_values(ROYAL)
+    taken = values[m.take.bit_length() - 1]
+    assert immediate_gain(ROYAL, observe(s, 0), m) == pytest.approx(values[m.card] + taken + 1)
+    assert immediate_gain(CLASSIC, observe(s, 0), parse_move("8C x 8D")) < 1
+    assert values[BIG_CASINO] > 2
+
+
+def test_counter_avoids_leaving_a_sweep() -> None:
+    # Royal, sweeps score. Table: 9♦. Counter holds 9♣ and K♠: capturing the 9 sweeps (gain), and
+    # trailing the king would leave two cards for any unseen 9 or K or 4+... to take.
+    assert choose(CounterPolicy(), ROYAL, ["9C KS", "2H 3H"], "9D", stock=0) == "9C x 9D"
+
+
+def test_counter_prefers_a_safe_trail() -> None:
+    # Nothing to capture. Trailing the 10♦ exposes Big Casino to every unseen ten; the 3♣ is cheap.
+    move = choose(CounterPolicy(), CLASSIC, ["TD 3C", "2H 5H"], "KS QS")
+    assert move == "3C"
+    assert parse_move(move).action == TRAIL
+
+
+def test_counter_takes_what_greedy_takes_when_it_is_clearly_best() -> None:
+    m = parse_move(choose(CounterPolicy(), ROYAL, ["TC 3H", "2C 4C"], "TD 5S"))
+    assert m.action == CAPTURE and m.take >> parse_card("TD") & 1
+
+
+def test_make_policy_names() -> None:
+    assert make_policy("Random").name == "random"
+    assert isinstance(make_policy("counter", risk_weight=0.5), CounterPolicy)
+    assert isinstance(make_policy("random"), RandomPolicy)
+    with pytest.raises(CoachError, match="unknown bot 'alphago': choose one of random, greedy"):
+        make_policy("alphago")
+    with pytest.raises(CoachError, match="counter"):
+        make_policy("counter", nonsense=1)
+    assert set(BOT_NAMES) >= {"random", "greedy", "counter", "searcher"}
