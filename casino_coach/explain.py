@@ -24,7 +24,7 @@ always add up to its loss.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from math import comb
 from typing import NamedTuple
@@ -417,13 +417,18 @@ def explain(rules: RuleSet, obs: Observation, played: Move, best: Move, loss: fl
     out.sort(key=lambda e: (-e.points, KINDS.index(e.kind)))
     rest = round(loss - sum(e.points for e in out), 2)
     if rest >= MIN_POINTS or not out:
+        outcome = _outcome_words(rules, obs, played, best, best_line, played_line, state)
         line = " → ".join(m.describe() for m in best_line[:4])
         after_best = f"; the search's line after {best.describe()}: {line}" if line else ""
-        text = (f"The rest is how the round plays on: {best.describe()} leaves you better placed for "
-                f"the later captures{after_best}")
-        if not out:
+        if outcome:
+            text = (f"Played out along the search's lines with the real cards, {best.describe()} "
+                    f"instead of {played.describe()} changes the round's margin by {outcome}"
+                    f"{after_best}")
+        else:
             text = (f"{best.describe()} leaves you better placed for the rest of the round than "
                     f"{played.describe()}{after_best}")
+        if out:
+            text = "The rest is how the round plays on. " + text
         out.append(Explanation("later_play", text, max(rest, 0.0) if out else round(loss, 2)))
     elif rest and out:  # rounding: keep the sum exact
         first = out[0]
@@ -621,3 +626,50 @@ def _residue_factors(rules: RuleSet, obs: Observation, played: Move, best: Move,
                     f"Residue lost: after {played.describe()} the last capture goes to {name}, who "
                     f"collects {mask_symbols(rp[1])} ({w.words(rp[1])}) at the end of the round",
                     w.value(rp[1]) + rules.last_capture_point)]
+
+
+_ITEM_WORDS = {"cards": "most cards", "spades": "most spades", "big_casino": "Big Casino 10♦",
+               "little_casino": "Little Casino 2♠", "aces": "aces", "sweeps": "sweeps",
+               "last_capture": "the last capture"}
+
+
+def _final(rules: RuleSet, state: RoundState, first: Move, line: Sequence[Move]) -> RoundState | None:
+    s = state
+    for m in (first, *line):
+        if s.is_over:
+            break
+        if s.needs_deal or m not in legal_moves(rules, s):
+            return None
+        s = apply(rules, s, m)
+    return s if s.is_over else None
+
+
+def _outcome_words(rules: RuleSet, obs: Observation, played: Move, best: Move,
+                   best_line: Sequence[Move], played_line: Sequence[Move],
+                   state: RoundState | None) -> str:
+    """The scoring items (most cards, 10♦, ...) the mover's side gains by the best move when both
+    lines are followed to the end of the round with the real cards: "by most cards (3 points)"."""
+    world = _world(obs, state)
+    if world is None or world.stock:
+        return ""
+    fb = _final(rules, world, best, best_line)
+    fp = _final(rules, world, played, played_line)
+    if fb is None or fp is None:
+        return ""
+    from casino_coach.scoring import score_round
+
+    side = obs.to_move % obs.nsides
+    bb = score_round(rules, fb).breakdown
+    bp = score_round(rules, fp).breakdown
+    parts = []
+    for item, words in _ITEM_WORDS.items():
+        d = _margin(bb, side, item) - _margin(bp, side, item)
+        if abs(d) >= MIN_POINTS:
+            parts.append(f"{words} {d:+g}")
+    return _and(parts)
+
+
+def _margin(breakdown: Sequence[Mapping[str, float | int]], side: int, item: str) -> float:
+    """One scoring item as a margin: the side's points minus the mean of the others'."""
+    others = [float(breakdown[k][item]) for k in range(len(breakdown)) if k != side]
+    return float(breakdown[side][item]) - (sum(others) / len(others) if others else 0.0)

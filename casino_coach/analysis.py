@@ -1,0 +1,454 @@
+"""Game analysis: rate every move of a log, class it, explain the misses, sum up each player.
+
+For every move of a log the position is searched from the mover's point of view — only what they could
+know (``Ply.observation``, searched by ``search.evaluate``) — and, when the log has every hand, again
+with the cards actually held (``search.evaluate_world`` on ``Ply.state``). Values are expected round
+points: the mover's side's points minus the mean of the other sides', over the whole round.
+
+* **loss** = value of the search's best move - value of the move played (never below 0);
+* **class** from the loss (``Thresholds``): best (the best move, or as good as it), good, inaccuracy,
+  mistake, blunder. A loss inside the search's own noise (``noise`` x the standard error of the
+  difference) is at most an inaccuracy. **Forced** moves (one legal move, or every move equal) are
+  marked and left out of the rates;
+* the **world cost** (the same with the real cards) and a verdict when the two disagree: "right on what
+  you knew, unlucky" or "lucky: the risk did not come";
+* **explanations** naming the cards (``casino_coach.explain``), whose points add up to the loss.
+
+The summary per player counts the classes over unforced moves and gives the expected points lost in
+total and per decision, an accuracy percentage and the luck of the deals.
+
+**Accuracy** adapts Lichess's formula from win-percentage to round points: a move's accuracy is
+``103.1668 * exp(-0.04354 * d) - 3.1669`` (clamped to 0..100) where ``d = 100 * loss / 11`` is the loss
+as a percentage of the 11 points a round distributes; a player's accuracy is the mean over unforced
+moves. A loss of 0.1 point scores 99%, 0.5 about 81%, 1 point 66%, 2 points (Big Casino) 44%.
+
+**Luck** of a deal for a side: the value of its first decision in the deal (its best move's value, from
+what it then knew) minus the value its side had just before the cards were dealt (the played value of
+the last rated move before the deal, from that side's point of view; 0 at the start of a round, when
+no card is known and the deal is symmetric). It measures how much better or worse the new cards are
+than the average deal from that position. The luck-adjusted result is the side's actual round margin
+minus its total luck.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from casino_coach.errors import CoachError
+from casino_coach.explain import Explanation, explain
+from casino_coach.movegen import Move
+from casino_coach.observation import Observation
+from casino_coach.replay import GameLog, Ply, replay
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits, SearchResult, evaluate, evaluate_world
+from casino_coach.state import Build, RoundState
+
+
+class MoveClass(StrEnum):
+    """How good a move was, from its loss in expected points."""
+
+    BEST = "best"
+    GOOD = "good"
+    INACCURACY = "inaccuracy"
+    MISTAKE = "mistake"
+    BLUNDER = "blunder"
+
+
+CLASSES: tuple[MoveClass, ...] = tuple(MoveClass)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Loss thresholds in expected round points (calibrated by scripts/calibrate_classes.py).
+
+    A move is *best* when it is the search's best move or within ``best`` of it; *good* below
+    ``inaccuracy``; an *inaccuracy* below ``mistake``; a *mistake* below ``blunder``; a *blunder* from
+    ``blunder`` up. A loss no larger than ``noise`` standard errors is at most an inaccuracy.
+    """
+
+    inaccuracy: float = 0.25
+    mistake: float = 0.5
+    blunder: float = 1.0
+    best: float = 0.01
+    noise: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.best <= self.inaccuracy <= self.mistake <= self.blunder:
+            raise CoachError(
+                f"class thresholds must grow: best {self.best} <= inaccuracy {self.inaccuracy} <= "
+                f"mistake {self.mistake} <= blunder {self.blunder}")
+        if self.noise < 0 or not all(math.isfinite(x) for x in dataclasses.astuple(self)):
+            raise CoachError("class thresholds must be finite and the noise factor at least 0")
+
+    def classify(self, loss: float, stderr: float = 0.0, is_best: bool = False) -> MoveClass:
+        """The class of a move that lost ``loss`` points, measured with standard error ``stderr``."""
+        if is_best or loss <= self.best:
+            return MoveClass.BEST
+        if loss < self.inaccuracy:
+            cls = MoveClass.GOOD
+        elif loss < self.mistake:
+            cls = MoveClass.INACCURACY
+        elif loss < self.blunder:
+            cls = MoveClass.MISTAKE
+        else:
+            cls = MoveClass.BLUNDER
+        if loss <= self.noise * stderr and CLASSES.index(cls) > CLASSES.index(MoveClass.INACCURACY):
+            cls = MoveClass.INACCURACY  # inside the search's own noise: never a mistake
+        return cls
+
+
+def move_accuracy(loss: float) -> float:
+    """Accuracy of one move in percent (Lichess's formula on the loss as a share of 11 points)."""
+    d = 100.0 * max(loss, 0.0) / 11.0
+    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * d) - 3.1669))
+
+
+@dataclass(frozen=True)
+class WorldCost:
+    """The move against the cards actually held (perfect information)."""
+
+    best: Move
+    best_value: float
+    played_value: float
+    loss: float
+    cls: MoveClass
+
+
+@dataclass(frozen=True)
+class MoveAnalysis:
+    """One move of the game, rated (``rated``) or only shown (another seat's move in a viewer log)."""
+
+    ply: int
+    round: int
+    deal: int
+    move_index: int
+    seat: int
+    side: int
+    played: Move
+    rated: bool
+    # The position before the move, for reports: table, and the mover's hand when known.
+    loose: int
+    builds: tuple[Build, ...]
+    hand: int | None
+    best: Move | None = None
+    played_value: float | None = None
+    best_value: float | None = None
+    loss: float | None = None
+    stderr: float = 0.0
+    cls: MoveClass | None = None
+    forced: bool = False
+    exact: bool = False
+    legal: int = 0
+    explanations: tuple[Explanation, ...] = ()
+    alternatives: tuple[tuple[Move, float], ...] = ()  # the best few moves and their values
+    world: WorldCost | None = None
+    verdict: Explanation | None = None  # "unlucky" / "lucky" when the two costs disagree
+    samples: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class DealLuck:
+    round: int
+    deal: int
+    points: float
+
+
+@dataclass(frozen=True)
+class SeatSummary:
+    """One player's game in numbers."""
+
+    seat: int
+    player: str
+    side: int
+    moves: int  # rated moves
+    unforced: int
+    classes: dict[str, int]  # per class, over unforced moves
+    loss_total: float
+    loss_per_decision: float
+    accuracy: float | None  # None without an unforced move
+    luck: tuple[DealLuck, ...]  # the side's luck per deal
+    luck_total: float
+    result: float  # the side's actual margin over the played-out rounds
+    luck_adjusted: float
+
+
+def analysis_limits(samples: int = 40, seed: int = 0) -> Limits:
+    """The search limits ``analyze`` uses by default: ``samples`` sampled deals of the unseen cards per
+    move (at least 8 before the search may stop early), 8 plies deep per world; the last deal of a
+    2-player round is always searched exactly to its end."""
+    return Limits(samples=samples, min_samples=min(samples, 8), seed=seed)
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """How to analyse: search limits (the seed is offset by the ply index), class thresholds, which
+    seats to rate (None: every seat whose hand is known), whether to search the real cards too, and
+    how many processes to use."""
+
+    limits: Limits = field(default_factory=analysis_limits)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    seats: frozenset[int] | None = None
+    world: bool = True
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """The analysis of a whole log: every move, every player's summary, and how it was made."""
+
+    rules: RuleSet
+    players: tuple[str, ...]
+    viewer: int | None
+    nsides: int
+    options: AnalysisOptions
+    moves: tuple[MoveAnalysis, ...]
+    summaries: tuple[SeatSummary, ...]
+    round_points: tuple[tuple[float, ...], ...]  # per played-out round, per side
+    seconds: float
+
+    def worst(self, count: int = 5) -> list[MoveAnalysis]:
+        """The rated unforced moves that lost most, worst first."""
+        rated = [m for m in self.moves if m.rated and not m.forced and m.loss and m.loss > 0]
+        rated.sort(key=lambda m: (-(m.loss or 0.0), m.ply))
+        return rated[:count]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Rating one move
+
+
+def rate_move(rules: RuleSet, obs: Observation, move: Move, limits: Limits,
+              thresholds: Thresholds = Thresholds(), *, state: RoundState | None = None,
+              names: Sequence[str] | None = None) -> MoveAnalysis:
+    """Rate ``move`` by the seat to move in ``obs`` (a position, not a whole log).
+
+    ``state`` is the full ``RoundState`` when the real cards are known: the world cost is then
+    measured too. The result's ply/round/deal fields are 0.
+    """
+    ply = Ply(0, 0, 0, 0, obs.to_move, move, state, obs, None, (0,) * obs.nsides)
+    return _rate(rules, ply, limits, thresholds, tuple(names or ()), True)
+
+
+def _values(res: SearchResult, move: Move) -> tuple[float, float]:
+    mv = res.value_of(move)
+    return mv.ev, mv.stderr
+
+
+def _rate(rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, names: tuple[str, ...],
+          world: bool) -> MoveAnalysis:
+    """Search the position before ``ply`` from the mover's view and rate the move played."""
+    t0 = time.perf_counter()
+    obs = ply.observation
+    assert obs is not None
+    base = _shown(ply)
+    res = evaluate(rules, obs, limits)
+    best = res.moves[0]
+    played_ev, played_se = _values(res, ply.move)
+    loss = max(0.0, best.ev - played_ev)
+    stderr = math.hypot(best.stderr, played_se) if best.move != ply.move else 0.0
+    spread = res.moves[0].ev - res.moves[-1].ev
+    forced = len(res.moves) == 1 or spread <= thresholds.best
+    cls = thresholds.classify(loss, stderr, best.move == ply.move)
+    played_line = res.value_of(ply.move).line
+    explanations: tuple[Explanation, ...] = ()
+    if cls != MoveClass.BEST and not forced:
+        explanations = explain(rules, obs, ply.move, best.move, round(loss, 2), names=names or None,
+                               best_line=best.line, played_line=played_line, state=ply.state)
+    wc: WorldCost | None = None
+    verdict: Explanation | None = None
+    if world and ply.state is not None and not forced:
+        wres = evaluate_world(rules, ply.state, limits)
+        wbest = wres.moves[0]
+        wp_ev, wp_se = _values(wres, ply.move)
+        wloss = max(0.0, wbest.ev - wp_ev)
+        wse = math.hypot(wbest.stderr, wp_se) if wbest.move != ply.move else 0.0
+        wcls = thresholds.classify(wloss, wse, wbest.move == ply.move)
+        wc = WorldCost(wbest.move, wbest.ev, wp_ev, wloss, wcls)
+        verdict = _verdict(ply.move, cls, wc)
+    return dataclasses.replace(
+        base, rated=True, best=best.move, played_value=played_ev, best_value=best.ev, loss=loss,
+        stderr=stderr, cls=cls, forced=forced, exact=res.exact, legal=len(res.moves),
+        explanations=explanations,
+        alternatives=tuple((mv.move, mv.ev) for mv in res.moves[:3]), world=wc, verdict=verdict,
+        samples=res.samples, seconds=time.perf_counter() - t0)
+
+
+_GOOD = (MoveClass.BEST, MoveClass.GOOD)
+_BAD = (MoveClass.MISTAKE, MoveClass.BLUNDER)
+
+
+def _verdict(move: Move, cls: MoveClass, wc: WorldCost) -> Explanation | None:
+    if cls in _GOOD and wc.cls in _BAD:
+        return Explanation(
+            "unlucky",
+            f"Right on what you knew, unlucky: with the cards actually held {move.describe()} cost "
+            f"{wc.loss:.2f} points ({wc.best.describe()} would have been best)", 0.0)
+    if cls in _BAD and wc.cls in _GOOD:
+        return Explanation(
+            "lucky",
+            f"Lucky: the risk did not come — with the cards actually held {move.describe()} cost only "
+            f"{wc.loss:.2f} points", 0.0)
+    return None
+
+
+def _shown(ply: Ply) -> MoveAnalysis:
+    """A move as shown without rating: the table before it and the mover's hand when known."""
+    view = ply.state if ply.state is not None else (ply.observation or ply.viewer_observation)
+    loose = view.loose if view is not None else 0
+    builds = view.builds if view is not None else ()
+    hand = ply.observation.hand if ply.observation is not None else None
+    return MoveAnalysis(ply.index, ply.round, ply.deal, ply.move_index, ply.seat,
+                        ply.seat % _nsides(ply), ply.move, False, loose, builds, hand)
+
+
+def _nsides(ply: Ply) -> int:
+    view = ply.state if ply.state is not None else (ply.observation or ply.viewer_observation)
+    return view.nsides if view is not None else len(ply.scores)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A whole game
+
+
+@dataclass(frozen=True)
+class _Task:
+    rules: RuleSet
+    ply: Ply
+    limits: Limits
+    thresholds: Thresholds
+    names: tuple[str, ...]
+    world: bool
+
+
+def _run(task: _Task) -> MoveAnalysis:
+    return _rate(task.rules, task.ply, task.limits, task.thresholds, task.names, task.world)
+
+
+def seat_of(log: GameLog, player: str) -> int:
+    """The seat of a player named ``player`` (case-insensitive), or a seat number."""
+    names = list(log.players)
+    for i, name in enumerate(names):
+        if name.casefold() == player.strip().casefold():
+            return i
+    if player.strip().isdigit() and int(player) < len(names):
+        return int(player)
+    raise CoachError(f"player {player!r} is not in this game (players: {', '.join(names)})")
+
+
+def analyze(log: GameLog, options: AnalysisOptions = AnalysisOptions(),
+            progress: Callable[[int, int], None] | None = None) -> GameAnalysis:
+    """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish."""
+    t0 = time.perf_counter()
+    rep = replay(log)
+    names = tuple(log.players)
+    tasks: list[_Task] = []
+    shown: dict[int, MoveAnalysis] = {}
+    for ply in rep.plies:
+        rate = ply.observation is not None and (options.seats is None or ply.seat in options.seats)
+        if rate:
+            assert ply.observation is not None
+            limits = dataclasses.replace(options.limits, seed=options.limits.seed + ply.index)
+            if ply.observation.stock_count == 0 and ply.observation.nplayers == 2:
+                # The last deal of a 2-player round: every card is known to a player who counts, so
+                # search to the end of the round and the values are exact.
+                limits = dataclasses.replace(limits, depth=None)
+            tasks.append(_Task(log.rules, ply, limits, options.thresholds, names, options.world))
+        else:
+            shown[ply.index] = _shown(ply)
+    rated = {m.ply: m for m in _map(tasks, options.jobs, progress)}
+    moves = tuple(rated.get(p.index) or shown[p.index] for p in rep.plies)
+    round_points = tuple(tuple(float(x) for x in r.score.points) for r in rep.rounds
+                         if r.score is not None)
+    summaries = summarize(moves, names, log.nsides, round_points)
+    return GameAnalysis(log.rules, names, log.viewer, log.nsides, options, moves, summaries,
+                        round_points, time.perf_counter() - t0)
+
+
+def _map(tasks: list[_Task], jobs: int, progress: Callable[[int, int], None] | None,
+         ) -> Iterable[MoveAnalysis]:
+    total = len(tasks)
+    if progress:
+        progress(0, total)
+    out: list[MoveAnalysis] = []
+    if jobs <= 1 or total <= 1:
+        for i, task in enumerate(tasks):
+            out.append(_run(task))
+            if progress:
+                progress(i + 1, total)
+        return out
+    # Longest first (the early plies of a deal have the most to search) keeps the processes busy.
+    tasks = sorted(tasks, key=lambda t: (t.ply.move_index, t.ply.index))
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
+                                      else "spawn")
+    with ctx.Pool(min(jobs, total)) as pool:
+        for i, result in enumerate(pool.imap_unordered(_run, tasks, chunksize=1)):
+            out.append(result)
+            if progress:
+                progress(i + 1, total)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Summaries and luck
+
+
+def luck_by_deal(moves: Sequence[MoveAnalysis], nsides: int) -> dict[int, list[DealLuck]]:
+    """The luck of each deal per side (module docstring): first decision in the deal minus the value
+    the side had just before the deal."""
+    out: dict[int, list[DealLuck]] = {s: [] for s in range(nsides)}
+    rated = [m for m in moves if m.rated and m.best_value is not None and m.played_value is not None]
+    seen: set[tuple[int, int, int]] = set()
+    for i, m in enumerate(rated):
+        key = (m.round, m.deal, m.side)
+        if key in seen:
+            continue
+        seen.add(key)
+        prior = 0.0
+        for prev in reversed(rated[:i]):
+            if (prev.round, prev.deal) == (m.round, m.deal):
+                continue
+            if prev.round != m.round:
+                break
+            assert prev.played_value is not None
+            if prev.side == m.side:
+                prior = prev.played_value
+                break
+            if nsides == 2:
+                prior = -prev.played_value
+                break
+        assert m.best_value is not None
+        out[m.side].append(DealLuck(m.round, m.deal, m.best_value - prior))
+    return out
+
+
+def summarize(moves: Sequence[MoveAnalysis], players: Sequence[str], nsides: int,
+              round_points: Sequence[Sequence[float]]) -> tuple[SeatSummary, ...]:
+    """One summary per seat (see the module docstring for accuracy and luck)."""
+    luck = luck_by_deal(moves, nsides)
+    out = []
+    for seat, name in enumerate(players):
+        side = seat % nsides
+        mine = [m for m in moves if m.seat == seat and m.rated]
+        unforced = [m for m in mine if not m.forced]
+        classes = {c.value: sum(1 for m in unforced if m.cls == c) for c in CLASSES}
+        losses = [m.loss or 0.0 for m in unforced]
+        total = sum(losses)
+        accuracy = (sum(move_accuracy(x) for x in losses) / len(losses)) if losses else None
+        result = 0.0
+        for pts in round_points:
+            others = [p for s, p in enumerate(pts) if s != side]
+            result += pts[side] - (sum(others) / len(others) if others else 0.0)
+        side_luck = tuple(luck.get(side, []))
+        luck_total = sum(x.points for x in side_luck)
+        out.append(SeatSummary(
+            seat, name, side, len(mine), len(unforced), classes, total,
+            total / len(losses) if losses else 0.0, accuracy, side_luck, luck_total, result,
+            result - luck_total))
+    return tuple(out)

@@ -1,0 +1,248 @@
+"""Game analysis: classes from losses, known verdicts on constructed positions, whole logs."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from casino_coach.analysis import (
+    CLASSES,
+    AnalysisOptions,
+    MoveClass,
+    Thresholds,
+    analyze,
+    luck_by_deal,
+    move_accuracy,
+    rate_move,
+    seat_of,
+)
+from casino_coach.cards import card_name
+from casino_coach.errors import CoachError
+from casino_coach.movegen import CAPTURE, Move, apply, legal_moves
+from casino_coach.notation import parse_move
+from casino_coach.observation import observe
+from casino_coach.replay import GameLog, move_to_json, read_log
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits
+from casino_coach.state import deal, new_round, shuffle_round
+from tests.conftest import position
+
+CLASSIC = RuleSet.from_preset("classic")
+ROYAL = RuleSet.from_preset("royal")
+FAST = Limits(samples=4, min_samples=2, depth=2, exact_worlds=8)
+EXACT = Limits(samples=4, min_samples=2)  # depth 8: the last deal is searched to the end
+NAMES = ("Ana", "Ben")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Classes and accuracy
+
+
+def test_classes_follow_the_thresholds() -> None:
+    th = Thresholds(inaccuracy=0.2, mistake=0.5, blunder=1.0)
+    assert th.classify(0.0) is MoveClass.BEST
+    assert th.classify(0.3, is_best=True) is MoveClass.BEST
+    assert th.classify(0.1) is MoveClass.GOOD
+    assert th.classify(0.2) is MoveClass.INACCURACY
+    assert th.classify(0.7) is MoveClass.MISTAKE
+    assert th.classify(1.0) is MoveClass.BLUNDER
+
+
+def test_a_loss_inside_the_noise_is_never_a_mistake() -> None:
+    th = Thresholds(inaccuracy=0.2, mistake=0.5, blunder=1.0, noise=2.0)
+    assert th.classify(1.5, stderr=0.8) is MoveClass.INACCURACY
+    assert th.classify(1.5, stderr=0.7) is MoveClass.BLUNDER
+    assert th.classify(0.1, stderr=0.8) is MoveClass.GOOD
+
+
+def test_thresholds_must_grow() -> None:
+    with pytest.raises(CoachError, match="must grow"):
+        Thresholds(inaccuracy=0.5, mistake=0.3)
+
+
+@given(a=st.floats(0, 20), b=st.floats(0, 20), se=st.floats(0, 2))
+def test_a_bigger_loss_is_never_a_better_class(a: float, b: float, se: float) -> None:
+    th = Thresholds()
+    lo, hi = sorted((a, b))
+    assert CLASSES.index(th.classify(lo, se)) <= CLASSES.index(th.classify(hi, se))
+    assert move_accuracy(lo) >= move_accuracy(hi)
+
+
+def test_accuracy_scale() -> None:
+    assert move_accuracy(0.0) == pytest.approx(100.0, abs=0.01)
+    assert move_accuracy(1.0) == pytest.approx(66.3, abs=0.1)
+    assert move_accuracy(2.0) == pytest.approx(43.6, abs=0.1)
+    assert move_accuracy(50.0) == 0.0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Constructed positions with a known verdict (last deal: the values are exact)
+
+
+def _rate(rules: RuleSet, hands: list[str], table: str, move: str) -> Any:
+    s = position(rules, hands, table)
+    return rate_move(rules, observe(s, 0), parse_move(move), EXACT, state=s, names=NAMES)
+
+
+def test_missed_sweep() -> None:
+    m = _rate(ROYAL, ["8C 4D", "9H KS"], "3H 5S", "4D")
+    assert m.exact and not m.forced
+    assert m.best == parse_move("8C x 3H 5S")
+    assert m.cls is MoveClass.BLUNDER
+    sweep = next(e for e in m.explanations if e.kind == "missed_sweep")
+    assert "8♣" in sweep.text and "3♥ 5♠" in sweep.text
+    assert sum(e.points for e in m.explanations) == pytest.approx(m.loss, abs=0.011)
+
+
+def test_big_casino_trailed_when_it_could_capture() -> None:
+    m = _rate(CLASSIC, ["TD 4D", "TH KS"], "TC 5S", "TD")
+    assert m.best == parse_move("TD x TC") and m.cls is MoveClass.BLUNDER
+    texts = " ".join(e.text for e in m.explanations)
+    assert "Missed capture: 10♦ could take 10♣" in texts and "Big Casino" in texts
+    exposed = next(e for e in m.explanations if e.kind == "card_exposed")
+    assert "10♦" in exposed.text and "Ben" in exposed.text and "10♥" in exposed.text
+
+
+def test_build_left_for_the_opponent() -> None:
+    m = _rate(CLASSIC, ["3H 9C", "9D KS"], "6S 3C", "3H b9 6S")
+    assert m.best == parse_move("9C x 3C 6S")
+    assert m.cls is MoveClass.BLUNDER
+    built = next(e for e in m.explanations if e.kind == "build_exposed")
+    assert "9-build (3♥ 6♠)" in built.text and "Ben holds a 9" in built.text
+
+
+def test_forced_move() -> None:
+    m = _rate(CLASSIC, ["KC", "QS"], "5H", "KC")
+    assert m.forced and m.cls is MoveClass.BEST and m.loss == 0 and m.legal == 1
+    assert m.explanations == ()
+
+
+def test_best_move_has_no_explanation() -> None:
+    m = _rate(ROYAL, ["8C 4D", "9H KS"], "3H 5S", "8C x 3H 5S")
+    assert m.cls is MoveClass.BEST and m.loss == 0 and m.explanations == ()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Whole logs
+
+
+def _greedy(rules: RuleSet, moves: list[Move], rng: random.Random) -> Move:
+    """A quick policy that keeps the table small: the biggest capture, otherwise any move."""
+    caps = [m for m in moves if m.action == CAPTURE]
+    if caps and rng.random() < 0.8:
+        return max(caps, key=lambda m: (m.take.bit_count(), m))
+    return rng.choice(moves)
+
+
+def make_log(seed: int, preset: str = "classic", deals: int | None = None,
+             viewer: int | None = None) -> dict[str, Any]:
+    """A casino-replay log of one round played by a greedy policy (``deals`` stops it early)."""
+    rules = RuleSet.from_preset(preset)
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, 1, sh.table, sh.deals[0])
+    out_deals: list[dict[str, Any]] = []
+    ndeals = deals or len(sh.deals)
+    for d in range(ndeals):
+        if d:
+            s = deal(s, sh.deals[d])
+        hands = [[card_name(c) for c in range(52) if h >> c & 1] for h in sh.deals[d]]
+        if viewer is not None:
+            hands = [h if k == viewer else None for k, h in enumerate(hands)]  # type: ignore[misc]
+        entry: dict[str, Any] = {"hands": hands, "moves": []}
+        if d == 0:
+            entry["table"] = [card_name(c) for c in range(52) if sh.table >> c & 1]
+        for _ in range(8):
+            seat = s.to_move
+            m = _greedy(rules, legal_moves(rules, s), rng)
+            entry["moves"].append(move_to_json(m, seat))
+            s = apply(rules, s, m)
+        out_deals.append(entry)
+    return {"format": "casino-replay", "version": 1, "rules": {"preset": preset},
+            "players": list(NAMES), "viewer": viewer, "rounds": [{"dealer": 1, "deals": out_deals}]}
+
+
+def _log(obj: dict[str, Any]) -> GameLog:
+    import orjson
+
+    return read_log(orjson.dumps(obj))
+
+
+def test_whole_round_is_rated_and_summed_up() -> None:
+    log = _log(make_log(3))
+    seen: list[tuple[int, int]] = []
+    a = analyze(log, AnalysisOptions(limits=FAST), progress=lambda d, t: seen.append((d, t)))
+    assert len(a.moves) == 48 and all(m.rated for m in a.moves)
+    assert seen[0] == (0, 48) and seen[-1] == (48, 48)
+    assert [m.ply for m in a.moves] == list(range(48))
+    assert len(a.round_points) == 1 and sum(a.round_points[0]) >= 11
+    for s in a.summaries:
+        mine = [m for m in a.moves if m.seat == s.seat]
+        unforced = [m for m in mine if not m.forced]
+        assert s.moves == 24 and s.unforced == len(unforced)
+        assert sum(s.classes.values()) == s.unforced
+        assert s.loss_total == pytest.approx(sum(m.loss or 0 for m in unforced))
+        assert s.accuracy is None or 0 <= s.accuracy <= 100
+        assert s.luck_adjusted == pytest.approx(s.result - s.luck_total)
+        assert {(x.round, x.deal) for x in s.luck} == {(0, d) for d in range(6)}
+    assert a.summaries[0].result == pytest.approx(-a.summaries[1].result)
+    for m in a.moves:
+        assert m.loss is not None and m.loss >= 0 and m.best is not None
+        if m.explanations:
+            assert sum(e.points for e in m.explanations) == pytest.approx(m.loss, abs=0.011)
+        if m.round == 0 and m.deal == 5:
+            assert m.exact
+    worst = a.worst(3)
+    assert worst == sorted(worst, key=lambda m: -(m.loss or 0))
+
+
+def test_processes_give_the_same_analysis() -> None:
+    log = _log(make_log(5, deals=2))
+    one = analyze(log, AnalysisOptions(limits=FAST, jobs=1))
+    two = analyze(log, AnalysisOptions(limits=FAST, jobs=2))
+    strip = [(m.ply, m.best, m.loss, m.cls, m.explanations) for m in one.moves]
+    assert strip == [(m.ply, m.best, m.loss, m.cls, m.explanations) for m in two.moves]
+
+
+def test_one_player_only() -> None:
+    log = _log(make_log(7, deals=1))
+    a = analyze(log, AnalysisOptions(limits=FAST, seats=frozenset({seat_of(log, "ben")})))
+    assert {m.seat for m in a.moves if m.rated} == {1}
+    assert all(m.best is None and m.loss is None for m in a.moves if m.seat == 0)
+    assert a.summaries[0].moves == 0 and a.summaries[1].moves == 4
+    with pytest.raises(CoachError, match="not in this game"):
+        seat_of(log, "Zoe")
+
+
+def test_viewer_log_rates_the_viewer_only_and_keeps_hidden_cards_hidden() -> None:
+    full = _log(make_log(11, deals=2))
+    view = _log(make_log(11, deals=2, viewer=0))
+    a_full = analyze(full, AnalysisOptions(limits=FAST, world=False))
+    a_view = analyze(view, AnalysisOptions(limits=FAST, world=False))
+    assert all(m.rated == (m.seat == 0) for m in a_view.moves)
+    # The other seat's moves are shown with the table, never with the hand it held.
+    assert all(m.hand is None for m in a_view.moves if m.seat == 1)
+    # The viewer's ratings depend only on what the viewer could see: the same as in the full log.
+    for mf, mv in zip(a_full.moves, a_view.moves, strict=True):
+        if mv.rated:
+            assert (mf.best, mf.loss, mf.cls, mf.explanations) == (mv.best, mv.loss, mv.cls,
+                                                                   mv.explanations)
+            assert mv.world is None
+
+
+def test_luck_is_measured_from_the_value_before_the_deal() -> None:
+    log = _log(make_log(13, deals=2))
+    a = analyze(log, AnalysisOptions(limits=FAST, world=False))
+    luck = luck_by_deal(a.moves, 2)
+    first = a.moves[0]
+    assert luck[first.side][0].points == pytest.approx(first.best_value)
+    # Deal 2: the first mover's luck is its best value minus the last move of deal 1 (its view).
+    last = a.moves[7]
+    d2 = a.moves[8]
+    prior = last.played_value if last.side == d2.side else -last.played_value
+    got = next(x for x in luck[d2.side] if x.deal == 1)
+    assert got.points == pytest.approx(d2.best_value - prior)

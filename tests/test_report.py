@@ -1,0 +1,132 @@
+"""Reports: the JSON contract, Markdown, and a self-contained HTML page."""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+import pytest
+
+from casino_coach.analysis import (
+    AnalysisOptions,
+    DealLuck,
+    GameAnalysis,
+    MoveAnalysis,
+    MoveClass,
+    WorldCost,
+    summarize,
+)
+from casino_coach.explain import Explanation
+from casino_coach.notation import parse_hand, parse_move, parse_table
+from casino_coach.report import ReportFormat, chart_svg, render, to_html, to_markdown, to_obj
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits
+
+RULES = RuleSet.from_preset("royal")
+PLAYERS = ("Ana <&> \"A\"", "Ben")
+
+
+def _analysis() -> GameAnalysis:
+    loose, builds = parse_table("3H 5S [2C 3C =5 @1]")
+    miss = MoveAnalysis(
+        ply=0, round=0, deal=0, move_index=0, seat=0, side=0, played=parse_move("4D"), rated=True,
+        loose=loose, builds=builds, hand=parse_hand("8C 4D"), best=parse_move("8C x 3H 5S"),
+        played_value=-1.0, best_value=1.5, loss=2.5, stderr=0.1, cls=MoveClass.BLUNDER, exact=True,
+        legal=3,
+        explanations=(Explanation("missed_sweep", "Missed sweep: 8♣ takes 3♥ 5♠", 1.5),
+                      Explanation("later_play", "The rest <is> later play", 1.0)),
+        alternatives=((parse_move("8C x 3H 5S"), 1.5), (parse_move("4D"), -1.0)),
+        world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -2.0, 3.0, MoveClass.BLUNDER))
+    forced = MoveAnalysis(
+        ply=1, round=0, deal=0, move_index=1, seat=1, side=1, played=parse_move("KS"), rated=True,
+        loose=loose | parse_hand("4D"), builds=builds, hand=parse_hand("KS"), best=parse_move("KS"),
+        played_value=0.5, best_value=0.5, loss=0.0, cls=MoveClass.BEST, forced=True, legal=1,
+        alternatives=((parse_move("KS"), 0.5),))
+    good = MoveAnalysis(
+        ply=2, round=0, deal=1, move_index=0, seat=0, side=0, played=parse_move("9H"), rated=True,
+        loose=0, builds=(), hand=parse_hand("9H TD"), best=parse_move("TD"), played_value=0.9,
+        best_value=1.0, loss=0.1, cls=MoveClass.GOOD, legal=2,
+        explanations=(Explanation("later_play", "10♦ trails leaves you better placed", 0.1),),
+        verdict=Explanation("unlucky", "Right on what you knew, unlucky", 0.0))
+    shown = MoveAnalysis(ply=3, round=0, deal=1, move_index=1, seat=1, side=1, played=parse_move("2S"),
+                         rated=False, loose=parse_hand("9H"), builds=(), hand=None)
+    moves = (miss, forced, good, shown)
+    points = ((7.0, 4.0),)
+    return GameAnalysis(RULES, PLAYERS, None, 2, AnalysisOptions(limits=Limits(samples=4, min_samples=2)),
+                        moves, summarize(moves, PLAYERS, 2, points), points, 1.25)
+
+
+def test_json_has_the_contract_fields() -> None:
+    a = _analysis()
+    obj = orjson.loads(render(a, ReportFormat.JSON))
+    assert obj["format"] == "casino-analysis" and obj["players"] == list(PLAYERS)
+    m = obj["moves"][0]
+    for key in ("ply", "seat", "played", "best", "loss", "class", "explanations", "exact"):
+        assert key in m
+    assert m["played"] == {"seat": 0, "card": "4D", "action": "trail", "take": []} or \
+        m["played"]["card"] == "4D"
+    assert m["best"]["action"] == "capture" and sorted(m["best"]["take"]) == ["3H", "5S"]
+    assert m["class"] == "blunder" and m["loss"] == 2.5 and m["exact"] is True
+    assert m["explanations"][0] == {"kind": "missed_sweep", "text": "Missed sweep: 8♣ takes 3♥ 5♠",
+                                    "points": 1.5}
+    assert m["world"]["class"] == "blunder" and m["world"]["loss"] == 3.0
+    assert m["table"]["builds"][0]["value"] == 5
+    assert obj["moves"][1]["forced"] is True
+    assert obj["moves"][3]["rated"] is False and obj["moves"][3]["class"] is None
+    assert obj["moves"][3]["hand"] is None
+    assert [s["seat"] for s in obj["summary"]] == [0, 1]
+    ana = obj["summary"][0]
+    assert ana["moves"] == 2 and ana["unforced"] == 2 and ana["classes"]["blunder"] == 1
+    assert ana["loss_total"] == pytest.approx(2.6) and ana["result"] == 3.0
+    assert obj["summary"][1]["unforced"] == 0 and obj["summary"][1]["accuracy"] is None
+
+
+def test_summary_luck_uses_the_first_decision_of_each_deal() -> None:
+    a = _analysis()
+    # Ana's deal 1 starts at 1.5 (from nothing); deal 2 at 1.0 after Ben's 0.5 (= -0.5 for Ana).
+    assert a.summaries[0].luck == (DealLuck(0, 0, 1.5), DealLuck(0, 1, 1.5))
+    # Ben's first decision is in deal 1 too: measured from the start of the round, not Ana's move.
+    assert a.summaries[1].luck == (DealLuck(0, 0, 0.5),)
+
+
+def test_markdown_lists_worst_moves_and_the_game() -> None:
+    md = to_markdown(_analysis())
+    assert md.startswith("# Game analysis")
+    assert "## Worst moves" in md and "## Move by move" in md
+    worst = md.split("## Worst moves")[1].split("## Move by move")[0]
+    assert "4♦ trails" in worst and "*blunder*" in worst and "8♣ captures 3♥ 5♠" in worst
+    assert "Missed sweep: 8♣ takes 3♥ 5♠ (1.50)" in md
+    assert "*forced*" in md and "Right on what you knew, unlucky" in md
+    assert "| Ana <&> \"A\" | 2 | 2 |" in md
+
+
+def test_html_is_self_contained_and_escaped() -> None:
+    page = to_html(_analysis())
+    assert page.startswith("<!DOCTYPE html>")
+    for banned in ("http://", "https://", "<script", "<link", "@import", "url(", "src="):
+        assert banned not in page
+    assert "Ana &lt;&amp;&gt; &quot;A&quot;" in page and "<&>" not in page
+    assert "The rest &lt;is&gt; later play" in page
+    game = page.split("Move by move")[1]
+    assert game.count('class="move ') == 4 and page.count('class="move ') == 6  # 2 worst moves
+    assert 'id="ply1"' in game and '<a href="#ply1">' in page.split("Move by move")[0]
+    assert 'class="cls blunder"' in page and 'class="cls forced"' in page
+    assert "<svg" in page and "<polyline" in page
+    # Card faces: red hearts and diamonds.
+    assert '<span class="card red">4♦</span>' in page and '<span class="card">8♣</span>' in page
+
+
+def test_chart_has_one_point_per_rated_move() -> None:
+    svg = chart_svg(_analysis())
+    assert svg.count("<circle") == 3
+    # Two sides: one series seen from the first player (Ben's 0.5 is -0.5 for Ana).
+    assert "expected -0.50" in svg and "expected -1.00" in svg
+
+
+def test_every_format_renders() -> None:
+    a = _analysis()
+    for fmt in ReportFormat:
+        data = render(a, fmt)
+        assert data and data.decode()
+    assert re.search(r"Round 1 \(points 7, 4\)", to_markdown(a))
+    assert to_obj(a)["rounds"] == [{"points": [7.0, 4.0]}]
