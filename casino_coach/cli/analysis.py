@@ -1,0 +1,126 @@
+"""``casino-coach analyze`` and ``casino-coach export``: rate every move of a log and report it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from casino_coach.analysis import (
+    AnalysisOptions,
+    GameAnalysis,
+    Thresholds,
+    analysis_limits,
+    analyze,
+    seat_of,
+)
+from casino_coach.cli.app import app, err_console, handle_errors
+from casino_coach.errors import CoachError
+from casino_coach.files import atomic_write_bytes
+from casino_coach.render.analysis import analysis_view
+from casino_coach.replay import read_log
+from casino_coach.report import ReportFormat, render, to_json
+
+_DEFAULT = Thresholds()
+DEFAULT_SAMPLES = analysis_limits().samples
+
+
+def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, inaccuracy: float,
+         mistake: float, blunder: float, noise: float, world: bool) -> GameAnalysis:
+    """Read, check and analyse the log with a progress bar on stderr."""
+    if jobs < 1:
+        raise CoachError(f"--jobs must be at least 1, got {jobs}")
+    if samples < 1:
+        raise CoachError(f"--samples must be at least 1, got {samples}")
+    log = read_log(file)
+    seats = frozenset({seat_of(log, player)}) if player is not None else None
+    options = AnalysisOptions(
+        limits=analysis_limits(samples, seed),
+        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
+        seats=seats, world=world, jobs=jobs)
+    with Progress(TextColumn("analysing {task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as progress:
+        task = progress.add_task(file.name, total=None)
+
+        def step(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        return analyze(log, options, progress=step)
+
+
+_FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)
+_JOBS = typer.Option(1, "--jobs", "-j", help="Analyse with N processes (moves are independent).")
+_PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's moves (name or seat).")
+_SAMPLES = typer.Option(DEFAULT_SAMPLES, "--samples", help="Sampled deals of the unseen cards per move.")
+_SEED = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index).")
+_INACC = typer.Option(_DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is "
+                      "an inaccuracy.")
+_MISTAKE = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss (points) from which a move is a "
+                        "mistake.")
+_BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from which a move is a "
+                        "blunder.")
+_NOISE = typer.Option(_DEFAULT.noise, "--noise", help="Losses within this many standard errors of the "
+                      "search are at most inaccuracies.")
+_WORLD = typer.Option(True, "--world/--no-world", help="Also value each move against the cards "
+                      "actually held (logs with every hand).")
+
+
+@app.command("analyze")
+@handle_errors
+def analyze_command(
+    file: Path = _FILE,
+    json: bool = typer.Option(False, "--json", help="Print the analysis as JSON instead."),
+    jobs: int = _JOBS,
+    player: str | None = _PLAYER,
+    samples: int = _SAMPLES,
+    seed: int = _SEED,
+    inaccuracy: float = _INACC,
+    mistake: float = _MISTAKE,
+    blunder: float = _BLUNDER,
+    noise: float = _NOISE,
+    world: bool = _WORLD,
+    worst: int = typer.Option(5, "--worst", help="How many of the worst moves to explain first."),
+    moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst "
+                               "moves."),
+) -> None:
+    """Rate every move of a game log: the loss in expected points against the best move, a class
+    (best, good, inaccuracy, mistake, blunder), and why, naming the cards.
+
+    Example: casino-coach analyze replays/game.json --jobs 2 --player Ana
+    """
+    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world)
+    if json:
+        typer.echo(to_json(result).decode(), nl=False)
+        return
+    Console(highlight=False).print(analysis_view(result, worst=worst, whole_game=moves))
+
+
+@app.command("export")
+@handle_errors
+def export_command(
+    file: Path = _FILE,
+    fmt: ReportFormat = typer.Option(ReportFormat.HTML, "--format", "-f",
+                                     help="html (one self-contained page), md or json."),
+    out: Path = typer.Option(..., "--out", "-o", help="The report file to write.",
+                             show_default=False),
+    jobs: int = _JOBS,
+    player: str | None = _PLAYER,
+    samples: int = _SAMPLES,
+    seed: int = _SEED,
+    inaccuracy: float = _INACC,
+    mistake: float = _MISTAKE,
+    blunder: float = _BLUNDER,
+    noise: float = _NOISE,
+    world: bool = _WORLD,
+) -> None:
+    """Analyse a game log and write an annotated report: every move with its class, its explanation
+    and the best alternative, and a chart of the expected round score.
+
+    Example: casino-coach export replays/game.json --format html --out game.html
+    """
+    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world)
+    atomic_write_bytes(out, render(result, fmt))
+    err_console.print(f"wrote {out} ({fmt.value}, {len(result.moves)} moves)", markup=False)

@@ -1,0 +1,151 @@
+"""Rich renderables for a game analysis: the summary, the worst moves, the whole game (no logic, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.cards import SUIT, card_symbol, iter_cards
+from casino_coach.movegen import Move
+from casino_coach.state import Build
+
+CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
+                "mistake": "bold dark_orange", "blunder": "bold red", "forced": "grey50",
+                "not rated": "dim"}
+
+
+def cards_text(mask: int) -> Text:
+    """Cards with their suit colours (hearts and diamonds red)."""
+    t = Text()
+    for i, c in enumerate(iter_cards(mask)):
+        if i:
+            t.append(" ")
+        t.append(card_symbol(c), style="bold red" if SUIT[c] in (1, 2) else "bold")
+    return t
+
+
+def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
+    t = cards_text(loose)
+    for b in builds:
+        if len(t):
+            t.append(" ")
+        t.append("[")
+        t.append_text(cards_text(b.cards))
+        t.append(f" ={b.value}]", style="cyan")
+    return t if len(t) else Text("(empty)", style="dim")
+
+
+def move_text(m: Move) -> Text:
+    """A move in words with coloured cards: "8♣ takes 3♥ 5♠"."""
+    t = cards_text(1 << m.card)
+    verb = {0: " trails", 1: " takes ", 2: f" builds {m.value} with "}[m.action]
+    t.append(verb)
+    if m.take:
+        t.append_text(cards_text(m.take))
+    return t
+
+
+def label(m: MoveAnalysis) -> str:
+    if not m.rated:
+        return "not rated"
+    if m.forced:
+        return "forced"
+    return m.cls.value if m.cls is not None else ""
+
+
+def summary_table(a: GameAnalysis) -> Table:
+    t = Table(title="Summary", title_justify="left", title_style="bold")
+    t.add_column("player", style="bold")
+    t.add_column("moves", justify="right")
+    t.add_column("unforced", justify="right")
+    for c in CLASSES:
+        t.add_column(c.value, justify="right", style=CLASS_STYLES[c.value])
+    t.add_column("lost", justify="right")
+    t.add_column("per decision", justify="right")
+    t.add_column("accuracy", justify="right")
+    t.add_column("luck", justify="right")
+    t.add_column("result", justify="right")
+    t.add_column("luck-adjusted", justify="right")
+    for s in a.summaries:
+        t.add_row(s.player, str(s.moves), str(s.unforced), *(str(s.classes[c.value]) for c in CLASSES),
+                  f"{s.loss_total:.2f}", f"{s.loss_per_decision:.3f}",
+                  "–" if s.accuracy is None else f"{s.accuracy:.1f}%", f"{s.luck_total:+.2f}",
+                  f"{s.result:+.2f}", f"{s.luck_adjusted:+.2f}")
+    return t
+
+
+def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
+    """One rated move with its explanation."""
+    lab = label(m)
+    style = CLASS_STYLES.get(lab, "")
+    lines: list[RenderableType] = []
+    played = Text("played ", style="dim")
+    played.append_text(move_text(m.played))
+    if m.best is not None and m.best != m.played:
+        played.append("   best ", style="dim")
+        played.append_text(move_text(m.best))
+    lines.append(played)
+    where = Text("table ", style="dim")
+    where.append_text(table_text(m.loose, m.builds))
+    if m.hand is not None:
+        where.append("   hand ", style="dim")
+        where.append_text(cards_text(m.hand))
+    lines.append(where)
+    for e in m.explanations:
+        lines.append(Text.assemble("• ", e.text, (f"  ({e.points:.2f})", "bold red")))
+    if m.verdict is not None:
+        lines.append(Text(m.verdict.text, style="magenta"))
+    loss = f", lost {m.loss:.2f}" if m.loss else ""
+    exact = " (exact)" if m.exact else ""
+    title = Text.assemble(f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ",
+                          (lab, style), loss + exact)
+    return Panel(Group(*lines), title=title, title_align="left", border_style=style or "dim")
+
+
+def game_table(a: GameAnalysis) -> Table:
+    t = Table(title="The whole game", title_justify="left", title_style="bold")
+    t.add_column("#", justify="right")
+    t.add_column("rd.deal")
+    t.add_column("player")
+    t.add_column("table")
+    t.add_column("played")
+    t.add_column("class")
+    t.add_column("loss", justify="right")
+    t.add_column("best")
+    last_round = -1
+    for m in a.moves:
+        lab = label(m)
+        if m.round != last_round and last_round >= 0:
+            t.add_section()
+        last_round = m.round
+        best = move_text(m.best) if m.best is not None and m.best != m.played else Text("")
+        t.add_row(str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat],
+                  table_text(m.loose, m.builds), move_text(m.played), Text(lab, style=CLASS_STYLES[lab]),
+                  f"{m.loss:.2f}" if m.loss and not m.forced else "", best)
+    return t
+
+
+def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True) -> Group:
+    """The terminal report: header, summary, the worst moves first, then the whole game."""
+    lim = a.options.limits
+    th = a.options.thresholds
+    head = Text.assemble(
+        (f"Game analysis: {' vs '.join(a.players)}", "bold"), f"  ({a.rules.describe()})\n",
+        (f"{lim.samples} sampled worlds per move, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
+         f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points); "
+         f"{a.seconds:.1f} s", "dim"))
+    parts: list[RenderableType] = [head, summary_table(a)]
+    bad = a.worst(worst)
+    if bad:
+        parts.append(Text("Worst moves", style="bold"))
+        parts += [move_panel(m, a.players) for m in bad]
+    elif worst:
+        parts.append(Text("No move lost points.", style="green"))
+    if whole_game:
+        parts.append(game_table(a))
+    return Group(*parts)
