@@ -1,0 +1,52 @@
+"""Benchmark the game analysis: whole 2-player games to 21, analysed at default settings.
+
+Target (issue 4, 2-core machine): at most 60 s per game with ``--jobs 2`` (median of 3 games). The
+games are played by the ``counter`` bot against itself (seeds 1, 2, 3, classic rules unless
+``--preset``); each is analysed as ``casino-coach analyze --jobs 2`` would. Prints the median seconds
+per game and per rated move.
+
+    python scripts/bench_analysis.py [--games 3] [--jobs 2] [--preset classic]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.arena import play
+from casino_coach.bots import make_policy
+from casino_coach.rules import RuleSet
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--preset", default="classic")
+    ap.add_argument("--bot", default="counter")
+    ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True)
+    args = ap.parse_args()
+    rules = RuleSet.from_preset(args.preset)
+    per_game: list[float] = []
+    per_move: list[float] = []
+    for seed in range(1, args.games + 1):
+        game = play(rules, [make_policy(args.bot), make_policy(args.bot)], seed, rounds=None)
+        log = game.to_log()
+        t0 = time.perf_counter()
+        a = analyze(log, AnalysisOptions(limits=analysis_limits(), jobs=args.jobs, world=args.world))
+        dt = time.perf_counter() - t0
+        rated = [m for m in a.moves if m.rated]
+        cpu = [m.seconds for m in rated]
+        per_game.append(dt)
+        per_move.append(dt / max(1, len(rated)))
+        print(f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall "
+              f"({dt / max(1, len(rated)) * 1000:.0f} ms per move; search per move: median "
+              f"{statistics.median(cpu) * 1000:.0f} ms, max {max(cpu):.2f} s)", flush=True)
+    print(f"median per game: {statistics.median(per_game):.1f} s with --jobs {args.jobs} "
+          f"(target <= 60 s); median per move: {statistics.median(per_move) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

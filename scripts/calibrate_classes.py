@@ -1,0 +1,138 @@
+"""Calibrate the move classes of ``casino-coach analyze`` from self-play.
+
+Positions come from self-play rounds of the ``counter`` bot (classic rules by default). Each position
+is searched twice at the analysis's default limits with two different seeds, A and B:
+
+* **noise**: the loss that run B gives to the move run A found best. A perfect move still shows this
+  much loss from sampling alone, so the "good" band must hold most of it: the inaccuracy threshold is
+  the 95th percentile of this noise (rounded up to 0.05 points, at least 0.1), so fewer than 1 in 20
+  best moves is called an inaccuracy by chance;
+* the noise has a long tail (a search that stopped early on the wrong move), which the thresholds do
+  not try to cover: the noise rule does (a loss within 2 standard errors of the difference is never
+  called a mistake). The script checks how much of the noise that rule catches;
+* the mistake threshold is twice the inaccuracy threshold and at least half a point; the blunder
+  threshold twice the mistake threshold (at least a point: an ace or Little Casino);
+* and prints how the moves of three players fall into the classes with these thresholds: the bot
+  that played the game (``counter``), ``greedy`` and ``random``.
+
+    python scripts/calibrate_classes.py [--rounds 6] [--every 3] [--samples 24] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from casino_coach.analysis import CLASSES, Thresholds, analysis_limits
+from casino_coach.arena import play
+from casino_coach.bots import make_policy
+from casino_coach.movegen import Move
+from casino_coach.observation import Observation
+from casino_coach.rules import RuleSet
+from casino_coach.search import evaluate
+
+
+@dataclass(frozen=True)
+class Sample:
+    noise: float  # loss in run B of run A's best move
+    se: float  # standard error of that difference (as the analysis computes it)
+    exact: bool
+    losses: dict[str, float]  # policy -> loss of its move (run A)
+
+
+def _positions(rules: RuleSet, rounds: int, every: int) -> list[tuple[Observation, Move, int]]:
+    """(observation of the mover, the move the bot played, seed) for every ``every``-th ply."""
+    out = []
+    for seed in range(1, rounds + 1):
+        game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=1)
+        log = game.to_log()
+        from casino_coach.replay import replay
+
+        for ply in replay(log).plies:
+            if ply.index % every == 0 and ply.observation is not None:
+                out.append((ply.observation, ply.move, seed * 1000 + ply.index))
+    return out
+
+
+_RULES: RuleSet | None = None
+_SAMPLES = 24
+
+
+def _init(preset: str, samples: int) -> None:
+    global _RULES, _SAMPLES
+    _RULES = RuleSet.from_preset(preset)
+    _SAMPLES = samples
+
+
+def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
+    obs, played, seed = item
+    rules = _RULES
+    assert rules is not None
+    a = evaluate(rules, obs, analysis_limits(_SAMPLES, seed))
+    if len(a.moves) < 2:
+        return None
+    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919))
+    best_a = a.moves[0].move
+    mv_b = b.value_of(best_a)
+    noise = max(0.0, b.moves[0].ev - mv_b.ev)
+    se = math.hypot(b.moves[0].stderr, mv_b.stderr) if b.moves[0].move != best_a else 0.0
+    rng = random.Random(seed)
+    legal = [mv.move for mv in a.moves]
+    greedy = make_policy("greedy").choose(rules, obs, legal, rng)
+    losses = {"counter": a.moves[0].ev - a.value_of(played).ev,
+              "greedy": a.moves[0].ev - a.value_of(greedy).ev,
+              "random": a.moves[0].ev - a.value_of(rng.choice(legal)).ev}
+    return Sample(noise, se, a.exact, losses)
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def _up(x: float, step: float = 0.05) -> float:
+    return round(math.ceil(x / step - 1e-9) * step, 2)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=6, help="self-play rounds to draw positions from")
+    ap.add_argument("--every", type=int, default=3, help="take every N-th ply")
+    ap.add_argument("--samples", type=int, default=analysis_limits().samples)
+    ap.add_argument("--preset", default="classic")
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args()
+    rules = RuleSet.from_preset(args.preset)
+    items = _positions(rules, args.rounds, args.every)
+    with multiprocessing.get_context("fork").Pool(args.jobs, _init, (args.preset, args.samples)) as pool:
+        samples = [s for s in pool.map(_measure, items, chunksize=1) if s is not None]
+    sampled = [s for s in samples if not s.exact]
+    noise = [s.noise for s in sampled]
+    print(f"{len(samples)} positions with a choice ({len(sampled)} sampled, "
+          f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {args.preset}")
+    print("noise: loss in run B of run A's best move (sampled positions), points: "
+          + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.3f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
+          + f", max {max(noise, default=0.0):.3f}; zero in {sum(1 for x in noise if x == 0)}")
+    inside = sum(1 for s in sampled if s.noise <= 2 * s.se)
+    print(f"noise rule: {inside}/{len(sampled)} noise losses lie within 2 standard errors "
+          f"({100 * inside / max(1, len(sampled)):.0f}%)")
+    inacc = max(0.1, _up(_pct(noise, 0.95)))
+    mistake = max(_up(2 * inacc), 0.5)
+    th = Thresholds(inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2))
+    print(f"thresholds: inaccuracy {th.inaccuracy}, mistake {th.mistake}, blunder {th.blunder}")
+    for name in ("counter", "greedy", "random"):
+        losses = [s.losses[name] for s in samples]
+        counts = Counter(th.classify(x).value for x in losses)
+        print(f"  {name:8s} mean loss {statistics.mean(losses):.3f}: "
+              + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES))
+
+
+if __name__ == "__main__":
+    main()
