@@ -1,0 +1,167 @@
+"""``casino-coach play``: a game against the coach's bots in the terminal, with hints and a tutor.
+
+The command only wires input and output: lines come from the terminal (with tab completion of commands
+and moves), a ``--moves`` file, or a pipe; each goes to ``session.Session.handle`` and what comes back is
+drawn by ``render.play``. The game log is written by the session after every round and at the end.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import typer
+from rich.console import Console
+
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.errors import CoachError
+from casino_coach.render.play import note_view, turn_view, words
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits
+from casino_coach.session import TUTOR_LEVELS, NoteKind, Session
+
+PROMPT = "your move> "
+TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
+
+
+def default_out(seed: int, today: datetime.date, folder: Path = Path()) -> Path:
+    """``casino-2026-11-29-seed7.json`` in ``folder``; ``-2``, ``-3``... when the name is taken."""
+    base = f"casino-{today.isoformat()}-seed{seed}"
+    path = folder / f"{base}.json"
+    n = 2
+    while path.exists():
+        path = folder / f"{base}-{n}.json"
+        n += 1
+    return path
+
+
+class LineSource:
+    """Typed lines: from a terminal (prompt, line editing, tab completion) or a file/pipe (echoed so
+    the transcript reads like the game). ``read`` returns None at the end of the input."""
+
+    def __init__(self, console: Console, stream: TextIO, interactive: bool,
+                 complete: Callable[[str], list[str]] | None = None) -> None:
+        self.console = console
+        self.stream = stream
+        self.interactive = interactive
+        self._lines: Iterator[str] = iter(stream)
+        if interactive and complete is not None:
+            _enable_completion(complete)
+
+    def read(self, prompt: str) -> str | None:
+        if self.interactive:
+            try:
+                return self.console.input(prompt)
+            except EOFError:
+                return None
+        for raw in self._lines:
+            line = raw.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue  # blank lines and comments in a script
+            self.console.print(f"{prompt}{line}", markup=False, highlight=False)
+            return line
+        return None
+
+
+def _enable_completion(complete: Callable[[str], list[str]]) -> None:
+    """Tab completion of the whole line (commands and legal moves) through readline, when present."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - platforms without readline
+        return
+    matches: list[str] = []
+
+    def completer(text: str, state: int) -> str | None:
+        nonlocal matches
+        if state == 0:
+            matches = complete(readline.get_line_buffer())
+        return matches[state] if state < len(matches) else None
+
+    readline.set_completer_delims("")
+    readline.set_completer(completer)
+    readline.parse_and_bind("tab: complete")
+
+
+@app.command("play")
+@handle_errors
+def play_command(
+    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
+    option: list[str] = typer.Option(
+        [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."),
+    players: int = typer.Option(2, "--players", help="2, 3 or 4 players (you and bots)."),
+    opponent: str = typer.Option("counter", "--opponent",
+                                 help="The bots: counter, searcher, greedy or random."),
+    seed: int | None = typer.Option(None, "--seed", help="Shuffle seed (default: a random one)."),
+    seat: int = typer.Option(0, "--seat", help="Your seat, 0 to players-1."),
+    name: str = typer.Option("You", "--name", help="Your name in the log."),
+    practice: bool = typer.Option(False, "--practice", help="Allow undo."),
+    tutor: str | None = typer.Option(
+        None, "--tutor", is_flag=False, flag_value="mistake", metavar="[inaccuracy|mistake|blunder]",
+        help="Stop moves that lose at least this much (default mistake) and say why."),
+    samples: int = typer.Option(16, "--samples", help="Search effort of hints and the tutor."),
+    out: Path | None = typer.Option(None, "--out", help="Where to write the game log (default: "
+                                    "casino-DATE-seedS.json here)."),
+    moves: Path | None = typer.Option(None, "--moves", help="Read the moves from this file instead "
+                                      "of the keyboard (one a line, # comments)."),
+) -> None:
+    """Play Casino against the coach's bots, with hints, a tutor and undo.
+
+    Type moves in the compact notation (8C x 3H 5S) or by number; help lists the commands.
+    """
+    if tutor is not None and tutor not in TUTOR_LEVELS:
+        raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
+    if samples < 1:
+        raise CoachError(f"--samples must be at least 1, got {samples}")
+    rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    today = datetime.date.today()
+    path = out if out is not None else default_out(seed, today)
+    session = Session(rules, players=players, human=seat, name=name, opponent=opponent, seed=seed,
+                      practice=practice, tutor=tutor, out=path, date=today.isoformat(),
+                      limits=Limits(samples=samples, min_samples=min(samples, 6), seed=seed))
+    console = Console(highlight=False)
+    if moves is not None:
+        with moves.open(encoding="utf-8") as f:
+            run(session, console, LineSource(console, f, interactive=False))
+    else:
+        stdin = sys.stdin
+        source = LineSource(console, stdin, interactive=stdin.isatty(),
+                            complete=session.completions)
+        run(session, console, source)
+
+
+def run(session: Session, console: Console, source: LineSource) -> None:
+    """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
+    opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
+    extras = [x for x, on in (("practice: undo allowed", session.practice),
+                              (f"tutor: stops a {session.tutor} or worse", session.tutor)) if on]
+    console.print(words(f"Casino ({session.rules.describe()}) against {opponents}, seed "
+                        f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)))
+    console.print("Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim",
+                  markup=False)
+    shown = -1
+    while not session.over:
+        if session.bot_to_move:
+            for note in session.bot_step():
+                console.print(note_view(note))
+            continue
+        if shown != session.ply:
+            console.print(turn_view(session))
+            shown = session.ply
+        line = source.read(TUTOR_PROMPT if session.pending is not None else PROMPT)
+        if line is None:
+            console.print("Input ended.")
+            for note in session.stop():
+                console.print(note_view(note))
+            return
+        for note in session.handle(line):
+            if note.kind == NoteKind.TABLE:
+                shown = -1
+                continue
+            console.print(note_view(note))

@@ -1,0 +1,130 @@
+"""Rich renderables for ``casino-coach play``: the table, the hand, the numbered moves and the notes of a
+``session.Session`` (no logic, no I/O). Everything fits 80 columns and reads without colour."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rich.columns import Columns
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from casino_coach.cards import SUIT, iter_cards
+from casino_coach.movegen import Move
+from casino_coach.notation import move_text
+from casino_coach.render import cards_text
+from casino_coach.session import Note, NoteKind, Session
+from casino_coach.state import deals_per_round
+
+MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
+
+NOTE_STYLES = {
+    NoteKind.INFO: "", NoteKind.ERROR: "bold red", NoteKind.CANDIDATES: "yellow",
+    NoteKind.MOVES: "", NoteKind.PLAYED: "green", NoteKind.BOT: "cyan", NoteKind.DEAL: "bold",
+    NoteKind.ROUND: "bold", NoteKind.GAME_OVER: "bold green", NoteKind.HINT: "yellow",
+    NoteKind.WHY: "yellow", NoteKind.TUTOR: "magenta", NoteKind.HELP: "", NoteKind.TABLE: "",
+    NoteKind.SAVED: "dim", NoteKind.QUIT: "bold",
+}
+_RED_CARD = re.compile(r"(?:10|[2-9AJQK])[♦♥]")
+_BLACK_CARD = re.compile(r"(?:10|[2-9AJQK])[♣♠]")
+
+
+def words(text: str, style: str = "") -> Text:
+    """Plain words with the cards in them coloured by suit."""
+    t = Text(text, style=style)
+    t.highlight_regex(_RED_CARD, "bold red")
+    t.highlight_regex(_BLACK_CARD, "bold")
+    return t
+
+
+def table_panel(session: Session) -> Panel:
+    """The table: loose cards, builds (value, single or multiple, owner), scores, piles, cards left."""
+    st = session.state
+    game = session.game
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column()
+    grid.add_row("Table", cards_text(st.loose, empty="(no loose cards)"))
+    for b in st.builds:
+        t = Text()
+        t.append(f"{b.value:>2}", style="bold cyan")
+        t.append(f" {'multiple' if b.multiple else 'single  '} ", style="cyan")
+        t.append_text(cards_text(b.cards))
+        owner = "yours" if b.owner == session.human else f"{session.players[b.owner]}'s"
+        t.append(f"  ({owner})", style="dim")
+        grid.add_row("Build", t)
+    scores = "  ".join(f"{session.side_name(s)} {_num(p)}" for s, p in enumerate(game.scores))
+    grid.add_row("Score", Text(f"{scores}   (game to {session.rules.target})"))
+    piles = "  ".join(
+        f"{session.side_name(s)} {p.bit_count()} cards {_spades(p)}♠ "
+        f"{st.sweeps[s]} sweep{'' if st.sweeps[s] == 1 else 's'}"
+        for s, p in enumerate(st.captured))
+    grid.add_row("Taken", Text(piles))
+    hands = ", ".join(f"{session.players[s]} {h.bit_count()}" for s, h in enumerate(st.hands)
+                      if s != session.human)
+    total = deals_per_round(st.nplayers)
+    deal_no = total - st.deals_left()
+    last = ", last deal" if st.last_deal else ""
+    grid.add_row("Left", Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}); "
+                              f"in hand: {hands}"))
+    title = f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · {session.rules.preset}"
+    return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))
+
+
+def _spades(mask: int) -> int:
+    return sum(1 for c in iter_cards(mask) if SUIT[c] == 3)
+
+
+def _num(p: float) -> str:
+    return str(int(p)) if p == int(p) else f"{p:.1f}"
+
+
+def moves_columns(numbered: Sequence[tuple[int, Move]], limit: int | None = MAX_LISTED,
+                  ) -> RenderableType:
+    """Numbered moves in the compact notation, in columns."""
+    shown = numbered if limit is None else numbered[:limit]
+    cells = [Text.assemble((f"{n:>2} ", "dim"), words(move_text(m))) for n, m in shown]
+    parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=22)]
+    if limit is not None and len(numbered) > limit:
+        parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all",
+                          style="dim"))
+    return Group(*parts)
+
+
+def moves_list(numbered: Sequence[tuple[int, Move]]) -> Table:
+    """Numbered moves in the notation and in words, one a line."""
+    t = Table.grid(padding=(0, 2))
+    t.add_column(justify="right", style="dim")
+    t.add_column(no_wrap=True)
+    t.add_column()
+    for n, m in numbered:
+        t.add_row(str(n), words(move_text(m)), words(m.describe()))
+    return t
+
+
+def turn_view(session: Session) -> Group:
+    """What the person sees before choosing: the table, the hand and the numbered legal moves."""
+    hand = Text.assemble(("Your hand  ", "bold"), cards_text(session.state.hands[session.human]))
+    return Group(table_panel(session), hand, moves_columns(session.numbered()))
+
+
+def note_view(note: Note) -> RenderableType:
+    """One note of the session, styled by its kind."""
+    style = NOTE_STYLES.get(note.kind, "")
+    if note.kind in (NoteKind.CANDIDATES, NoteKind.MOVES):
+        listing = moves_list(note.moves)
+        return Group(words(note.text, style), listing)
+    if note.kind == NoteKind.TUTOR:
+        return Panel(words(note.text), title="Tutor", title_align="left", border_style="magenta",
+                     width=80)
+    if note.kind == NoteKind.ROUND:
+        return Panel(words(note.text), title="Round over", title_align="left", width=80)
+    if note.kind == NoteKind.GAME_OVER:
+        return Panel(words(note.text, style), width=80)
+    if note.kind == NoteKind.ERROR:
+        return words(note.text, style)
+    prefix = {NoteKind.BOT: "◆ ", NoteKind.PLAYED: "◇ "}.get(note.kind, "")
+    return words(prefix + note.text, style)

@@ -1,0 +1,718 @@
+"""A game against the coach's bots, played one typed line at a time: the logic of ``casino-coach play``.
+
+A ``Session`` wraps a ``game.Game``: one seat is the person at the keyboard, every other seat is a bot
+(``bots.make_policy``). The terminal front end (``cli/play.py``) only reads lines and shows what comes
+back, so everything here works, and is tested, without a terminal:
+
+* ``handle(line)`` takes one typed line and returns ``Note`` objects to show: a move in the compact
+  notation (``7H``, ``8C x 3H 5S``, ``3H b8 2D 3C``) completed from a unique prefix (``8C`` plays the
+  8♣'s only legal move, ``8C x`` its only capture; an ambiguous prefix lists the candidates), the number
+  of a move in the numbered list, or a command: ``hint`` (first the card, then the whole move),
+  ``why <move>`` (the engine's reason a move is illegal), ``undo`` (practice mode only), ``moves``,
+  ``table``, ``help``, ``quit``. A typo gets a suggestion, never an exception.
+* ``bot_step()`` plays one bot move and says in words what it took.
+* The tutor (``tutor=`` a move class) searches the position before the person's move is played; a move
+  that loses at least that class's threshold (``analysis.Thresholds``) is held back with what it loses
+  and why (``explain.explain``), and the next line decides: ``r`` rethink, ``p`` play it anyway, ``h``
+  a hint.
+* With ``out`` set, the game log (``casino-replay``, replay-format.md) is written atomically after every
+  round and by ``save()``, so quitting at any point loses nothing.
+
+Bots draw their randomness from a generator seeded by the game seed and the ply, so a game replays
+identically from its seed and moves, and an undone position gets the same bot replies again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from casino_coach.analysis import Thresholds
+from casino_coach.bots import Policy, make_policy
+from casino_coach.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
+from casino_coach.errors import CardError, CoachError, NotationError
+from casino_coach.explain import explain
+from casino_coach.files import atomic_write_bytes
+from casino_coach.game import Game
+from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.notation import move_text, parse_move
+from casino_coach.observation import Observation
+from casino_coach.replay import log_to_json
+from casino_coach.rules import RuleSet
+from casino_coach.scoring import Points, RoundScore
+from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.state import RoundState
+
+
+class NoteKind(StrEnum):
+    """What a note is, so a front end can style it."""
+
+    INFO = "info"
+    ERROR = "error"  # bad input: what was wrong and a suggestion
+    CANDIDATES = "candidates"  # an ambiguous prefix: the moves it could mean
+    MOVES = "moves"  # the numbered list of legal moves
+    PLAYED = "played"  # the person's move, in words
+    BOT = "bot"  # a bot's move, in words
+    DEAL = "deal"  # a new deal or a new round
+    ROUND = "round"  # a round's score
+    GAME_OVER = "game_over"
+    HINT = "hint"
+    WHY = "why"
+    TUTOR = "tutor"  # a move held back by the tutor
+    HELP = "help"
+    TABLE = "table"  # the front end should show the table again
+    SAVED = "saved"
+    QUIT = "quit"
+
+
+@dataclass(frozen=True)
+class TutorWarning:
+    """A move the tutor held back: what it loses against the best move, its class, and why."""
+
+    move: Move
+    best: Move
+    loss: float
+    cls: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing to show: a kind, the words (always complete on their own), and data for styling."""
+
+    kind: NoteKind
+    text: str
+    seat: int | None = None
+    move: Move | None = None
+    moves: tuple[tuple[int, Move], ...] = ()  # (number in the legal list, move) for lists
+    score: RoundScore | None = None
+    warning: TutorWarning | None = None
+
+
+COMMANDS = ("hint", "why", "undo", "moves", "table", "score", "help", "quit")
+_ALIASES = {"h": "hint", "?": "help", "m": "moves", "ls": "moves", "list": "moves", "t": "table",
+            "show": "table", "board": "table", "q": "quit", "exit": "quit", "u": "undo",
+            "scores": "score", "back": "undo", "takeback": "undo"}
+_PLAY_WORDS = {"p", "play", "y", "yes", "anyway", "play anyway", "ok"}
+_RETHINK_WORDS = {"r", "rethink", "n", "no", "cancel"}
+_ACTION_WORDS = {"x": "x", "*": "x", ":": "x", "take": "x", "takes": "x", "capture": "x",
+                 "captures": "x", "t": "t", "-": "t", "trail": "t", "trails": "t", "b": "b",
+                 "=": "b", "build": "b", "builds": "b"}
+_TOKEN = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]|[x*:+,-]|[b=]\d+|[a-z]+\d*|=|\d+|\S",
+                    re.IGNORECASE)
+
+CLASS_ORDER = ("best", "good", "inaccuracy", "mistake", "blunder")
+TUTOR_LEVELS = ("inaccuracy", "mistake", "blunder")
+
+HELP_TEXT = """\
+Type a move in the compact notation, or its number in the list of legal moves:
+  7H              trail the 7♥
+  8C x 3H 5S      the 8♣ captures 3♥ and 5♠
+  3H b8 2D 3C     the 3♥ builds 8 with 2♦ and 3♣ (new build, extend or raise)
+A unique start is enough: 8C plays the 8♣ when it has one legal move, 8C x its
+only capture, 3H b8 its only build of 8; otherwise the candidates are listed.
+Commands:
+  3               play move 3 of the list
+  moves           list the legal moves, numbered
+  hint            which card to play; hint again for the whole move
+  why <move>      why a move is not legal (why 8C x 3H), or the last refused one
+  undo            take back your last move and the replies to it (--practice)
+  table, score    show the table or the score again
+  help            this text
+  quit            stop; the game so far is saved"""
+
+
+def default_limits(seed: int = 0) -> Limits:
+    """Search effort for hints and the tutor: about a quarter of a second a decision."""
+    return Limits(samples=16, min_samples=6, seed=seed)
+
+
+def bot_names(opponent: str, count: int) -> list[str]:
+    """Names for ``count`` bots of one kind: "Counter", or "Counter 1", "Counter 2", ..."""
+    base = opponent.strip().capitalize() or "Bot"
+    return [base] if count == 1 else [f"{base} {i + 1}" for i in range(count)]
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "8aeiou" or word in ("11",) else "a ") + word
+
+
+@dataclass
+class _Decision:
+    """What the session knows about the person's current decision (reset after every move)."""
+
+    ply: int
+    search: SearchResult | None = None
+    hint_level: int = 0
+    pending: TutorWarning | None = None
+    refused: str | None = None  # the last move text that was refused, for a bare ``why``
+    approved: set[Move] = field(default_factory=set)  # moves the tutor already let through
+
+
+class Session:
+    """A game between one person (``human`` seat) and bots, driven by typed lines.
+
+    ``opponent`` names the bot of every other seat (``bots.BOT_NAMES``). ``practice`` allows ``undo``.
+    ``tutor`` is None or the lowest class the tutor stops: "inaccuracy", "mistake" or "blunder".
+    ``limits`` is the search effort of hints and the tutor (the seed is offset by the ply).
+    ``out``: where the log is written after every round and by ``save()`` (None: not written).
+    """
+
+    def __init__(self, rules: RuleSet, *, players: int = 2, human: int = 0, name: str = "You",
+                 opponent: str = "counter", seed: int = 0, practice: bool = False,
+                 tutor: str | None = None, limits: Limits | None = None,
+                 out: str | Path | None = None, date: str | None = None) -> None:
+        if not 2 <= players <= 4:
+            raise CoachError(f"Casino is played by 2, 3 or 4 players, not {players}")
+        if not 0 <= human < players:
+            raise CoachError(f"your seat must be from 0 to {players - 1}, got {human}")
+        if tutor is not None and tutor not in TUTOR_LEVELS:
+            raise CoachError(f"unknown tutor level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
+        self.rules = rules
+        self.human = human
+        self.seed = seed
+        self.practice = practice
+        self.tutor = tutor
+        self.limits = limits or default_limits(seed)
+        self.out = Path(out) if out is not None else None
+        self.date = date
+        bots = bot_names(opponent, players - 1)
+        names = list(bots)
+        names.insert(human, name)
+        self.players = names
+        self.policies: dict[int, Policy] = {
+            s: make_policy(opponent) for s in range(players) if s != human}
+        self.opponent = opponent
+        self.game = self._new_game()
+        self.quit = False
+        self._decision = _Decision(ply=0)
+        self._thresholds = Thresholds()
+
+    def _new_game(self) -> Game:
+        return Game(self.rules, self.players, seed=self.seed, event="casino-coach play", date=self.date)
+
+    # --- state ---------------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> RoundState:
+        return self.game.state
+
+    @property
+    def over(self) -> bool:
+        """The game is won or the person quit."""
+        return self.game.over or self.quit
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.over and self.game.to_move == self.human
+
+    @property
+    def bot_to_move(self) -> bool:
+        return not self.over and self.game.to_move != self.human
+
+    @property
+    def ply(self) -> int:
+        """Moves played so far in the whole game."""
+        return len(self.game.history)
+
+    @property
+    def pending(self) -> TutorWarning | None:
+        """The move the tutor is holding back, waiting for rethink / play anyway / hint."""
+        return self._decision.pending
+
+    def legal(self) -> list[Move]:
+        """The legal moves of the seat to move, in the order of the numbered list."""
+        return self.game.legal()
+
+    def observation(self) -> Observation:
+        """What the person can see now."""
+        return self.game.observation(self.human)
+
+    def numbered(self, moves: Sequence[Move] | None = None) -> tuple[tuple[int, Move], ...]:
+        """(number, move) for ``moves`` (default: every legal move), numbered as in the list."""
+        legal = self.legal()
+        index = {m: i + 1 for i, m in enumerate(legal)}
+        return tuple((index[m], m) for m in (legal if moves is None else moves) if m in index)
+
+    def _current(self) -> _Decision:
+        if self._decision.ply != self.ply:
+            self._decision = _Decision(ply=self.ply)
+        return self._decision
+
+    # --- input ---------------------------------------------------------------------------------------
+
+    def handle(self, line: str) -> list[Note]:
+        """Act on one typed line; never raises for bad input."""
+        text = " ".join(line.strip().split())
+        if self.over:
+            return [Note(NoteKind.INFO, "The game is over.")]
+        if self.game.to_move != self.human:
+            return [Note(NoteKind.ERROR, "It is not your turn.")]
+        dec = self._current()
+        low = text.lower()
+        if dec.pending is not None:
+            warning = dec.pending
+            if low in _PLAY_WORDS:
+                dec.pending = None
+                dec.approved.add(warning.move)
+                return self._play_human(warning.move)
+            if low in _RETHINK_WORDS:
+                dec.pending = None
+                return [Note(NoteKind.INFO, f"{warning.move.describe()} taken back: choose again.")]
+            if _command_word(low) != "hint":
+                dec.pending = None  # anything else is a new choice
+        if not text:
+            return [Note(NoteKind.TABLE, "")]
+        if text.isdigit():
+            return self._by_number(int(text))
+        first, _, rest = text.partition(" ")
+        word = _command_word(first.lower())
+        if word is not None:
+            return self._command(word, rest.strip())
+        return self._by_text(text)
+
+    def _command(self, word: str, arg: str) -> list[Note]:
+        if word == "hint":
+            return self.hint()
+        if word == "why":
+            return self.why(arg)
+        if word == "undo":
+            return self.undo()
+        if word == "moves":
+            return [Note(NoteKind.MOVES, "Legal moves:", moves=self.numbered())]
+        if word == "table":
+            return [Note(NoteKind.TABLE, "")]
+        if word == "score":
+            return [Note(NoteKind.INFO, self.score_text())]
+        if word == "help":
+            return [Note(NoteKind.HELP, HELP_TEXT)]
+        return self.stop()
+
+    def stop(self) -> list[Note]:
+        """The person quits: save the game so far."""
+        self.quit = True
+        notes = [Note(NoteKind.QUIT, "You left the game.")]
+        return notes + self._save_note()
+
+    def _by_number(self, n: int) -> list[Note]:
+        legal = self.legal()
+        if not 1 <= n <= len(legal):
+            one = "there is only 1 legal move: type 1" if len(legal) == 1 else \
+                f"there are {len(legal)} legal moves: type a number from 1 to {len(legal)}"
+            return [Note(NoteKind.ERROR, f"No move {n}: {one} (moves lists them)")]
+        return self._try_play(legal[n - 1])
+
+    def _by_text(self, text: str) -> list[Note]:
+        found = self.resolve(text)
+        if isinstance(found, Move):
+            return self._try_play(found)
+        if isinstance(found, str):
+            return [Note(NoteKind.ERROR, found)]
+        return [Note(NoteKind.CANDIDATES, f"{text!r} fits {len(found)} moves: type more of the move "
+                                          "or its number", moves=self.numbered(found))]
+
+    def resolve(self, text: str) -> Move | str | list[Move]:
+        """The legal move ``text`` means: a Move, the candidates when it is ambiguous, or an error
+        message (with a suggestion) when it fits no legal move."""
+        found = resolve(self.rules, self.state, text, self.legal())
+        if isinstance(found, str):
+            self._current().refused = text
+        return found
+
+    # --- playing -------------------------------------------------------------------------------------
+
+    def _try_play(self, move: Move) -> list[Note]:
+        """Play the person's move, unless the tutor holds it back first."""
+        dec = self._current()
+        if self.tutor is not None and move not in dec.approved:
+            warning = self.tutor_check(move)
+            if warning is not None:
+                dec.pending = warning
+                return [Note(NoteKind.TUTOR, _tutor_text(warning), move=move, warning=warning)]
+        return self._play_human(move)
+
+    def _play_human(self, move: Move) -> list[Note]:
+        before = self.state
+        words = move_words(self.rules, before, move, "You")
+        notes = [Note(NoteKind.PLAYED, words, seat=self.human, move=move)]
+        return notes + self._after_play(before, move)
+
+    def bot_step(self) -> list[Note]:
+        """Let the bot to move choose and play one move; say what it did."""
+        if not self.bot_to_move:
+            return []
+        seat = self.game.to_move
+        obs = self.game.observation(seat)
+        rng = random.Random(f"{self.seed}:{self.ply}")
+        move = self.policies[seat].choose(self.rules, obs, self.legal(), rng)
+        before = self.state
+        notes = [Note(NoteKind.BOT, move_words(self.rules, before, move, self.players[seat]),
+                      seat=seat, move=move)]
+        return notes + self._after_play(before, move)
+
+    def _after_play(self, before: RoundState, move: Move) -> list[Note]:
+        score = self.game.play(move)
+        notes: list[Note] = []
+        if score is not None:
+            notes.append(Note(NoteKind.ROUND, self.round_text(score), score=score))
+            if self.game.over:
+                notes.append(Note(NoteKind.GAME_OVER, self.result_text()))
+            else:
+                dealer = self.players[self.state.dealer]
+                notes.append(Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {dealer} deals."))
+            notes += self._save_note()
+        elif before.stock != self.state.stock:
+            last = " The dealer says \"last\": the final deal." if self.state.last_deal else ""
+            notes.append(Note(NoteKind.DEAL, f"New deal: 4 cards each.{last}"))
+        return notes
+
+    def run_bots(self) -> list[Note]:
+        """Let the bots play until it is the person's turn or the game is over."""
+        notes: list[Note] = []
+        while self.bot_to_move:
+            notes += self.bot_step()
+        return notes
+
+    # --- help for the person -------------------------------------------------------------------------
+
+    def search(self) -> SearchResult:
+        """The search of the person's current decision (from what they can see), made once."""
+        dec = self._current()
+        if dec.search is None:
+            limits = dataclasses.replace(self.limits, seed=self.limits.seed + self.ply)
+            dec.search = evaluate(self.rules, self.observation(), limits)
+        return dec.search
+
+    def hint(self) -> list[Note]:
+        """First the card to play; on a second ``hint`` the whole move."""
+        dec = self._current()
+        best = self.search().best.move
+        dec.hint_level += 1
+        if dec.hint_level == 1:
+            return [Note(NoteKind.HINT, f"Hint: play your {card_symbol(best.card)}. "
+                                        "(hint again for the whole move)", move=best)]
+        (num, _), = self.numbered([best])
+        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {move_text(best)}.",
+                     move=best)]
+
+    def why(self, arg: str) -> list[Note]:
+        """Why a move is illegal: the engine's reason (rules.md section)."""
+        dec = self._current()
+        text = arg or dec.refused or ""
+        if not text:
+            return [Note(NoteKind.WHY, "Type why and a move, like: why 8C x 3H")]
+        if text.isdigit():
+            n = int(text)
+            legal = self.legal()
+            if 1 <= n <= len(legal):
+                return [Note(NoteKind.WHY, f"Move {n}, {legal[n - 1].describe()}, is legal.")]
+            return [Note(NoteKind.WHY, f"There is no move {n}: the list has {len(legal)}.")]
+        try:
+            move = parse_move(text)
+        except NotationError as e:
+            return [Note(NoteKind.WHY, f"{e}")]
+        hand = self.state.hands[self.human]
+        if not hand >> move.card & 1:
+            return [Note(NoteKind.WHY, _not_held(move.card, hand))]
+        reason = illegal_reason(self.rules, self.state, move)
+        if not reason:
+            return [Note(NoteKind.WHY, f"{move.describe()} is legal.", move=move)]
+        return [Note(NoteKind.WHY, f"{move_text(move)} is not legal: {reason}", move=move)]
+
+    def tutor_check(self, move: Move) -> TutorWarning | None:
+        """The warning for ``move`` when it loses at least the tutor's threshold, else None."""
+        if self.tutor is None or len(self.legal()) < 2:
+            return None
+        res = self.search()
+        best = res.best
+        played = res.value_of(move)
+        loss = max(0.0, best.ev - played.ev)
+        stderr = (best.stderr ** 2 + played.stderr ** 2) ** 0.5 if best.move != move else 0.0
+        cls = str(self._thresholds.classify(loss, stderr, best.move == move))
+        if CLASS_ORDER.index(cls) < CLASS_ORDER.index(self.tutor):
+            return None
+        reasons = _explain(self.rules, self.observation(), move, best.move, round(loss, 2),
+                           self.players, best.line, played.line)
+        return TutorWarning(move, best.move, loss, cls, reasons)
+
+    def undo(self) -> list[Note]:
+        """Take back the person's last move and every bot move since (practice mode only)."""
+        if not self.practice:
+            return [Note(NoteKind.ERROR, "undo works in practice mode only: start the game with --practice")]
+        history = self.game.history
+        last = max((i for i, (seat, _) in enumerate(history) if seat == self.human), default=-1)
+        if last < 0:
+            return [Note(NoteKind.ERROR, "Nothing to undo: you have not moved yet.")]
+        keep = history[:last]
+        undone = history[last][1]
+        game = self._new_game()
+        for _, move in keep:
+            game.play(move)
+        self.game = game
+        self._decision = _Decision(ply=self.ply)
+        replies = len(history) - last - 1
+        tail = f" and {replies} repl{'y' if replies == 1 else 'ies'}" if replies else ""
+        return [Note(NoteKind.INFO, f"Took back {undone.describe()}{tail}."), Note(NoteKind.TABLE, "")]
+
+    # --- words ---------------------------------------------------------------------------------------
+
+    def side_name(self, side: int) -> str:
+        seats = [s for s in range(len(self.players)) if s % self.game.nsides == side]
+        return " & ".join(self.players[s] for s in seats)
+
+    def score_text(self) -> str:
+        scores = self.game.scores
+        parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(scores)]
+        return f"Game score (to {self.rules.target}): " + ", ".join(parts)
+
+    def round_text(self, score: RoundScore) -> str:
+        parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(score.points)]
+        items = []
+        for s in range(len(score.points)):
+            got = [f"{k.replace('_', ' ')} {_pts(v)}" for k, v in score.breakdown[s].items()
+                   if k in ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps",
+                            "last_capture") and v]
+            items.append(f"{self.side_name(s)}: {', '.join(got) or 'nothing'} "
+                         f"({score.card_counts[s]} cards, {score.spade_counts[s]} spades)")
+        number = len(self.game.match.rounds)
+        return (f"Round {number}: {', '.join(parts)}. " + "; ".join(items) + ". " + self.score_text())
+
+    def result_text(self) -> str:
+        w = self.game.winner
+        if w is None:
+            return "Game over. " + self.score_text()
+        who = self.side_name(w)
+        verb = "win" if w == self.human % self.game.nsides else "wins"
+        return f"Game over: {who} {verb}. " + self.score_text()
+
+    # --- the log -------------------------------------------------------------------------------------
+
+    def log_json(self) -> bytes:
+        """The game so far as a ``casino-replay`` log (every hand known)."""
+        return log_to_json(self.game.to_log())
+
+    def save(self) -> Path | None:
+        """Write the log to ``out`` atomically; the path, or None when there is nowhere to write."""
+        if self.out is None:
+            return None
+        atomic_write_bytes(self.out, self.log_json())
+        return self.out
+
+    def _save_note(self) -> list[Note]:
+        try:
+            path = self.save()
+        except OSError as e:
+            return [Note(NoteKind.ERROR, f"could not save the log to {self.out}: {e.strerror or e}")]
+        return [Note(NoteKind.SAVED, f"Game saved to {path}")] if path is not None else []
+
+    def completions(self, prefix: str) -> list[str]:
+        """Completions of a partly typed line: commands, and the legal moves' notation."""
+        low = prefix.lower().lstrip()
+        out = [c for c in COMMANDS if c.startswith(low)]
+        if self.human_to_move:
+            out += [t for t in (move_text(m) for m in self.legal()) if t.lower().startswith(low)]
+        return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading a typed move
+
+
+def resolve(rules: RuleSet, state: RoundState, text: str,
+            legal: Sequence[Move] | None = None) -> Move | str | list[Move]:
+    """The legal move of the seat to move that ``text`` means, completing a unique prefix.
+
+    ``8C`` is the 8♣'s only legal move, ``8C x`` its only capture, ``3H b8`` its only build of 8, and
+    ``8C x 3H`` the only capture of the 8♣ that takes the 3♥ (a move typed in full is taken as
+    typed). Returns the move, the candidates (in legal order) when several fit, or a message saying
+    what is wrong with a suggestion: a card not held, a card not on the table, a typo, the rule.
+    """
+    legal = list(legal) if legal is not None else legal_moves(rules, state)
+    toks = _TOKEN.findall(text)
+    hand = state.hands[state.to_move]
+    try:
+        card = parse_card(toks[0]) if toks else -1
+    except CardError:
+        card = -1
+    if card < 0:
+        return _unknown(text, hand, legal)
+    if not hand >> card & 1:
+        return _not_held(card, hand)
+    action: str | None = None
+    value: int | None = None
+    listed = 0
+    rest = toks[1:]
+    if rest:
+        head = rest[0].lower()
+        m = re.fullmatch(r"(?:b|=|build|builds)(\d*)", head)
+        if m:
+            action = "b"
+            rest = rest[1:]
+            if m.group(1):
+                value = int(m.group(1))
+            elif rest and rest[0].isdigit():
+                value = int(rest[0])
+                rest = rest[1:]
+        elif head in _ACTION_WORDS:
+            action = _ACTION_WORDS[head]
+            rest = rest[1:]
+            if action == "t" and rest and re.fullmatch(r"[b=]\d+", rest[0].lower()):
+                value = int(rest[0][1:])
+                rest = rest[1:]
+    for tok in rest:
+        if tok in "+,":
+            continue
+        try:
+            c = parse_card(tok)
+        except CardError:
+            hint = "after the action come only the table cards it involves, like '8C x 3H 5S'"
+            if tok.lower() in _ACTION_WORDS or re.fullmatch(r"[b=]\d*", tok.lower()):
+                hint = "the action (x, b8 or t) comes right after the card played"
+            return f"Cannot read {tok!r} in {text!r}: {hint}."
+        if not state.table >> c & 1:
+            return f"{card_symbol(c)} is not on the table. The table: {_table_words(state)}"
+        listed |= 1 << c
+    own = [m for m in legal if m.card == card]
+    if not own:
+        reason = illegal_reason(rules, state, Move(card, TRAIL))
+        return f"{card_symbol(card)} has no legal move now: {reason}."
+    cands = [m for m in own if _fits(m, action, value, listed)]
+    if action is not None and listed:
+        try:
+            exact: Move | None = parse_move(text)
+        except NotationError:
+            exact = None
+        if exact is not None and exact in cands:
+            return exact
+    if len(cands) == 1:
+        return cands[0]
+    if cands:
+        return cands
+    try:
+        reason = illegal_reason(rules, state, parse_move(text))
+    except NotationError:
+        reason = ""
+    what = {"x": "capture", "b": "build", "t": "trail", None: "move"}[action]
+    if value is not None and action == "b":
+        what = f"build of {value}"
+    lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
+    index = {m: i + 1 for i, m in enumerate(legal)}
+    nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own)
+    return f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}"
+
+
+def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
+    """A line that is neither a command nor a move starting with a card: suggest what it may be."""
+    first = text.split()[0] if text.split() else text
+    word = first.lower()
+    close = difflib.get_close_matches(word, [*COMMANDS, *_ALIASES], n=1, cutoff=0.6)
+    if close and len(word) > 1 and not word[0].isdigit():
+        cmd = _command_word(close[0]) or close[0]
+        return f"Unknown command {first!r}: did you mean {cmd!r}? (help lists the commands)"
+    guess = _card_guess(first, hand)
+    if guess:
+        return f"{first!r} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
+    example = move_text(legal[0]) if legal else "8C x 3H 5S"
+    return (f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
+            "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)")
+
+
+def _table_words(state: RoundState) -> str:
+    parts = [mask_symbols(state.loose)] if state.loose else []
+    parts += [f"[{b.value}: {mask_symbols(b.cards)}]" for b in state.builds]
+    return " ".join(parts) or "empty"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _fits(m: Move, action: str | None, value: int | None, listed: int) -> bool:
+    if action == "x" and m.action != CAPTURE:
+        return False
+    if action == "b" and (m.action != BUILD or (value is not None and m.value != value)):
+        return False
+    if action == "t" and (m.action != TRAIL or (value is not None and m.value != value)):
+        return False
+    return listed & ~m.take == 0
+
+
+def _command_word(word: str) -> str | None:
+    if word in COMMANDS:
+        return word
+    return _ALIASES.get(word)
+
+
+def _not_held(card: int, hand: int) -> str:
+    same = [c for c in iter_cards(hand) if RANK[c] == RANK[card]]
+    guess = f" Did you mean {' or '.join(card_symbol(c) for c in same)}?" if same else ""
+    return f"You do not hold {card_symbol(card)}.{guess} Your hand: {mask_symbols(hand)}"
+
+
+def _card_guess(tok: str, hand: int) -> str:
+    """A card of the hand that a mistyped card probably means: same rank, or same suit."""
+    t = tok.upper()
+    rank = t[:-1] if len(t) > 1 else t
+    rank = {"10": "T", "1": "A"}.get(rank, rank)
+    if len(rank) == 1 and rank in RANKS:
+        same = [c for c in iter_cards(hand) if RANKS[RANK[c]] == rank]
+        if same:
+            return " or ".join(card_symbol(c) for c in same)
+    return ""
+
+
+def _pts(p: Points) -> str:
+    return str(int(p)) if p == int(p) else f"{p:.1f}"
+
+
+def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
+    """A move in words, saying what it took or what it built (``state`` is the position before)."""
+    c = card_symbol(move.card)
+    builds = [b for b in state.builds if b.cards & move.take]
+    loose = move.take & state.loose
+    if move.action == CAPTURE:
+        parts = [f"the build of {b.value} ({mask_symbols(b.cards)})" for b in builds]
+        if loose:
+            parts.insert(0, mask_symbols(loose))
+        sweep = not (state.loose & ~loose) and len(builds) == len(state.builds)
+        last_card = state.stock == 0 and sum(h.bit_count() for h in state.hands) == 1
+        tail = ": a sweep!" if sweep and (rules.final_capture_can_sweep or not last_card) else ""
+        verb = "take" if who == "You" else "takes"
+        return f"{who} {'play' if who == 'You' else 'plays'} {c} and {verb} {' and '.join(parts)}{tail}"
+    if move.action == BUILD:
+        verb = "build" if who == "You" else "builds"
+        kind = "a new build"
+        if builds:
+            b = builds[0]
+            kind = (f"raising the build of {b.value}" if b.value != move.value
+                    else f"adding to the build of {b.value}")
+        total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
+        single = "single" if total == move.value else "multiple"
+        gathered = f" with {mask_symbols(move.take)}"
+        return f"{who} {verb} {move.value} from {c}{gathered} ({kind}; now {_a(single)} {move.value})"
+    if move.take:
+        return f"{who} {'trail' if who == 'You' else 'trails'} {c}, building {move.value} from " \
+               f"{mask_symbols(move.take)}"
+    return f"{who} {'trail' if who == 'You' else 'trails'} {c}"
+
+
+def _tutor_text(w: TutorWarning) -> str:
+    lines = [f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
+             f"against the best move: {_a(w.cls)}."]
+    lines += [f"  - {r}" for r in w.reasons]
+    lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
+    return "\n".join(lines)
+
+
+def _explain(rules: RuleSet, obs: Observation, played: Move, best: Move, loss: float,
+             names: Sequence[str], best_line: Sequence[Move], played_line: Sequence[Move],
+             ) -> tuple[str, ...]:
+    found = explain(rules, obs, played, best, loss, names=names, best_line=best_line,
+                    played_line=played_line)
+    return tuple(f"{e.text} ({e.points:.1f} pt)" for e in found)

@@ -1,0 +1,258 @@
+"""The interactive game as a library: typed moves and their completion, commands, hints, the tutor,
+undo, bots' moves in words, and the log written after every round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import position
+
+from casino_coach.analysis import Thresholds
+from casino_coach.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.notation import move_text, parse_move
+from casino_coach.replay import read_log, replay
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits, evaluate
+from casino_coach.session import CLASS_ORDER, NoteKind, Session, move_words, resolve
+
+CLASSIC = RuleSet.from_preset("classic")
+FAST = Limits(samples=4, min_samples=2, depth=4, exact_worlds=4)
+
+
+def session(**kw: object) -> Session:
+    args: dict[str, object] = {"seed": 11, "limits": FAST}
+    args.update(kw)
+    s = Session(CLASSIC, **args)  # type: ignore[arg-type]
+    s.run_bots()
+    return s
+
+
+# --- reading a typed move ---------------------------------------------------------------------------
+
+TABLE = "AD 2D 3H 5S 6D 8D"
+STATE = position(CLASSIC, ["8C 3D 5H KS", "2C 2H 4C 4S"], TABLE)
+
+
+def test_full_move_is_taken_as_typed_even_when_longer_ones_exist() -> None:
+    assert resolve(CLASSIC, STATE, "8C x 3H 5S") == parse_move("8C x 3H 5S")
+    assert resolve(CLASSIC, STATE, "8cx3h+5s") == parse_move("8C x 3H 5S")
+
+
+def test_unique_prefix_completes() -> None:
+    assert resolve(CLASSIC, STATE, "KS") == parse_move("KS")  # a king can only trail here
+    assert resolve(CLASSIC, STATE, "5H x 5S 2D") == parse_move("5H x 2D 3H 5S")
+    assert resolve(CLASSIC, STATE, "3D b5 5S") == parse_move("3D b5 2D 5S")
+
+
+def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
+    found = resolve(CLASSIC, STATE, "3D b8")
+    legal = legal_moves(CLASSIC, STATE)
+    assert isinstance(found, list)
+    assert found == [m for m in legal if m.card == parse_move("3D").card and m.action == 2
+                     and m.value == 8]
+    caps = resolve(CLASSIC, STATE, "8C x")
+    assert isinstance(caps, list) and all(m.action == CAPTURE for m in caps) and len(caps) == 9
+    # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
+    assert isinstance(resolve(CLASSIC, STATE, "8C"), list)
+    assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("9C", "You do not hold 9♣"),
+    ("8X", "did you mean 8♣?"),
+    ("8C x 9H", "9♥ is not on the table"),
+    ("qiut", "did you mean 'quit'?"),
+    ("8C x b8", "the action (x, b8 or t) comes right after the card played"),
+    ("@@", "Cannot read '@@'"),
+])
+def test_bad_input_gets_a_suggestion(text: str, expected: str) -> None:
+    found = resolve(CLASSIC, STATE, text)
+    assert isinstance(found, str) and expected in found
+
+
+def test_an_illegal_full_move_gets_the_engines_reason() -> None:
+    found = resolve(CLASSIC, STATE, "KS x 3H")
+    assert isinstance(found, str)
+    assert illegal_reason(CLASSIC, STATE, parse_move("KS x 3H")) in found
+    assert "Legal with K♠" in found
+
+
+# --- the session ------------------------------------------------------------------------------------
+
+
+def test_numbers_play_moves_and_out_of_range_numbers_are_refused() -> None:
+    s = session()
+    assert s.human_to_move
+    legal = s.legal()
+    notes = s.handle(str(len(legal) + 1))
+    assert [n.kind for n in notes] == [NoteKind.ERROR] and f"from 1 to {len(legal)}" in notes[0].text
+    ply = s.ply
+    notes = s.handle("1")
+    assert notes[0].kind == NoteKind.PLAYED and notes[0].move == legal[0]
+    assert s.game.history[ply] == (s.human, legal[0])
+
+
+@pytest.mark.parametrize("line", ["", "   ", "hnit", "zz", "8", "why", "why x", "why 99", "moves",
+                                  "help", "score", "table", "x x x", "10", "♠", "AS AS AS"])
+def test_any_line_is_answered_without_an_exception(line: str) -> None:
+    s = session()
+    notes = s.handle(line)
+    assert notes and all(n.text or n.kind == NoteKind.TABLE for n in notes)
+
+
+def test_why_gives_the_engines_reason_for_an_illegal_move() -> None:
+    s = session()
+    hand, state = s.state.hands[s.human], s.state
+    # a capture of a table card by a hand card of another value: illegal in classic
+    card = next(c for c in range(52) if hand >> c & 1)
+    target = next(t for t in range(52) if state.loose >> t & 1
+                  and CLASSIC.pair_value[t] != CLASSIC.pair_value[card])
+    move = Move(card, CAPTURE, 1 << target)
+    (note,) = s.why(move_text(move))
+    assert note.kind == NoteKind.WHY
+    assert note.text.endswith(illegal_reason(CLASSIC, state, move))
+    (legal_note,) = s.why(move_text(s.legal()[0]))
+    assert legal_note.text.endswith("is legal.")
+
+
+def test_bare_why_explains_the_last_refused_move() -> None:
+    s = session()
+    s.handle("KH x QQ")
+    hand = s.state.hands[s.human]
+    missing = next(c for c in range(52) if not hand >> c & 1 and not s.state.table >> c & 1)
+    s.handle(move_text(Move(missing, TRAIL)))
+    (note,) = s.handle("why")
+    assert "You do not hold" in note.text
+
+
+def test_hint_gives_the_card_first_then_the_whole_move() -> None:
+    s = session()
+    best = evaluate(CLASSIC, s.observation(), FAST.__class__(**{**FAST.__dict__, "seed": s.ply})).best.move
+    (first,) = s.handle("hint")
+    assert first.kind == NoteKind.HINT and first.move == best
+    assert best.describe() not in first.text
+    (second,) = s.handle("hint")
+    assert best.describe() in second.text and move_text(best) in second.text
+
+
+def test_hint_resets_after_a_move() -> None:
+    s = session()
+    s.handle("hint")
+    s.handle("1")
+    s.run_bots()
+    (first,) = s.handle("hint")
+    assert "hint again" in first.text
+
+
+def _bad_decision(s: Session, at_least: str) -> Move:
+    """Play the best moves until a decision has a move the tutor stops; return that move."""
+    t = Thresholds()
+    for _ in range(40):
+        res = s.search()
+        for mv in reversed(res.moves):
+            loss = res.best.ev - mv.ev
+            cls = t.classify(loss, (res.best.stderr ** 2 + mv.stderr ** 2) ** 0.5, mv == res.best)
+            if CLASS_ORDER.index(cls) >= CLASS_ORDER.index(at_least):
+                return mv.move
+        s._play_human(res.best.move)
+        s.run_bots()
+    raise AssertionError("no bad move found in 40 decisions")
+
+
+def test_tutor_stops_a_bad_move_and_offers_rethink_play_or_hint() -> None:
+    s = session(tutor="mistake")
+    bad = _bad_decision(s, "mistake")
+    ply = s.ply
+    (warn,) = s.handle(move_text(bad))
+    assert warn.kind == NoteKind.TUTOR and warn.warning is not None
+    assert warn.warning.move == bad and warn.warning.cls in ("mistake", "blunder")
+    assert f"{warn.warning.loss:.1f}" in warn.text and "r to rethink, p to play it anyway" in warn.text
+    assert warn.warning.reasons  # why it loses, from explain.explain
+    assert s.ply == ply and s.pending is not None
+    (back,) = s.handle("r")
+    assert back.kind == NoteKind.INFO and s.pending is None and s.ply == ply
+    s.handle(move_text(bad))
+    (hint,) = s.handle("h")
+    assert hint.kind == NoteKind.HINT and s.pending is not None
+    played = s.handle("p")
+    assert played[0].kind == NoteKind.PLAYED and played[0].move == bad
+    assert s.game.history[ply] == (s.human, bad)
+
+
+def test_tutor_lets_the_best_move_through() -> None:
+    s = session(tutor="inaccuracy")
+    best = s.search().best.move
+    notes = s.handle(move_text(best))
+    assert notes[0].kind == NoteKind.PLAYED
+
+
+def test_undo_takes_back_the_move_and_the_replies_in_practice_mode() -> None:
+    s = session(practice=True)
+    before = (s.state, s.ply)
+    s.handle("1")
+    s.run_bots()
+    assert s.ply > before[1]
+    notes = s.handle("undo")
+    assert notes[0].kind == NoteKind.INFO and "Took back" in notes[0].text
+    assert (s.state, s.ply) == before
+    # The same move gets the same bot replies again: bots draw from (seed, ply).
+    s.handle("1")
+    first = list(s.run_bots() and s.game.history)
+    s.handle("undo")
+    s.handle("1")
+    s.run_bots()
+    assert s.game.history == first
+
+
+def test_undo_needs_practice_mode() -> None:
+    s = session()
+    s.handle("1")
+    s.run_bots()
+    (note,) = s.handle("undo")
+    assert note.kind == NoteKind.ERROR and "--practice" in note.text
+
+
+def test_bot_moves_are_told_in_words_with_what_they_took() -> None:
+    st = position(CLASSIC, ["8C", "KH"], "3H 5S [2D 6D =8 @1]")
+    text = move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
+    assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
+    build = move_words(CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"),
+                       parse_move("3H b8 2D 3C"), "Ben")
+    assert build == "Ben builds 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
+    assert move_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
+
+
+def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
+    out = tmp_path / "game.json"
+    s = session(out=out)
+    rounds = 0
+    while not out.exists():
+        for n in s.handle("1") + s.run_bots():
+            rounds += n.kind == NoteKind.ROUND
+    assert rounds == 1
+    saved = read_log(out)  # the scored round, and the next one just dealt
+    assert saved.rounds[0].result is not None and saved.rounds[1].result is None
+    notes = s.handle("quit")
+    assert [n.kind for n in notes] == [NoteKind.QUIT, NoteKind.SAVED] and s.over
+    rp = replay(read_log(out))
+    assert len(rp.log.rounds) == 2 and not rp.complete
+
+
+def test_completions_offer_commands_and_legal_moves() -> None:
+    s = session()
+    assert "hint" in s.completions("hi")
+    first = move_text(s.legal()[0])
+    assert first in s.completions(first[:2])
+    assert s.completions("zzz") == []
+
+
+def test_bad_arguments_are_coach_errors() -> None:
+    from casino_coach.errors import CoachError
+
+    with pytest.raises(CoachError):
+        Session(CLASSIC, tutor="sometimes")
+    with pytest.raises(CoachError):
+        Session(CLASSIC, players=5)
+    with pytest.raises(CoachError):
+        Session(CLASSIC, opponent="nobody")
