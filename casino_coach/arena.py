@@ -64,10 +64,15 @@ class PairStats:
 
 
 def play(rules: RuleSet, seat_policies: Sequence[Policy], seed: int, *, rounds: int | None = 1,
-         bot_seed: str = "") -> Game:
-    """Play one game (``rounds`` rounds, or to the target when None) with one policy per seat."""
+         bot_seed: str = "", players: Sequence[str] | None = None, **game_options: Any) -> Game:
+    """Play one game (``rounds`` rounds, or to the target when None) with one policy per seat.
+
+    Seat ``s`` chooses with ``random.Random(f"{bot_seed}:{seed}:{s}")``, so a game is reproducible
+    from its seed. ``players`` names the seats (default: the policies' names); ``game_options`` go to
+    ``Game`` (created_by, event, date)."""
     n = len(seat_policies)
-    game = Game(rules, [p.name for p in seat_policies], seed=seed, max_rounds=rounds)
+    names = list(players) if players is not None else [p.name for p in seat_policies]
+    game = Game(rules, names, seed=seed, max_rounds=rounds, **game_options)
     rngs = [random.Random(f"{bot_seed}:{seed}:{s}") for s in range(n)]
     while not game.over:
         seat = game.to_move

@@ -478,7 +478,8 @@ class Replay:
     state: RoundState | None = None  # where the log stops (full logs)
     viewer_observation: Observation | None = None  # where the log stops (viewer logs)
     complete: bool = False  # every round played out (the game may still go on)
-    notes: list[str] = field(default_factory=list)
+    after: list[tuple[int, tuple[Build, ...]]] = field(default_factory=list)  # table after each ply
+    sweeps: set[int] = field(default_factory=set)  # indices of the plies that swept the table
 
     @property
     def winner(self) -> int | None:
@@ -611,6 +612,13 @@ def replay(log: GameLog) -> Replay:
                         raise LogError(f"{mw}: illegal move {_move_words(move)}: {e}") from None
                     if given is not None:
                         known_left[seat] = given & ~(1 << move.card)
+                view = state if state is not None else vobs
+                assert view is not None
+                rep.after.append((view.loose, view.builds))
+                side = seat % nsides
+                before = plies[-1].state or plies[-1].viewer_observation
+                if before is not None and view.sweeps[side] > before.sweeps[side]:
+                    rep.sweeps.add(ply_index)
                 ply_index += 1
             played_out = len(dlog.moves) == HAND_SIZE * n
             if not played_out and not (last_round and di == len(rlog.deals) - 1):
@@ -917,3 +925,40 @@ def position_at(log: GameLog, ply: Ply) -> Position:
         legal_at(log.rules, ply)  # raises the explanation
     assert ply.observation is not None
     return Position(log.rules, log.nplayers, ply.observation, ply.scores, log.partnerships)
+
+
+def end_observation(rep: Replay) -> Observation:
+    """The view of the seat to move where a log in progress stops (the position ``suggest`` helps with).
+
+    LogError when the log does not stop mid-deal with a known hand to move: the game is over, the next
+    deal or round is not in the log, or (viewer logs) another seat is to move."""
+    last = rep.rounds[-1] if rep.rounds else None
+    if last is None or last.score is not None:
+        what = "the game is over" if rep.match.over else "the next round's deal is not in the log"
+        raise LogError(f"the log stops between rounds: {what}")
+    if rep.state is not None:
+        if rep.state.needs_deal:
+            raise LogError("the log stops between deals: the next deal is not in the log")
+        return observe(rep.state, rep.state.to_move)
+    obs = rep.viewer_observation
+    assert obs is not None
+    if not any(obs.hand_sizes):
+        raise LogError("the log stops between deals: the next deal is not in the log")
+    if obs.to_move != obs.seat:
+        raise LogError(f"the log stops with seat {obs.to_move} to move, whose hand is not in the log "
+                       f"(a viewer log of seat {obs.seat})")
+    return obs
+
+
+def end_position(rep: Replay) -> Position:
+    """``end_observation`` as a ``Position`` with the game scores."""
+    log = rep.log
+    return Position(log.rules, log.nplayers, end_observation(rep), tuple(rep.match.scores),
+                    log.partnerships)
+
+
+def legal_in(rules: RuleSet, obs: Observation) -> list[Move]:
+    """The legal moves of the seat to move, from its own observation (its own hand decides)."""
+    if obs.to_move != obs.seat:
+        raise LogError(f"seat {obs.to_move} is to move, but this is the view of seat {obs.seat}")
+    return legal_moves(rules, as_state(obs, obs.known, 0))

@@ -1,0 +1,209 @@
+"""``casino-coach validate / replay / moves / selfplay``: game logs and positions on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from casino_coach.arena import play
+from casino_coach.bots import make_policy
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.errors import CoachError, LogError
+from casino_coach.files import atomic_write_bytes
+from casino_coach.game import CREATED_BY
+from casino_coach.movegen import Move
+from casino_coach.notation import move_text
+from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
+from casino_coach.replay import (
+    GameLog,
+    Position,
+    Replay,
+    dumps,
+    end_observation,
+    legal_at,
+    legal_in,
+    log_to_json,
+    move_to_json,
+    read_any,
+    replay,
+)
+from casino_coach.rules import RuleSet
+
+
+def _read(path: Path) -> GameLog | Position:
+    try:
+        return read_any(path.read_bytes())
+    except LogError as e:
+        raise LogError(f"{path}: {e}") from None
+
+
+def _replay(path: Path, log: GameLog) -> Replay:
+    try:
+        return replay(log)
+    except LogError as e:
+        raise LogError(f"{path}: {e}") from None
+
+
+def _print_json(obj: Any) -> None:
+    typer.echo(dumps(obj).decode(), nl=False)
+
+
+@app.command("validate")
+@handle_errors
+def validate_command(
+    file: Path = typer.Argument(..., help="A casino-replay log or a casino-position file."),
+) -> None:
+    """Check a log or a position: prints OK and what it holds, or the first error (exit 1).
+
+    Example: casino-coach validate replays/royal-2p-full.json
+    """
+    doc = _read(file)
+    if isinstance(doc, Position):
+        obs = doc.observation
+        n = len(legal_in(doc.rules, obs))
+        typer.echo(f"OK: {file}: casino-position, {doc.rules.describe()}, {doc.players} players, "
+                   f"seat {obs.to_move} to move with {n} legal move{'s' if n != 1 else ''}")
+        return
+    rep = _replay(file, doc)
+    typer.echo(f"OK: {file}: casino-replay, {describe_log(doc, rep)}")
+
+
+@app.command("replay")
+@handle_errors
+def replay_command(
+    file: Path = typer.Argument(..., help="A casino-replay log."),
+    json: bool = typer.Option(False, "--json", help="Print the score summary as JSON."),
+) -> None:
+    """Re-play a game log move by move: the table, each move in words, captures and sweeps, each
+    round's score breakdown and the running game score. With --json: {"rounds": [{"points",
+    "breakdown", "sweeps"}], "totals", "winner"}.
+
+    Example: casino-coach replay replays/classic-2p-full.json --json
+    """
+    doc = _read(file)
+    if not isinstance(doc, GameLog):
+        raise LogError(f"{file}: a casino-position has no moves to replay (use 'moves' or 'validate')")
+    rep = _replay(file, doc)
+    if json:
+        _print_json(rep.summary_json())
+        return
+    console = Console()
+    for part in replay_view(rep):
+        console.print(part)
+
+
+@app.command("moves")
+@handle_errors
+def moves_command(
+    file: Path = typer.Argument(..., help="A casino-replay log or a casino-position."),
+    at: int | None = typer.Option(None, "--at", help="Ply N of a log: the position just before move "
+                                  "N (0-based, counted across the whole log); N = the number of moves "
+                                  "is where a game in progress stops."),
+    json: bool = typer.Option(False, "--json", help="Print {\"ply\", \"seat\", \"legal\"} as JSON."),
+) -> None:
+    """List the legal moves at a position, at ply N of a log, or at every move of a log.
+
+    In a viewer log only the plies whose mover's hand is known (the viewer's own) are listed; --at N
+    at another seat's move is an error.
+
+    Example: casino-coach moves replays/royal-2p-full.json --at 12 --json
+    """
+    doc = _read(file)
+    if isinstance(doc, Position):
+        if at is not None:
+            raise CoachError("--at: a position is a single moment; --at applies to logs only")
+        legal = legal_in(doc.rules, doc.observation)
+        _show_one(0, doc.observation.to_move, legal, None, json)
+        return
+    rep = _replay(file, doc)
+    rules = doc.rules
+    if at is not None:
+        total = len(rep.plies)
+        if at < 0 or at > total:
+            raise CoachError(f"--at {at}: the log has {total} moves, so N is from 0 to {total}")
+        if at == total:
+            try:
+                obs = end_observation(rep)
+            except LogError as e:
+                raise LogError(f"--at {at} (after the last move): {e}") from None
+            _show_one(at, obs.to_move, legal_in(rules, obs), None, json)
+            return
+        ply = rep.plies[at]
+        _show_one(at, ply.seat, legal_at(rules, ply), ply.move, json)
+        return
+    entries: list[tuple[int, int, list[Move], Move]] = []
+    unknown: list[tuple[int, int, Move]] = []
+    for ply in rep.plies:
+        if ply.observation is None and ply.state is None:
+            unknown.append((ply.index, ply.seat, ply.move))
+            continue
+        entries.append((ply.index, ply.seat, legal_at(rules, ply), ply.move))
+    if json:
+        _print_json([{"ply": i, "seat": s, "legal": [move_to_json(m) for m in legal]}
+                     for i, s, legal, _ in entries])
+        return
+    rows: list[tuple[str, list[Move] | None, Move | None]] = []
+    skipped = {i for i, _, _ in unknown}
+    by_index = {i: (s, legal, played) for i, s, legal, played in entries}
+    for ply in rep.plies:
+        who = doc.players[ply.seat]
+        if ply.index in skipped:
+            rows.append((f"ply {ply.index}, {who} (seat {ply.seat}) played {move_text(ply.move)}",
+                         None, None))
+        else:
+            s, legal, played = by_index[ply.index]
+            rows.append((f"ply {ply.index}, {who} (seat {s}): {len(legal)} legal", legal, played))
+    Console().print(legal_list(rows))
+
+
+def _show_one(ply: int, seat: int, legal: list[Move], played: Move | None, json: bool) -> None:
+    if json:
+        _print_json({"ply": ply, "seat": seat, "legal": [move_to_json(m) for m in legal]})
+        return
+    Console().print(legal_table(f"ply {ply}, seat {seat}: {len(legal)} legal moves", legal, played))
+
+
+@app.command("selfplay")
+@handle_errors
+def selfplay_command(
+    bots: str = typer.Option("greedy,counter", "--bots",
+                             help="Bots by seat, comma separated (random, greedy, counter, searcher); "
+                                  "repeated round the table if fewer than the players."),
+    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
+    option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
+    players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
+    games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the whole run; game i uses seed*1000+i."),
+    out: Path = typer.Option(Path("replays"), "--out", help="Directory for the logs (one per game)."),
+) -> None:
+    """Bots play complete games to the target; each game is written as a casino-replay log with its
+    seed and created_by.
+
+    Example: casino-coach selfplay --bots greedy,counter --preset royal --players 2 --games 20
+    --seed 7 --out replays/
+    """
+    rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if not names:
+        raise CoachError("--bots: name at least one bot, like greedy,counter")
+    policies = [make_policy(name) for name in names]
+    seat_policies = [policies[s % len(policies)] for s in range(players)]
+    if out.exists() and not out.is_dir():
+        raise CoachError(f"--out {out}: not a directory")
+    created = f"{CREATED_BY} selfplay --bots {','.join(p.name for p in seat_policies)}"
+    for i in range(games):
+        game_seed = seed * 1000 + i
+        game = play(rules, seat_policies, game_seed, rounds=None, bot_seed="selfplay",
+                    created_by=created)
+        log = game.to_log()
+        path = out / (f"{rules.preset}-{players}p-{'-'.join(names)}-seed{game_seed}.json")
+        atomic_write_bytes(path, log_to_json(log))
+        sides = side_names(log)
+        winner = sides[game.winner] if game.winner is not None else "nobody"
+        score = "-".join(str(s) for s in game.scores)
+        typer.echo(f"{path}: {len(log.rounds)} rounds, {len(game.history)} moves, "
+                   f"won by {winner} {score}")

@@ -1,0 +1,150 @@
+"""Rich renderables for logs: a replay move by move, round score breakdowns, legal-move tables, and the
+one-line summary of ``validate`` (no logic, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from rich.console import Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from casino_coach.movegen import Move
+from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
+from casino_coach.replay import GameLog, Replay, RoundReplay
+from casino_coach.scoring import BREAKDOWN_ITEMS, Points
+
+ITEM_LABELS = {"cards": "most cards", "spades": "most spades", "big_casino": "Big Casino 10♦",
+               "little_casino": "Little Casino 2♠", "aces": "aces", "sweeps": "sweeps",
+               "last_capture": "last capture"}
+COUNTS = {"cards": "card_count", "spades": "spade_count", "sweeps": "sweep_count"}
+
+
+def side_names(log: GameLog) -> list[str]:
+    """One name per side: the player, or "Ana & Cy" for a partnership."""
+    n, nsides = log.nplayers, log.nsides
+    return [" & ".join(log.players[s] for s in range(n) if s % nsides == side) for side in range(nsides)]
+
+
+def _points(p: Points) -> str:
+    return str(int(p)) if p == int(p) else f"{p:g}"
+
+
+def describe_log(log: GameLog, rep: Replay) -> str:
+    """One line: what the log is and how it stands ("royal, 2 players, 4 rounds, 190 moves, ...")."""
+    parts = [log.rules.describe(), f"{log.nplayers} players"]
+    if log.nplayers == 4:
+        parts.append("partnerships" if log.partnerships else "individual")
+    parts.append(f"{len(log.rounds)} round{'s' if len(log.rounds) != 1 else ''}")
+    parts.append(f"{len(rep.plies)} moves")
+    parts.append("full information" if log.viewer is None else f"viewer seat {log.viewer}")
+    names = side_names(log)
+    score = "-".join(_points(s) for s in rep.match.scores)
+    if rep.match.winner is not None:
+        parts.append(f"won by {names[rep.match.winner]} {score}")
+    else:
+        parts.append(f"in progress at {score}")
+    return ", ".join(parts)
+
+
+def breakdown_table(log: GameLog, rnd: RoundReplay, totals: Sequence[Points]) -> Table:
+    """The round's points per scoring item and side, with the raw counts, and the game score."""
+    assert rnd.score is not None
+    score = rnd.score
+    names = side_names(log)
+    t = Table(title=f"Round {rnd.index + 1} score", title_justify="left")
+    t.add_column("item")
+    for name in names:
+        t.add_column(name, justify="right")
+    for item in BREAKDOWN_ITEMS:
+        if item == "last_capture" and not log.rules.last_capture_point:
+            continue
+        row = [ITEM_LABELS[item]]
+        for side in range(len(names)):
+            b = score.breakdown[side]
+            cell = _points(b[item])
+            if item in COUNTS:
+                cell += f" ({b[COUNTS[item]]})"
+            row.append(cell)
+        t.add_row(*row)
+    t.add_row(Text("round points", style="bold"),
+              *[Text(_points(p), style="bold") for p in score.points])
+    t.add_row(Text("game score", style="bold"), *[Text(_points(p), style="bold") for p in totals])
+    return t
+
+
+def replay_view(rep: Replay) -> Iterator[RenderableType]:
+    """The whole game, round by round: deals with the hands and the table, every move in words with
+    the table after it (captures and sweeps marked), each round's breakdown and the running score."""
+    log = rep.log
+    players = log.players
+    names = side_names(log)
+    yield Text(describe_log(log, rep), style="bold")
+    plies_by_round: dict[int, list[int]] = {}
+    for i, p in enumerate(rep.plies):
+        plies_by_round.setdefault(p.round, []).append(i)
+    running = [0.0] * log.nsides
+    for ri, rlog in enumerate(log.rounds):
+        rnd = rep.rounds[ri] if ri < len(rep.rounds) else None
+        before = " - ".join(f"{n} {_points(s)}" for n, s in zip(names, rnd.scores_before, strict=True)) \
+            if rnd else ""
+        yield Rule(f"Round {ri + 1}: {seat_name(rlog.dealer, players)} deals"
+                   + (f"; game {before}" if before else ""), align="left")
+        idx = plies_by_round.get(ri, [])
+        pos = 0
+        for di, dlog in enumerate(rlog.deals):
+            hands = Text(f"Deal {di + 1}" + (" (last)" if di == len(rlog.deals) - 1 and rnd
+                                             and rnd.score else "") + ": ", style="bold")
+            for s, h in enumerate(dlog.hands):
+                hands.append(f"\n  {seat_name(s, players)}: ")
+                hands.append_text(cards_text(h) if h is not None else Text("(unknown)", style="dim"))
+            yield hands
+            if dlog.table is not None:
+                yield table_panel(dlog.table, (), players, title="Table dealt")
+            moves = Table(show_header=True, box=None, pad_edge=False)
+            moves.add_column("ply", justify="right", style="dim")
+            moves.add_column("move")
+            moves.add_column("table after")
+            for _ in dlog.moves:
+                i = idx[pos]
+                pos += 1
+                p = rep.plies[i]
+                loose, builds = rep.after[i]
+                moves.add_row(str(p.index), move_words(p.move, sweep=p.index in rep.sweeps,
+                                                       seat=p.seat, players=players),
+                              table_text(loose, builds, players))
+            if dlog.moves:
+                yield moves
+        if rnd is not None and rnd.score is not None:
+            running = [a + b for a, b in zip(running, rnd.score.points, strict=True)]
+            yield breakdown_table(log, rnd, running)
+        elif rnd is not None:
+            yield Text("(the round is in progress: the log stops here)", style="yellow")
+    if rep.match.winner is not None:
+        yield Text(f"Winner: {names[rep.match.winner]} "
+                   f"({' - '.join(_points(s) for s in rep.match.scores)})", style="bold green")
+    else:
+        yield Text(f"No winner yet: {' - '.join(_points(s) for s in rep.match.scores)}", style="yellow")
+
+
+def legal_table(title: str, legal: Sequence[Move], played: Move | None = None) -> Group:
+    """The legal moves of one position, numbered, the one played (if any) marked."""
+    t = Table()
+    t.add_column("#", justify="right", style="dim")
+    t.add_column("move")
+    t.add_column("")
+    for k, m in enumerate(legal):
+        t.add_row(str(k + 1), move_words(m), Text("played", style="bold green") if m == played else "")
+    return Group(Text(title, style="bold"), t)
+
+
+def legal_list(rows: Sequence[tuple[str, Sequence[Move] | None, Move | None]]) -> Group:
+    """Several positions' legal moves: (title, moves or None when unknown, move played)."""
+    parts: list[RenderableType] = []
+    for title, legal, played in rows:
+        if legal is None:
+            parts.append(Text(f"{title}: hand not in the log, legal moves unknown", style="dim"))
+        else:
+            parts.append(legal_table(title, legal, played))
+    return Group(*parts)
