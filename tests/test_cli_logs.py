@@ -1,0 +1,258 @@
+"""validate, replay, moves and selfplay through the CLI: outputs, the sample logs, and every error path
+(one line on stderr, exit status 1, no traceback, nothing written)."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from casino_coach.cli import app
+from casino_coach.game import Game
+from casino_coach.movegen import legal_moves
+from casino_coach.replay import (
+    GameLog,
+    Position,
+    end_observation,
+    legal_in,
+    log_to_obj,
+    move_to_json,
+    read_any,
+    read_log,
+    replay,
+)
+from casino_coach.rules import RuleSet
+
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+SAMPLES = sorted(REPLAYS.glob("*.json"))
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+def write(tmp_path: Path, obj: Any, name: str = "log.json") -> Path:
+    p = tmp_path / name
+    p.write_bytes(obj if isinstance(obj, bytes) else orjson.dumps(obj))
+    return p
+
+
+def one_error_line(result: Any) -> str:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    err = result.stderr.strip()
+    assert "\n" not in err and err.startswith("error: ")
+    assert result.stdout == ""
+    return err
+
+
+@pytest.fixture(scope="module")
+def game_obj() -> dict[str, Any]:
+    game = Game(RuleSet.from_preset("royal"), ["Ana", "Ben"], seed=4)
+    while not game.over:
+        game.play(game.legal()[len(game.legal()) // 2])
+    return log_to_obj(game.to_log())
+
+
+# --- the sample logs -------------------------------------------------------------------------------
+
+
+def test_samples_cover_presets_players_and_kinds() -> None:
+    logs = [read_any(p.read_bytes()) for p in SAMPLES]
+    games = [d for d in logs if isinstance(d, GameLog)]
+    assert 10 <= len(SAMPLES) <= 40
+    assert {(g.rules.preset, g.nplayers) for g in games} == {
+        (p, n) for p in ("classic", "royal", "dominican") for n in (2, 3, 4)}
+    reps = [replay(g) for g in games]
+    assert any(r.winner is not None and g.viewer is None for g, r in zip(games, reps, strict=True))
+    assert any(r.winner is not None and g.viewer is not None for g, r in zip(games, reps, strict=True))
+    assert any(r.winner is None and g.viewer is None for g, r in zip(games, reps, strict=True))
+    assert any(r.winner is None and g.viewer is not None for g, r in zip(games, reps, strict=True))
+    assert any(isinstance(d, Position) for d in logs)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_every_sample_validates_and_replays_to_its_result(path: Path) -> None:
+    result = cli("validate", str(path))
+    assert result.exit_code == 0 and result.stdout.startswith(f"OK: {path}")
+    doc = read_any(path.read_bytes())
+    if isinstance(doc, Position):
+        return
+    rep = replay(doc)
+    for rnd, rlog in zip(rep.rounds, doc.rounds, strict=True):
+        if rnd.score is not None:  # a played-out round records its result, and it re-plays to it
+            assert rlog.result == rnd.score.points
+    summary = orjson.loads(cli("replay", str(path), "--json").stdout)
+    results = [r.result for r in doc.rounds if r.result is not None]
+    assert summary["totals"] == [sum(r[side] for r in results) for side in range(doc.nsides)]
+    assert summary["winner"] == rep.winner
+    assert [r["points"] for r in summary["rounds"]] == [list(r.result or ()) for r in doc.rounds
+                                                         if r.result is not None]
+    if rep.winner is not None:
+        assert max(rep.match.scores) >= doc.rules.target - 3  # Dominican wins at 18-20 by an item
+
+
+# --- outputs ---------------------------------------------------------------------------------------
+
+
+def test_replay_shows_moves_sweeps_and_scores(tmp_path: Path, game_obj: dict[str, Any]) -> None:
+    path = write(tmp_path, game_obj)
+    out = cli("replay", str(path)).stdout
+    assert "Round 1: Ana (seat 0) deals" in out or "Round 1: Ben (seat 1) deals" in out
+    assert "captures" in out and "trails" in out and "Round 1 score" in out
+    assert "most cards" in out and "game score" in out and "Winner:" in out
+    rep = replay(read_log(path.read_bytes()))
+    if rep.sweeps:
+        assert "SWEEP" in out
+
+
+def test_moves_at_n_and_for_every_ply(tmp_path: Path, game_obj: dict[str, Any]) -> None:
+    path = write(tmp_path, game_obj)
+    rep = replay(read_log(path.read_bytes()))
+    ply = rep.plies[7]
+    assert ply.state is not None
+    one = orjson.loads(cli("moves", str(path), "--at", "7", "--json").stdout)
+    assert one == {"ply": 7, "seat": ply.seat,
+                   "legal": [move_to_json(m) for m in legal_moves(RuleSet.from_preset("royal"),
+                                                                  ply.state)]}
+    assert all(set(m) <= {"card", "action", "take", "value"} for m in one["legal"])
+    assert all(m["take"] == sorted(m["take"]) for m in one["legal"])
+    assert all(("value" in m) == (m["action"] == "build") for m in one["legal"])
+    every = orjson.loads(cli("moves", str(path), "--json").stdout)
+    assert [e["ply"] for e in every] == list(range(len(rep.plies)))
+    assert every[7] == one
+    text = cli("moves", str(path), "--at", "7").stdout
+    assert "played" in text and f"ply 7, seat {ply.seat}" in text
+
+
+def test_moves_on_viewer_logs_and_positions() -> None:
+    viewer = REPLAYS / "royal-2p-progress-viewer.json"
+    log = read_log(viewer.read_bytes())
+    rep = replay(log)
+    every = orjson.loads(cli("moves", str(viewer), "--json").stdout)
+    assert {e["seat"] for e in every} == {log.viewer}
+    assert [e["ply"] for e in every] == [p.index for p in rep.plies if p.seat == log.viewer]
+    theirs = next(p.index for p in rep.plies if p.seat != log.viewer)
+    err = one_error_line(cli("moves", str(viewer), "--at", str(theirs)))
+    assert f"(ply {theirs})" in err and "not in the log" in err
+    end = orjson.loads(cli("moves", str(viewer), "--at", str(len(rep.plies)), "--json").stdout)
+    obs = end_observation(rep)
+    assert end["seat"] == obs.to_move == log.viewer
+    assert end["legal"] == [move_to_json(m) for m in legal_in(log.rules, obs)]
+    position = REPLAYS / "royal-2p-position.json"
+    pos = read_any(position.read_bytes())
+    assert isinstance(pos, Position)
+    assert orjson.loads(cli("moves", str(position), "--json").stdout) == end | {"ply": 0}
+    assert "unknown" in cli("moves", str(viewer)).stdout
+
+
+def test_selfplay_writes_complete_seeded_logs(tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    result = cli("selfplay", "--bots", "greedy,counter", "--preset", "royal", "--players", "2",
+                 "--games", "2", "--seed", "7", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    files = sorted(out.glob("*.json"))
+    assert len(files) == 2
+    for k, f in enumerate(files):
+        log = read_log(f.read_bytes())
+        assert log.seed == 7000 + k and log.created_by and "selfplay" in log.created_by
+        assert log.players == ["greedy", "counter"]
+        rep = replay(log)
+        assert rep.winner is not None and rep.complete
+        assert str(f) in result.stdout
+    again = tmp_path / "again"
+    cli("selfplay", "--bots", "greedy,counter", "--preset", "royal", "--games", "2", "--seed", "7",
+        "--out", str(again))
+    assert [f.read_bytes() for f in files] == [f.read_bytes() for f in sorted(again.glob("*.json"))]
+
+
+# --- every error class: one line, exit 1 -----------------------------------------------------------
+
+
+def mutate(obj: dict[str, Any], fn: Any) -> dict[str, Any]:
+    o = copy.deepcopy(obj)
+    fn(o)
+    return o
+
+
+def _first_moves(o: dict[str, Any]) -> list[dict[str, Any]]:
+    moves: list[dict[str, Any]] = o["rounds"][0]["deals"][0]["moves"]
+    return moves
+
+
+def _capture_own_card(o: dict[str, Any]) -> None:
+    """The first move captures a card from the mover's own hand: not on the table."""
+    first = _first_moves(o)[0]
+    hand = o["rounds"][0]["deals"][0]["hands"][first["seat"]]
+    other = next(c for c in hand if c != first["card"])
+    first.update(action="capture", take=[other])
+    first.pop("value", None)
+
+
+ERRORS: list[tuple[str, Any, str]] = [
+    ("bad JSON", b'{"format": "casino-replay",', "bad JSON at line 1"),
+    ("unknown format", {"format": "casino-log", "version": 1}, "format: unknown format \"casino-log\""),
+    ("unknown version", {"format": "casino-replay", "version": 9}, "version: unknown casino-replay version 9"),
+    ("unknown card", lambda o: o["rounds"][0]["deals"][1]["hands"][0].__setitem__(2, "1X"),
+     "round 1, deal 2, seat 0 hand: unknown card '1X'"),
+    ("card twice", lambda o: o["rounds"][0]["deals"][0]["table"].__setitem__(
+        1, o["rounds"][0]["deals"][0]["table"][0]), "round 1, deal 1, table: card"),
+    ("wrong number of cards", lambda o: o["rounds"][0]["deals"][0]["hands"][1].pop(),
+     "round 1, deal 1, seat 1 hand: expected 4 cards, got 3"),
+    ("wrong seat", lambda o: _first_moves(o)[1].__setitem__("seat", _first_moves(o)[0]["seat"]),
+     "round 1, deal 1, move 2 (ply 1), seat"),
+    ("illegal move", _capture_own_card, "round 1, deal 1, move 1 (ply 0), seat"),
+    ("result mismatch", lambda o: o["rounds"][0]["result"].__setitem__("points", [0, 0]),
+     "round 1, result: the log declares points [0, 0], but the round scores"),
+    ("unknown rule option", lambda o: o["rules"].__setitem__("jokers", True),
+     "rules: unknown rule option 'jokers'"),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "message"), ERRORS, ids=[e[0] for e in ERRORS])
+def test_validate_errors(tmp_path: Path, game_obj: dict[str, Any], what: str, change: Any,
+                         message: str) -> None:
+    doc = change if not callable(change) else mutate(game_obj, change)
+    path = write(tmp_path, doc)
+    for command in ("validate", "replay", "moves"):
+        err = one_error_line(cli(command, str(path)))
+        assert err.startswith(f"error: {path}: {message}"), err
+        if what == "illegal move":
+            assert "illegal move" in err and "is not on the table" in err
+
+
+def test_cli_usage_and_file_errors(tmp_path: Path) -> None:
+    err = one_error_line(cli("validate", str(tmp_path / "missing.json")))
+    assert "missing.json" in err
+    sample = str(REPLAYS / "royal-2p-full.json")
+    assert "--at 100000" in one_error_line(cli("moves", sample, "--at", "100000"))
+    assert "unknown bot 'deep'" in one_error_line(cli("selfplay", "--bots", "greedy,deep",
+                                                      "--out", str(tmp_path / "x")))
+    assert not (tmp_path / "x").exists()
+    assert "unknown preset" in one_error_line(cli("selfplay", "--preset", "poker",
+                                                  "--out", str(tmp_path / "y")))
+    assert "no moves to replay" in one_error_line(cli("replay", str(REPLAYS / "royal-2p-position.json")))
+
+
+def test_real_script_exit_status_one_line_no_traceback(tmp_path: Path) -> None:
+    bad = write(tmp_path, {"format": "casino-replay", "version": 1, "players": ["a", "b"],
+                           "rounds": [{"dealer": 0, "deals": [{"table": ["AS", "2S", "3S", "ZZ"],
+                                                               "hands": [None, None]}]}]})
+    exe = Path(sys.executable).parent / "casino-coach"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
+                                           "from casino_coach.cli import main; main()"]
+    proc = subprocess.run([*cmd, "validate", str(bad)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {bad}: round 1, deal 1, table: unknown card 'ZZ'")
+    ok = subprocess.run([*cmd, "validate", str(REPLAYS / "classic-2p-full.json")], capture_output=True,
+                        text=True, check=False)
+    assert ok.returncode == 0 and ok.stdout.startswith("OK: ")
