@@ -95,7 +95,8 @@ def analyze_command(
     if json:
         typer.echo(to_json(result).decode(), nl=False)
         return
-    Console(highlight=False).print(analysis_view(result, worst=worst, whole_game=moves))
+    console = Console(highlight=False)
+    console.print(analysis_view(result, worst=worst, whole_game=moves, wide=console.width >= 120))
 
 
 @app.command("export")

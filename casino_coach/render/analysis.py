@@ -10,8 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
-from casino_coach.cards import SUIT, card_symbol, iter_cards
-from casino_coach.movegen import Move
+from casino_coach.render import cards_text, move_words
 from casino_coach.state import Build
 
 CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
@@ -19,17 +18,8 @@ CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
                 "not rated": "dim"}
 
 
-def cards_text(mask: int) -> Text:
-    """Cards with their suit colours (hearts and diamonds red)."""
-    t = Text()
-    for i, c in enumerate(iter_cards(mask)):
-        if i:
-            t.append(" ")
-        t.append(card_symbol(c), style="bold red" if SUIT[c] in (1, 2) else "bold")
-    return t
-
-
 def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
+    """The table compactly, for one column: loose cards, then builds as [cards =value]."""
     t = cards_text(loose)
     for b in builds:
         if len(t):
@@ -38,16 +28,6 @@ def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
         t.append_text(cards_text(b.cards))
         t.append(f" ={b.value}]", style="cyan")
     return t if len(t) else Text("(empty)", style="dim")
-
-
-def move_text(m: Move) -> Text:
-    """A move in words with coloured cards: "8♣ takes 3♥ 5♠"."""
-    t = cards_text(1 << m.card)
-    verb = {0: " trails", 1: " takes ", 2: f" builds {m.value} with "}[m.action]
-    t.append(verb)
-    if m.take:
-        t.append_text(cards_text(m.take))
-    return t
 
 
 def label(m: MoveAnalysis) -> str:
@@ -59,23 +39,27 @@ def label(m: MoveAnalysis) -> str:
 
 
 def summary_table(a: GameAnalysis) -> Table:
+    """One column per player, one row per figure (fits 80 columns with four players)."""
     t = Table(title="Summary", title_justify="left", title_style="bold")
-    t.add_column("player", style="bold")
-    t.add_column("moves", justify="right")
-    t.add_column("unforced", justify="right")
-    for c in CLASSES:
-        t.add_column(c.value, justify="right", style=CLASS_STYLES[c.value])
-    t.add_column("lost", justify="right")
-    t.add_column("per decision", justify="right")
-    t.add_column("accuracy", justify="right")
-    t.add_column("luck", justify="right")
-    t.add_column("result", justify="right")
-    t.add_column("luck-adjusted", justify="right")
+    t.add_column("")
     for s in a.summaries:
-        t.add_row(s.player, str(s.moves), str(s.unforced), *(str(s.classes[c.value]) for c in CLASSES),
-                  f"{s.loss_total:.2f}", f"{s.loss_per_decision:.3f}",
-                  "–" if s.accuracy is None else f"{s.accuracy:.1f}%", f"{s.luck_total:+.2f}",
-                  f"{s.result:+.2f}", f"{s.luck_adjusted:+.2f}")
+        t.add_column(s.player, justify="right", style="bold")
+    rows: list[tuple[str, list[str], str]] = [
+        ("moves rated", [str(s.moves) for s in a.summaries], ""),
+        ("unforced", [str(s.unforced) for s in a.summaries], ""),
+    ]
+    rows += [(c.value, [str(s.classes[c.value]) for s in a.summaries], CLASS_STYLES[c.value])
+             for c in CLASSES]
+    rows += [
+        ("points lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
+        ("lost per decision", [f"{s.loss_per_decision:.3f}" for s in a.summaries], ""),
+        ("accuracy", ["–" if s.accuracy is None else f"{s.accuracy:.1f}%" for s in a.summaries], ""),
+        ("luck of the deals", [f"{s.luck_total:+.2f}" for s in a.summaries], ""),
+        ("result (margin)", [f"{s.result:+.2f}" for s in a.summaries], ""),
+        ("luck-adjusted", [f"{s.luck_adjusted:+.2f}" for s in a.summaries], ""),
+    ]
+    for name, values, style in rows:
+        t.add_row(Text(name, style=style or "dim"), *values)
     return t
 
 
@@ -85,10 +69,10 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     style = CLASS_STYLES.get(lab, "")
     lines: list[RenderableType] = []
     played = Text("played ", style="dim")
-    played.append_text(move_text(m.played))
+    played.append_text(move_words(m.played))
     if m.best is not None and m.best != m.played:
         played.append("   best ", style="dim")
-        played.append_text(move_text(m.best))
+        played.append_text(move_words(m.best))
     lines.append(played)
     where = Text("table ", style="dim")
     where.append_text(table_text(m.loose, m.builds))
@@ -107,12 +91,14 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     return Panel(Group(*lines), title=title, title_align="left", border_style=style or "dim")
 
 
-def game_table(a: GameAnalysis) -> Table:
+def game_table(a: GameAnalysis, wide: bool = False) -> Table:
+    """Every move: who played what, its class and loss, the best move; the table too when ``wide``."""
     t = Table(title="The whole game", title_justify="left", title_style="bold")
     t.add_column("#", justify="right")
-    t.add_column("rd.deal")
+    t.add_column("deal")
     t.add_column("player")
-    t.add_column("table")
+    if wide:
+        t.add_column("table")
     t.add_column("played")
     t.add_column("class")
     t.add_column("loss", justify="right")
@@ -123,14 +109,18 @@ def game_table(a: GameAnalysis) -> Table:
         if m.round != last_round and last_round >= 0:
             t.add_section()
         last_round = m.round
-        best = move_text(m.best) if m.best is not None and m.best != m.played else Text("")
-        t.add_row(str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat],
-                  table_text(m.loose, m.builds), move_text(m.played), Text(lab, style=CLASS_STYLES[lab]),
-                  f"{m.loss:.2f}" if m.loss and not m.forced else "", best)
+        best = move_words(m.best) if m.best is not None and m.best != m.played else Text("")
+        cells: list[RenderableType] = [str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat]]
+        if wide:
+            cells.append(table_text(m.loose, m.builds))
+        cells += [move_words(m.played), Text(lab, style=CLASS_STYLES[lab]),
+                  f"{m.loss:.2f}" if m.loss and not m.forced else "", best]
+        t.add_row(*cells)
     return t
 
 
-def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True) -> Group:
+def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True, wide: bool = False,
+                  ) -> Group:
     """The terminal report: header, summary, the worst moves first, then the whole game."""
     lim = a.options.limits
     th = a.options.thresholds
@@ -147,5 +137,5 @@ def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True) -> G
     elif worst:
         parts.append(Text("No move lost points.", style="green"))
     if whole_game:
-        parts.append(game_table(a))
+        parts.append(game_table(a, wide))
     return Group(*parts)
