@@ -107,6 +107,12 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
     # Side 0: most cards 3, most spades 1, four aces 4 and 2♠ 1; side 1: 10♦ 2.
     assert p0 & 0b1111 == 0b1111 and p0 >> 7 & 1
     assert ev.leaf(s) == pytest.approx(3 + 1 + 4 + 1 - 2)
-    # Nothing captured yet: a symmetric position is worth 0.
+    # Nothing captured yet: what one side gains the other loses.
     empty = s._replace(captured=(0, 0), stock=FULL_DECK)
-    assert ev.leaf(empty) == pytest.approx(0.0)
+    assert ev.leaf(empty) == pytest.approx(-Evaluator(classic, 2, 1).leaf(empty))
+    # The side to move next takes a table card more often than not (the next deal's leader): the
+    # 10♦ on the table is worth more to it than the 10♦ still hidden.
+    on_table = empty._replace(loose=1 << 37, stock=FULL_DECK & ~(1 << 37))
+    assert ev.leaf(on_table) > ev.leaf(empty) + 0.3
+    other = Evaluator(classic, 2, 1)
+    assert other.leaf(on_table) < other.leaf(empty) - 0.3

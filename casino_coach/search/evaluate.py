@@ -172,6 +172,40 @@ def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, 
     return tuple(wins), max(0.0, 1.0 - sum(wins))
 
 
+# Where the cards still out end up, two sides (measured over 300 counter-bot rounds of classic and
+# royal: 59% and 63% of the table left at a deal's end went to the next deal's leader, 48% and 47% of
+# the cards still to be dealt).
+TABLE_TO_MOVER = 0.6
+REST_TO_MOVER = 0.48
+
+
+@lru_cache(maxsize=1 << 14)
+def _lead_pmf(t: int, r: int) -> tuple[float, ...]:
+    """Distribution of how many of t table cards and r other cards the side to move takes."""
+    a = [comb(t, x) * TABLE_TO_MOVER**x * (1 - TABLE_TO_MOVER) ** (t - x) for x in range(t + 1)]
+    b = [comb(r, x) * REST_TO_MOVER**x * (1 - REST_TO_MOVER) ** (r - x) for x in range(r + 1)]
+    out = [0.0] * (t + r + 1)
+    for i, pa in enumerate(a):
+        for j, pb in enumerate(b):
+            out[i + j] += pa * pb
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _lead_odds(d: int, t: int, r: int) -> tuple[float, float]:
+    """(P(the side to move ends strictly ahead), P(strictly behind)) from a lead of d."""
+    pmf = _lead_pmf(t, r)
+    total = t + r
+    win = lose = 0.0
+    for x, p in enumerate(pmf):
+        diff = d + 2 * x - total
+        if diff > 0:
+            win += p
+        elif diff < 0:
+            lose += p
+    return win, lose
+
+
 class Evaluator:
     """Leaf and terminal values from one root side's point of view, with caches."""
 
@@ -182,7 +216,7 @@ class Evaluator:
         self.n = nsides
         self.root_side = root_side
         self._final: dict[tuple[tuple[int, ...], tuple[int, ...], int], float] = {}
-        self._cache: dict[tuple[tuple[int, ...], tuple[int, ...], int], float] = {}
+        self._cache: dict[tuple[tuple[int, ...], tuple[int, ...], int, int, int], float] = {}
 
     def final(self, state: RoundState) -> float:
         """Exact value of a played-out round."""
@@ -195,27 +229,27 @@ class Evaluator:
 
     def leaf(self, state: RoundState) -> float:
         """Expected value of the rest of the round at a position where the search stops."""
-        key = (state.captured, state.sweeps, state.set_aside)
+        table = state.loose
+        for b in state.builds:
+            table |= b.cards
+        key = (state.captured, state.sweeps, state.set_aside, table, state.to_move % self.n)
         v = self._cache.get(key)
         if v is None:
-            v = self._leaf(state)
+            v = self._leaf(state, table)
             self._cache[key] = v
         return v
 
-    def _leaf(self, state: RoundState) -> float:
+    def _leaf(self, state: RoundState, table: int) -> float:
         rules = self.rules
         n = self.n
         piles = state.captured
-        gone = state.set_aside
-        taken = gone
+        taken = state.set_aside
         for p in piles:
             taken |= p
         out = FULL_DECK & ~taken
         pts = [0.0] * n
         counts = tuple(p.bit_count() for p in piles)
         spades = tuple((p & SPADES_MASK).bit_count() for p in piles)
-        self._majority(pts, counts, out.bit_count(), rules.points_cards)
-        self._majority(pts, spades, (out & SPADES_MASK).bit_count(), rules.points_spades)
         sw = sweep_points(rules, state.sweeps)
         for s in range(n):
             p = piles[s]
@@ -224,8 +258,39 @@ class Evaluator:
                 pts[s] += rules.points_big
             if p & _LITTLE:
                 pts[s] += rules.points_little
-        # Cards still out are worth the same to every side: they cancel in the value.
+        if n == 2:
+            self._two_sides(pts, state.to_move % 2, counts, spades, table & out, out & ~table)
+        else:
+            # Cards still out are worth the same to every side: they cancel in the value.
+            self._majority(pts, counts, out.bit_count(), rules.points_cards)
+            self._majority(pts, spades, (out & SPADES_MASK).bit_count(), rules.points_spades)
         return side_value(pts, self.root_side)
+
+    def _two_sides(self, pts: list[float], lead: int, counts: tuple[int, ...], spades: tuple[int, ...],
+                   table: int, rest: int) -> None:
+        """Two sides: the side to move next (the next deal's leader at a deal's end) takes a card on
+        the table with probability TABLE_TO_MOVER, a card still hidden with REST_TO_MOVER."""
+        rules = self.rules
+        other = 1 - lead
+        tie_share = rules.majority_tie == "split"
+        for points, c, t, r in ((rules.points_cards, counts, table.bit_count(), rest.bit_count()),
+                                (rules.points_spades, spades, (table & SPADES_MASK).bit_count(),
+                                 (rest & SPADES_MASK).bit_count())):
+            if not points:
+                continue
+            win, lose = _lead_odds(c[lead] - c[other], t, r)
+            pts[lead] += points * win
+            pts[other] += points * lose
+            if tie_share:
+                half = points * (1.0 - win - lose) / 2
+                pts[lead] += half
+                pts[other] += half
+        for mask, points in ((_BIG, rules.points_big), (_LITTLE, rules.points_little),
+                             (ACES_MASK, rules.points_ace)):
+            on_table = (table & mask).bit_count() * points
+            hidden = (rest & mask).bit_count() * points
+            pts[lead] += on_table * TABLE_TO_MOVER + hidden * REST_TO_MOVER
+            pts[other] += on_table * (1 - TABLE_TO_MOVER) + hidden * (1 - REST_TO_MOVER)
 
     def _majority(self, pts: list[float], counts: tuple[int, ...], remaining: int, points: int) -> None:
         if not points:

@@ -1,0 +1,52 @@
+"""The ``searcher`` bot: play the move the hidden-information search values most.
+
+``SearcherPolicy(**options)`` takes the fields of ``Limits`` as options (``samples``, ``min_samples``,
+``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``); the seed of each search
+is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the game's seed and
+two decisions never reuse the same worlds. It implements the ``Policy`` protocol of ``bots.py``: it
+decides from the seat's ``Observation`` only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from casino_coach.movegen import Move
+from casino_coach.observation import Observation
+from casino_coach.rules import RuleSet
+from casino_coach.search.expectimax import evaluate
+from casino_coach.search.result import Limits
+from casino_coach.search.worlds import SearchError
+
+_FIELDS = tuple(f.name for f in dataclasses.fields(Limits) if f.name != "seed")
+
+
+class SearcherPolicy:
+    """Chooses the legal move with the highest expected value (``search.evaluate``)."""
+
+    name = "searcher"
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(_FIELDS))
+        if unknown:
+            raise SearchError(f"bot 'searcher': unknown option {unknown[0]!r}; "
+                              f"options: {', '.join(_FIELDS)}")
+        try:
+            self.limits = Limits(**options)
+        except TypeError as e:
+            raise SearchError(f"bot 'searcher': {e}") from None
+
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
+               rng: random.Random) -> Move:
+        if len(legal) == 1:
+            return legal[0]
+        limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
+        result = evaluate(rules, obs, limits)
+        allowed = set(legal)
+        for mv in result.moves:
+            if mv.move in allowed:
+                return mv.move
+        raise SearchError("the search found none of the legal moves it was given")
