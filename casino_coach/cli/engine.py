@@ -1,0 +1,44 @@
+"""``casino-coach engine``: the engine protocol (``casino_coach.protocol``) on standard input and output."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+
+import typer
+
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.errors import CoachError
+from casino_coach.protocol import DEFAULT_LIMITS, Session, serve
+from casino_coach.search import Limits
+
+
+@app.command("engine")
+@handle_errors
+def engine_command(
+    samples: int = typer.Option(DEFAULT_LIMITS.samples, "--samples",
+                                help="Sampled deals of the unseen cards per go/analyze, unless the "
+                                     "request says."),
+    time: float | None = typer.Option(None, "--time", help="Seconds per go/analyze, unless the "
+                                      "request says (default: no time limit)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling, unless the request says."),
+) -> None:
+    """Run as an engine for other programs: one JSON request per line on stdin, one JSON answer per
+    line on stdout, until {"type": "quit"} or the end of the input. See the README for the protocol.
+
+    Example: echo '{"type": "hello", "id": 1}' | casino-coach engine
+    """
+    if samples < 1:
+        raise CoachError(f"--samples must be at least 1, got {samples}")
+    if time is not None and not time > 0:
+        raise CoachError(f"--time must be a positive number of seconds, got {time}")
+    limits = Limits(samples=samples, min_samples=min(samples, DEFAULT_LIMITS.min_samples), time=time,
+                    seed=seed)
+    out = sys.stdout.buffer
+
+    def write(data: bytes) -> None:
+        out.write(data)
+        out.flush()
+
+    with contextlib.suppress(BrokenPipeError):  # the controller went away: nothing left to answer
+        serve(sys.stdin.buffer, write, Session(limits))

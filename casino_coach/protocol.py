@@ -1,0 +1,478 @@
+"""The engine protocol: casino_coach as an engine for other programs, in the spirit of chess's UCI.
+
+A controller (a game server, a GUI, a match driver) talks to ``casino-coach engine`` through its
+standard input and output, one JSON object per line each way. Every request has a ``type`` and may
+carry an ``id``; every answer has a ``type`` and echoes the request's ``id`` when it had one. The engine
+plays or advises one seat and sees only what that seat sees: the controller tells it the deals (its own
+hand, and the table at the start of each round) and every move played, its own included, as the move
+objects of replay-format.md.
+
+===============  ==============================================================  ==============
+request          fields (besides ``type`` and ``id``)                            answer
+===============  ==============================================================  ==============
+``hello``        —                                                               ``hello``
+``new_game``     ``rules`` (as in a log), ``players`` (names or a count),        ``ready``
+                 ``seat`` (the engine's), ``partnerships`` (4 players)
+``position``     ``position`` (a casino-position object): play on from there     ``state``
+``deal``         ``hand``; at a round's start also ``table`` and ``dealer``     ``state``
+``move``         ``move`` (a move object, or the compact notation ``"8C x 3H"``)  ``state``
+``state``        —                                                               ``state``
+``legal``        — (the engine's seat must be to move)                           ``legal``
+``go``           ``samples``, ``time``, ``seed``, ``depth``: search limits        ``best_move``
+``analyze``      the same limits, and ``top`` (how many moves to list)           ``analysis``
+``quit``         —                                                               ``bye``
+===============  ==============================================================  ==============
+
+Anything wrong with a line (not JSON, not an object, no or unknown ``type``, a missing or bad field, a
+request out of turn, an illegal move, a move by the wrong seat) is answered with ``{"type": "error",
+"error": "<what and why>", "request": <the id, else the type, else null>}`` and changes nothing: the
+engine never stops on a bad line. A ``go`` does not play the move it finds; the controller sends the
+move actually played with ``move``, like every other move.
+
+``Session`` holds one engine's state and answers one line at a time (no I/O), so it is tested without
+subprocesses; ``serve`` runs a session over lines of input and a writer of output lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from casino_coach import __version__
+from casino_coach.cards import FULL_DECK, mask_names, parse_cards
+from casino_coach.errors import CoachError
+from casino_coach.movegen import Move, legal_moves
+from casino_coach.notation import parse_move
+from casino_coach.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.replay import move_from_json, move_to_json, read_position
+from casino_coach.rules import RuleSet
+from casino_coach.scoring import Match, Points
+from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.state import HAND_SIZE, TABLE_SIZE, sides_for
+
+PROTOCOL_NAME = "casino-engine"
+PROTOCOL_VERSION = 1
+ENGINE_NAME = "casino_coach"
+
+REQUESTS = ("hello", "new_game", "position", "deal", "move", "state", "legal", "go", "analyze", "quit")
+
+# What a ``go`` or ``analyze`` searches when the request gives no limits: a few tenths of a second per
+# decision in a two-player game (``search.Limits`` defaults).
+DEFAULT_LIMITS = Limits()
+
+Answer = dict[str, Any]
+
+
+class ProtocolError(CoachError):
+    """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading request fields
+
+
+def _show(value: Any) -> str:
+    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode() if value is not None else "null"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _int_field(req: Mapping[str, Any], key: str, lo: int, hi: int | None = None,
+               default: int | None = None) -> int:
+    if key not in req or req[key] is None:
+        if default is None:
+            raise ProtocolError(f"'{key}' is missing")
+        return default
+    v = req[key]
+    if not isinstance(v, int) or isinstance(v, bool) or v < lo or (hi is not None and v > hi):
+        bound = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+        raise ProtocolError(f"'{key}' must be a whole number {bound}, got {_show(v)}")
+    return v
+
+
+def _cards_field(req: Mapping[str, Any], key: str, size: int) -> int:
+    raw = req.get(key)
+    if not isinstance(raw, list):
+        raise ProtocolError(f"'{key}' must be a list of {size} cards like [\"TD\", \"2S\"], got {_show(raw)}")
+    mask = parse_cards(raw, what=key)
+    if mask.bit_count() != size:
+        raise ProtocolError(f"'{key}' must hold {size} cards, got {mask.bit_count()}")
+    return mask
+
+
+def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits:
+    """Search limits from a ``go`` or ``analyze`` request: ``samples``, ``time`` (seconds),
+    ``seed`` and ``depth`` (plies per world, null = to the end of the deal); what the request does
+    not give comes from ``base``."""
+    samples = _int_field(req, "samples", 1, 100_000, base.samples)
+    seed = _int_field(req, "seed", -(2**63), 2**63 - 1, base.seed)
+    t = req.get("time", base.time)
+    if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not 0 < t <= 3600):
+        raise ProtocolError(f"'time' must be a number of seconds above 0 (at most 3600), got {_show(t)}")
+    depth: int | None = base.depth
+    if "depth" in req:
+        depth = None if req["depth"] is None else _int_field(req, "depth", 1, 1000)
+    return dataclasses.replace(base, samples=samples, min_samples=min(samples, base.min_samples),
+                               time=float(t) if t is not None else None, seed=seed, depth=depth)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The game as the engine's seat sees it
+
+
+@dataclass
+class EngineGame:
+    """One game from the engine's seat: the rules, the players, the seat's ``Observation`` of the
+    round being played (None before the first deal), and the running score."""
+
+    rules: RuleSet
+    players: list[str]
+    seat: int
+    match: Match
+    obs: Observation | None = None
+    dealer: int | None = None  # of the round being played, or of the last one
+    rounds: int = 0  # rounds begun
+    deal_index: int = 0  # 0-based deal of the round being played
+    ply: int = 0  # moves played in the whole game
+    last_round: tuple[Points, ...] | None = None  # points of the round that just ended
+    history: list[tuple[int, Move]] = field(default_factory=list)
+
+    @property
+    def nplayers(self) -> int:
+        return len(self.players)
+
+    @property
+    def nsides(self) -> int:
+        return self.match.nsides
+
+    @property
+    def awaiting(self) -> str:
+        """What the engine expects next: ``new_round`` (a deal with the table), ``deal`` (the next
+        hand), ``move``, or ``nothing`` (the game is over)."""
+        if self.match.over:
+            return "nothing"
+        obs = self.obs
+        if obs is None or (obs.stock_count == 0 and not any(obs.hand_sizes)):
+            return "new_round"
+        if not any(obs.hand_sizes):
+            return "deal"
+        return "move"
+
+
+def _table_obj(obs: Observation) -> dict[str, Any]:
+    return {"loose": mask_names(obs.loose),
+            "builds": [{"cards": mask_names(b.cards), "value": b.value, "owner": b.owner,
+                        "multiple": b.multiple} for b in obs.builds]}
+
+
+def _num(x: Points | float) -> Points:
+    """Numbers for JSON: whole numbers as ints, the rest rounded (values stay bounded)."""
+    if isinstance(x, int):
+        return x
+    return int(x) if float(x).is_integer() else round(float(x), 4)
+
+
+def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, hand: int) -> Observation:
+    """The engine seat's view right after the first deal of a round (rules.md 1.3.2)."""
+    if table & hand:
+        raise ProtocolError(f"'hand': card {mask_names(table & hand)[0]} is also on the table")
+    return Observation(
+        seat=seat, hand=hand, loose=table, builds=(), captured=(0,) * nsides, sweeps=(0,) * nsides,
+        to_move=(dealer + 1) % n, last_capturer=-1, dealer=dealer, nsides=nsides,
+        hand_sizes=(HAND_SIZE,) * n, stock_count=52 - TABLE_SIZE - HAND_SIZE * n,
+        unseen=FULL_DECK & ~table & ~hand, known=tuple(hand if s == seat else 0 for s in range(n)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# The session
+
+
+class Session:
+    """One engine: answers request lines one at a time. ``closed`` turns true after ``quit``.
+
+    ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own.
+    """
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.game: EngineGame | None = None
+        self.closed = False
+        self.lines = 0
+        self.limits = limits
+
+    # --- entry points ------------------------------------------------------------------------------
+
+    def handle(self, line: str | bytes) -> Answer | None:
+        """The answer to one line of input; None for a blank line (ignored, like UCI does)."""
+        self.lines += 1
+        if not line.strip():
+            return None
+        try:
+            req = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            return _error(f"line {self.lines}: not valid JSON ({e})", None)
+        if not isinstance(req, dict):
+            return _error(f"line {self.lines}: expected a JSON object like {{\"type\": \"hello\"}}, "
+                          f"got {_show(req)}", None)
+        return self.request(req)
+
+    def request(self, req: Mapping[str, Any]) -> Answer:
+        """The answer to one decoded request object."""
+        rid = req.get("id")
+        kind = req.get("type")
+        tag = rid if rid is not None else (kind if isinstance(kind, str) else None)
+        try:
+            if not isinstance(kind, str):
+                raise ProtocolError("a request needs a 'type', one of " + ", ".join(REQUESTS))
+            handler = _HANDLERS.get(kind)
+            if handler is None:
+                raise ProtocolError(f"unknown request type {_show(kind)}: expected one of "
+                                    + ", ".join(REQUESTS))
+            answer = handler(self, req)
+        except CoachError as e:
+            return _error(f"{kind}: {e}" if isinstance(kind, str) and kind in _HANDLERS else str(e),
+                          tag, rid)
+        except Exception as e:  # the engine never dies on a line: report it and go on
+            return _error(f"internal error while answering {_show(kind)}: {type(e).__name__}: {e}",
+                          tag, rid)
+        if rid is not None:
+            answer = {"type": answer["type"], "id": rid} | {k: v for k, v in answer.items() if k != "type"}
+        return answer
+
+    # --- requests ------------------------------------------------------------------------------------
+
+    def _hello(self, req: Mapping[str, Any]) -> Answer:
+        return {"type": "hello", "name": ENGINE_NAME, "version": __version__,
+                "protocol": PROTOCOL_NAME, "protocol_version": PROTOCOL_VERSION,
+                "requests": list(REQUESTS)}
+
+    def _new_game(self, req: Mapping[str, Any]) -> Answer:
+        raw_rules = req.get("rules", {"preset": "classic"})
+        rules = RuleSet.from_dict(raw_rules if raw_rules is not None else {"preset": "classic"})
+        players = req.get("players", 2)
+        if isinstance(players, int) and not isinstance(players, bool) and 2 <= players <= 4:
+            names = [f"seat {i}" for i in range(players)]
+        elif (isinstance(players, list) and 2 <= len(players) <= 4
+              and all(isinstance(p, str) for p in players)):
+            names = list(players)
+        else:
+            raise ProtocolError(f"'players' must be 2, 3 or 4 names (or that number), got {_show(players)}")
+        part = req.get("partnerships")
+        if part is not None:
+            if not isinstance(part, bool):
+                raise ProtocolError(f"'partnerships' must be true or false, got {_show(part)}")
+            rules = rules.replace(partnerships=part)
+        seat = _int_field(req, "seat", 0, len(names) - 1)
+        nsides = sides_for(len(names), rules.partnerships)
+        self.game = EngineGame(rules, names, seat, Match(rules, nsides))
+        return {"type": "ready", "rules": rules.to_dict(), "players": names, "seat": seat,
+                "side": seat % nsides, "nsides": nsides, "awaiting": self.game.awaiting}
+
+    def _position(self, req: Mapping[str, Any]) -> Answer:
+        raw = req.get("position")
+        if not isinstance(raw, dict):
+            raise ProtocolError(f"'position' must be a casino-position object, got {_show(raw)}")
+        pos = read_position(orjson.dumps(raw))
+        obs = pos.observation
+        names = [f"seat {i}" for i in range(pos.players)]
+        match = Match(pos.rules, obs.nsides, scores=list(pos.scores))
+        self.game = EngineGame(pos.rules, names, obs.seat, match, obs=obs, dealer=obs.dealer, rounds=1)
+        return self._state_answer()
+
+    def _deal(self, req: Mapping[str, Any]) -> Answer:
+        g = self._game()
+        wanted = g.awaiting
+        hand = _cards_field(req, "hand", HAND_SIZE)
+        if wanted == "nothing":
+            raise ProtocolError("the game is over: start another with new_game")
+        if wanted == "move":
+            raise ProtocolError(f"it is not time to deal: seat {self._obs().to_move} is to move "
+                                "and hands still hold cards")
+        if wanted == "new_round":
+            if "table" not in req:
+                raise ProtocolError("the first deal of a round needs 'table' (the 4 cards laid face up)")
+            table = _cards_field(req, "table", TABLE_SIZE)
+            default = (g.dealer + 1) % g.nplayers if g.dealer is not None else g.nplayers - 1
+            dealer = _int_field(req, "dealer", 0, g.nplayers - 1, default)
+            g.obs = _start_observation(g.seat, g.nplayers, g.nsides, dealer, table, hand)
+            g.dealer = dealer
+            g.rounds += 1
+            g.deal_index = 0
+        else:
+            if req.get("table") is not None:
+                raise ProtocolError("only the first deal of a round lays a table; later deals give "
+                                    "'hand' only")
+            if req.get("dealer") is not None and req["dealer"] != g.dealer:
+                raise ProtocolError(f"the dealer of this round is seat {g.dealer}, "
+                                    f"not {_show(req['dealer'])}")
+            obs = self._obs()
+            if hand & ~obs.unseen:
+                raise ProtocolError(f"'hand': card {mask_names(hand & ~obs.unseen)[0]} has already "
+                                    "been seen, it cannot be dealt now")
+            g.obs = observe_deal(obs, hand, HAND_SIZE)
+            g.deal_index += 1
+        g.last_round = None
+        return self._state_answer()
+
+    def _move(self, req: Mapping[str, Any]) -> Answer:
+        g = self._game()
+        if g.awaiting != "move":
+            raise ProtocolError(f"no move is expected now: waiting for {_awaiting_words(g.awaiting)}")
+        obs = self._obs()
+        raw = req.get("move")
+        seat: int | None
+        if isinstance(raw, str):
+            seat, move = None, parse_move(raw)
+        elif isinstance(raw, dict):
+            seat, move = move_from_json(raw, "'move'")
+        else:
+            raise ProtocolError(f"'move' must be a move object like {{\"seat\": 0, \"card\": \"8C\", "
+                                f"\"action\": \"trail\"}}, got {_show(raw)}")
+        if seat is not None and seat != obs.to_move:
+            raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
+        mover = obs.to_move
+        g.obs = observe_move(g.rules, obs, move)  # IllegalMoveError names the rule
+        g.history.append((mover, move))
+        g.ply += 1
+        g.last_round = None
+        if g.obs.stock_count == 0 and not any(g.obs.hand_sizes):
+            end = as_state(g.obs, (0,) * g.nplayers, 0)
+            g.last_round = g.match.add_round(end).points
+        return self._state_answer(played=move_to_json(move, mover))
+
+    def _state(self, req: Mapping[str, Any]) -> Answer:
+        self._game()
+        return self._state_answer()
+
+    def _legal(self, req: Mapping[str, Any]) -> Answer:
+        obs = self._own_turn()
+        g = self._game()
+        moves = legal_moves(g.rules, as_state(obs, obs.known, 0))
+        return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
+
+    def _go(self, req: Mapping[str, Any]) -> Answer:
+        res = self._search(req)
+        best = res.best
+        return {"type": "best_move", "seat": res.seat, "move": move_to_json(best.move, res.seat),
+                "ev": _num(best.ev), "stderr": _num(best.stderr), **_effort(res)}
+
+    def _analyze(self, req: Mapping[str, Any]) -> Answer:
+        top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
+        res = self._search(req)
+        moves = res.moves if top is None else res.moves[:top]
+        return {"type": "analysis", "seat": res.seat,
+                "moves": [{"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev),
+                           "stderr": _num(mv.stderr)} for mv in moves],
+                "legal": len(res.moves), **_effort(res)}
+
+    def _quit(self, req: Mapping[str, Any]) -> Answer:
+        self.closed = True
+        return {"type": "bye"}
+
+    # --- helpers -------------------------------------------------------------------------------------
+
+    def _game(self) -> EngineGame:
+        if self.game is None:
+            raise ProtocolError("no game: send new_game (or position) first")
+        return self.game
+
+    def _obs(self) -> Observation:
+        g = self._game()
+        if g.obs is None:
+            raise ProtocolError("no cards dealt yet: send deal with the engine's hand, the table "
+                                "and the dealer")
+        return g.obs
+
+    def _own_turn(self) -> Observation:
+        g = self._game()
+        if g.awaiting != "move":
+            raise ProtocolError(f"nothing to play now: waiting for {_awaiting_words(g.awaiting)}")
+        obs = self._obs()
+        if obs.to_move != g.seat:
+            raise ProtocolError(f"it is seat {obs.to_move}'s turn, not the engine's (seat {g.seat})")
+        return obs
+
+    def _search(self, req: Mapping[str, Any]) -> SearchResult:
+        limits = limits_from(req, self.limits)
+        obs = self._own_turn()
+        return evaluate(self._game().rules, obs, limits)
+
+    def _state_answer(self, played: dict[str, Any] | None = None) -> Answer:
+        g = self._game()
+        out: Answer = {"type": "state"}
+        if played is not None:
+            out["played"] = played
+        out |= {"awaiting": g.awaiting, "round": max(g.rounds - 1, 0), "deal": g.deal_index,
+                "dealer": g.dealer, "ply": g.ply}
+        obs = g.obs
+        if obs is not None:
+            out |= {
+                "to_move": obs.to_move if g.awaiting == "move" else None,
+                "seat": g.seat, "hand": mask_names(obs.hand), "table": _table_obj(obs),
+                "hand_sizes": list(obs.hand_sizes), "stock": obs.stock_count,
+                "captured": [mask_names(p) for p in obs.captured], "sweeps": list(obs.sweeps),
+                "last_capture": obs.last_capturer if obs.last_capturer >= 0 else None,
+            }
+        if g.last_round is not None:
+            out["round_points"] = [_num(p) for p in g.last_round]
+        out["scores"] = [_num(p) for p in g.match.scores]
+        out["game_over"] = g.match.over
+        out["winner"] = g.match.winner
+        return out
+
+
+_HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Answer]] = {
+    "hello": Session._hello,
+    "new_game": Session._new_game,
+    "position": Session._position,
+    "deal": Session._deal,
+    "move": Session._move,
+    "state": Session._state,
+    "legal": Session._legal,
+    "go": Session._go,
+    "analyze": Session._analyze,
+    "quit": Session._quit,
+}
+assert set(_HANDLERS) == set(REQUESTS)
+
+
+def _awaiting_words(awaiting: str) -> str:
+    return {"new_round": "the first deal of a round (deal with hand, table and dealer)",
+            "deal": "the next deal (deal with hand)", "move": "a move",
+            "nothing": "nothing: the game is over"}[awaiting]
+
+
+def _effort(res: SearchResult) -> dict[str, Any]:
+    return {"exact": res.exact, "samples": res.samples, "nodes": res.nodes,
+            "seconds": round(res.seconds, 3)}
+
+
+def _error(message: str, request: Any, rid: Any = None) -> Answer:
+    out: Answer = {"type": "error"}
+    if rid is not None:
+        out["id"] = rid
+    out["error"] = message
+    out["request"] = request
+    return out
+
+
+def encode(answer: Answer) -> bytes:
+    """One answer as one line of JSON (UTF-8, newline-terminated)."""
+    return orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+
+
+def serve(lines: Iterable[str | bytes], write: Callable[[bytes], None],
+          session: Session | None = None) -> Session:
+    """Answer every line of ``lines`` with ``write`` until ``quit`` or the end of the input."""
+    s = session or Session()
+    for line in lines:
+        answer = s.handle(line)
+        if answer is not None:
+            write(encode(answer))
+        if s.closed:
+            break
+    return s
+
