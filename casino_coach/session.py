@@ -162,12 +162,15 @@ class Session:
     ``tutor`` is None or the lowest class the tutor stops: "inaccuracy", "mistake" or "blunder".
     ``limits`` is the search effort of hints and the tutor (the seed is offset by the ply).
     ``out``: where the log is written after every round and by ``save()`` (None: not written).
+    ``literal``: a move written in full notation is that move, a bare card a trail (for scripts: a
+    file of moves cannot answer "which one?"); otherwise a bare card with several moves is ambiguous.
     """
 
     def __init__(self, rules: RuleSet, *, players: int = 2, human: int = 0, name: str = "You",
                  opponent: str = "counter", seed: int = 0, practice: bool = False,
                  tutor: str | None = None, limits: Limits | None = None,
-                 out: str | Path | None = None, date: str | None = None) -> None:
+                 out: str | Path | None = None, date: str | None = None,
+                 literal: bool = False) -> None:
         if not 2 <= players <= 4:
             raise CoachError(f"Casino is played by 2, 3 or 4 players, not {players}")
         if not 0 <= human < players:
@@ -182,6 +185,7 @@ class Session:
         self.limits = limits or default_limits(seed)
         self.out = Path(out) if out is not None else None
         self.date = date
+        self.literal = literal
         bots = bot_names(opponent, players - 1)
         names = list(bots)
         names.insert(human, name)
@@ -314,12 +318,21 @@ class Session:
             return self._try_play(found)
         if isinstance(found, str):
             return [Note(NoteKind.ERROR, found)]
+        trail = next((m for m in found if m.action == TRAIL and not m.take), None)
+        extra = f" ({card_symbol(trail.card)} alone: type {move_text(trail)} t to trail)" if trail else ""
         return [Note(NoteKind.CANDIDATES, f"{text!r} fits {len(found)} moves: type more of the move "
-                                          "or its number", moves=self.numbered(found))]
+                                          f"or its number{extra}", moves=self.numbered(found))]
 
     def resolve(self, text: str) -> Move | str | list[Move]:
         """The legal move ``text`` means: a Move, the candidates when it is ambiguous, or an error
         message (with a suggestion) when it fits no legal move."""
+        if self.literal:
+            try:
+                move = parse_move(text)
+            except NotationError:
+                move = None
+            if move is not None and move in self.legal():
+                return move
         found = resolve(self.rules, self.state, text, self.legal())
         if isinstance(found, str):
             self._current().refused = text

@@ -12,10 +12,11 @@ import random
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import typer
 from rich.console import Console
+from typer.core import TyperCommand
 
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
@@ -27,6 +28,7 @@ from casino_coach.session import TUTOR_LEVELS, NoteKind, Session
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
+DEFAULT_TUTOR = "mistake"
 
 
 def default_out(seed: int, today: datetime.date, folder: Path = Path()) -> Path:
@@ -87,7 +89,20 @@ def _enable_completion(complete: Callable[[str], list[str]]) -> None:
     readline.parse_and_bind("tab: complete")
 
 
-@app.command("play")
+class _PlayCommand(TyperCommand):
+    """``--tutor`` takes an optional level: a bare ``--tutor`` (last, or before another option) means
+    ``--tutor mistake``. Typer has no optional option values, so the arguments are completed here."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer.Context
+        out: list[str] = []
+        for i, arg in enumerate(args):
+            out.append(arg)
+            if arg == "--tutor" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+                out.append(DEFAULT_TUTOR)
+        return super().parse_args(ctx, out)
+
+
+@app.command("play", cls=_PlayCommand)
 @handle_errors
 def play_command(
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
@@ -101,7 +116,7 @@ def play_command(
     name: str = typer.Option("You", "--name", help="Your name in the log."),
     practice: bool = typer.Option(False, "--practice", help="Allow undo."),
     tutor: str | None = typer.Option(
-        None, "--tutor", is_flag=False, flag_value="mistake", metavar="[inaccuracy|mistake|blunder]",
+        None, "--tutor", metavar="[inaccuracy|mistake|blunder]",
         help="Stop moves that lose at least this much (default mistake) and say why."),
     samples: int = typer.Option(16, "--samples", help="Search effort of hints and the tutor."),
     out: Path | None = typer.Option(None, "--out", help="Where to write the game log (default: "
@@ -126,12 +141,14 @@ def play_command(
                       practice=practice, tutor=tutor, out=path, date=today.isoformat(),
                       limits=Limits(samples=samples, min_samples=min(samples, 6), seed=seed))
     console = Console(highlight=False)
+    interactive = moves is None and sys.stdin.isatty()
+    session.literal = not interactive  # a script's "7H" is the trail, as the notation says
     if moves is not None:
         with moves.open(encoding="utf-8") as f:
             run(session, console, LineSource(console, f, interactive=False))
     else:
         stdin = sys.stdin
-        source = LineSource(console, stdin, interactive=stdin.isatty(),
+        source = LineSource(console, stdin, interactive=interactive,
                             complete=session.completions)
         run(session, console, source)
 

@@ -111,14 +111,25 @@ def turn_view(session: Session) -> Group:
     return Group(table_panel(session), hand, moves_columns(session.numbered()))
 
 
+def tutor_view(note: Note) -> Group:
+    """The tutor's warning: the loss and class, each reason as a hanging bullet, the choices."""
+    lines = note.text.splitlines()
+    reasons = Table.grid(padding=(0, 1))
+    reasons.add_column(no_wrap=True)
+    reasons.add_column()
+    for r in note.warning.reasons if note.warning is not None else ():
+        reasons.add_row("  -", words(r))
+    return Group(words(lines[0], "bold"), reasons, words(lines[-1], "magenta"))
+
+
 def note_view(note: Note) -> RenderableType:
     """One note of the session, styled by its kind."""
     style = NOTE_STYLES.get(note.kind, "")
     if note.kind in (NoteKind.CANDIDATES, NoteKind.MOVES):
         listing = moves_list(note.moves)
         return Group(words(note.text, style), listing)
-    if note.kind == NoteKind.TUTOR:
-        return Panel(words(note.text), title="Tutor", title_align="left", border_style="magenta",
+    if note.kind == NoteKind.TUTOR and note.warning is not None:
+        return Panel(tutor_view(note), title="Tutor", title_align="left", border_style="magenta",
                      width=80)
     if note.kind == NoteKind.ROUND:
         return Panel(words(note.text), title="Round over", title_align="left", width=80)

@@ -1,0 +1,164 @@
+"""``casino-coach play`` driven by scripted input: a whole game, the saved log, bad input, the options,
+and (when tmux is installed) a real terminal at 80 columns."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from casino_coach.cli import app
+from casino_coach.cli.play import default_out
+from casino_coach.replay import read_log, replay
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = ["--samples", "3"]
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner(env={"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "80"})
+
+
+def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRunner,
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "game.json"
+    res = runner.invoke(app, ["play", "--seed", "5", "--out", str(out), "--opponent", "greedy"],
+                        input="1\n" * 600)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())  # long paths wrap at 80 columns
+    assert "Game over" in text and f"Game saved to {out}" in text
+    rp = replay(read_log(out))
+    assert rp.complete and rp.winner is not None
+    final = re.findall(r"Game score \(to 21\): You (\d+), Greedy (\d+)", res.output)[-1]
+    assert [int(x) for x in final] == rp.match.scores
+    assert "\x1b[" not in res.output  # NO_COLOR / TERM=dumb: no escape codes
+    assert max(len(line) for line in res.output.splitlines()) <= 80
+
+
+def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "g.json"
+    first = runner.invoke(app, ["play", "--seed", "2", "--out", str(out), "--moves", "/dev/null"])
+    assert first.exit_code == 0, first.output
+    assert "Input ended." in first.output
+    # Play the first legal move by its notation, then quit: the saved log holds that move.
+    line = re.search(r"^ *1 (\S+(?: \S+)*?)(?: {2,}|$)", first.output, re.MULTILINE)
+    assert line is not None
+    script = tmp_path / "moves.txt"
+    script.write_text(f"# my game\n\n{line.group(1)}\nquit\n", encoding="utf-8")
+    res = runner.invoke(app, ["play", "--seed", "2", "--out", str(out), "--moves", str(script)])
+    assert res.exit_code == 0, res.output
+    assert f"your move> {line.group(1)}" in res.output and "You left the game." in res.output
+    log = read_log(out)
+    you = [m for r in log.rounds for d in r.deals for seat, m in d.moves if seat == 0]
+    assert len(you) == 1
+    assert not replay(log).complete
+
+
+def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["play", "--seed", "4", "--out", str(tmp_path / "g.json")],
+                        input="hnit\n9Z\n77\nwhy 8C x\nundo\nquit\n")
+    assert res.exit_code == 0, res.output
+    assert "did you mean 'hint'?" in res.output
+    assert "'9Z' is not a card" in res.output or "Cannot read '9Z'" in res.output
+    assert "No move 77" in res.output
+    assert "undo works in practice mode only" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
+    from casino_coach.movegen import CAPTURE, Move, illegal_reason
+    from casino_coach.notation import move_text
+    from casino_coach.rules import RuleSet
+    from casino_coach.session import Session
+
+    rules = RuleSet.from_preset("classic")
+    s = Session(rules, seed=4)
+    s.run_bots()
+    hand, state = s.state.hands[0], s.state
+    card = next(c for c in range(52) if hand >> c & 1)
+    target = next(t for t in range(52) if state.loose >> t & 1
+                  and rules.pair_value[t] != rules.pair_value[card])
+    bad = Move(card, CAPTURE, 1 << target)
+    res = runner.invoke(app, ["play", "--seed", "4", "--out", str(tmp_path / "g.json"), *FAST],
+                        input=f"hint\nhint\nwhy {move_text(bad)}\n{move_text(bad)}\nwhy\nquit\n")
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "Hint: play your " in text and "— move " in text
+    reason = " ".join(illegal_reason(rules, state, bad).split())
+    assert text.count(f"{move_text(bad)} is not legal: {reason}") == 2  # why <move>, then a bare why
+
+
+def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
+    # Find a move the tutor stops with the library, then play it through the CLI.
+    from casino_coach.rules import RuleSet
+    from casino_coach.search import Limits
+    from casino_coach.session import Session
+
+    s = Session(RuleSet.from_preset("classic"), seed=8, tutor="inaccuracy",
+                limits=Limits(samples=3, min_samples=3, seed=8))
+    s.run_bots()
+    stopped = [i + 1 for i, m in enumerate(s.legal()) if s.tutor_check(m) is not None]
+    if not stopped:
+        pytest.fail("seed 8 has no inaccuracy at the first decision; pick another seed")
+    n = stopped[0]
+    res = runner.invoke(app, ["play", "--seed", "8", "--tutor", "inaccuracy", "--samples", "3",
+                              "--out", str(tmp_path / "g.json")], input=f"{n}\nr\n{n}\np\nquit\n")
+    assert res.exit_code == 0, res.output
+    assert res.output.count("Tutor") >= 2 and "r to rethink, p to play it anyway" in res.output
+    assert "r rethink / p play anyway / h hint> r" in res.output
+    assert "taken back: choose again" in res.output
+    log = read_log(tmp_path / "g.json")
+    you = [m for r in log.rounds for d in r.deals for seat, m in d.moves if seat == 0]
+    assert you == [s.legal()[n - 1]]
+
+
+def test_tutor_flag_takes_an_optional_level(runner: CliRunner, tmp_path: Path) -> None:
+    res = runner.invoke(app, ["play", "--seed", "1", "--tutor", "--out", str(tmp_path / "a.json")],
+                        input="quit\n")
+    assert res.exit_code == 0, res.output
+    assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
+    res = runner.invoke(app, ["play", "--tutor", "blunder", "--seed", "1",
+                              "--out", str(tmp_path / "b.json")], input="quit\n")
+    assert "tutor: stops a blunder or worse" in " ".join(res.output.split())
+    res = runner.invoke(app, ["play", "--seed", "1", "--out", str(tmp_path / "c.json"), "--tutor"],
+                        input="quit\n")
+    assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
+
+
+@pytest.mark.parametrize("args", [["--tutor", "sometimes"], ["--opponent", "nobody"],
+                                  ["--players", "5"], ["--preset", "poker"], ["--seat", "3"],
+                                  ["--moves", "/nonexistent/moves.txt"]])
+def test_bad_options_are_one_line_errors(args: list[str], tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", "from casino_coach.cli import main; main()", "play",
+                           "--seed", "1",
+                           "--out", str(tmp_path / "x.json"), *args],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+
+
+def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: Path) -> None:
+    day = datetime.date(2026, 11, 29)
+    first = default_out(7, day, tmp_path)
+    assert first.name == "casino-2026-11-29-seed7.json"
+    first.write_text("{}")
+    assert default_out(7, day, tmp_path).name == "casino-2026-11-29-seed7-2.json"
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"),
+                           "--out", str(tmp_path / "tmux.json")],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert replay(read_log(tmp_path / "tmux.json")).log.rounds
