@@ -59,7 +59,15 @@ class SearchTree:
 
     def children(self, path: tuple[Move, ...]) -> list[tuple[Move, ...]]:
         """The recorded children of a node, most visited first."""
-        n = len(path) + 1
-        kids = [p for p in self.nodes if len(p) == n and p[:-1] == path]
-        kids.sort(key=lambda p: (-self.nodes[p].visits, -self.nodes[p].value, p[-1]))
-        return kids
+        return self.children_index().get(path, [])
+
+    def children_index(self) -> dict[tuple[Move, ...], list[tuple[Move, ...]]]:
+        """Every node's recorded children, most visited first (then higher value, then move order)."""
+        index: dict[tuple[Move, ...], list[tuple[Move, ...]]] = {}
+        for p in self.nodes:
+            if p:
+                index.setdefault(p[:-1], []).append(p)
+        nodes = self.nodes
+        for kids in index.values():
+            kids.sort(key=lambda p: (-nodes[p].visits, -nodes[p].value, p[-1]))
+        return index
