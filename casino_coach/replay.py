@@ -557,7 +557,7 @@ def replay(log: GameLog) -> Replay:
                         own = dlog.hands[log.viewer] if log.viewer is not None else None
                         assert own is not None
                         vobs = _viewer_start(log, rlog.dealer, dlog.table, own)
-                        _check_given(dlog.hands, dlog.table, vobs.unseen, log.viewer)
+                        _check_given(dlog.hands, vobs.unseen, log.viewer)
                 else:
                     if state is not None:
                         if not state.needs_deal:
@@ -570,8 +570,12 @@ def replay(log: GameLog) -> Replay:
                         assert vobs is not None and log.viewer is not None
                         own = dlog.hands[log.viewer]
                         assert own is not None
+                        if own & ~vobs.unseen:
+                            raise CardError(f"seat {log.viewer}: card {mask_names(own & ~vobs.unseen)[0]} "
+                                            "is not available to deal (already on the table, dealt "
+                                            "or played)")
                         vobs = observe_deal(vobs, own)
-                        _check_given(dlog.hands, 0, vobs.unseen, log.viewer)
+                        _check_given(dlog.hands, vobs.unseen, log.viewer)
             except (CardError, CoachError) as e:
                 if isinstance(e, LogError):
                     raise
@@ -647,7 +651,7 @@ def replay(log: GameLog) -> Replay:
     return rep
 
 
-def _check_given(hands: tuple[int | None, ...], table: int, unseen: int, viewer: int | None) -> None:
+def _check_given(hands: tuple[int | None, ...], unseen: int, viewer: int | None) -> None:
     """In a viewer log, other seats' hands that are given must be unseen cards, each dealt once."""
     seen = 0
     for s, h in enumerate(hands):
@@ -659,7 +663,6 @@ def _check_given(hands: tuple[int | None, ...], table: int, unseen: int, viewer:
             raise CardError(f"seat {s}: card {mask_names(h & ~unseen)[0]} is not available to deal "
                             "(already on the table, dealt or played)")
         seen |= h
-    del table
 
 
 def _same_points(a: Sequence[Points], b: Sequence[Points]) -> bool:

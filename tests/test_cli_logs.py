@@ -199,7 +199,8 @@ def _capture_own_card(o: dict[str, Any]) -> None:
 ERRORS: list[tuple[str, Any, str]] = [
     ("bad JSON", b'{"format": "casino-replay",', "bad JSON at line 1"),
     ("unknown format", {"format": "casino-log", "version": 1}, "format: unknown format \"casino-log\""),
-    ("unknown version", {"format": "casino-replay", "version": 9}, "version: unknown casino-replay version 9"),
+    ("unknown version", {"format": "casino-replay", "version": 9},
+     "version: unknown casino-replay version 9"),
     ("unknown card", lambda o: o["rounds"][0]["deals"][1]["hands"][0].__setitem__(2, "1X"),
      "round 1, deal 2, seat 0 hand: unknown card '1X'"),
     ("card twice", lambda o: o["rounds"][0]["deals"][0]["table"].__setitem__(

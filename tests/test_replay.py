@@ -332,3 +332,10 @@ def test_position_errors(change: dict[str, Any], message: str) -> None:
     with pytest.raises(LogError) as e:
         read_position(orjson.dumps({**EXAMPLE, **change}))
     assert message in str(e.value)
+
+
+def test_viewer_log_catches_a_dealt_card_already_seen(royal_game: Game) -> None:
+    obj = obj_of(royal_game, viewer=1)
+    table_card = obj["rounds"][0]["deals"][0]["table"][0]
+    obj["rounds"][0]["deals"][2]["hands"][1][3] = table_card
+    assert error_of(obj).startswith(f"round 1, deal 3: seat 1: card {table_card} is not available")
