@@ -501,7 +501,7 @@ class Session:
         if w is None:
             return "Game over. " + self.score_text()
         who = self.side_name(w)
-        verb = "win" if w == self.human % self.game.nsides else "wins"
+        verb = "win" if w == self.human % self.game.nsides or " & " in who else "wins"
         return f"Game over: {who} {verb}. " + self.score_text()
 
     # --- the log -------------------------------------------------------------------------------------

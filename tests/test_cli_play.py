@@ -4,7 +4,6 @@ and (when tmux is installed) a real terminal at 80 columns."""
 from __future__ import annotations
 
 import datetime
-import os
 import re
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from casino_coach.cli import app
+from casino_coach.cli import app, main
 from casino_coach.cli.play import default_out
 from casino_coach.replay import read_log, replay
 
@@ -41,6 +40,8 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
     assert [int(x) for x in final] == rp.match.scores
     assert "\x1b[" not in res.output  # NO_COLOR / TERM=dumb: no escape codes
     assert max(len(line) for line in res.output.splitlines()) <= 80
+    checked = runner.invoke(app, ["validate", str(out)])
+    assert checked.exit_code == 0 and checked.output.startswith("OK:"), checked.output
 
 
 def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, tmp_path: Path) -> None:
@@ -60,6 +61,10 @@ def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, t
     you = [m for r in log.rounds for d in r.deals for seat, m in d.moves if seat == 0]
     assert len(you) == 1
     assert not replay(log).complete
+    # A game stopped early is a game in progress that ``analyze`` reads.
+    analysed = runner.invoke(app, ["analyze", str(out), "--samples", "2", "--json"])
+    assert analysed.exit_code == 0, analysed.output
+    assert '"played"' in analysed.stdout
 
 
 def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Path) -> None:
@@ -135,16 +140,16 @@ def test_tutor_flag_takes_an_optional_level(runner: CliRunner, tmp_path: Path) -
 
 @pytest.mark.parametrize("args", [["--tutor", "sometimes"], ["--opponent", "nobody"],
                                   ["--players", "5"], ["--preset", "poker"], ["--seat", "3"],
-                                  ["--moves", "/nonexistent/moves.txt"]])
-def test_bad_options_are_one_line_errors(args: list[str], tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-c", "from casino_coach.cli import main; main()", "play",
-                           "--seed", "1",
-                           "--out", str(tmp_path / "x.json"), *args],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
-                          env={**os.environ, "NO_COLOR": "1"})
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+                                  ["--moves", "/nonexistent/moves.txt"], ["--samples", "0"],
+                                  ["--colour"]])
+def test_bad_options_are_one_line_errors(args: list[str], tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--seed", "1", "--out", str(tmp_path / "x.json"), *args])
+    assert exit_info.value.code == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), lines
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: Path) -> None:

@@ -162,6 +162,16 @@ def run(session: Session, console: Console, source: LineSource) -> None:
                         f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)))
     console.print("Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim",
                   markup=False)
+    try:
+        _loop(session, console, source)
+    except KeyboardInterrupt:  # Ctrl-C quits like ``quit``: the game so far is saved
+        console.print("\nInterrupted.")
+        for note in session.stop():
+            console.print(note_view(note))
+        raise typer.Exit(130) from None
+
+
+def _loop(session: Session, console: Console, source: LineSource) -> None:
     shown = -1
     while not session.over:
         if session.bot_to_move:
