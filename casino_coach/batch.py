@@ -1,0 +1,319 @@
+"""Batch analysis: many game logs (files, folders, globs) analysed into a results store.
+
+``find_logs`` expands the inputs; ``prepare`` reads each log and computes its content hash (SHA-256 of
+the canonical casino-replay JSON, so formatting and key order do not matter); ``run_batch`` skips the
+games the store already holds with the same ``BatchSettings``, analyses the others one game per task,
+and writes each result to the store as soon as it arrives, one transaction per game: an interrupted run
+loses nothing, and running it again resumes.
+
+Tasks run in this process (``jobs=1``), in local processes (``jobs=N``), or on a Dask distributed
+cluster (``cluster="tcp://host:port"``, the optional ``cluster`` extra). Workers receive the log's bytes
+and the settings, and return the casino-analysis JSON document (``report.to_obj``); only the submitting
+process touches the store, so workers need neither the files nor the store.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import hashlib
+import importlib
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from casino_coach.analysis import AnalysisOptions, Thresholds, analyze, seat_of
+from casino_coach.errors import CoachError
+from casino_coach.replay import log_to_json, read_log
+from casino_coach.report import to_obj
+from casino_coach.search import Limits
+from casino_coach.store import GameKey, Store, normal_date
+
+SETTINGS_VERSION = 1  # bump when the meaning of stored analyses changes
+
+
+class BatchError(CoachError):
+    """Inputs that name no log, or a cluster that cannot be reached."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Settings
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """How every game of a batch is analysed (the analysis's own options, one process per game).
+
+    ``player`` rates only that player's moves (games without the player are skipped); ``depth`` is the
+    search depth per world (None: to the end of the deal).
+    """
+
+    samples: int = 24
+    seed: int = 0
+    depth: int | None = Limits().depth
+    world: bool = True
+    player: str | None = None
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def __post_init__(self) -> None:
+        if self.samples < 1:
+            raise BatchError(f"samples must be at least 1, got {self.samples}")
+        if self.depth is not None and self.depth < 1:
+            raise BatchError(f"depth must be at least 1, got {self.depth}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": SETTINGS_VERSION, "samples": self.samples, "seed": self.seed,
+                "depth": self.depth, "world": self.world,
+                "player": self.player.casefold() if self.player is not None else None,
+                "thresholds": dataclasses.asdict(self.thresholds)}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> BatchSettings:
+        return cls(samples=obj["samples"], seed=obj["seed"], depth=obj["depth"], world=obj["world"],
+                   player=obj["player"], thresholds=Thresholds(**obj["thresholds"]))
+
+    def key(self) -> str:
+        """The canonical JSON that identifies these settings in the store."""
+        return orjson.dumps(self.to_json(), option=orjson.OPT_SORT_KEYS).decode()
+
+    def options(self, seats: frozenset[int] | None = None) -> AnalysisOptions:
+        limits = Limits(samples=self.samples, min_samples=min(self.samples, 8), seed=self.seed,
+                        depth=self.depth)
+        return AnalysisOptions(limits=limits, thresholds=self.thresholds, seats=seats,
+                               world=self.world, jobs=1)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Inputs
+
+
+def find_logs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Every log named by ``inputs``: files as they are, folders searched for ``*.json`` (recursively),
+    anything else as a glob pattern (``**`` allowed). Sorted, each file once; BatchError when an
+    input names nothing."""
+    found: dict[Path, None] = {}
+    for item in inputs:
+        p = Path(item)
+        if p.is_file():
+            found[p] = None
+        elif p.is_dir():
+            for f in sorted(p.rglob("*.json")):
+                if f.is_file():
+                    found[f] = None
+        else:
+            matches = sorted(Path(m) for m in glob.glob(str(item), recursive=True))
+            files = [m for m in matches if m.is_file()]
+            for m in matches:
+                if m.is_dir():
+                    files += sorted(f for f in m.rglob("*.json") if f.is_file())
+            if not files:
+                raise BatchError(f"{item}: no such file, folder or matching log")
+            for f in files:
+                found[f] = None
+    if not found:
+        raise BatchError("no game logs given")
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One log ready to analyse: where it came from, its canonical bytes, hash and date."""
+
+    source: str
+    data: bytes
+    hash: str
+    played: str | None
+
+
+def prepare(path: str | Path) -> GameJob:
+    """Read a log, check its structure, and compute its content hash (LogError when malformed)."""
+    log = read_log(Path(path))
+    data = log_to_json(log)
+    return GameJob(str(path), data, hashlib.sha256(data).hexdigest(), normal_date(log.date))
+
+
+def analyse_log(data: bytes, settings_json: dict[str, Any]) -> dict[str, Any] | None:
+    """Analyse one log (its JSON bytes) with the settings; the casino-analysis document, or None when
+    the settings' player is not in the game. This is the task a worker runs."""
+    settings = BatchSettings.from_json(settings_json)
+    log = read_log(data)
+    seats = None
+    if settings.player is not None:
+        try:
+            seats = frozenset({seat_of(log, settings.player)})
+        except CoachError:
+            return None
+    return to_obj(analyze(log, settings.options(seats)))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class BatchReport:
+    """What a batch run did: games analysed, already in the store, without the player, and failed."""
+
+    found: int = 0
+    analysed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # already stored with these settings
+    duplicates: list[str] = field(default_factory=list)  # the same game as an earlier file
+    without_player: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (source, one-line reason)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"found": self.found, "analysed": len(self.analysed), "skipped": len(self.skipped),
+                "duplicates": len(self.duplicates), "without_player": len(self.without_player),
+                "failed": [{"file": f, "error": e} for f, e in self.failed],
+                "seconds": round(self.seconds, 2),
+                "games_per_minute": round(self.games_per_minute, 2)}
+
+    @property
+    def games_per_minute(self) -> float:
+        return 60.0 * len(self.analysed) / self.seconds if self.seconds > 0 else 0.0
+
+
+Progress = Callable[[str, str, int, int], None]  # (event, source, done, total)
+
+
+def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSettings = BatchSettings(),
+              *, jobs: int = 1, cluster: str | None = None, progress: Progress | None = None,
+              limit: int | None = None, connect_timeout: float = 10.0) -> BatchReport:
+    """Analyse every log of ``inputs`` not yet in ``store`` with ``settings`` (module docstring).
+
+    ``limit`` stops after that many games are analysed (the rest wait for the next run);
+    ``connect_timeout`` is how long to wait for the cluster's scheduler, in seconds.
+    ``progress(event, source, done, total)`` is called with event ``analysed``, ``failed`` or
+    ``skipped``.
+    """
+    if jobs < 1:
+        raise BatchError(f"jobs must be at least 1, got {jobs}")
+    t0 = time.perf_counter()
+    report = BatchReport()
+    paths = find_logs(inputs)
+    report.found = len(paths)
+    key = settings.key()
+    done = store.done(key)
+    todo: list[GameJob] = []
+    seen: set[str] = set()
+    for p in paths:
+        try:
+            job = prepare(p)
+        except (CoachError, OSError) as e:
+            report.failed.append((str(p), _reason(e)))
+            continue
+        if job.hash in done:
+            report.skipped.append(job.source)
+        elif job.hash in seen:
+            report.duplicates.append(job.source)
+        else:
+            seen.add(job.hash)
+            todo.append(job)
+    if limit is not None:
+        todo = todo[:max(limit, 0)]
+    total = len(todo)
+    count = 0
+
+    def finish(job: GameJob, result: dict[str, Any] | None, error: str | None) -> None:
+        nonlocal count
+        count += 1
+        if error is not None:
+            report.failed.append((job.source, error))
+            event = "failed"
+        elif result is None:
+            report.without_player.append(job.source)
+            event = "skipped"
+        else:
+            store.add(GameKey(job.hash, key), result, source=job.source, played=job.played)
+            report.analysed.append(job.source)
+            event = "analysed"
+        if progress:
+            progress(event, job.source, count, total)
+
+    if progress:
+        progress("start", "", 0, total)
+    settings_json = settings.to_json()
+    try:
+        if cluster is not None:
+            _run_dask(cluster, todo, settings_json, finish, connect_timeout)
+        elif jobs == 1 or total <= 1:
+            for job in todo:
+                try:
+                    result = analyse_log(job.data, settings_json)
+                except CoachError as e:
+                    finish(job, None, _reason(e))
+                    continue
+                finish(job, result, None)
+        else:
+            _run_local(jobs, todo, settings_json, finish)
+    finally:
+        report.seconds = time.perf_counter() - t0
+    return report
+
+
+Finish = Callable[[GameJob, dict[str, Any] | None, str | None], None]
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    return str(e) if isinstance(e, CoachError) else f"{type(e).__name__}: {e}"
+
+
+def _run_local(jobs: int, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+        futures: dict[Future[dict[str, Any] | None], GameJob] = {
+            pool.submit(analyse_log, job.data, settings_json): job for job in todo}
+        try:
+            for fut in as_completed(futures):
+                _deliver(futures[fut], fut, finish)
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+
+
+def _deliver(job: GameJob, fut: Any, finish: Finish) -> None:
+    try:
+        result = fut.result()
+    except CoachError as e:
+        finish(job, None, _reason(e))
+        return
+    except Exception as e:  # a worker's unexpected failure fails its game, not the batch
+        finish(job, None, _reason(e))
+        return
+    finish(job, result, None)
+
+
+def _run_dask(address: str, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish,
+              timeout: float) -> None:
+    # Imported by name so that the type checker and installs without the extra need not know it.
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise BatchError("--cluster needs Dask distributed: pip install 'casino-coach[cluster]'") from None
+    try:
+        client = distributed.Client(address, timeout=f"{timeout}s")
+    except (OSError, TimeoutError) as e:
+        raise BatchError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    try:
+        futures = {client.submit(analyse_log, job.data, settings_json, pure=False):
+                   job for job in todo}
+        try:
+            for fut in distributed.as_completed(list(futures)):
+                _deliver(futures[fut], fut, finish)
+        except BaseException:
+            client.cancel(list(futures))
+            raise
+    finally:
+        client.close()
+

@@ -1,0 +1,134 @@
+"""``casino-coach analyze-all`` (many logs into a results store, locally or on a Dask cluster) and
+``casino-coach stats`` (a player's record from the store).
+
+``analyze_many`` is the command's body as a plain function, so another command (``analyze`` given
+several files or ``--store``) can hand its arguments over to it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from casino_coach.analysis import Thresholds
+from casino_coach.batch import BatchSettings, run_batch
+from casino_coach.cli.app import app, err_console, handle_errors
+from casino_coach.errors import CoachError
+from casino_coach.render.stats import batch_view, player_stats_view, players_view
+from casino_coach.store import PERIODS, Store, StoreError, all_players, player_stats
+
+DEFAULT_STORE = Path("casino-results.db")
+_DEFAULT = Thresholds()
+
+_STORE = typer.Option(DEFAULT_STORE, "--store", "-s", help="The results store (an SQLite file).")
+
+
+def analyze_many(inputs: list[str], store: Path = DEFAULT_STORE, *, settings: BatchSettings,
+                 jobs: int = 1, cluster: str | None = None, limit: int | None = None,
+                 json: bool = False) -> int:
+    """Analyse every log of ``inputs`` into ``store`` with a progress bar on stderr; print what was
+    done (a line, or JSON) and one ``error:`` line on stderr per file that failed. Returns the exit
+    status: 1 when a file failed, else 0."""
+    with Store(store) as st, Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
+        task = progress.add_task("analysing", total=None)
+
+        def step(event: str, source: str, done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total,
+                            description=f"analysing {Path(source).name}" if source else "analysing")
+
+        report = run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
+    for source, reason in report.failed:
+        err_console.print(f"error: {source}: {reason}", markup=False)
+    if json:
+        typer.echo(orjson.dumps({"store": str(store), **report.to_json()},
+                                option=orjson.OPT_INDENT_2).decode())
+    else:
+        Console(highlight=False).print(batch_view(report, str(store)))
+    return 1 if report.failed else 0
+
+
+@app.command("analyze-all")
+@handle_errors
+def analyze_all_command(
+    inputs: list[str] = typer.Argument(..., help="Logs: files, folders (every *.json inside) or glob "
+                                       "patterns like 'games/**/*.json'.", show_default=False),
+    store: Path = _STORE,
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Analyse N games at once in local processes."),
+    cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask distributed scheduler "
+                                       "(tcp://HOST:PORT) instead; needs the 'cluster' extra."),
+    player: str | None = typer.Option(None, "--player", "-p", help="Rate only this player's moves; "
+                                      "games without the player are skipped."),
+    samples: int = typer.Option(24, "--samples", help="Sampled deals of the unseen cards per move."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling."),
+    depth: int = typer.Option(8, "--depth", help="Plies searched per sampled deal (0: to the end of "
+                              "the deal)."),
+    world: bool = typer.Option(True, "--world/--no-world", help="Also value each move against the "
+                               "cards actually held (logs with every hand)."),
+    inaccuracy: float = typer.Option(_DEFAULT.inaccuracy, "--inaccuracy", help="Loss from which a "
+                                     "move is an inaccuracy."),
+    mistake: float = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss from which a move is a "
+                                  "mistake."),
+    blunder: float = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss from which a move is a "
+                                  "blunder."),
+    limit: int | None = typer.Option(None, "--limit", help="Stop after analysing N games (run again "
+                                     "to go on)."),
+    json: bool = typer.Option(False, "--json", help="Print the run's summary as JSON."),
+) -> None:
+    """Analyse many game logs into a results store. Games already analysed with the same settings
+    are skipped; each game is stored as soon as it is done, so an interrupted run resumes.
+
+    Example: casino-coach analyze-all games/ 'archive/**/*.json' --store results.db --jobs 2
+    """
+    if jobs < 1:
+        raise CoachError(f"--jobs must be at least 1, got {jobs}")
+    if depth < 0:
+        raise CoachError(f"--depth must be 0 (to the end of the deal) or more, got {depth}")
+    settings = BatchSettings(
+        samples=samples, seed=seed, depth=depth or None, world=world, player=player,
+        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder))
+    status = analyze_many(inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit,
+                          json=json)
+    if status:
+        raise typer.Exit(status)
+
+
+@app.command("stats")
+@handle_errors
+def stats_command(
+    player: str | None = typer.Option(None, "--player", "-p", help="Show this player's record over "
+                                      "time (default: every player's totals)."),
+    store: Path = _STORE,
+    by: str = typer.Option("month", "--by", help=f"Period of the record: {', '.join(PERIODS)}."),
+    top: int = typer.Option(5, "--top", help="How many kinds of mistake to list."),
+    json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
+) -> None:
+    """A player's record from the results store: games, decisions, inaccuracies, mistakes and
+    blunders, error rate, accuracy, and the most frequent kinds of mistake.
+
+    Example: casino-coach stats --player Ana --store results.db --by month
+    """
+    if not store.is_file():
+        raise StoreError(f"{store}: no results store here (make one with casino-coach analyze-all)")
+    if top < 0:
+        raise CoachError(f"--top must be 0 or more, got {top}")
+    with Store(store) as st:
+        if player is None:
+            records = all_players(st)
+            if json:
+                typer.echo(orjson.dumps({"store": str(store), "players": [
+                    {"player": r.label, **{k: v for k, v in r.to_json().items() if k != "period"}}
+                    for r in records]}, option=orjson.OPT_INDENT_2).decode())
+            else:
+                Console(highlight=False).print(players_view(records, str(store)))
+            return
+        stats = player_stats(st, player, by=by, top=top)
+    if json:
+        typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        Console(highlight=False).print(player_stats_view(stats))

@@ -1,0 +1,92 @@
+"""Rich renderables for the results store: a player's record over time, every player's totals, and
+what a batch run did (no logic, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from casino_coach.batch import BatchReport
+from casino_coach.store import PlayerStats, Record
+
+_CLASS_COLUMNS = (("inaccuracy", "inacc.", "yellow"), ("mistake", "mistakes", "dark_orange"),
+                  ("blunder", "blunders", "red"))
+
+
+def _pct(x: float | None, nd: int = 1) -> str:
+    return "—" if x is None else f"{100 * x:.{nd}f}%"
+
+
+def _num(x: float | None, fmt: str) -> str:
+    return "—" if x is None else format(x, fmt)
+
+
+def _record_table(title: str, first: str, records: Sequence[Record], total: Record | None) -> Table:
+    table = Table(title=title, title_justify="left", show_footer=total is not None)
+    table.add_column(first, footer=total.label if total else "")
+    cols = [("games", "games"), ("decisions", "decisions")]
+    for attr, head in cols:
+        table.add_column(head, justify="right",
+                         footer=str(getattr(total, attr)) if total else "")
+    for cls, head, style in _CLASS_COLUMNS:
+        table.add_column(head, justify="right", style=style,
+                         footer=str(total.classes.get(cls, 0)) if total else "")
+    table.add_column("error rate", justify="right", footer=_pct(total.error_rate) if total else "")
+    table.add_column("accuracy", justify="right",
+                     footer=_num(total.accuracy, ".1f") if total else "")
+    table.add_column("loss/decision", justify="right",
+                     footer=_num(total.loss_per_decision, ".3f") if total else "")
+    for r in records:
+        table.add_row(r.label, str(r.games), str(r.decisions),
+                      *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
+                      _pct(r.error_rate), _num(r.accuracy, ".1f"), _num(r.loss_per_decision, ".3f"))
+    return table
+
+
+def player_stats_view(stats: PlayerStats) -> RenderableType:
+    """A player's record per period with the total, then the most frequent kinds of mistake."""
+    parts: list[RenderableType] = [
+        _record_table(f"{stats.player}: record by {stats.by}", stats.by, stats.periods, stats.total)]
+    if stats.kinds:
+        kinds = Table(title="Most frequent kinds of mistake (inaccuracies, mistakes, blunders)",
+                      title_justify="left")
+        kinds.add_column("kind")
+        kinds.add_column("moves", justify="right")
+        kinds.add_column("points", justify="right")
+        for k in stats.kinds:
+            kinds.add_row(k.kind.replace("_", " "), str(k.moves), f"{k.points:.2f}")
+        parts.append(kinds)
+    else:
+        parts.append(Text("No inaccuracy, mistake or blunder on record.", style="green"))
+    return Group(*parts)
+
+
+def players_view(records: Sequence[Record], store: str) -> RenderableType:
+    """Every player's totals, one row each."""
+    if not records:
+        return Text(f"{store}: no analysed games yet.")
+    return _record_table(f"Players in {store}", "player", records, None)
+
+
+def batch_view(report: BatchReport, store: str) -> RenderableType:
+    """One line per outcome of a batch run, then the files that failed and why."""
+    lines = Text()
+    lines.append(f"{len(report.analysed)} analysed", style="bold green")
+    lines.append(f", {len(report.skipped)} already in {store}")
+    if report.duplicates:
+        lines.append(f", {len(report.duplicates)} duplicates of another file")
+    if report.without_player:
+        lines.append(f", {len(report.without_player)} without the player")
+    if report.failed:
+        lines.append(f", {len(report.failed)} failed", style="bold red")
+    lines.append(f" ({report.found} files, {report.seconds:.1f} s")
+    if report.analysed:
+        lines.append(f", {report.games_per_minute:.1f} games per minute")
+    lines.append(")")
+    parts: list[RenderableType] = [lines]
+    for source, reason in report.failed:
+        parts.append(Text(f"  {source}: {reason}", style="red"))
+    return Group(*parts)

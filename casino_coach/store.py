@@ -1,0 +1,415 @@
+"""The results store: analyses of many games in one SQLite file (standard library ``sqlite3``).
+
+One row per analysed game in ``games``: the content hash of the game (SHA-256 of its canonical
+casino-replay JSON, so the same game in another file or another layout is the same game), the analysis
+settings it was made with (a canonical JSON key), its rules, players and date, and the whole
+casino-analysis JSON document. Beside it, one row per move (``moves``: ply, seat, player, class, loss,
+the move played and the best one), one per explanation of a move's cost (``explanations``: kind and
+points), and one per player (``players``: the per-seat summary). A (hash, settings) pair is stored at
+most once: re-running a batch skips what is already there.
+
+Every game is written in one transaction, so a run stopped at any moment leaves only whole games
+behind and the next run resumes where it stopped. ``player_stats`` reads a player's record back:
+games, decisions, class counts, error rate, accuracy and the most frequent kinds of mistake, per
+period (game, day, month or year) and in total.
+
+Definitions (over *decisions*: the player's rated moves that were not forced): the **error rate** is
+(mistakes + blunders) / decisions; **accuracy** is the mean accuracy of those moves (the analysis's
+per-move formula), i.e. each game's accuracy weighted by its decisions; the **kinds of mistake** count
+the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for.
+When one game was analysed with several settings, the statistics use its latest analysis.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from casino_coach.errors import CoachError
+
+SCHEMA_VERSION = 1
+CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
+ERROR_CLASSES = ("mistake", "blunder")  # what the error rate counts
+MISS_CLASSES = ("inaccuracy", "mistake", "blunder")  # whose explanations are kinds of mistake
+PERIODS = ("game", "day", "month", "year")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL,            -- SHA-256 of the canonical casino-replay JSON
+    settings TEXT NOT NULL,        -- canonical JSON of the analysis settings
+    source TEXT,                   -- the file it was read from
+    rules TEXT NOT NULL,           -- JSON, as in a log
+    players TEXT NOT NULL,         -- JSON list of names, in seat order
+    viewer INTEGER,
+    played TEXT,                   -- the log's own date, when it has one
+    analysed_at TEXT NOT NULL,     -- UTC, ISO 8601
+    seconds REAL NOT NULL,
+    nmoves INTEGER NOT NULL,
+    analysis TEXT NOT NULL,        -- the casino-analysis JSON document
+    UNIQUE (hash, settings)
+);
+CREATE TABLE IF NOT EXISTS moves (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    rated INTEGER NOT NULL,
+    forced INTEGER NOT NULL,
+    class TEXT,
+    loss REAL,
+    exact INTEGER NOT NULL,
+    played TEXT NOT NULL,          -- move object (replay-format.md)
+    best TEXT,                     -- move object
+    PRIMARY KEY (game_id, ply)
+);
+CREATE TABLE IF NOT EXISTS explanations (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    ply INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    points REAL NOT NULL,
+    PRIMARY KEY (game_id, ply, idx)
+);
+CREATE TABLE IF NOT EXISTS players (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seat INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    side INTEGER NOT NULL,
+    moves INTEGER NOT NULL,        -- rated moves
+    decisions INTEGER NOT NULL,    -- rated moves that were not forced
+    best INTEGER NOT NULL,
+    good INTEGER NOT NULL,
+    inaccuracy INTEGER NOT NULL,
+    mistake INTEGER NOT NULL,
+    blunder INTEGER NOT NULL,
+    loss_total REAL NOT NULL,
+    accuracy REAL,
+    result REAL,
+    luck_total REAL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS players_by_name ON players (player COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS moves_by_player ON moves (player COLLATE NOCASE);
+"""
+
+
+class StoreError(CoachError):
+    """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Writing
+
+
+@dataclass(frozen=True)
+class GameKey:
+    """What identifies one stored analysis: the game's content hash and the settings' key."""
+
+    hash: str
+    settings: str
+
+
+class Store:
+    """A results store in one SQLite file (created when missing). Use as a context manager."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            if self.path.parent != Path(""):
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None:
+                self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)",
+                                 (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise StoreError(f"{self.path}: results store of schema {row[0]}, this program "
+                                 f"reads schema {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a results store ({e})") from None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- queries -----------------------------------------------------------------------------------
+
+    def has(self, key: GameKey) -> bool:
+        """Whether this game was already analysed with these settings."""
+        row = self._db.execute("SELECT 1 FROM games WHERE hash = ? AND settings = ?",
+                               (key.hash, key.settings)).fetchone()
+        return row is not None
+
+    def done(self, settings: str) -> set[str]:
+        """Hashes of every game analysed with ``settings``."""
+        return {r[0] for r in self._db.execute("SELECT hash FROM games WHERE settings = ?", (settings,))}
+
+    def count(self) -> int:
+        """Number of stored analyses."""
+        return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def analysis(self, key: GameKey) -> dict[str, Any] | None:
+        """The stored casino-analysis document of one game, or None."""
+        row = self._db.execute("SELECT analysis FROM games WHERE hash = ? AND settings = ?",
+                               (key.hash, key.settings)).fetchone()
+        return None if row is None else dict(orjson.loads(row[0]))
+
+    # --- writing -----------------------------------------------------------------------------------
+
+    def add(self, key: GameKey, analysis: Mapping[str, Any], *, source: str | None = None,
+            played: str | None = None, analysed_at: datetime | None = None) -> bool:
+        """Store one game's analysis (a casino-analysis JSON object) in one transaction. Returns False
+        (and changes nothing) when the same game was already stored with the same settings."""
+        try:
+            moves = list(analysis["moves"])
+            summary = list(analysis["summary"])
+            players = [str(p) for p in analysis["players"]]
+            rules = analysis["rules"]
+        except (KeyError, TypeError) as e:
+            raise StoreError(f"{source or key.hash}: not a casino-analysis document (missing {e})") from None
+        when = (analysed_at or datetime.now(UTC)).isoformat(timespec="seconds")
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.has(key):
+                db.execute("ROLLBACK")
+                return False
+            cur = db.execute(
+                "INSERT INTO games (hash, settings, source, rules, players, viewer, played, analysed_at,"
+                " seconds, nmoves, analysis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key.hash, key.settings, source, _dumps(rules), _dumps(players), analysis.get("viewer"),
+                 played, when, float(analysis.get("seconds") or 0.0), len(moves), _dumps(analysis)))
+            gid = cur.lastrowid
+            db.executemany(
+                "INSERT INTO moves (game_id, ply, round, deal, seat, player, rated, forced, class, loss,"
+                " exact, played, best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(gid, m["ply"], m.get("round", 0), m.get("deal", 0), m["seat"], players[m["seat"]],
+                  bool(m.get("rated")), bool(m.get("forced")), m.get("class"), m.get("loss"),
+                  bool(m.get("exact")), _dumps(m["played"]),
+                  _dumps(m["best"]) if m.get("best") is not None else None) for m in moves])
+            db.executemany(
+                "INSERT INTO explanations (game_id, ply, idx, kind, points) VALUES (?, ?, ?, ?, ?)",
+                [(gid, m["ply"], i, e["kind"], float(e.get("points") or 0.0))
+                 for m in moves for i, e in enumerate(m.get("explanations") or ())])
+            db.executemany(
+                "INSERT INTO players (game_id, seat, player, side, moves, decisions, best, good,"
+                " inaccuracy, mistake, blunder, loss_total, accuracy, result, luck_total)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(gid, s["seat"], players[s["seat"]], s.get("side", s["seat"]), s.get("moves", 0),
+                  s.get("unforced", 0), *(int(s.get("classes", {}).get(c, 0)) for c in CLASS_NAMES),
+                  float(s.get("loss_total") or 0.0), s.get("accuracy"), s.get("result"),
+                  s.get("luck_total")) for s in summary])
+            db.execute("COMMIT")
+        except (KeyError, TypeError, IndexError, ValueError) as e:
+            db.execute("ROLLBACK")
+            raise StoreError(f"{source or key.hash}: not a casino-analysis document ({e!r})") from None
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return True
+
+    # --- reading for statistics ----------------------------------------------------------------------
+
+    def players(self) -> list[str]:
+        """Every player name in the store (as first written), sorted case-insensitively."""
+        rows = self._db.execute("SELECT player FROM players GROUP BY player COLLATE NOCASE")
+        return sorted((r[0] for r in rows), key=str.casefold)
+
+    def _latest(self) -> str:
+        # One analysis per game: the latest (highest id) of each hash.
+        return "SELECT MAX(id) FROM games GROUP BY hash"
+
+    def player_games(self, player: str) -> list[GameLine]:
+        """The player's games (latest analysis of each), oldest first, with the per-game numbers."""
+        sql = f"""
+            SELECT g.id, g.hash, g.source, COALESCE(g.played, g.analysed_at), p.decisions, p.moves,
+                   p.best, p.good, p.inaccuracy, p.mistake, p.blunder, p.loss_total, p.accuracy,
+                   p.result
+            FROM players p JOIN games g ON g.id = p.game_id
+            WHERE p.player = ? COLLATE NOCASE AND g.id IN ({self._latest()})
+            ORDER BY COALESCE(g.played, g.analysed_at), g.id"""
+        out = []
+        for r in self._db.execute(sql, (player,)):
+            out.append(GameLine(game_id=r[0], hash=r[1], source=r[2], date=r[3], decisions=r[4],
+                                moves=r[5], classes=dict(zip(CLASS_NAMES, r[6:11], strict=True)),
+                                loss_total=r[11], accuracy=r[12], result=r[13]))
+        return out
+
+    def mistake_kinds(self, player: str) -> list[KindCount]:
+        """Kinds of the player's inaccuracies, mistakes and blunders: how many moves each kind
+        explains and the points it accounts for, most frequent first."""
+        marks = ", ".join("?" for _ in MISS_CLASSES)
+        sql = f"""
+            SELECT e.kind, COUNT(DISTINCT e.game_id || ':' || e.ply), SUM(e.points)
+            FROM explanations e JOIN moves m ON m.game_id = e.game_id AND m.ply = e.ply
+            WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
+              AND e.game_id IN ({self._latest()})"""
+        sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
+        return [KindCount(r[0], r[1], round(r[2], 3))
+                for r in self._db.execute(sql, (player, *MISS_CLASSES))]
+
+    def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
+        """(hash, settings, source) of every stored analysis, in the order stored."""
+        yield from self._db.execute("SELECT hash, settings, source FROM games ORDER BY id")
+
+
+def normal_date(text: str | None) -> str | None:
+    """A log's ``date`` as ISO 8601 (``2026-11-29`` or with a time), or None when it is not one."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        return None
+
+
+def _dumps(obj: Any) -> str:
+    return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Statistics
+
+
+@dataclass(frozen=True)
+class GameLine:
+    """One player's numbers in one stored game."""
+
+    game_id: int
+    hash: str
+    source: str | None
+    date: str
+    decisions: int
+    moves: int
+    classes: dict[str, int]
+    loss_total: float
+    accuracy: float | None
+    result: float | None
+
+
+@dataclass(frozen=True)
+class KindCount:
+    """How often one kind of explanation appears in a player's missed moves, and its points."""
+
+    kind: str
+    moves: int
+    points: float
+
+
+@dataclass(frozen=True)
+class Record:
+    """A player's numbers over some games (one period, or all of them)."""
+
+    label: str
+    games: int
+    decisions: int
+    classes: dict[str, int]
+    loss_total: float
+    accuracy: float | None
+
+    @property
+    def errors(self) -> int:
+        return sum(self.classes.get(c, 0) for c in ERROR_CLASSES)
+
+    @property
+    def error_rate(self) -> float | None:
+        return self.errors / self.decisions if self.decisions else None
+
+    @property
+    def loss_per_decision(self) -> float | None:
+        return self.loss_total / self.decisions if self.decisions else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "period": self.label, "games": self.games, "decisions": self.decisions,
+            "classes": dict(self.classes), "errors": self.errors,
+            "error_rate": _r(self.error_rate, 4), "accuracy": _r(self.accuracy, 1),
+            "loss_total": _r(self.loss_total, 3), "loss_per_decision": _r(self.loss_per_decision, 3),
+        }
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """A player's record over time: per period, in total, and the most frequent kinds of mistake."""
+
+    player: str
+    by: str
+    periods: tuple[Record, ...]
+    total: Record
+    kinds: tuple[KindCount, ...]
+    games: tuple[GameLine, ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "by": self.by, "total": self.total.to_json(),
+                "periods": [p.to_json() for p in self.periods],
+                "mistake_kinds": [{"kind": k.kind, "moves": k.moves, "points": k.points}
+                                  for k in self.kinds]}
+
+
+def _r(x: float | None, nd: int) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def _period(line: GameLine, by: str) -> str:
+    if by == "game":
+        return f"{line.date[:10]} {line.hash[:8]}"
+    return line.date[:{"day": 10, "month": 7, "year": 4}[by]]
+
+
+def summarise(label: str, lines: Sequence[GameLine]) -> Record:
+    """The record of some games: sums, accuracy weighted by decisions."""
+    decisions = sum(g.decisions for g in lines)
+    classes = {c: sum(g.classes.get(c, 0) for g in lines) for c in CLASS_NAMES}
+    weighted = [(g.accuracy, g.decisions) for g in lines if g.accuracy is not None and g.decisions]
+    n = sum(d for _, d in weighted)
+    accuracy = sum(a * d for a, d in weighted) / n if n else None
+    return Record(label, len(lines), decisions, classes, sum(g.loss_total for g in lines), accuracy)
+
+
+def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> PlayerStats:
+    """A player's record (case-insensitive name) over the store's games, grouped ``by`` period."""
+    if by not in PERIODS:
+        raise StoreError(f"unknown period {by!r}: choose one of {', '.join(PERIODS)}")
+    lines = [g for g in store.player_games(player) if g.moves]
+    if not lines:
+        known = store.players()
+        hint = f" (players: {', '.join(known)})" if known else " (the store is empty)"
+        raise StoreError(f"no analysed game of player {player!r} in {store.path}{hint}")
+    groups: dict[str, list[GameLine]] = {}
+    for g in lines:
+        groups.setdefault(_period(g, by), []).append(g)
+    periods = tuple(summarise(label, gs) for label, gs in groups.items())
+    kinds = tuple(store.mistake_kinds(player)[:top])
+    name = next((p for p in store.players() if p.casefold() == player.casefold()), player)
+    return PlayerStats(name, by, periods, summarise("total", lines), kinds, tuple(lines))
+
+
+def all_players(store: Store) -> list[Record]:
+    """One total record per player in the store, labelled with the player's name."""
+    out = []
+    for name in store.players():
+        lines = [g for g in store.player_games(name) if g.moves]
+        if lines:
+            out.append(summarise(name, lines))
+    return out

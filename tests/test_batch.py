@@ -1,0 +1,246 @@
+"""Batch analysis into the store: inputs, skips, resume after an interruption, local processes, a real
+local Dask cluster, and the ``analyze-all`` / ``stats`` commands."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from casino_coach.batch import BatchError, BatchSettings, analyse_log, find_logs, prepare, run_batch
+from casino_coach.cli import app
+from casino_coach.game import Game
+from casino_coach.replay import log_to_json
+from casino_coach.rules import RuleSet
+from casino_coach.store import GameKey, Store, StoreError, player_stats
+
+# One-round games searched very lightly: the point here is the batch machinery, not the ratings.
+FAST = BatchSettings(samples=2, depth=1, world=False)
+FAST_ARGS = ["--samples", "2", "--depth", "1", "--no-world"]
+
+
+def make_game(seed: int, players: tuple[str, str] = ("Ana", "Ben"), date: str | None = None) -> bytes:
+    game = Game(RuleSet.from_preset("classic"), list(players), seed=seed, max_rounds=1, date=date)
+    rng = random.Random(seed)
+    while not game.over:
+        game.play(rng.choice(game.legal()))
+    return log_to_json(game.to_log())
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    folder = tmp_path / "games"
+    (folder / "old").mkdir(parents=True)
+    for i in range(3):
+        (folder / f"g{i}.json").write_bytes(make_game(i, date=f"2026-0{i + 1}-15"))
+    (folder / "old" / "g3.json").write_bytes(make_game(3, ("Ana", "Cleo")))
+    return folder
+
+
+def test_find_logs_from_files_folders_and_globs(games: Path) -> None:
+    everything = find_logs([games])
+    assert [p.name for p in everything] == ["g0.json", "g1.json", "g2.json", "g3.json"]
+    assert find_logs([str(games / "g*.json"), games / "g1.json"]) == everything[:3]
+    assert find_logs([str(games / "**" / "g3.json")]) == [games / "old" / "g3.json"]
+    with pytest.raises(BatchError, match=r"nothing\.json: no such file, folder or matching log"):
+        find_logs([games / "nothing.json"])
+    with pytest.raises(BatchError, match="no game logs"):
+        find_logs([])
+
+
+def test_the_content_hash_ignores_layout(games: Path, tmp_path: Path) -> None:
+    obj = orjson.loads((games / "g0.json").read_bytes())
+    other = tmp_path / "same.json"
+    other.write_bytes(orjson.dumps(dict(reversed(list(obj.items())))))  # other key order, no indent
+    assert prepare(other).hash == prepare(games / "g0.json").hash
+    assert prepare(games / "g0.json").played == "2026-01-15T00:00:00"
+    assert prepare(games / "g0.json").hash != prepare(games / "g1.json").hash
+
+
+def test_run_skip_duplicates_and_failures(games: Path, tmp_path: Path) -> None:
+    (games / "copy.json").write_bytes(orjson.dumps(orjson.loads((games / "g1.json").read_bytes())))
+    (games / "broken.json").write_bytes(b'{"format": "casino-replay", "version": 1, "players": ["A"]}')
+    with Store(tmp_path / "r.db") as st:
+        rep = run_batch([games], st, FAST)
+        assert rep.found == 6 and len(rep.analysed) == 4 and len(rep.duplicates) == 1
+        assert rep.failed == [(str(games / "broken.json"),
+                               "players: expected 2, 3 or 4 player names, got [\"A\"]")]
+        assert st.count() == 4
+        again = run_batch([games], st, FAST)
+        assert again.analysed == [] and len(again.skipped) == 5 and st.count() == 4
+        # Other settings are another analysis of the same games.
+        other = run_batch([games / "g0.json"], st, BatchSettings(samples=3, depth=1, world=False))
+        assert len(other.analysed) == 1 and st.count() == 5
+        stats = player_stats(st, "Ana")
+    assert stats.total.games == 4
+    assert stats.total.decisions == sum(g.decisions for g in stats.games) > 0
+
+
+def test_resume_after_an_interrupted_run(games: Path, tmp_path: Path) -> None:
+    path = tmp_path / "r.db"
+
+    def stop_after_first(event: str, source: str, done: int, total: int) -> None:
+        if event == "analysed":
+            raise KeyboardInterrupt
+
+    with Store(path) as st, pytest.raises(KeyboardInterrupt):
+        run_batch([games], st, FAST, progress=stop_after_first)
+    with Store(path) as st:
+        assert st.count() == 1  # the game finished before the interruption is kept, whole
+        rep = run_batch([games], st, FAST)
+        assert len(rep.skipped) == 1 and len(rep.analysed) == 3 and st.count() == 4
+    with Store(path) as st:
+        rep = run_batch([games], st, FAST, limit=2)
+        assert rep.analysed == [] and len(rep.skipped) == 4
+
+
+def test_a_killed_process_loses_nothing(games: Path, tmp_path: Path) -> None:
+    """SIGKILL the command line mid-run: every stored game is whole, and the next run completes."""
+    for i in range(4, 10):
+        (games / f"g{i}.json").write_bytes(make_game(i))
+    path = tmp_path / "r.db"
+    cmd = [sys.executable, "-c", "from casino_coach.cli import main; main()", "analyze-all", str(games),
+           "--store", str(path), *FAST_ARGS]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None and stored < 2:
+        time.sleep(0.05)
+        if path.exists():
+            try:
+                with sqlite3.connect(path) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:  # schema not created yet
+                stored = 0
+    proc.kill()
+    proc.wait()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        # Every stored game has all its moves and its player summaries.
+        for gid, nmoves in db.execute("SELECT id, nmoves FROM games"):
+            assert db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?", (gid,)).fetchone()[0] == nmoves
+            assert db.execute("SELECT COUNT(*) FROM players WHERE game_id = ?", (gid,)).fetchone()[0] == 2
+    assert stored >= 1
+    with Store(path) as st:
+        rep = run_batch([games], st, FAST)
+        assert len(rep.skipped) == stored and len(rep.analysed) == 10 - stored and st.count() == 10
+
+
+def test_local_processes_give_the_same_analyses(games: Path, tmp_path: Path) -> None:
+    with Store(tmp_path / "one.db") as one, Store(tmp_path / "two.db") as two:
+        run_batch([games], one, FAST, jobs=1)
+        rep = run_batch([games], two, FAST, jobs=2)
+        assert len(rep.analysed) == 4
+        key = FAST.key()
+        for h in one.done(key):
+            a, b = one.analysis(GameKey(h, key)), two.analysis(GameKey(h, key))
+            assert a is not None and b is not None
+            assert [m["class"] for m in a["moves"]] == [m["class"] for m in b["moves"]]
+            assert a["summary"][0]["loss_total"] == b["summary"][0]["loss_total"]
+
+
+def test_player_filter_skips_games_without_the_player(games: Path, tmp_path: Path) -> None:
+    settings = BatchSettings(samples=2, depth=1, world=False, player="cleo")
+    assert analyse_log((games / "g0.json").read_bytes(), settings.to_json()) is None
+    with Store(tmp_path / "r.db") as st:
+        rep = run_batch([games], st, settings)
+        assert len(rep.analysed) == 1 and len(rep.without_player) == 3
+        stats = player_stats(st, "Cleo")
+        assert stats.total.games == 1 and stats.total.decisions > 0
+        # Only Cleo's moves were rated: Ana has no rated move in the store.
+        with pytest.raises(StoreError, match="no analysed game of player 'Ana'"):
+            player_stats(st, "Ana")
+        doc = st.analysis(GameKey(prepare(games / "old" / "g3.json").hash, settings.key()))
+        assert doc is not None and all(not m["rated"] for m in doc["moves"] if m["seat"] == 0)
+
+
+def test_on_a_local_dask_cluster(games: Path, tmp_path: Path) -> None:
+    distributed: Any = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        with Store(tmp_path / "dask.db") as st, Store(tmp_path / "local.db") as local:
+            rep = run_batch([games], st, FAST, cluster=address)
+            assert len(rep.analysed) == 4 and rep.failed == []
+            assert len(run_batch([games], st, FAST, cluster=address).skipped) == 4
+            run_batch([games], local, FAST)
+            key = FAST.key()
+            assert st.done(key) == local.done(key)
+            for h in st.done(key):
+                a, b = st.analysis(GameKey(h, key)), local.analysis(GameKey(h, key))
+                assert a is not None and b is not None
+                assert [m["loss"] for m in a["moves"]] == [m["loss"] for m in b["moves"]]
+
+
+def test_an_unreachable_cluster_is_one_error(games: Path, tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    with Store(tmp_path / "r.db") as st, pytest.raises(BatchError, match="cannot reach the Dask scheduler"):
+        run_batch([games / "g0.json"], st, FAST, cluster="tcp://127.0.0.1:9", connect_timeout=1.0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The commands
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner(env={"COLUMNS": "160", "NO_COLOR": "1"})
+
+
+def test_analyze_all_then_stats(runner: CliRunner, games: Path, tmp_path: Path) -> None:
+    store = tmp_path / "r.db"
+    res = runner.invoke(app, ["analyze-all", str(games / "*.json"), "--store", str(store), "--json",
+                              *FAST_ARGS])
+    assert res.exit_code == 0, res.output
+    summary = orjson.loads(res.stdout)
+    assert summary["analysed"] == 3 and summary["failed"] == [] and summary["games_per_minute"] > 0
+    res = runner.invoke(app, ["analyze-all", str(games), "--store", str(store), *FAST_ARGS])
+    assert res.exit_code == 0
+    assert "1 analysed, 3 already in" in res.stdout
+    res = runner.invoke(app, ["stats", "--player", "ana", "--store", str(store), "--json"])
+    assert res.exit_code == 0, res.output
+    stats = orjson.loads(res.stdout)
+    assert stats["player"] == "Ana" and stats["total"]["games"] == 4
+    assert [p["period"] for p in stats["periods"]][:3] == ["2026-01", "2026-02", "2026-03"]
+    assert sum(p["decisions"] for p in stats["periods"]) == stats["total"]["decisions"]
+    res = runner.invoke(app, ["stats", "--player", "Ana", "--store", str(store)])
+    assert res.exit_code == 0
+    assert "Ana: record by month" in res.stdout and "error rate" in res.stdout
+    assert "Most frequent kinds of mistake" in res.stdout
+    res = runner.invoke(app, ["stats", "--store", str(store), "--json"])
+    assert [p["player"] for p in orjson.loads(res.stdout)["players"]] == ["Ana", "Ben", "Cleo"]
+
+
+def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: Path) -> None:
+    cases = [
+        (["stats", "--store", str(tmp_path / "none.db")], "no results store here"),
+        (["analyze-all", str(tmp_path / "nope" / "*.json"), "--store", str(tmp_path / "r.db")],
+         "no such file, folder or matching log"),
+        (["analyze-all", str(games), "--jobs", "0"], "--jobs must be at least 1"),
+        (["stats", "--player", "Zed", "--store", str(tmp_path / "r.db")], "no analysed game"),
+    ]
+    Store(tmp_path / "r.db").close()
+    for args, fragment in cases:
+        res = runner.invoke(app, args)
+        assert res.exit_code == 1, (args, res.output)
+        lines = res.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], lines
+
+
+def test_a_bad_file_fails_the_run_but_not_the_others(runner: CliRunner, games: Path,
+                                                     tmp_path: Path) -> None:
+    (games / "bad.json").write_bytes(b"{oops")
+    res = runner.invoke(app, ["analyze-all", str(games), "--store", str(tmp_path / "r.db"), *FAST_ARGS])
+    assert res.exit_code == 1
+    assert "4 analysed" in res.stdout and "1 failed" in res.stdout
+    assert f"error: {games / 'bad.json'}: " in res.stderr

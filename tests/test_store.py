@@ -1,0 +1,174 @@
+"""The results store: one transaction per game, skips, schema checks, and statistics on known analyses."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from casino_coach.store import GameKey, Store, StoreError, all_players, normal_date, player_stats
+
+SETTINGS = '{"samples":2}'
+
+
+def move(ply: int, seat: int, cls: str | None, loss: float | None, *, forced: bool = False,
+         kinds: tuple[tuple[str, float], ...] = (), rated: bool = True) -> dict[str, Any]:
+    return {"ply": ply, "round": 0, "deal": 0, "seat": seat, "rated": rated, "forced": forced,
+            "class": cls, "loss": loss, "exact": False,
+            "played": {"seat": seat, "card": "7H", "action": "trail", "take": []},
+            "best": {"seat": seat, "card": "8C", "action": "capture", "take": ["8D"]},
+            "explanations": [{"kind": k, "text": k, "points": p} for k, p in kinds]}
+
+
+def summary(seat: int, player: str, moves: list[dict[str, Any]], accuracy: float | None) -> dict[str, Any]:
+    mine = [m for m in moves if m["seat"] == seat and m["rated"]]
+    unforced = [m for m in mine if not m["forced"]]
+    classes = {c: sum(1 for m in unforced if m["class"] == c)
+               for c in ("best", "good", "inaccuracy", "mistake", "blunder")}
+    return {"seat": seat, "player": player, "side": seat, "moves": len(mine), "unforced": len(unforced),
+            "classes": classes, "loss_total": sum(m["loss"] or 0.0 for m in unforced),
+            "accuracy": accuracy, "result": 0.0, "luck_total": 0.0}
+
+
+def analysis(players: list[str], moves: list[dict[str, Any]], accuracy: list[float | None]) -> dict[str, Any]:
+    return {"format": "casino-analysis", "version": 1, "rules": {"preset": "classic"}, "players": players,
+            "viewer": None, "moves": moves,
+            "summary": [summary(s, p, moves, accuracy[s]) for s, p in enumerate(players)],
+            "seconds": 1.5}
+
+
+# Game 1 (January): Ana has 4 decisions (best, mistake, blunder, inaccuracy) and a forced move.
+G1 = analysis(["Ana", "Ben"], [
+    move(0, 0, "best", 0.0),
+    move(1, 1, "good", 0.1),
+    move(2, 0, "mistake", 0.6, kinds=(("missed_capture", 0.4), ("card_exposed", 0.2))),
+    move(3, 1, "blunder", 2.0, kinds=(("missed_sweep", 2.0),)),
+    move(4, 0, "blunder", 1.5, kinds=(("missed_capture", 1.0), ("later_play", 0.5))),
+    move(5, 0, "inaccuracy", 0.3, kinds=(("card_exposed", 0.3),)),
+    move(6, 0, "good", 0.0, forced=True, kinds=(("missed_sweep", 9.0),)),
+], [80.0, 70.0])
+# Game 2 (March): Ana (now seat 1, written "ana") has 2 decisions: good and mistake.
+G2 = analysis(["Cleo", "ana"], [
+    move(0, 0, "best", 0.0),
+    move(1, 1, "good", 0.15, kinds=(("bigger_capture", 0.15),)),
+    move(2, 1, "mistake", 0.7, kinds=(("missed_capture", 0.7),)),
+], [100.0, 90.0])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    st = Store(tmp_path / "r.db")
+    st.add(GameKey("h1", SETTINGS), G1, source="g1.json", played=normal_date("2026-01-10"))
+    st.add(GameKey("h2", SETTINGS), G2, source="g2.json", played=normal_date("2026-03-02"))
+    return st
+
+
+def test_stats_on_known_analyses(store: Store) -> None:
+    stats = player_stats(store, "ANA", by="month")
+    assert stats.player == "Ana"
+    t = stats.total
+    assert (t.games, t.decisions) == (2, 6)
+    assert t.classes == {"best": 1, "good": 1, "inaccuracy": 1, "mistake": 2, "blunder": 1}
+    assert t.errors == 3 and t.error_rate == pytest.approx(0.5)
+    # Accuracy weighted by decisions: (80 * 4 + 90 * 2) / 6.
+    assert t.accuracy == pytest.approx(500 / 6)
+    assert t.loss_total == pytest.approx(0.6 + 1.5 + 0.3 + 0.15 + 0.7)
+    assert [p.label for p in stats.periods] == ["2026-01", "2026-03"]
+    jan, mar = stats.periods
+    assert (jan.decisions, jan.errors, jan.accuracy) == (4, 2, 80.0)
+    assert (mar.decisions, mar.errors, mar.error_rate) == (2, 1, 0.5)
+    # Kinds over inaccuracies, mistakes and blunders only (not the good move, not the forced move).
+    kinds = [(k.kind, k.moves, k.points) for k in stats.kinds]
+    assert kinds == [("missed_capture", 3, pytest.approx(2.1)), ("card_exposed", 2, pytest.approx(0.5)),
+                     ("later_play", 1, pytest.approx(0.5))]
+    js = stats.to_json()
+    assert js["total"]["error_rate"] == 0.5 and js["total"]["accuracy"] == 83.3
+    assert js["mistake_kinds"][0] == {"kind": "missed_capture", "moves": 3, "points": 2.1}
+
+
+def test_stats_by_game_day_and_year(store: Store) -> None:
+    assert [p.label for p in player_stats(store, "ana", by="year").periods] == ["2026"]
+    assert [p.label for p in player_stats(store, "ana", by="day").periods] == ["2026-01-10", "2026-03-02"]
+    games = player_stats(store, "ana", by="game").periods
+    assert [g.label for g in games] == ["2026-01-10 h1", "2026-03-02 h2"]
+    assert player_stats(store, "ben").total.decisions == 2
+    with pytest.raises(StoreError, match="unknown period"):
+        player_stats(store, "ana", by="week")
+
+
+def test_every_player_and_an_unknown_one(store: Store) -> None:
+    assert store.players() == ["Ana", "Ben", "Cleo"]
+    assert [(r.label, r.games, r.decisions) for r in all_players(store)] == \
+        [("Ana", 2, 6), ("Ben", 1, 2), ("Cleo", 1, 1)]
+    with pytest.raises(StoreError, match=r"no analysed game of player 'Zed'.*players: Ana, Ben, Cleo"):
+        player_stats(store, "Zed")
+
+
+def test_a_game_is_stored_once_per_settings(store: Store) -> None:
+    assert store.has(GameKey("h1", SETTINGS))
+    assert not store.add(GameKey("h1", SETTINGS), G2)
+    assert store.count() == 2
+    assert store.done(SETTINGS) == {"h1", "h2"}
+    assert store.done("other") == set()
+    doc = store.analysis(GameKey("h2", SETTINGS))
+    assert doc is not None and doc["players"] == ["Cleo", "ana"]
+
+
+def test_statistics_use_the_latest_analysis_of_a_game(store: Store) -> None:
+    better = analysis(["Ana", "Ben"], [move(0, 0, "best", 0.0)], [100.0, None])
+    assert store.add(GameKey("h1", '{"samples":9}'), better)
+    assert store.count() == 3
+    t = player_stats(store, "ana").total
+    assert (t.games, t.decisions, t.errors) == (2, 3, 1)
+    assert [k.kind for k in player_stats(store, "ana").kinds] == ["missed_capture"]
+
+
+def test_a_bad_document_leaves_nothing_behind(store: Store) -> None:
+    broken = analysis(["Ana", "Ben"], [move(0, 0, "best", 0.0)], [1.0, 1.0])
+    broken["moves"].append({"ply": 1})  # no seat: fails after the game row was inserted
+    with pytest.raises(StoreError, match="h3: not a casino-analysis document"):
+        store.add(GameKey("h3", SETTINGS), broken)
+    with pytest.raises(StoreError, match="missing 'summary'"):
+        store.add(GameKey("h4", SETTINGS), {"moves": [], "players": [], "rules": {}})
+    assert store.count() == 2
+    assert not store.has(GameKey("h3", SETTINGS))
+
+
+def test_what_survives_a_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "r.db"
+    with Store(path) as st:
+        st.add(GameKey("h1", SETTINGS), G1, analysed_at=datetime(2026, 5, 1, tzinfo=UTC))
+    with Store(path) as st:
+        assert st.count() == 1
+        # Without a date in the log, the game counts on the day it was analysed.
+        assert [p.label for p in player_stats(st, "Ana").periods] == ["2026-05"]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert db.execute("SELECT COUNT(*) FROM moves").fetchone() == (7,)
+    assert db.execute("SELECT COUNT(*) FROM explanations").fetchone() == (7,)
+
+
+def test_files_that_are_not_stores(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(StoreError, match="not a results store"):
+        Store(junk)
+    other = tmp_path / "other.db"
+    with Store(other):
+        pass
+    db = sqlite3.connect(other)
+    db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="schema 99"):
+        Store(other)
+
+
+def test_normal_date() -> None:
+    assert normal_date("2026-03-02") == "2026-03-02T00:00:00"
+    assert normal_date("2026-03-02T10:11:12") == "2026-03-02T10:11:12"
+    assert normal_date("last Tuesday") is None
+    assert normal_date(None) is None
