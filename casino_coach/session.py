@@ -107,6 +107,8 @@ _ACTION_WORDS = {"x": "x", "*": "x", ":": "x", "take": "x", "takes": "x", "captu
 _TOKEN = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]|[x*:+,-]|[b=]\d+|[a-z]+\d*|=|\d+|\S",
                     re.IGNORECASE)
 
+LISTED_IN_ERRORS = 6  # legal moves of the card named in an error message
+
 CLASS_ORDER = ("best", "good", "inaccuracy", "mistake", "blunder")
 TUTOR_LEVELS = ("inaccuracy", "mistake", "blunder")
 
@@ -116,7 +118,8 @@ Type a move in the compact notation, or its number in the list of legal moves:
   8C x 3H 5S      the 8♣ captures 3♥ and 5♠
   3H b8 2D 3C     the 3♥ builds 8 with 2♦ and 3♣ (new build, extend or raise)
 A unique start is enough: 8C plays the 8♣ when it has one legal move, 8C x its
-only capture, 3H b8 its only build of 8; otherwise the candidates are listed.
+only capture, 3H b8 its only build of 8; otherwise the candidates are listed
+(8C t is the trail). Tab completes commands and moves.
 Commands:
   3               play move 3 of the list
   moves           list the legal moves, numbered
@@ -616,8 +619,10 @@ def resolve(rules: RuleSet, state: RoundState, text: str,
         what = f"build of {value}"
     lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
     index = {m: i + 1 for i, m in enumerate(legal)}
-    nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own)
-    return f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}"
+    nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own[:LISTED_IN_ERRORS])
+    more = f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" \
+        if len(own) > LISTED_IN_ERRORS else ""
+    return f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}"
 
 
 def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import position
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from casino_coach.analysis import Thresholds
 from casino_coach.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
@@ -256,3 +258,21 @@ def test_bad_arguments_are_coach_errors() -> None:
         Session(CLASSIC, players=5)
     with pytest.raises(CoachError):
         Session(CLASSIC, opponent="nobody")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(["hint", "why", "undo", "moves", "1", "2", "p", "r", "h", "quit", "8C x", "b8"]),
+    st.builds(lambda a, b: f"{a} {b}", st.sampled_from(["AC", "TD", "10♦", "ks", "7h", "2S"]),
+              st.sampled_from(["", "x", "b8", "t", "x 3H 5S", "b 9 6D", ": 4c", "+"]))),
+    min_size=1, max_size=6))
+def test_typed_lines_never_raise(lines: list[str]) -> None:
+    s = session(practice=True, tutor="blunder")
+    for line in lines:
+        if s.over:
+            break
+        notes = s.handle(line)
+        assert notes
+        s.run_bots()
+    assert s.game.state.accounted().bit_count() == 52 or s.over

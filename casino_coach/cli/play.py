@@ -137,12 +137,13 @@ def play_command(
         seed = random.SystemRandom().randrange(1_000_000)
     today = datetime.date.today()
     path = out if out is not None else default_out(seed, today)
+    interactive = moves is None and sys.stdin.isatty()
+    # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
     session = Session(rules, players=players, human=seat, name=name, opponent=opponent, seed=seed,
                       practice=practice, tutor=tutor, out=path, date=today.isoformat(),
-                      limits=Limits(samples=samples, min_samples=min(samples, 6), seed=seed))
+                      limits=Limits(samples=samples, min_samples=min(samples, 6), seed=seed),
+                      literal=not interactive)
     console = Console(highlight=False)
-    interactive = moves is None and sys.stdin.isatty()
-    session.literal = not interactive  # a script's "7H" is the trail, as the notation says
     if moves is not None:
         with moves.open(encoding="utf-8") as f:
             run(session, console, LineSource(console, f, interactive=False))
