@@ -56,21 +56,20 @@ def table_panel(session: Session) -> Panel:
         owner = "yours" if b.owner == session.human else f"{session.players[b.owner]}'s"
         t.append(f"  ({owner})", style="dim")
         grid.add_row("Build", t)
-    scores = "  ".join(f"{session.side_name(s)} {_num(p)}" for s, p in enumerate(game.scores))
-    grid.add_row("Score", Text(f"{scores}   (game to {session.rules.target})"))
-    piles = "  ".join(
-        f"{session.side_name(s)} {p.bit_count()} cards {_spades(p)}♠ "
-        f"{st.sweeps[s]} sweep{'' if st.sweeps[s] == 1 else 's'}"
-        for s, p in enumerate(st.captured))
-    grid.add_row("Taken", Text(piles))
-    hands = ", ".join(f"{session.players[s]} {h.bit_count()}" for s, h in enumerate(st.hands)
-                      if s != session.human)
+    sweeps_count = session.rules.sweeps
+    for side, pile in enumerate(st.captured):
+        parts = [f"{_num(game.scores[side])} points", f"{pile.bit_count()} cards", f"{_spades(pile)}♠"]
+        if sweeps_count or st.sweeps[side]:
+            parts.append(f"{st.sweeps[side]} sweep{'' if st.sweeps[side] == 1 else 's'}")
+        grid.add_row(session.side_name(side), words(" · ".join(parts)))
+    others = ", ".join(str(h.bit_count()) for s, h in enumerate(st.hands) if s != session.human)
     total = deals_per_round(st.nplayers)
     deal_no = total - st.deals_left()
-    last = ", last deal" if st.last_deal else ""
-    grid.add_row("Left", Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}); "
-                              f"in hand: {hands}"))
-    title = f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · {session.rules.preset}"
+    last = ", the last" if st.last_deal else ""
+    grid.add_row("Left", Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}) · "
+                              f"other hands {others}"))
+    title = (f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · "
+             f"{session.rules.preset} to {session.rules.target}")
     return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))
 
 
