@@ -1,0 +1,226 @@
+"""``casino-coach suggest`` and ``casino-coach tree``: what to play here, and the search tree behind it.
+
+Both read a decision from a log (the position before move ``--at N``, or where the log stops) or a
+position file; ``suggest`` also takes a position typed in the compact notation (``--hand``, ``--table``
+and friends). The search itself is ``casino_coach.search.evaluate``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+from rich.console import Console
+
+from casino_coach.cards import card_name, iter_cards
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.errors import CoachError
+from casino_coach.graph import graph_format, tree_graph, write_graph
+from casino_coach.movegen import ACTION_NAMES, BUILD, Move
+from casino_coach.notation import parse_hand, parse_table
+from casino_coach.observation import Observation
+from casino_coach.render.search import suggestion_view
+from casino_coach.replay import (
+    GameLog,
+    end_position,
+    observation_from_position,
+    position_at,
+    read_any,
+    replay,
+)
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search.reasons import why_best
+from casino_coach.search.tree import SearchTree
+from casino_coach.state import sides_for
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A position to search: the rules, the mover's observation, and its ply in the log (or None)."""
+
+    rules: RuleSet
+    obs: Observation
+    ply: int | None
+
+
+def decision_from_file(path: Path, at: int | None) -> Decision:
+    """The decision before move ``at`` of a log (default: where it stops), or a position file's."""
+    doc = read_any(path)
+    if isinstance(doc, GameLog):
+        rep = replay(doc)
+        n = len(rep.plies)
+        if at is None or at == n:
+            return Decision(doc.rules, end_position(rep).observation, n)
+        if not 0 <= at < n:
+            raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
+        return Decision(doc.rules, position_at(doc, rep.plies[at]).observation, at)
+    if at is not None:
+        raise CoachError(f"--at: {path} is a position, not a log")
+    ply = _position_ply(path)
+    return Decision(doc.rules, doc.observation, ply)
+
+
+def _position_ply(path: Path) -> int | None:
+    """The optional ``ply`` field of a position file (read_any has checked the rest)."""
+    try:
+        obj = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    ply = obj.get("ply") if isinstance(obj, dict) else None
+    return ply if isinstance(ply, int) and not isinstance(ply, bool) and ply >= 0 else None
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        return [int(x) for x in text.replace(",", " ").split()]
+    except ValueError:
+        raise CoachError(f"{what}: expected whole numbers separated by commas, got {text!r}") from None
+
+
+def typed_decision(hand: str, table: str, preset: str, options: list[str], players: int,
+                   to_move: int, hand_sizes: str | None, stock: int, seen: str, captured: list[str],
+                   last_capture: int | None) -> Decision:
+    """A position typed in the compact notation (rules.md, notation.py)."""
+    rules = RuleSet.from_dict({"preset": preset, **parse_options(options)})
+    nsides = sides_for(players, rules.partnerships) if players in (2, 3, 4) else players
+    loose, builds = parse_table(table, pair_value=rules.pair_value,
+                                default_owner=(to_move + 1) % max(players, 1))
+    sizes = _int_list(hand_sizes, "--hand-sizes") if hand_sizes is not None else None
+    piles = [parse_hand(c) for c in captured] if captured else None
+    if piles is not None and len(piles) != nsides:
+        raise CoachError(f"--captured: give one pile per side ({nsides}), in side order")
+    obs = observation_from_position(
+        rules, players, to_move, parse_hand(hand), loose, builds, hand_sizes=sizes, stock=stock,
+        seen=parse_hand(seen), captured=piles, last_capture=-1 if last_capture is None else last_capture,
+        partnerships=rules.partnerships)
+    return Decision(rules, obs, None)
+
+
+def move_json(move: Move) -> dict[str, Any]:
+    """A move as replay-format.md writes it (take sorted by card name)."""
+    out: dict[str, Any] = {"card": card_name(move.card), "action": ACTION_NAMES[move.action],
+                           "take": sorted(card_name(c) for c in iter_cards(move.take))}
+    if move.action == BUILD:
+        out["value"] = move.value
+    return out
+
+
+def _number(x: float) -> float:
+    if not math.isfinite(x):
+        raise CoachError("the search produced a value that is not a finite number")
+    return round(x, 4)
+
+
+def result_json(decision: Decision, result: SearchResult, top: int | None) -> dict[str, Any]:
+    """``{"ply", "seat", "exact", "moves": [{card, action, take, value?, ev, stderr}]}``, best first."""
+    moves = result.moves if top is None else result.moves[:top]
+    return {"ply": decision.ply, "seat": result.seat, "exact": result.exact,
+            "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
+                      for mv in moves]}
+
+
+def _limits(samples: int | None, seed: int, time: float | None) -> Limits:
+    base = Limits()
+    return Limits(samples=base.samples if samples is None else samples,
+                  min_samples=min(base.min_samples, samples) if samples else base.min_samples,
+                  seed=seed, time=time)
+
+
+_FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).",
+                       show_default=False)
+_AT = typer.Option(None, "--at", help="The position just before move N of the log (0-based, counted "
+                   "across the whole log); default: where the log stops.")
+_SAMPLES = typer.Option(None, "--samples", help="At most this many deals of the hidden cards "
+                        f"(default {Limits().samples}).")
+_SEED = typer.Option(0, "--seed", help="Seed of the sampling: the same seed gives the same answer.")
+_TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds.")
+
+
+@app.command("suggest")
+@handle_errors
+def suggest_command(
+    file: Path | None = _FILE,
+    at: int | None = _AT,
+    top: int | None = typer.Option(None, "--top", "-k", help="Show only the K best moves."),
+    json: bool = typer.Option(False, "--json", help="Print the ranked moves as JSON."),
+    hand: str | None = typer.Option(None, "--hand", help="Type a position instead of a file: "
+                                    "your cards, e.g. '8S 9C'."),
+    table: str = typer.Option("", "--table", help="The table: loose cards and [cards =value @owner] "
+                              "builds, e.g. 'AC 2D [6S 3H =9 @1]'."),
+    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
+    option: list[str] = typer.Option([], "--option", "-o", help="A rule option NAME=VALUE "
+                                     "(repeatable)."),
+    players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
+    to_move: int = typer.Option(0, "--to-move", help="Your seat (the seat to move)."),
+    hand_sizes: str | None = typer.Option(None, "--hand-sizes", help="Cards held by each seat, e.g. "
+                                          "'2,2' (default: as many as your hand)."),
+    stock: int = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal)."),
+    seen: str = typer.Option("", "--seen", help="Cards already played and gone, e.g. 'KD 5C'."),
+    captured: list[str] = typer.Option([], "--captured", help="Cards captured by each side, one "
+                                       "option per side in side order (repeatable)."),
+    last_capture: int | None = typer.Option(None, "--last-capture", help="Side that captured last."),
+    samples: int | None = _SAMPLES,
+    seed: int = _SEED,
+    time: float | None = _TIME,
+) -> None:
+    """Rank the moves of a position by expected points, with the best line and why.
+
+    Example: casino-coach suggest game.json --at 12 --top 3
+    Example: casino-coach suggest --preset royal --hand '8S 9C' --table 'AC 2D [6S 3H =9 @1]'
+    --hand-sizes 2,2 --seen 'KD 5C'
+    """
+    if top is not None and top < 1:
+        raise CoachError(f"--top must be at least 1, got {top}")
+    if file is not None and hand is not None:
+        raise CoachError("give a FILE or a typed position (--hand), not both")
+    if file is None and hand is None:
+        raise CoachError("give a log or position FILE, or type a position with --hand and --table")
+    if file is not None:
+        decision = decision_from_file(file, at)
+    else:
+        if at is not None:
+            raise CoachError("--at needs a log FILE")
+        assert hand is not None
+        decision = typed_decision(hand, table, preset, option, players, to_move, hand_sizes, stock,
+                                  seen, captured, last_capture)
+    result = evaluate(decision.rules, decision.obs, _limits(samples, seed, time))
+    if json:
+        typer.echo(orjson.dumps(result_json(decision, result, top)).decode())
+        return
+    why = why_best(decision.rules, decision.obs, result)
+    Console().print(suggestion_view(decision.obs, result, why, top=top, ply=decision.ply))
+
+
+@app.command("tree")
+@handle_errors
+def tree_command(
+    file: Path = typer.Argument(..., help="A casino-replay log or casino-position file (JSON).",
+                                show_default=False),
+    out: Path = typer.Option(..., "--out", "-o", help="Output file: .graphml, .dot/.gv or .json "
+                             "(node-link).", show_default=False),
+    at: int | None = _AT,
+    max_depth: int | None = typer.Option(None, "--max-depth", help="Keep only the first D levels."),
+    samples: int | None = _SAMPLES,
+    seed: int = _SEED,
+    time: float | None = _TIME,
+) -> None:
+    """Write the search tree of one decision: every move, the principal lines, values and visits.
+
+    Example: casino-coach tree game.json --at 12 --out tree.graphml
+    """
+    graph_format(out)  # an unknown extension fails before any work
+    if max_depth is not None and max_depth < 1:
+        raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
+    decision = decision_from_file(file, at)
+    result = evaluate(decision.rules, decision.obs, _limits(samples, seed, time), record=True)
+    assert isinstance(result.tree, SearchTree)
+    g = tree_graph(result.tree, max_depth)
+    write_graph(g, out)
+    typer.echo(f"wrote {out}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
+               f"({result.samples} worlds, {result.nodes:,} search nodes)")

@@ -1,0 +1,58 @@
+"""Rich renderables for the search: the ranked moves of ``suggest`` (no logic, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from casino_coach.movegen import Move
+from casino_coach.notation import move_text
+from casino_coach.observation import Observation
+from casino_coach.render import cards_text, move_words, table_text
+from casino_coach.search.result import SearchResult
+
+
+def line_text(line: Sequence[Move], limit: int = 4) -> str:
+    """A principal line in compact notation: ``KH x KD, 5C, ...``."""
+    shown = [move_text(m) for m in line[:limit]]
+    if len(line) > limit:
+        shown.append("…")
+    return ", ".join(shown) if shown else "—"
+
+
+def effort_text(result: SearchResult) -> str:
+    """How the values were found: exact, or over how many worlds, with nodes and speed."""
+    rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
+    how = ("exact: every world solved to the end of the round" if result.exact
+           else f"{result.samples} world{'s' if result.samples != 1 else ''} searched")
+    return f"{how}; {result.nodes:,} nodes in {result.seconds:.2f} s ({rate:,.0f} nodes/s)"
+
+
+def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: int | None = None,
+                    ply: int | None = None) -> Group:
+    """The position, the ranked moves with value ± standard error and best line, and the reason."""
+    head = Text(f"Seat {obs.seat} to move" + (f" (ply {ply})" if ply is not None else "") + ": hand ")
+    head.append_text(cards_text(obs.hand))
+    table_line = Text("Table: ")
+    table_line.append_text(table_text(obs.loose, obs.builds))
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("move")
+    table.add_column("value", justify="right")
+    table.add_column("±", justify="right")
+    table.add_column("best line")
+    moves = result.moves if top is None else result.moves[:top]
+    for i, mv in enumerate(moves, 1):
+        table.add_row(str(i), move_words(mv.move), f"{mv.ev:+.2f}",
+                      "exact" if result.exact else f"{mv.stderr:.2f}", line_text(mv.line))
+    hidden = len(result.moves) - len(moves)
+    parts: list[Text | Table] = [head, table_line, Text(""), table]
+    if hidden:
+        parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
+    parts += [Text(""), Text(why), Text(effort_text(result), style="dim"),
+              Text("Values: points of the round for your side minus the others', averaged over the "
+                   "hidden cards.", style="dim")]
+    return Group(*parts)

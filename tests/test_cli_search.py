@@ -1,0 +1,137 @@
+"""suggest and tree through the CLI: the JSON contract, exact last deals, typed positions, errors."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import orjson
+from typer.testing import CliRunner
+
+from casino_coach.cli import app
+from casino_coach.game import Game
+from casino_coach.movegen import legal_moves
+from casino_coach.replay import log_to_json
+from casino_coach.rules import RuleSet
+
+runner = CliRunner()
+ROYAL = RuleSet.from_preset("royal")
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+def one_error_line(result: Any) -> str:
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    err = result.stderr.strip()
+    assert "\n" not in err and err.startswith("error: ")
+    assert result.stdout == ""
+    return err
+
+
+def game_in_last_deal(plies_into_it: int, viewer: int | None = None) -> tuple[Game, bytes, int]:
+    """A royal game stopped ``plies_into_it`` moves into the last deal of its first round."""
+    game = Game(ROYAL, ["Ana", "Ben"], seed=7, max_rounds=1)
+    played = 0
+    while not (game.state.stock == 0 and sum(h.bit_count() for h in game.state.hands) == 8
+               - plies_into_it):
+        moves = game.legal()
+        game.play(moves[played % len(moves)])
+        played += 1
+    return game, log_to_json(game.to_log(viewer)), played
+
+
+def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
+    game, data, played = game_in_last_deal(2)
+    path = tmp_path / "game.json"
+    path.write_bytes(data)
+    result = cli("suggest", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    out = orjson.loads(result.stdout)
+    assert list(out) == ["ply", "seat", "exact", "moves"]
+    assert out["ply"] == played and out["seat"] == game.to_move
+    assert out["exact"] is True  # 2 players, last deal: every card is known to a counter
+    legal = legal_moves(ROYAL, game.state)
+    assert len(out["moves"]) == len(legal)
+    evs = [m["ev"] for m in out["moves"]]
+    assert evs == sorted(evs, reverse=True)
+    for m in out["moves"]:
+        keys = ["card", "action", "take", "value", "ev", "stderr"] if m["action"] == "build" else \
+            ["card", "action", "take", "ev", "stderr"]
+        assert list(m) == keys
+        assert m["take"] == sorted(m["take"])
+        assert m["stderr"] == 0 and math.isfinite(m["ev"])
+    top = orjson.loads(cli("suggest", str(path), "--json", "--top", "2").stdout)
+    assert top["moves"] == out["moves"][:2]
+
+
+def test_suggest_at_an_earlier_move_and_viewer_logs(tmp_path: Path) -> None:
+    game, _, played = game_in_last_deal(0)
+    path = tmp_path / "viewer.json"
+    path.write_bytes(log_to_json(game.to_log(viewer=game.to_move)))
+    out = orjson.loads(cli("suggest", str(path), "--json", "--samples", "4").stdout)
+    assert out["ply"] == played and out["seat"] == game.to_move and out["exact"] is True
+    # The first move of the game, seen by its mover in a full log: sampled, not exact.
+    full = tmp_path / "full.json"
+    full.write_bytes(log_to_json(game.to_log()))
+    first = orjson.loads(cli("suggest", str(full), "--at", "0", "--json", "--samples", "4").stdout)
+    assert first["ply"] == 0 and first["exact"] is False
+    assert all(m["stderr"] >= 0 for m in first["moves"])
+
+
+def test_suggest_typed_position_text() -> None:
+    result = cli("suggest", "--preset", "royal", "--hand", "8S 9C", "--table", "AC 2D [6S 3H =9 @1]",
+                 "--hand-sizes", "2,2", "--seen", "KD 5C", "--samples", "6")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "9♣ captures 3♥ 6♠" in text  # the 9 takes seat 1's build of 9
+    assert "points more than" in text or "about as good" in text  # the sentence on why
+    assert "nodes/s" in text
+
+
+def test_suggest_typed_position_json_has_null_ply() -> None:
+    result = cli("suggest", "--hand", "8S", "--table", "8D 3C", "--hand-sizes", "1,1", "--json",
+                 "--seen", " ".join(["2C 2D 2H 2S 3D 3H 3S 4C 4D 4H 4S"]))
+    out = orjson.loads(result.stdout)
+    assert out["ply"] is None and out["seat"] == 0
+    assert out["moves"][0]["action"] == "capture" and out["moves"][0]["take"] == ["8D"]
+
+
+def test_suggest_errors_are_one_line(tmp_path: Path) -> None:
+    assert "unknown card" in one_error_line(cli("suggest", "--hand", "8X", "--table", "8D"))
+    assert "not both" in one_error_line(cli("suggest", "x.json", "--hand", "8S"))
+    assert "FILE" in one_error_line(cli("suggest"))
+    _, data, played = game_in_last_deal(2)
+    path = tmp_path / "game.json"
+    path.write_bytes(data)
+    assert f"from 0 to {played}" in one_error_line(cli("suggest", str(path), "--at", "9999"))
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"format": "casino-replay"')
+    one_error_line(cli("suggest", str(bad)))
+    one_error_line(cli("suggest", str(tmp_path / "missing.json")))
+    assert "unseen cards" in one_error_line(cli("suggest", "--hand", "8S 9S", "--table", "8D",
+                                                 "--hand-sizes", "2,2", "--stock", "48"))
+
+
+def test_tree_writes_graphml_and_refuses_unknown_formats(tmp_path: Path) -> None:
+    _, data, _ = game_in_last_deal(1)
+    path = tmp_path / "game.json"
+    path.write_bytes(data)
+    out = tmp_path / "tree.graphml"
+    result = cli("tree", str(path), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    g = nx.read_graphml(out)
+    assert g.number_of_nodes() > 1 and nx.is_tree(g)
+    png = tmp_path / "tree.png"
+    assert "unknown graph format" in one_error_line(cli("tree", str(path), "--out", str(png)))
+    assert not png.exists()
+
+
+def test_help_has_examples() -> None:
+    for cmd in ("suggest", "tree"):
+        result = cli(cmd, "--help")
+        assert result.exit_code == 0 and "Example: casino-coach " + cmd in result.stdout
