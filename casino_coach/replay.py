@@ -245,6 +245,8 @@ def _check_format(obj: Any, expected: str | None) -> str:
 
 def _rules(obj: Mapping[str, Any]) -> RuleSet:
     raw = obj.get("rules", {"preset": "classic"})
+    if isinstance(raw, Mapping) and not isinstance(raw.get("preset", "classic"), str):
+        raise LogError(f"rules: 'preset' must be classic, royal or dominican, got {_show(raw['preset'])}")
     try:
         return RuleSet.from_dict(raw if raw is not None else {"preset": "classic"})
     except RulesError as e:

@@ -339,3 +339,44 @@ def test_viewer_log_catches_a_dealt_card_already_seen(royal_game: Game) -> None:
     table_card = obj["rounds"][0]["deals"][0]["table"][0]
     obj["rounds"][0]["deals"][2]["hands"][1][3] = table_card
     assert error_of(obj).startswith(f"round 1, deal 3: seat 1: card {table_card} is not available")
+
+
+def _leaf_paths(o: Any, p: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [p]
+    if isinstance(o, dict):
+        for k, v in o.items():
+            out += _leaf_paths(v, (*p, k))
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            out += _leaf_paths(v, (*p, i))
+    return out
+
+
+_FUZZ_GAME = log_to_obj(played("royal", 3, 3, moves=40).to_log())
+_FUZZ_VIEW = log_to_obj(played("dominican", 2, 8, moves=30).to_log(viewer=1))
+_FUZZ_VALUES = [None, 0, -1, 1, 5, 99, 1.5, True, "", "x", "AS", "TD", "ZZ", [], ["AS"], {}, {"a": 1},
+                "trail", "capture", "build", [None], "10♦"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(which=st.sampled_from(["game", "view", "position"]), pick=st.integers(0, 10**6),
+       value=st.sampled_from(_FUZZ_VALUES), delete=st.booleans())
+def test_any_corruption_is_a_log_error_never_a_crash(which: str, pick: int, value: Any,
+                                                     delete: bool) -> None:
+    src = {"game": _FUZZ_GAME, "view": _FUZZ_VIEW, "position": EXAMPLE}[which]
+    obj = copy.deepcopy(src)
+    paths = _leaf_paths(obj)[1:]
+    path = paths[pick % len(paths)]
+    parent = obj
+    for k in path[:-1]:
+        parent = parent[k]
+    if delete and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = value
+    try:
+        doc = read_any(orjson.dumps(obj))
+        if isinstance(doc, GameLog):
+            replay(doc)
+    except LogError as e:
+        assert "\n" not in str(e) and str(e)
