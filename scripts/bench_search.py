@@ -1,0 +1,82 @@
+"""Benchmark the search: ``evaluate`` per decision in the first deals of 2-player rounds, exact
+last-deal solves, and nodes per second. Prints medians (and means) over many positions.
+
+Targets (issue 3): ``suggest`` at default settings at most 0.5 s per decision in the first deals of a
+2-player game; an exact last-deal solve at most 0.1 s.
+
+    python scripts/bench_search.py [--rounds 6] [--preset classic --preset royal]
+
+Times are wall-clock and CPU (process) seconds; on a shared machine the CPU figure is the steadier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from casino_coach.movegen import apply, legal_moves
+from casino_coach.observation import Observation, observe
+from casino_coach.rules import RuleSet
+from casino_coach.search import Limits, evaluate
+from casino_coach.state import deal, new_round, shuffle_round
+
+
+def decisions(rules: RuleSet, rounds: int, seed: int) -> tuple[list[Observation], list[Observation]]:
+    """Observations of the mover at every decision of the first two deals, and at the first
+    decision of the last deal, from random rounds."""
+    early: list[Observation] = []
+    last: list[Observation] = []
+    rng = random.Random(seed)
+    for _ in range(rounds):
+        sh = shuffle_round(rng, 2)
+        s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+        nxt = 1
+        while not s.is_over:
+            if s.needs_deal:
+                s = deal(s, sh.deals[nxt])
+                nxt += 1
+                if s.stock == 0:
+                    last.append(observe(s, s.to_move))
+            if nxt <= 2:
+                early.append(observe(s, s.to_move))
+            s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+    return early, last
+
+
+def run(rules: RuleSet, observations: list[Observation], limits: Limits) -> dict[str, float]:
+    wall, cpu, nodes, worlds = [], [], [], []
+    for obs in observations:
+        c0 = time.process_time()
+        r = evaluate(rules, obs, limits)
+        cpu.append(time.process_time() - c0)
+        wall.append(r.seconds)
+        nodes.append(r.nodes)
+        worlds.append(r.samples)
+    return {"wall_median": statistics.median(wall), "wall_mean": statistics.mean(wall),
+            "cpu_median": statistics.median(cpu), "cpu_mean": statistics.mean(cpu),
+            "cpu_max": max(cpu), "worlds_mean": statistics.mean(worlds),
+            "nodes_per_cpu_s": sum(nodes) / max(sum(cpu), 1e-9), "n": len(observations)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
+    args = ap.parse_args()
+    for preset in args.preset or ["classic", "royal"]:
+        rules = RuleSet.from_preset(preset)
+        early, last = decisions(rules, args.rounds, args.seed)
+        for what, obs, limits in (("evaluate, first two deals", early, Limits()),
+                                  ("exact last-deal solve", last, Limits())):
+            f = run(rules, obs, limits)
+            print(f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
+                  f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "
+                  f"worlds {f['worlds_mean']:.1f}  {f['nodes_per_cpu_s']:,.0f} nodes/CPU-s",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
