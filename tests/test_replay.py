@@ -380,3 +380,19 @@ def test_any_corruption_is_a_log_error_never_a_crash(which: str, pick: int, valu
             replay(doc)
     except LogError as e:
         assert "\n" not in str(e) and str(e)
+
+
+def test_table_only_build_trails_are_written_with_take_and_value() -> None:
+    game = Game(RuleSet.from_preset("royal", table_only_builds=True), 2, seed=2)
+    rng = random.Random(2)
+    while not game.over:
+        legal = game.legal()
+        special = [m for m in legal if m.action == TRAIL and m.take]
+        game.play(special[0] if special else rng.choice(legal))
+    trails = [m for _, m in game.history if m.action == TRAIL and m.take]
+    assert trails
+    data = log_to_json(game.to_log())
+    assert read_log(data) == game.to_log()
+    moves = [m for r in orjson.loads(data)["rounds"] for d in r["deals"] for m in d["moves"]]
+    assert any(m["action"] == "trail" and m["take"] and "value" in m for m in moves)
+    assert replay(read_log(data)).match.scores == game.match.scores
