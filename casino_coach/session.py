@@ -274,6 +274,9 @@ class Session:
                 return [Note(NoteKind.INFO, f"{warning.move.describe()} taken back: choose again.")]
             if _command_word(low) != "hint":
                 dec.pending = None  # anything else is a new choice
+        elif low in _PLAY_WORDS | _RETHINK_WORDS:
+            return [Note(NoteKind.ERROR, f"{text!r} answers the tutor, but no move is held back: type "
+                                         "a move or its number (help lists the commands)")]
         if not text:
             return [Note(NoteKind.TABLE, "")]
         if text.isdigit():

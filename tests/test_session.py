@@ -166,6 +166,8 @@ def test_tutor_stops_a_bad_move_and_offers_rethink_play_or_hint() -> None:
     s = session(tutor="mistake")
     bad = _bad_decision(s, "mistake")
     ply = s.ply
+    (early,) = s.handle("p")  # nothing held back yet
+    assert early.kind == NoteKind.ERROR and "no move is held back" in early.text and s.ply == ply
     (warn,) = s.handle(move_text(bad))
     assert warn.kind == NoteKind.TUTOR and warn.warning is not None
     assert warn.warning.move == bad and warn.warning.cls in ("mistake", "blunder")

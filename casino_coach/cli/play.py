@@ -11,6 +11,7 @@ import datetime
 import random
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -176,7 +177,9 @@ def _loop(session: Session, console: Console, source: LineSource) -> None:
     shown = -1
     while not session.over:
         if session.bot_to_move:
-            for note in session.bot_step():
+            with _thinking(console, source, f"{session.players[session.game.to_move]} is thinking"):
+                notes = session.bot_step()
+            for note in notes:
                 console.print(note_view(note))
             continue
         if shown != session.ply:
@@ -188,8 +191,17 @@ def _loop(session: Session, console: Console, source: LineSource) -> None:
             for note in session.stop():
                 console.print(note_view(note))
             return
-        for note in session.handle(line):
+        with _thinking(console, source, "thinking"):
+            notes = session.handle(line)
+        for note in notes:
             if note.kind == NoteKind.TABLE:
                 shown = -1
                 continue
             console.print(note_view(note))
+
+
+def _thinking(console: Console, source: LineSource, what: str) -> AbstractContextManager[object]:
+    """A spinner while a bot, a hint or the tutor searches (at a terminal only)."""
+    if source.interactive and console.is_terminal:
+        return console.status(f"{what}...", spinner="dots")
+    return nullcontext()
