@@ -186,11 +186,18 @@ class SeatSummary:
     luck_adjusted: float
 
 
-def analysis_limits(samples: int = 40, seed: int = 0) -> Limits:
+# Plies searched per sampled world before the leaf estimate, by number of players: with more hands in
+# play each ply costs more, and a whole game must stay a matter of a minute or two.
+ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
+
+
+def analysis_limits(samples: int = 40, seed: int = 0, nplayers: int = 2,
+                    depth: int | None = None) -> Limits:
     """The search limits ``analyze`` uses by default: ``samples`` sampled deals of the unseen cards per
-    move (at least 8 before the search may stop early), 8 plies deep per world; the last deal of a
-    2-player round is always searched exactly to its end."""
-    return Limits(samples=samples, min_samples=min(samples, 8), seed=seed)
+    move (at least 8 before the search may stop early), ``ANALYSIS_DEPTH`` plies deep per world unless
+    ``depth`` is given; the last deal of a 2-player round is always searched exactly to its end."""
+    return Limits(samples=samples, min_samples=min(samples, 8), seed=seed,
+                  depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4))
 
 
 @dataclass(frozen=True)

@@ -420,6 +420,9 @@ def explain(rules: RuleSet, obs: Observation, played: Move, best: Move, loss: fl
         outcome = _outcome_words(rules, obs, played, best, best_line, played_line, state)
         line = " → ".join(m.describe() for m in best_line[:4])
         after_best = f"; the search's line after {best.describe()}: {line}" if line else ""
+        yours = " → ".join(m.describe() for m in played_line[:4])
+        if yours:
+            after_best += f"; after yours: {yours}"
         if outcome:
             text = (f"Played out along the search's lines with the real cards, {best.describe()} "
                     f"instead of {played.describe()} changes the round's margin by {outcome}"

@@ -104,7 +104,8 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
     return {
         "format": FORMAT_NAME, "version": FORMAT_VERSION,
         "rules": a.rules.to_dict(), "players": list(a.players), "viewer": a.viewer,
-        "settings": {"samples": lim.samples, "seed": lim.seed, "world": a.options.world,
+        "settings": {"samples": lim.samples, "depth": lim.depth, "seed": lim.seed,
+                     "world": a.options.world,
                      "thresholds": {"best": th.best, "inaccuracy": th.inaccuracy,
                                     "mistake": th.mistake, "blunder": th.blunder, "noise": th.noise}},
         "moves": [move_obj(m, a.players) for m in a.moves],
@@ -147,7 +148,9 @@ def table_words(loose: int, builds: tuple[Build, ...]) -> str:
 def settings_words(a: GameAnalysis) -> str:
     lim = a.options.limits
     th = a.options.thresholds
-    return (f"search: {lim.samples} sampled worlds per move, seed {lim.seed}; classes by loss in "
+    depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
+    return (f"search: {lim.samples} sampled worlds per move, {depth} (the last deal of a 2-player "
+            f"round exactly to its end), seed {lim.seed}; classes by loss in "
             f"expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ mistake < "
             f"{th.blunder:g} ≤ blunder; losses within {th.noise:g} standard errors are at most "
             "inaccuracies")

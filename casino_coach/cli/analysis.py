@@ -28,16 +28,18 @@ DEFAULT_SAMPLES = analysis_limits().samples
 
 
 def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, inaccuracy: float,
-         mistake: float, blunder: float, noise: float, world: bool) -> GameAnalysis:
+         mistake: float, blunder: float, noise: float, world: bool, depth: int | None) -> GameAnalysis:
     """Read, check and analyse the log with a progress bar on stderr."""
     if jobs < 1:
         raise CoachError(f"--jobs must be at least 1, got {jobs}")
     if samples < 1:
         raise CoachError(f"--samples must be at least 1, got {samples}")
+    if depth is not None and depth < 1:
+        raise CoachError(f"--depth must be at least 1, got {depth}")
     log = read_log(file)
     seats = frozenset({seat_of(log, player)}) if player is not None else None
     options = AnalysisOptions(
-        limits=analysis_limits(samples, seed),
+        limits=analysis_limits(samples, seed, log.nplayers, depth),
         thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
         seats=seats, world=world, jobs=jobs)
     with Progress(TextColumn("analysing {task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -64,6 +66,8 @@ _BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from 
                         "blunder.")
 _NOISE = typer.Option(_DEFAULT.noise, "--noise", help="Losses within this many standard errors of the "
                       "search are at most inaccuracies.")
+_DEPTH = typer.Option(None, "--depth", help="Plies searched per sampled deal before estimating "
+                      "(default: 8 with 2 players, 5 with 3, 4 with 4).", show_default=False)
 _WORLD = typer.Option(True, "--world/--no-world", help="Also value each move against the cards "
                       "actually held (logs with every hand).")
 
@@ -82,6 +86,7 @@ def analyze_command(
     blunder: float = _BLUNDER,
     noise: float = _NOISE,
     world: bool = _WORLD,
+    depth: int | None = _DEPTH,
     worst: int = typer.Option(5, "--worst", help="How many of the worst moves to explain first."),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst "
                                "moves."),
@@ -91,7 +96,7 @@ def analyze_command(
 
     Example: casino-coach analyze replays/game.json --jobs 2 --player Ana
     """
-    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world)
+    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
         typer.echo(to_json(result).decode(), nl=False)
         return
@@ -116,12 +121,13 @@ def export_command(
     blunder: float = _BLUNDER,
     noise: float = _NOISE,
     world: bool = _WORLD,
+    depth: int | None = _DEPTH,
 ) -> None:
     """Analyse a game log and write an annotated report: every move with its class, its explanation
     and the best alternative, and a chart of the expected round score.
 
     Example: casino-coach export replays/game.json --format html --out game.html
     """
-    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world)
+    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))
     err_console.print(f"wrote {out} ({fmt.value}, {len(result.moves)} moves)", markup=False)

@@ -126,7 +126,8 @@ def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True, wide
     th = a.options.thresholds
     head = Text.assemble(
         (f"Game analysis: {' vs '.join(a.players)}", "bold"), f"  ({a.rules.describe()})\n",
-        (f"{lim.samples} sampled worlds per move, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
+        (f"{lim.samples} sampled worlds per move, {lim.depth or 'all'} plies deep, seed {lim.seed}; "
+         f"good < {th.inaccuracy:g} ≤ "
          f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points); "
          f"{a.seconds:.1f} s", "dim"))
     parts: list[RenderableType] = [head, summary_table(a)]
