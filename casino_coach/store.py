@@ -16,7 +16,8 @@ period (game, day, month or year) and in total.
 Definitions (over *decisions*: the player's rated moves that were not forced): the **error rate** is
 (mistakes + blunders) / decisions; **accuracy** is the mean accuracy of those moves (the analysis's
 per-move formula), i.e. each game's accuracy weighted by its decisions; the **kinds of mistake** count
-the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for.
+the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for
+(the rest of a loss that no factor explains, "later play", is not a kind).
 When one game was analysed with several settings, the statistics use its latest analysis.
 """
 
@@ -37,6 +38,8 @@ SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
 ERROR_CLASSES = ("mistake", "blunder")  # what the error rate counts
 MISS_CLASSES = ("inaccuracy", "mistake", "blunder")  # whose explanations are kinds of mistake
+# The part of a loss no factor explains (explain.py puts it down to later play): not a kind of mistake.
+NOT_A_KIND = "later_play"
 PERIODS = ("game", "day", "month", "year")
 
 _SCHEMA = """
@@ -264,10 +267,10 @@ class Store:
             SELECT e.kind, COUNT(DISTINCT e.game_id || ':' || e.ply), SUM(e.points)
             FROM explanations e JOIN moves m ON m.game_id = e.game_id AND m.ply = e.ply
             WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
-              AND e.game_id IN ({self._latest()})"""
+              AND e.kind != ? AND e.game_id IN ({self._latest()})"""
         sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
         return [KindCount(r[0], r[1], round(r[2], 3))
-                for r in self._db.execute(sql, (player, *MISS_CLASSES))]
+                for r in self._db.execute(sql, (player, *MISS_CLASSES, NOT_A_KIND))]
 
     def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
@@ -373,7 +376,7 @@ def _r(x: float | None, nd: int) -> float | None:
 
 def _period(line: GameLine, by: str) -> str:
     if by == "game":
-        return f"{line.date[:10]} {line.hash[:8]}"
+        return f"{line.date[:10]} {line.hash[:6]}"
     return line.date[:{"day": 10, "month": 7, "year": 4}[by]]
 
 

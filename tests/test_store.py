@@ -80,10 +80,10 @@ def test_stats_on_known_analyses(store: Store) -> None:
     jan, mar = stats.periods
     assert (jan.decisions, jan.errors, jan.accuracy) == (4, 2, 80.0)
     assert (mar.decisions, mar.errors, mar.error_rate) == (2, 1, 0.5)
-    # Kinds over inaccuracies, mistakes and blunders only (not the good move, not the forced move).
+    # Kinds over inaccuracies, mistakes and blunders only (not the good move, not the forced move),
+    # without the unexplained rest ("later play").
     kinds = [(k.kind, k.moves, k.points) for k in stats.kinds]
-    assert kinds == [("missed_capture", 3, pytest.approx(2.1)), ("card_exposed", 2, pytest.approx(0.5)),
-                     ("later_play", 1, pytest.approx(0.5))]
+    assert kinds == [("missed_capture", 3, pytest.approx(2.1)), ("card_exposed", 2, pytest.approx(0.5))]
     js = stats.to_json()
     assert js["total"]["error_rate"] == 0.5 and js["total"]["accuracy"] == 83.3
     assert js["mistake_kinds"][0] == {"kind": "missed_capture", "moves": 3, "points": 2.1}

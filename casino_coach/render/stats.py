@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -12,8 +13,11 @@ from rich.text import Text
 from casino_coach.batch import BatchReport
 from casino_coach.store import PlayerStats, Record
 
-_CLASS_COLUMNS = (("inaccuracy", "inacc.", "yellow"), ("mistake", "mistakes", "dark_orange"),
-                  ("blunder", "blunders", "red"))
+# Short headers so that a record fits 80 columns; the caption spells them out.
+_CLASS_COLUMNS = (("inaccuracy", "inacc.", "yellow"), ("mistake", "mist.", "dark_orange"),
+                  ("blunder", "blund.", "red"))
+_LEGEND = ("dec.: decisions (rated moves that were not forced); err.: mistakes and blunders per decision; "
+           "acc.: accuracy; loss: average points lost per decision")
 
 
 def _pct(x: float | None, nd: int = 1) -> str:
@@ -25,20 +29,22 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def _record_table(title: str, first: str, records: Sequence[Record], total: Record | None) -> Table:
-    table = Table(title=title, title_justify="left", show_footer=total is not None)
-    table.add_column(first, footer=total.label if total else "")
-    cols = [("games", "games"), ("decisions", "decisions")]
-    for attr, head in cols:
-        table.add_column(head, justify="right",
-                         footer=str(getattr(total, attr)) if total else "")
+    table = Table(title=title, title_justify="left", show_footer=total is not None, box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True, caption=_LEGEND, caption_justify="left")
+    table.add_column(first, footer=total.label if total else "", no_wrap=True)
+    def col(head: str, footer: str, style: str = "", width: int = 5) -> None:
+        # Numbers never wrap (min_width): the headers wrap instead when the terminal is narrow.
+        table.add_column(head, footer=footer if total else "", style=style, justify="right",
+                         min_width=width)
+
+    t = total if total is not None else Record("", 0, 0, {}, 0.0, None)
+    col("games", str(t.games))
+    col("dec.", str(t.decisions))
     for cls, head, style in _CLASS_COLUMNS:
-        table.add_column(head, justify="right", style=style,
-                         footer=str(total.classes.get(cls, 0)) if total else "")
-    table.add_column("error rate", justify="right", footer=_pct(total.error_rate) if total else "")
-    table.add_column("accuracy", justify="right",
-                     footer=_num(total.accuracy, ".1f") if total else "")
-    table.add_column("loss/decision", justify="right",
-                     footer=_num(total.loss_per_decision, ".3f") if total else "")
+        col(head, str(t.classes.get(cls, 0)), style)
+    col("err.", _pct(t.error_rate), width=6)
+    col("acc.", _num(t.accuracy, ".1f"))
+    col("loss", _num(t.loss_per_decision, ".3f"))
     for r in records:
         table.add_row(r.label, str(r.games), str(r.decisions),
                       *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
@@ -51,8 +57,10 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     parts: list[RenderableType] = [
         _record_table(f"{stats.player}: record by {stats.by}", stats.by, stats.periods, stats.total)]
     if stats.kinds:
-        kinds = Table(title="Most frequent kinds of mistake (inaccuracies, mistakes, blunders)",
-                      title_justify="left")
+        kinds = Table(title="Most frequent kinds of mistake", title_justify="left", box=box.SIMPLE_HEAD,
+                      pad_edge=False,
+                      caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
+                      caption_justify="left")
         kinds.add_column("kind")
         kinds.add_column("moves", justify="right")
         kinds.add_column("points", justify="right")
