@@ -11,6 +11,8 @@ per game and per rated move.
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import time
 
@@ -31,21 +33,35 @@ def main() -> None:
     rules = RuleSet.from_preset(args.preset)
     per_game: list[float] = []
     per_move: list[float] = []
+    cpu_game: list[float] = []
     for seed in range(1, args.games + 1):
         game = play(rules, [make_policy(args.bot), make_policy(args.bot)], seed, rounds=None)
         log = game.to_log()
+        c0 = _cpu()
         t0 = time.perf_counter()
         a = analyze(log, AnalysisOptions(limits=analysis_limits(), jobs=args.jobs, world=args.world))
         dt = time.perf_counter() - t0
+        cpu = _cpu() - c0
+        cpu_game.append(cpu)
         rated = [m for m in a.moves if m.rated]
-        cpu = [m.seconds for m in rated]
+        each = [m.seconds for m in rated]
         per_game.append(dt)
         per_move.append(dt / max(1, len(rated)))
-        print(f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall "
-              f"({dt / max(1, len(rated)) * 1000:.0f} ms per move; search per move: median "
-              f"{statistics.median(cpu) * 1000:.0f} ms, max {max(cpu):.2f} s)", flush=True)
-    print(f"median per game: {statistics.median(per_game):.1f} s with --jobs {args.jobs} "
-          f"(target <= 60 s); median per move: {statistics.median(per_move) * 1000:.0f} ms")
+        print(f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall, "
+              f"{cpu:.1f} s CPU ({dt / max(1, len(rated)) * 1000:.0f} ms wall per move; one move's "
+              f"search: median {statistics.median(each) * 1000:.0f} ms, max {max(each):.2f} s)",
+              flush=True)
+    print(f"median per game: {statistics.median(per_game):.1f} s wall with --jobs {args.jobs} "
+          f"(target <= 60 s), {statistics.median(cpu_game):.1f} s CPU; median per move: "
+          f"{statistics.median(per_move) * 1000:.0f} ms wall; load average now "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the analysis's worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 if __name__ == "__main__":
