@@ -26,8 +26,9 @@ moves. A loss of 0.1 point scores 99%, 0.5 about 81%, 1 point 66%, 2 points (Big
 what it then knew) minus the value its side had just before the cards were dealt (the played value of
 the last rated move before the deal, from that side's point of view; 0 at the start of a round, when
 no card is known and the deal is symmetric). It measures how much better or worse the new cards are
-than the average deal from that position. The luck-adjusted result is the side's actual round margin
-minus its total luck.
+than the average deal from that position. With three or more sides a side's own last value is the
+prior, and each side's luck is taken relative to the mean of the sides' luck in that deal. The
+luck-adjusted result is the side's actual round margin minus its total luck.
 """
 
 from __future__ import annotations
@@ -439,6 +440,18 @@ def luck_by_deal(moves: Sequence[MoveAnalysis], nsides: int) -> dict[int, list[D
                 break
         assert m.best_value is not None
         out[m.side].append(DealLuck(m.round, m.deal, m.best_value - prior))
+    if nsides > 2:
+        # With three or more sides the prior is the side's own last value, taken before the other
+        # sides' last moves of the deal (which favour them): measure each side's luck against the
+        # mean luck of the sides rated in that deal instead, so a deal's luck sums to zero.
+        by_deal: dict[tuple[int, int], list[float]] = {}
+        for lucks in out.values():
+            for x in lucks:
+                by_deal.setdefault((x.round, x.deal), []).append(x.points)
+        out = {side: [DealLuck(x.round, x.deal, x.points - sum(by_deal[(x.round, x.deal)])
+                               / len(by_deal[(x.round, x.deal)]))
+                      if len(by_deal[(x.round, x.deal)]) > 1 else x for x in lucks]
+               for side, lucks in out.items()}
     return out
 
 

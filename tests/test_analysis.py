@@ -246,3 +246,20 @@ def test_luck_is_measured_from_the_value_before_the_deal() -> None:
     prior = last.played_value if last.side == d2.side else -last.played_value
     got = next(x for x in luck[d2.side] if x.deal == 1)
     assert got.points == pytest.approx(d2.best_value - prior)
+
+
+def test_luck_with_three_sides_is_relative_to_the_table() -> None:
+    from casino_coach.analysis import MoveAnalysis
+
+    def mv(ply: int, deal_: int, seat: int, best: float, played: float) -> MoveAnalysis:
+        return MoveAnalysis(ply, 0, deal_, ply % 12, seat, seat, parse_move("KC"), True, 0, (), 0,
+                            best=parse_move("KC"), played_value=played, best_value=best, loss=0.0)
+
+    moves = [mv(0, 0, 0, 1.0, 1.0), mv(1, 0, 1, 2.0, 2.0), mv(2, 0, 2, -3.0, -3.0),
+             mv(12, 1, 0, 0.5, 0.5), mv(13, 1, 1, 1.0, 1.0), mv(14, 1, 2, -4.0, -4.0)]
+    luck = luck_by_deal(moves, 3)
+    for d in (0, 1):
+        assert sum(x.points for s in luck for x in luck[s] if x.deal == d) == pytest.approx(0.0)
+    # Deal 1: raw luck 1, 2, -3 (from 0) is already balanced; deal 2: raw -0.5, -1, -1 -> mean -5/6.
+    assert luck[0][0].points == pytest.approx(1.0)
+    assert luck[2][1].points == pytest.approx(-1.0 + 5 / 6)
