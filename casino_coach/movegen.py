@@ -148,10 +148,23 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
     ``cards`` (a mask) restricts the moves to those playing one of these hand cards; the rest of the
     hand still counts for must-hold.
     """
+    moves = _generate(rules, state, cards)
+    if not moves and rules.build_for_partner != "never" and (
+            cards is None or not _generate(rules, state, None)):
+        # rules.md 1.4 proves a move always exists because an owner holds his capture card; with
+        # build_for_partner only the partner may hold it, and then the owner must be able to trail.
+        # (With a card filter, the question is whether the whole hand has no move.)
+        moves = {Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])
+                 if cards is None or cards >> c & 1}
+    return sorted(moves)
+
+
+def _generate(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]:
+    """The moves of ``legal_moves`` before the last-resort trail."""
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
-        return []
+        return set()
     builds = state.builds
     loose = state.loose
     caps = rules.capture_values
@@ -216,11 +229,7 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
                         if s.bit_count() >= 2:
                             moves.add(Move(c, TRAIL, s, v))
 
-    if not moves:
-        # rules.md 1.4 proves a move always exists because an owner holds his capture card; with
-        # build_for_partner only the partner may hold it, and then the owner must be able to trail.
-        moves = {Move(c, TRAIL, 0, 0) for c in hand_cards if cards is None or cards >> c & 1}
-    return sorted(moves)
+    return moves
 
 
 def _value_free(rules: RuleSet, builds: tuple[Build, ...], value: int, consumed: tuple[int, ...]) -> bool:
@@ -422,9 +431,32 @@ def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
     return state._replace(loose=0, builds=(), captured=tuple(cap))
 
 
+def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:
+    """Whether ``move`` is legal, without listing every move of a big table.
+
+    A move's legality depends only on the cards it involves and on what the rules look at beside
+    them: loose cards of the played card's rank (the Dominican equal-value rules), the mover's own
+    builds (must-hold, no trailing), and every build when duplicate build values are forbidden (B8).
+    So the move is looked for among the moves of its card on a table reduced to those.
+    """
+    bit = 1 << move.card
+    if not state.hands[state.to_move] & bit or move.take & ~state.table:
+        return False
+    if rules.trail_restriction == "any_capture" or rules.build_for_partner != "never":
+        # Trailing then depends on every capture of the card, or on the fallback trail of
+        # legal_moves when nothing else is possible: judge on the whole table.
+        return move in legal_moves(rules, state, cards=bit)
+    seat = state.to_move
+    take = move.take
+    keep_all = not rules.allow_duplicate_value_builds
+    builds = tuple(b for b in state.builds if keep_all or b.owner == seat or b.cards & take)
+    loose = state.loose & (take | RANK_MASK[RANK[move.card]])
+    return move in legal_moves(rules, state._replace(loose=loose, builds=builds), cards=bit)
+
+
 def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     """Apply ``move`` after checking it is legal; raise IllegalMoveError with the rule otherwise."""
-    if move not in legal_moves(rules, state):
+    if not is_legal(rules, state, move):
         raise IllegalMoveError(illegal_reason(rules, state, move))
     return apply(rules, state, move)
 
@@ -435,8 +467,7 @@ def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
 
 def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
     """A plain-language reason naming the rule; '' when the move is legal."""
-    legal = legal_moves(rules, state)
-    if move in legal:
+    if is_legal(rules, state, move):
         return ""
     seat = state.to_move
     hand = state.hands[seat]
@@ -455,12 +486,11 @@ def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
         if b.cards & move.take != b.cards:
             return (f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) "
                     "cannot be split")
-    same_card = [m for m in legal if m.card == c]
     owned = [b for b in state.builds if b.owner == seat]
     if move.action == TRAIL:
-        return _trail_reason(rules, state, move, owned, same_card)
+        return _trail_reason(rules, state, move, owned)
     if move.action == CAPTURE:
-        return _capture_reason(rules, state, move, taken_builds, same_card)
+        return _capture_reason(rules, state, move, taken_builds)
     return _build_reason(rules, state, move, taken_builds, owned)
 
 
@@ -490,8 +520,7 @@ def _owned_left_reason(rules: RuleSet, state: RoundState, move: Move, owned: lis
     return ""
 
 
-def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build],
-                  same_card: list[Move]) -> str:
+def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build]) -> str:
     name = card_symbol(move.card)
     if owned and not rules.owner_may_trail:
         return ("you own a build, so you may not trail: capture, build, or add to a build "
@@ -501,7 +530,8 @@ def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Bui
             pv[x] == pv[move.card] for x in iter_cards(state.loose)):
         return (f"{name} matches a loose card of the same value, so it may not be trailed: "
                 "capture it or build with it (rules.md 1.9, Dominican)")
-    if rules.trail_restriction == "any_capture" and any(m.action == CAPTURE for m in same_card):
+    if rules.trail_restriction == "any_capture" and any(
+            m.action == CAPTURE for m in legal_moves(rules, state, cards=1 << move.card)):
         return f"{name} can capture, so it may not be trailed (trail_restriction any_capture)"
     r = _owned_left_reason(rules, state, move, owned)
     if r:
@@ -515,8 +545,7 @@ def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Bui
     return f"{name} cannot be trailed here"
 
 
-def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build],
-                    same_card: list[Move]) -> str:
+def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build]) -> str:
     c = move.card
     name = card_symbol(c)
     if not move.take:
@@ -550,7 +579,7 @@ def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds:
                         "split into sets of either (rules.md 1.6.2)")
     for w in caps:
         if all(b.value == w for b in taken_builds):
-            tbl = _Table(rules, state.loose)
+            tbl = _Table(rules, loose)  # only the loose cards taken decide the split
             if loose and loose not in tbl.unions(w):
                 continue
             if rules.trail_restriction == "equal_loose":

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from casino_coach.cards import card_name
 from casino_coach.errors import IllegalMoveError
-from casino_coach.movegen import Move, apply, illegal_reason, legal_moves
+from casino_coach.movegen import Move, apply, illegal_reason
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
 
@@ -109,10 +109,7 @@ def observed_legal(rules: RuleSet, obs: Observation, move: Move) -> str:
     bit = 1 << move.card
     if not (obs.unseen | obs.known[mover]) & bit:
         return f"{card_name(move.card)} cannot be in the hand of seat {mover}: it has been seen elsewhere"
-    state = _open_state(obs, move.card)
-    if move in legal_moves(rules, state, cards=bit):
-        return ""
-    return illegal_reason(rules, state, move)
+    return illegal_reason(rules, _open_state(obs, move.card), move)
 
 
 def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:

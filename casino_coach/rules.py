@@ -148,8 +148,6 @@ class RuleSet:
     @classmethod
     def from_preset(cls, name: str = "classic", **options: Any) -> RuleSet:
         """The preset ``name`` with ``options`` overriding its defaults."""
-        if name not in PRESETS:
-            raise RulesError(f"unknown preset {name!r}: choose one of {', '.join(PRESETS)}")
         return cls.from_dict({"preset": name, **options})
 
     @classmethod
@@ -158,7 +156,7 @@ class RuleSet:
         if not isinstance(data, Mapping):
             raise RulesError(f"rules: expected an object like {{\"preset\": \"classic\"}}, got {data!r}")
         preset = data.get("preset", "classic")
-        if preset not in PRESETS:
+        if not isinstance(preset, str) or preset not in PRESETS:
             raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
         values = dict(PRESETS[preset])
         for key, value in data.items():

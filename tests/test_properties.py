@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK
-from casino_coach.movegen import apply, illegal_reason, legal_moves
-from casino_coach.notation import move_text, parse_move
+from casino_coach.cards import FULL_DECK, cards_of
+from casino_coach.movegen import BUILD, Move, apply, illegal_reason, is_legal, legal_moves, play
+from casino_coach.notation import move_text, parse_hand, parse_move
 from casino_coach.rules import RuleSet
 from casino_coach.scoring import score_round
 from casino_coach.state import RoundState, deal, new_round, shuffle_round
@@ -88,3 +88,63 @@ OPTION_VARIANTS = [
 def test_option_variants_play_out(variant: int, nplayers: int, seed: int) -> None:
     rules = RuleSet.from_dict(OPTION_VARIANTS[variant])
     playout(rules, nplayers, seed)
+
+
+def random_candidates(s: RoundState, rng: random.Random, k: int) -> list[Move]:
+    """Moves made up at random: a hand card (or not), any action, table items whole or split."""
+    items = [1 << c for c in cards_of(s.loose)] + [b.cards for b in s.builds]
+    hand = cards_of(s.hands[s.to_move]) or [0]
+    out = []
+    for _ in range(k):
+        take = 0
+        for it in items:
+            if rng.random() < 0.3:
+                take |= it if rng.random() < 0.9 else (it & -it)
+        if rng.random() < 0.05:
+            take |= 1 << rng.randrange(52)
+        card = rng.choice(hand) if rng.random() < 0.95 else rng.randrange(52)
+        action = rng.randrange(3)
+        value = rng.randrange(15) if action == BUILD or rng.random() < 0.05 else 0
+        out.append(Move(card, action, take & ~(1 << card), value))
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
+       seed=st.integers(0, 2**32))
+def test_is_legal_agrees_with_legal_moves(variant: int, nplayers: int, seed: int) -> None:
+    rules = (list(PRESETS.values())[variant] if variant < 0
+             else RuleSet.from_dict(OPTION_VARIANTS[variant]))
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, 0, sh.table, sh.deals[0])
+    i = 1
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[i])
+            i += 1
+        legal = legal_moves(rules, s)
+        legal_set = set(legal)
+        for m in legal:
+            assert is_legal(rules, s, m)
+        for m in random_candidates(s, rng, 20):
+            assert is_legal(rules, s, m) == (m in legal_set), m
+            assert (illegal_reason(rules, s, m) == "") == (m in legal_set), m
+        s = apply(rules, s, rng.choice(legal))
+
+
+def test_one_move_on_a_huge_table_is_judged_directly() -> None:
+    # 24 small loose cards have millions of legal captures; judging one move must not list them.
+    rules = PRESETS["classic"]
+    loose = 0
+    for r in range(8):
+        for suit in range(3):
+            loose |= 1 << (r * 4 + suit)
+    s = RoundState(hands=(parse_hand("TC TH KD"), parse_hand("KS")), loose=loose, builds=(),
+                   captured=(0, 0), sweeps=(0, 0), to_move=0, last_capturer=-1, stock=0, dealer=1,
+                   nsides=2)
+    assert is_legal(rules, s, parse_move("TC x 2C 8C 3D 7D"))
+    assert not is_legal(rules, s, parse_move("TC x 2C 8C 3D 6D"))
+    assert "cannot be split into sets each worth 10" in illegal_reason(
+        rules, s, parse_move("TC x 2C 8C 3D 6D"))
+    assert play(rules, s, parse_move("TC b10 2C 8C")).builds
