@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from casino_coach import __version__
 from casino_coach.errors import CoachError, IllegalMoveError
-from casino_coach.movegen import Move, apply, illegal_reason, legal_moves
+from casino_coach.movegen import Move, apply, illegal_reason, is_legal, legal_moves
 from casino_coach.observation import Observation, observe
 from casino_coach.replay import DealLog, GameLog, RoundLog
 from casino_coach.rules import RuleSet
@@ -145,7 +145,7 @@ class Game:
         as needed; returns the round's score when this move ended a round, else None."""
         if self.over:
             raise IllegalMoveError("the game is over")
-        if move not in self.legal():
+        if not is_legal(self.rules, self.state, move):
             raise IllegalMoveError(illegal_reason(self.rules, self.state, move))
         seat = self.state.to_move
         self._moves.append((seat, move))
