@@ -28,11 +28,10 @@ from typing import Any
 
 import orjson
 
-from casino_coach.analysis import AnalysisOptions, Thresholds, analyze, seat_of
+from casino_coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
 from casino_coach.errors import CoachError
 from casino_coach.replay import log_to_json, read_log
 from casino_coach.report import to_obj
-from casino_coach.search import Limits
 from casino_coach.store import GameKey, Store, normal_date
 
 SETTINGS_VERSION = 1  # bump when the meaning of stored analyses changes
@@ -42,21 +41,30 @@ class BatchError(CoachError):
     """Inputs that name no log, or a cluster that cannot be reached."""
 
 
+class NotALog(CoachError):
+    """A JSON file of another casino_coach format (a position, an analysis): left out, not failed."""
+
+
+# Formats that may sit beside logs in an archive folder; files of these formats are not game logs.
+OTHER_FORMATS = ("casino-position", "casino-analysis")
+
+
 # ---------------------------------------------------------------------------------------------------
 # Settings
 
 
 @dataclass(frozen=True)
 class BatchSettings:
-    """How every game of a batch is analysed (the analysis's own options, one process per game).
+    """How every game of a batch is analysed: the options of ``casino-coach analyze``, with the same
+    defaults (``analysis.analysis_limits``), one process per game.
 
     ``player`` rates only that player's moves (games without the player are skipped); ``depth`` is the
-    search depth per world (None: to the end of the deal).
+    search depth per sampled world (None: the analysis's default for the game's number of players).
     """
 
-    samples: int = 24
+    samples: int = analysis_limits().samples
     seed: int = 0
-    depth: int | None = Limits().depth
+    depth: int | None = None
     world: bool = True
     player: str | None = None
     thresholds: Thresholds = field(default_factory=Thresholds)
@@ -82,9 +90,9 @@ class BatchSettings:
         """The canonical JSON that identifies these settings in the store."""
         return orjson.dumps(self.to_json(), option=orjson.OPT_SORT_KEYS).decode()
 
-    def options(self, seats: frozenset[int] | None = None) -> AnalysisOptions:
-        limits = Limits(samples=self.samples, min_samples=min(self.samples, 8), seed=self.seed,
-                        depth=self.depth)
+    def options(self, nplayers: int, seats: frozenset[int] | None = None) -> AnalysisOptions:
+        """The analysis options for a game of ``nplayers`` (rating only ``seats``, None: all)."""
+        limits = analysis_limits(self.samples, self.seed, nplayers, self.depth)
         return AnalysisOptions(limits=limits, thresholds=self.thresholds, seats=seats,
                                world=self.world, jobs=1)
 
@@ -132,8 +140,16 @@ class GameJob:
 
 
 def prepare(path: str | Path) -> GameJob:
-    """Read a log, check its structure, and compute its content hash (LogError when malformed)."""
-    log = read_log(Path(path))
+    """Read a log, check its structure, and compute its content hash (LogError when malformed,
+    NotALog for a position or an analysis)."""
+    raw = Path(path).read_bytes()
+    try:
+        fmt = orjson.loads(raw).get("format")
+    except (orjson.JSONDecodeError, AttributeError):
+        fmt = None  # read_log says what is wrong
+    if fmt in OTHER_FORMATS:
+        raise NotALog(f"a {fmt} file, not a game log")
+    log = read_log(raw)
     data = log_to_json(log)
     return GameJob(str(path), data, hashlib.sha256(data).hexdigest(), normal_date(log.date))
 
@@ -149,7 +165,7 @@ def analyse_log(data: bytes, settings_json: dict[str, Any]) -> dict[str, Any] | 
             seats = frozenset({seat_of(log, settings.player)})
         except CoachError:
             return None
-    return to_obj(analyze(log, settings.options(seats)))
+    return to_obj(analyze(log, settings.options(log.nplayers, seats)))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -165,12 +181,14 @@ class BatchReport:
     skipped: list[str] = field(default_factory=list)  # already stored with these settings
     duplicates: list[str] = field(default_factory=list)  # the same game as an earlier file
     without_player: list[str] = field(default_factory=list)
+    not_logs: list[str] = field(default_factory=list)  # positions and analyses met in folders
     failed: list[tuple[str, str]] = field(default_factory=list)  # (source, one-line reason)
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"found": self.found, "analysed": len(self.analysed), "skipped": len(self.skipped),
                 "duplicates": len(self.duplicates), "without_player": len(self.without_player),
+                "not_logs": len(self.not_logs),
                 "failed": [{"file": f, "error": e} for f, e in self.failed],
                 "seconds": round(self.seconds, 2),
                 "games_per_minute": round(self.games_per_minute, 2)}
@@ -206,6 +224,9 @@ def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSetting
     for p in paths:
         try:
             job = prepare(p)
+        except NotALog:
+            report.not_logs.append(str(p))
+            continue
         except (CoachError, OSError) as e:
             report.failed.append((str(p), _reason(e)))
             continue

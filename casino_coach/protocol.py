@@ -43,6 +43,7 @@ from typing import Any
 import orjson
 
 from casino_coach import __version__
+from casino_coach.analysis import ANALYSIS_DEPTH
 from casino_coach.cards import FULL_DECK, mask_names, parse_cards
 from casino_coach.errors import CoachError
 from casino_coach.movegen import Move, legal_moves
@@ -61,7 +62,8 @@ ENGINE_NAME = "casino_coach"
 REQUESTS = ("hello", "new_game", "position", "deal", "move", "state", "legal", "go", "analyze", "quit")
 
 # What a ``go`` or ``analyze`` searches when the request gives no limits: a few tenths of a second per
-# decision in a two-player game (``search.Limits`` defaults).
+# decision (``search.Limits`` defaults), searched as deep as the analysis does for the number of players
+# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3, 4 with 4) unless a depth is given.
 DEFAULT_LIMITS = Limits()
 
 Answer = dict[str, Any]
@@ -194,14 +196,16 @@ def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, 
 class Session:
     """One engine: answers request lines one at a time. ``closed`` turns true after ``quit``.
 
-    ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own.
+    ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own; with
+    ``depth_by_players`` their depth is the analysis's for the game's number of players.
     """
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(self, limits: Limits = DEFAULT_LIMITS, *, depth_by_players: bool = True) -> None:
         self.game: EngineGame | None = None
         self.closed = False
         self.lines = 0
         self.limits = limits
+        self.depth_by_players = depth_by_players
 
     # --- entry points ------------------------------------------------------------------------------
 
@@ -396,7 +400,10 @@ class Session:
         return obs
 
     def _search(self, req: Mapping[str, Any]) -> SearchResult:
-        limits = limits_from(req, self.limits)
+        base = self.limits
+        if self.depth_by_players:
+            base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
+        limits = limits_from(req, base)
         obs = self._own_turn()
         return evaluate(self._game().rules, obs, limits)
 

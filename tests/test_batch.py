@@ -68,9 +68,11 @@ def test_the_content_hash_ignores_layout(games: Path, tmp_path: Path) -> None:
 def test_run_skip_duplicates_and_failures(games: Path, tmp_path: Path) -> None:
     (games / "copy.json").write_bytes(orjson.dumps(orjson.loads((games / "g1.json").read_bytes())))
     (games / "broken.json").write_bytes(b'{"format": "casino-replay", "version": 1, "players": ["A"]}')
+    (games / "position.json").write_bytes(b'{"format": "casino-position", "version": 1}')
     with Store(tmp_path / "r.db") as st:
         rep = run_batch([games], st, FAST)
-        assert rep.found == 6 and len(rep.analysed) == 4 and len(rep.duplicates) == 1
+        assert rep.found == 7 and len(rep.analysed) == 4 and len(rep.duplicates) == 1
+        assert rep.not_logs == [str(games / "position.json")]
         assert rep.failed == [(str(games / "broken.json"),
                                "players: expected 2, 3 or 4 player names, got [\"A\"]")]
         assert st.count() == 4

@@ -258,3 +258,25 @@ def test_limits_from_requests_and_defaults() -> None:
     lim = limits_from({"samples": 3, "time": 0.5, "seed": 9, "depth": None})
     assert (lim.samples, lim.min_samples, lim.time, lim.seed, lim.depth) == (3, 3, 0.5, 9, None)
     assert limits_from({}) == base
+
+
+def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+    real = protocol.evaluate
+
+    def spy(rules: RuleSet, obs: Any, limits: Any) -> Any:
+        seen.append(limits)
+        return real(rules, obs, limits)
+
+    monkeypatch.setattr(protocol, "evaluate", spy)
+    game = Game(RuleSet.from_preset("royal"), 3, seed=1, dealer=2)
+    s = Session()
+    ask(s, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})
+    ask(s, deal_request(game, 0, True))
+    ask(s, {"type": "go", "samples": 1})
+    ask(s, {"type": "go", "samples": 1, "depth": 2})
+    fixed = Session(protocol.DEFAULT_LIMITS, depth_by_players=False)
+    ask(fixed, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})
+    ask(fixed, deal_request(game, 0, True))
+    ask(fixed, {"type": "go", "samples": 1})
+    assert [lim.depth for lim in seen] == [5, 2, protocol.DEFAULT_LIMITS.depth]

@@ -64,10 +64,12 @@ def analyze_all_command(
                                        "(tcp://HOST:PORT) instead; needs the 'cluster' extra."),
     player: str | None = typer.Option(None, "--player", "-p", help="Rate only this player's moves; "
                                       "games without the player are skipped."),
-    samples: int = typer.Option(24, "--samples", help="Sampled deals of the unseen cards per move."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling."),
-    depth: int = typer.Option(8, "--depth", help="Plies searched per sampled deal (0: to the end of "
-                              "the deal)."),
+    samples: int = typer.Option(BatchSettings.samples, "--samples", help="Sampled deals of the unseen "
+                                "cards per move."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index)."),
+    depth: int | None = typer.Option(None, "--depth", help="Plies searched per sampled deal before "
+                                     "estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
+                                     show_default=False),
     world: bool = typer.Option(True, "--world/--no-world", help="Also value each move against the "
                                "cards actually held (logs with every hand)."),
     inaccuracy: float = typer.Option(_DEFAULT.inaccuracy, "--inaccuracy", help="Loss from which a "
@@ -76,6 +78,8 @@ def analyze_all_command(
                                   "mistake."),
     blunder: float = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss from which a move is a "
                                   "blunder."),
+    noise: float = typer.Option(_DEFAULT.noise, "--noise", help="Losses within this many standard "
+                                "errors of the search are at most inaccuracies."),
     limit: int | None = typer.Option(None, "--limit", help="Stop after analysing N games (run again "
                                      "to go on)."),
     json: bool = typer.Option(False, "--json", help="Print the run's summary as JSON."),
@@ -87,11 +91,9 @@ def analyze_all_command(
     """
     if jobs < 1:
         raise CoachError(f"--jobs must be at least 1, got {jobs}")
-    if depth < 0:
-        raise CoachError(f"--depth must be 0 (to the end of the deal) or more, got {depth}")
     settings = BatchSettings(
-        samples=samples, seed=seed, depth=depth or None, world=world, player=player,
-        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder))
+        samples=samples, seed=seed, depth=depth, world=world, player=player,
+        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise))
     status = analyze_many(inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit,
                           json=json)
     if status:
