@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -17,7 +18,7 @@ from casino_coach.analysis import (
     seat_of,
 )
 from casino_coach.cli.app import app, err_console, handle_errors
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, LogError
 from casino_coach.files import atomic_write_bytes
 from casino_coach.render.analysis import analysis_view
 from casino_coach.replay import read_log
@@ -36,7 +37,10 @@ def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, ina
         raise CoachError(f"--samples must be at least 1, got {samples}")
     if depth is not None and depth < 1:
         raise CoachError(f"--depth must be at least 1, got {depth}")
-    log = read_log(file)
+    try:
+        log = read_log(file)
+    except LogError as e:
+        raise LogError(f"{file}: {e}") from None
     seats = frozenset({seat_of(log, player)}) if player is not None else None
     options = AnalysisOptions(
         limits=analysis_limits(samples, seed, log.nplayers, depth),
@@ -54,7 +58,9 @@ def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, ina
 
 
 _FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)
-_JOBS = typer.Option(1, "--jobs", "-j", help="Analyse with N processes (moves are independent).")
+DEFAULT_JOBS = max(1, min(os.cpu_count() or 1, 8))
+_JOBS = typer.Option(DEFAULT_JOBS, "--jobs", "-j", help="Analyse with N processes (moves are "
+                     "independent; the result does not depend on N). Default: the number of CPUs.")
 _PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's moves (name or seat).")
 _SAMPLES = typer.Option(DEFAULT_SAMPLES, "--samples", help="Sampled deals of the unseen cards per move.")
 _SEED = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index).")
@@ -94,7 +100,7 @@ def analyze_command(
     """Rate every move of a game log: the loss in expected points against the best move, a class
     (best, good, inaccuracy, mistake, blunder), and why, naming the cards.
 
-    Example: casino-coach analyze replays/game.json --jobs 2 --player Ana
+    Example: casino-coach analyze replays/classic-2p-full.json --jobs 2 --player Ana
     """
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
@@ -126,7 +132,7 @@ def export_command(
     """Analyse a game log and write an annotated report: every move with its class, its explanation
     and the best alternative, and a chart of the expected round score.
 
-    Example: casino-coach export replays/game.json --format html --out game.html
+    Example: casino-coach export replays/classic-2p-full.json --format html --out game.html
     """
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))
