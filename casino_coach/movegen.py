@@ -74,20 +74,50 @@ def _numeral_sums(summable: int, limit: int) -> tuple[tuple[int, ...], ...]:
 
 @lru_cache(maxsize=1 << 16)
 def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
-    """Every non-empty union of pairwise-disjoint members of ``sets``, each once, sorted."""
-    found: set[int] = set()
-    n = len(sets)
+    """Every non-empty union of pairwise-disjoint members of ``sets``, each once, sorted.
 
-    def walk(start: int, acc: int) -> None:
-        for j in range(start, n):
-            s = sets[j]
-            if not s & acc:
-                u = acc | s
-                found.add(u)
-                walk(j + 1, u)
+    Sets are grouped by their lowest card and taken in that order; the unions reachable from "the
+    next lowest card, and which cards at or above it are used" are memoised, so the many families of
+    sets that make the same union on a big table are merged instead of walked one by one.
+    """
+    if len(sets) <= 8:  # small tables: walking the families directly is cheaper
+        small: set[int] = set()
 
-    walk(0, 0)
-    return tuple(sorted(found))
+        def walk(start: int, acc: int) -> None:
+            for j in range(start, len(sets)):
+                s = sets[j]
+                if not s & acc:
+                    small.add(acc | s)
+                    walk(j + 1, acc | s)
+
+        walk(0, 0)
+        return tuple(sorted(small))
+    by_low: dict[int, list[int]] = {}
+    for s in sets:
+        by_low.setdefault(s & -s, []).append(s)
+    lows = sorted(by_low)
+    n = len(lows)
+    memo: dict[tuple[int, int], set[int]] = {}
+
+    def reach(k: int, used: int) -> set[int]:
+        if k == n:
+            return {0}
+        low = lows[k]
+        used &= -low  # cards below this lowest card can no longer be chosen
+        key = (k, used)
+        found = memo.get(key)
+        if found is None:
+            found = set(reach(k + 1, used))
+            if not used & low:
+                for s in by_low[low]:
+                    if not s & used:
+                        found.update([x | s for x in reach(k + 1, used | s)])
+            memo[key] = found
+        return found
+
+    out = reach(0, 0)
+    out.discard(0)
+    return tuple(sorted(out))
 
 
 class _Table:

@@ -194,3 +194,33 @@ def test_moves_are_unique_and_sorted() -> None:
     ms = legal_moves(ROYAL, s)
     assert ms == sorted(set(ms))
     assert all(m.action in (TRAIL, CAPTURE, BUILD) for m in ms)
+
+
+def test_unions_of_many_sets_match_a_plain_walk() -> None:
+    # Big tables take the memoised branch of _unions; compare it with walking every family of sets.
+    import random
+
+    from casino_coach.movegen import _numeral_sums, _unions
+
+    def walk_all(sets: tuple[int, ...]) -> tuple[int, ...]:
+        found: set[int] = set()
+
+        def walk(start: int, acc: int) -> None:
+            for j in range(start, len(sets)):
+                if not sets[j] & acc:
+                    found.add(acc | sets[j])
+                    walk(j + 1, acc | sets[j])
+
+        walk(0, 0)
+        return tuple(sorted(found))
+
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(300):
+        loose = sum(1 << c for c in rng.sample(range(40), rng.randrange(8, 14)))
+        sums = _numeral_sums(loose, 14)
+        for w in range(1, 15):
+            if len(sums[w]) > 8:
+                assert _unions(sums[w]) == walk_all(sums[w])
+                checked += 1
+    assert checked > 100
