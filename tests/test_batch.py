@@ -247,3 +247,21 @@ def test_a_bad_file_fails_the_run_but_not_the_others(runner: CliRunner, games: P
     assert res.exit_code == 1
     assert "4 analysed" in res.stdout and "1 failed" in res.stdout
     assert f"error: {games / 'bad.json'}: " in res.stderr
+
+
+def test_analyze_with_many_logs_or_a_store_goes_to_the_store(runner: CliRunner, games: Path,
+                                                             tmp_path: Path) -> None:
+    store = tmp_path / "r.db"
+    res = runner.invoke(app, ["analyze", str(games / "g0.json"), str(games / "g1.json"), "--store",
+                              str(store), "--jobs", "1", "--json", *FAST_ARGS])
+    assert res.exit_code == 0, res.output
+    assert orjson.loads(res.stdout)["analysed"] == 2
+    # A folder: the two already stored are skipped, with the same settings.
+    res = runner.invoke(app, ["analyze", str(games), "--store", str(store), "--jobs", "2", *FAST_ARGS])
+    assert res.exit_code == 0, res.output
+    assert "2 analysed, 2 already in" in res.stdout
+    with Store(store) as st:
+        assert st.count() == 4
+    # One log without --store is still the one-game analysis.
+    res = runner.invoke(app, ["analyze", str(games / "g2.json"), "--json", "--jobs", "1", *FAST_ARGS])
+    assert res.exit_code == 0 and orjson.loads(res.stdout)["format"] == "casino-analysis"

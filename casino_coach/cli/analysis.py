@@ -81,7 +81,9 @@ _WORLD = typer.Option(True, "--world/--no-world", help="Also value each move aga
 @app.command("analyze")
 @handle_errors
 def analyze_command(
-    file: Path = _FILE,
+    files: list[Path] = typer.Argument(..., help="A casino-replay log (JSON). Several logs, a folder or "
+                                       "a glob pattern (or --store) analyse them all into a results "
+                                       "store, as analyze-all does.", show_default=False),
     json: bool = typer.Option(False, "--json", help="Print the analysis as JSON instead."),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
@@ -96,12 +98,25 @@ def analyze_command(
     worst: int = typer.Option(5, "--worst", help="How many of the worst moves to explain first."),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst "
                                "moves."),
+    store: Path | None = typer.Option(None, "--store", "-s", help="Analyse into this results store "
+                                      "(SQLite), skipping games already there; see analyze-all."),
+    cluster: str | None = typer.Option(None, "--cluster", help="With many logs: run on this Dask "
+                                       "scheduler (tcp://HOST:PORT); see analyze-all."),
 ) -> None:
     """Rate every move of a game log: the loss in expected points against the best move, a class
     (best, good, inaccuracy, mistake, blunder), and why, naming the cards.
 
     Example: casino-coach analyze replays/classic-2p-full.json --jobs 2 --player Ana
     """
+    # Many logs (several inputs, a folder, a glob) or a store: the batch path of cli/batch.py.
+    if store is not None or cluster is not None or len(files) != 1 or files[0].is_dir() \
+            or any(c in str(files[0]) for c in "*?["):
+        from casino_coach.cli import batch
+
+        raise typer.Exit(batch.analyze_command_many(
+            files, store, cluster, jobs=jobs, player=player, samples=samples, seed=seed, depth=depth,
+            world=world, thresholds=Thresholds(inaccuracy, mistake, blunder, noise=noise), json=json))
+    file = files[0]
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
         typer.echo(to_json(result).decode(), nl=False)

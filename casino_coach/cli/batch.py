@@ -1,8 +1,8 @@
 """``casino-coach analyze-all`` (many logs into a results store, locally or on a Dask cluster) and
 ``casino-coach stats`` (a player's record from the store).
 
-``analyze_many`` is the command's body as a plain function, so another command (``analyze`` given
-several files or ``--store``) can hand its arguments over to it.
+``analyze_many`` is the command's body as a plain function; ``casino-coach analyze`` given several logs,
+a folder, a glob or ``--store`` hands its arguments over to it through ``analyze_command_many``.
 """
 
 from __future__ import annotations
@@ -51,6 +51,19 @@ def analyze_many(inputs: list[str], store: Path = DEFAULT_STORE, *, settings: Ba
     else:
         Console(highlight=False).print(batch_view(report, str(store)))
     return 1 if report.failed else 0
+
+
+def analyze_command_many(inputs: list[Path], store: Path | None, cluster: str | None, *, jobs: int,
+                         player: str | None, samples: int, seed: int, depth: int | None, world: bool,
+                         thresholds: Thresholds, json: bool) -> int:
+    """``casino-coach analyze`` given many logs or ``--store``: its options, handed to ``analyze_many``
+    (``--jobs`` is then the number of games analysed at once). Returns the exit status."""
+    if jobs < 1:
+        raise CoachError(f"--jobs must be at least 1, got {jobs}")
+    settings = BatchSettings(samples=samples, seed=seed, depth=depth, world=world, player=player,
+                             thresholds=thresholds)
+    return analyze_many([str(p) for p in inputs], store or DEFAULT_STORE, settings=settings, jobs=jobs,
+                        cluster=cluster, json=json)
 
 
 @app.command("analyze-all")
