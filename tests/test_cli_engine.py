@@ -67,7 +67,7 @@ def test_engine_ends_at_end_of_input_and_options_set_default_limits() -> None:
     lines = [b'{"type": "new_game", "seat": 0}',
              b'{"type": "deal", "hand": ["8C", "KH", "2D", "5S"], "table": ["3H", "5D", "7C", "QS"]}',
              b'{"type": "go"}']
-    answers = run_engine(lines, "--samples", "2", "--seed", "4")
+    answers = run_engine(lines, "--samples", "2", "--seed", "4", "--depth", "1")
     assert answers[-1]["type"] == "best_move" and answers[-1]["samples"] <= 2
 
 
