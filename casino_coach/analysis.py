@@ -160,6 +160,12 @@ class MoveAnalysis:
     samples: int = 0
     seconds: float = 0.0
 
+    @property
+    def missed(self) -> bool:
+        """A rated, unforced move that was not (as good as) the best: the best move is worth showing."""
+        return (self.rated and not self.forced and self.cls not in (None, MoveClass.BEST)
+                and self.best is not None and self.best != self.played)
+
 
 @dataclass(frozen=True)
 class DealLuck:
@@ -229,8 +235,8 @@ class GameAnalysis:
     seconds: float
 
     def worst(self, count: int = 5) -> list[MoveAnalysis]:
-        """The rated unforced moves that lost most, worst first."""
-        rated = [m for m in self.moves if m.rated and not m.forced and m.loss and m.loss > 0]
+        """The missed moves (rated, unforced, not the best) that lost most, worst first."""
+        rated = [m for m in self.moves if m.missed and m.loss]
         rated.sort(key=lambda m: (-(m.loss or 0.0), m.ply))
         return rated[:count]
 

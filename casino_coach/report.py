@@ -168,7 +168,7 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
     head = f"- **{m.ply + 1}. {players[m.seat]}** played **{m.played.describe()}**"
     if m.rated:
         head += f" — *{class_label(m)}*"
-        if m.loss and not m.forced and m.best is not None and m.best != m.played:
+        if m.missed and m.loss is not None and m.best is not None:
             head += f", lost {m.loss:.2f} (best: {m.best.describe()})"
         if m.exact:
             head += " [exact]"
@@ -289,7 +289,7 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
              f"<b>{link}</b> <b>{e(players[m.seat])}</b> {_badge(m)}"
              f'<span><span class="lbl">played</span>{_move_html(m.played)}</span>']
     if m.rated and m.loss is not None and not m.forced:
-        if m.best is not None and m.best != m.played:
+        if m.missed and m.best is not None:
             parts.append(f'<span class="pts">−{m.loss:.2f}</span>'
                          f'<span><span class="lbl">best</span>{_move_html(m.best)}</span>')
         if m.exact:

@@ -70,7 +70,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     lines: list[RenderableType] = []
     played = Text("played ", style="dim")
     played.append_text(move_words(m.played))
-    if m.best is not None and m.best != m.played:
+    if m.missed and m.best is not None:
         played.append("   best ", style="dim")
         played.append_text(move_words(m.best))
     lines.append(played)
@@ -84,7 +84,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         lines.append(Text.assemble("• ", e.text, (f"  ({e.points:.2f})", "bold red")))
     if m.verdict is not None:
         lines.append(Text(m.verdict.text, style="magenta"))
-    loss = f", lost {m.loss:.2f}" if m.loss else ""
+    loss = f", lost {m.loss:.2f}" if m.missed and m.loss else ""
     exact = " (exact)" if m.exact else ""
     title = Text.assemble(f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ",
                           (lab, style), loss + exact)
@@ -109,12 +109,12 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
         if m.round != last_round and last_round >= 0:
             t.add_section()
         last_round = m.round
-        best = move_words(m.best) if m.best is not None and m.best != m.played else Text("")
+        best = move_words(m.best) if m.missed and m.best is not None else Text("")
         cells: list[RenderableType] = [str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat]]
         if wide:
             cells.append(table_text(m.loose, m.builds))
         cells += [move_words(m.played), Text(lab, style=CLASS_STYLES[lab]),
-                  f"{m.loss:.2f}" if m.loss and not m.forced else "", best]
+                  f"{m.loss:.2f}" if m.missed and m.loss is not None else "", best]
         t.add_row(*cells)
     return t
 
