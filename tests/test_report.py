@@ -130,3 +130,12 @@ def test_every_format_renders() -> None:
         assert data and data.decode()
     assert re.search(r"Round 1 \(points 7, 4\)", to_markdown(a))
     assert to_obj(a)["rounds"] == [{"points": [7.0, 4.0]}]
+
+
+def test_only_missed_moves_show_a_loss_and_a_best_move() -> None:
+    a = _analysis()
+    assert [m.missed for m in a.moves] == [True, False, True, False]
+    assert [m.ply for m in a.worst()] == [0, 2]
+    md = to_markdown(a).split("## Move by move")[1]
+    forced = next(line for line in md.splitlines() if "*forced*" in line)
+    assert "lost" not in forced and "best:" not in forced
