@@ -39,7 +39,7 @@ from casino_coach.cards import (
     iter_cards,
     mask_symbols,
 )
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
+from casino_coach.movegen import BUILD, CAPTURE, Move, apply, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
@@ -508,8 +508,7 @@ def _exposure_factors(rules: RuleSet, obs: Observation, played: Move, w: Weights
         return []
     name = who[t_p.seat]
     items: list[tuple[str, str, float]] = []  # kind, text, weight
-    what = "trails" if played.action == TRAIL else "is played"
-    lead = f"after {card_symbol(played.card)} {what}"
+    lead = f"after {played.describe()}"
     # A sweep handed over (1.10).
     if t_p.sweep_ranks and not t_b.sweep_ranks:
         p = t_p.chance(t_p.sweep_ranks)
