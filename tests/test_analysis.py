@@ -263,3 +263,9 @@ def test_luck_with_three_sides_is_relative_to_the_table() -> None:
     # Deal 1: raw luck 1, 2, -3 (from 0) is already balanced; deal 2: raw -0.5, -1, -1 -> mean -5/6.
     assert luck[0][0].points == pytest.approx(1.0)
     assert luck[2][1].points == pytest.approx(-1.0 + 5 / 6)
+
+
+def test_a_viewer_log_rates_no_other_player() -> None:
+    view = _log(make_log(11, deals=1, viewer=0))
+    with pytest.raises(CoachError, match="viewer log"):
+        analyze(view, AnalysisOptions(limits=FAST, seats=frozenset({1})))
