@@ -363,16 +363,20 @@ def seat_of(log: GameLog, player: str) -> int:
     raise CoachError(f"player {player!r} is not in this game (players: {', '.join(names)})")
 
 
+def check_seats(log: GameLog, seats: frozenset[int]) -> None:
+    """CoachError when ``seats`` asks for a player whose hands a viewer log does not give."""
+    if log.viewer is not None and seats - {log.viewer}:
+        names = log.players
+        others = ", ".join(names[s] for s in sorted(seats - {log.viewer}))
+        raise CoachError(f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "
+                         f"{names[log.viewer]}'s hands are known")
+
+
 def analyze(log: GameLog, options: AnalysisOptions = AnalysisOptions(),
             progress: Callable[[int, int], None] | None = None) -> GameAnalysis:
     """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish."""
     t0 = time.perf_counter()
     names = tuple(log.players)
-    if options.seats is not None and log.viewer is not None and options.seats - {log.viewer}:
-        others = ", ".join(names[s] if 0 <= s < len(names) else str(s)
-                           for s in sorted(options.seats - {log.viewer}))
-        raise CoachError(f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "
-                         f"{names[log.viewer]}'s hands are known")
     rep = replay(log)
     tasks: list[_Task] = []
     shown: dict[int, MoveAnalysis] = {}

@@ -15,6 +15,7 @@ from casino_coach.analysis import (
     MoveClass,
     Thresholds,
     analyze,
+    check_seats,
     luck_by_deal,
     move_accuracy,
     rate_move,
@@ -267,5 +268,6 @@ def test_luck_with_three_sides_is_relative_to_the_table() -> None:
 
 def test_a_viewer_log_rates_no_other_player() -> None:
     view = _log(make_log(11, deals=1, viewer=0))
-    with pytest.raises(CoachError, match="viewer log"):
-        analyze(view, AnalysisOptions(limits=FAST, seats=frozenset({1})))
+    with pytest.raises(CoachError, match="Ana's viewer log"):
+        check_seats(view, frozenset({1}))
+    check_seats(view, frozenset({0}))

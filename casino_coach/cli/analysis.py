@@ -15,6 +15,7 @@ from casino_coach.analysis import (
     Thresholds,
     analysis_limits,
     analyze,
+    check_seats,
     seat_of,
 )
 from casino_coach.cli.app import app, err_console, handle_errors
@@ -42,6 +43,8 @@ def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, ina
     except LogError as e:
         raise LogError(f"{file}: {e}") from None
     seats = frozenset({seat_of(log, player)}) if player is not None else None
+    if seats is not None:
+        check_seats(log, seats)
     options = AnalysisOptions(
         limits=analysis_limits(samples, seed, log.nplayers, depth),
         thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
