@@ -172,6 +172,8 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
             head += f", lost {m.loss:.2f} (best: {m.best.describe()})"
         if m.exact:
             head += " [exact]"
+        if m.world is not None and not m.forced:
+            head += f"; on the cards actually held: lost {m.world.loss:.2f} ({m.world.cls.value})"
     lines = [head,
              f"  - table: {table_words(m.loose, m.builds)}"
              + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else "")]
@@ -294,6 +296,9 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
                          f'<span><span class="lbl">best</span>{_move_html(m.best)}</span>')
         if m.exact:
             parts.append('<span class="note">exact</span>')
+        if m.world is not None:
+            parts.append(f'<span><span class="lbl">on the cards actually held</span>'
+                         f'<span class="cls {m.world.cls.value}">−{m.world.loss:.2f}</span></span>')
     parts.append('</div><div class="row">'
                  f'<span><span class="lbl">table</span>{_table_html(m.loose, m.builds)}</span>')
     if m.hand is not None:

@@ -139,3 +139,10 @@ def test_only_missed_moves_show_a_loss_and_a_best_move() -> None:
     md = to_markdown(a).split("## Move by move")[1]
     forced = next(line for line in md.splitlines() if "*forced*" in line)
     assert "lost" not in forced and "best:" not in forced
+
+
+def test_both_costs_side_by_side() -> None:
+    a = _analysis()
+    assert "on the cards actually held: lost 3.00 (blunder)" in to_markdown(a)
+    page = to_html(a)
+    assert 'on the cards actually held</span><span class="cls blunder">−3.00</span>' in page

@@ -74,6 +74,13 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         played.append("   best ", style="dim")
         played.append_text(move_words(m.best))
     lines.append(played)
+    if m.world is not None:
+        real = Text("on the cards actually held: ", style="dim")
+        real.append(f"lost {m.world.loss:.2f}", style=CLASS_STYLES[m.world.cls.value])
+        if m.world.best != m.played:
+            real.append("   best there ", style="dim")
+            real.append_text(move_words(m.world.best))
+        lines.append(real)
     where = Text("table ", style="dim")
     where.append_text(table_text(m.loose, m.builds))
     if m.hand is not None:
