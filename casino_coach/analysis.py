@@ -280,8 +280,10 @@ def _rate(rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, name
     played_line = res.value_of(ply.move).line
     explanations: tuple[Explanation, ...] = ()
     if cls != MoveClass.BEST and not forced:
+        # From the mover's knowledge only: the real cards are not passed in (in the last deal of a
+        # 2-player round ``explain`` deduces them, as a player who counts can).
         explanations = explain(rules, obs, ply.move, best.move, round(loss, 2), names=names or None,
-                               best_line=best.line, played_line=played_line, state=ply.state)
+                               best_line=best.line, played_line=played_line)
     wc: WorldCost | None = None
     verdict: Explanation | None = None
     if world and ply.state is not None and not forced:
