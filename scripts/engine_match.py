@@ -8,6 +8,7 @@ points. At the end it prints the result (``--json`` for JSON) and can write the 
 
     python scripts/engine_match.py --seed 7 --samples 8
     python scripts/engine_match.py --rules royal --players 3 --samples 4 --out match.json
+    python scripts/engine_match.py --engine "casino-coach engine --depth 2" --engine "./other-engine"
 
 Exit status 1, with one line on stderr, when an engine answers with an error, plays an illegal move,
 disagrees with the real game, or stops.
@@ -16,6 +17,7 @@ disagrees with the real game, or stops.
 from __future__ import annotations
 
 import argparse
+import shlex
 import subprocess
 import sys
 import time
@@ -80,11 +82,13 @@ class Engine:
 
 
 def play_match(rules: RuleSet, nplayers: int, seed: int, limits: dict[str, Any],
-               max_rounds: int | None = None, command: list[str] | None = None) -> dict[str, Any]:
-    """Play one game between engines; the result as JSON data (and the game log under "log")."""
+               max_rounds: int | None = None, commands: list[list[str]] | None = None) -> dict[str, Any]:
+    """Play one game between engines; the result as JSON data (and the game log under "log").
+    ``commands`` are the engines' command lines, repeated round the table (default: casino-coach's)."""
     names = [f"engine {s}" for s in range(nplayers)]
     game = Game(rules, names, seed=seed, max_rounds=max_rounds, event="engine match")
-    engines = [Engine(s, command or ENGINE) for s in range(nplayers)]
+    cmds = commands or [ENGINE]
+    engines = [Engine(s, cmds[s % len(cmds)]) for s in range(nplayers)]
     t0 = time.perf_counter()
     plies = 0
     try:
@@ -150,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=None, help="plies per sampled world")
     ap.add_argument("--time", type=float, default=None, help="seconds per decision")
     ap.add_argument("--max-rounds", type=int, default=None, help="stop after N rounds")
+    ap.add_argument("--engine", action="append", default=[], metavar="COMMAND",
+                    help="an engine's command line, one per seat in turn (repeated round the table; "
+                         "default: casino-coach engine)")
     ap.add_argument("--out", help="write the game log (casino-replay) here")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
@@ -161,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
             limits["depth"] = args.depth
         if args.time is not None:
             limits["time"] = args.time
-        result = play_match(rules, args.players, args.seed, limits, args.max_rounds)
+        commands = [shlex.split(c) for c in args.engine] or None
+        result = play_match(rules, args.players, args.seed, limits, args.max_rounds, commands)
     except (MatchError, CoachError, orjson.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
