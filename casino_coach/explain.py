@@ -58,7 +58,8 @@ class Explanation(NamedTuple):
 
 # Kinds, in the order they are listed.
 KINDS = ("missed_sweep", "missed_capture", "bigger_capture", "missed_build", "missed_extension",
-         "sweep_given", "card_exposed", "build_exposed", "raise_handed_over", "residue", "later_play")
+         "sweep_given", "card_exposed", "build_exposed", "raise_handed_over", "residue", "continuation",
+         "later_play")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -410,6 +411,8 @@ def explain(rules: RuleSet, obs: Observation, played: Move, best: Move, loss: fl
     factors += _material_factors(rules, obs, played, best, w, t_p, t_b)
     factors += _exposure_factors(rules, obs, played, w, t_p, t_b, who)
     factors += _residue_factors(rules, obs, played, best, w, best_line, played_line, state, who)
+    if not any(f.kind == "residue" for f in factors):
+        factors += _continuation_factors(rules, obs, played, best, w, best_line, played_line, who)
     factors = [f for f in factors if f.stake >= MIN_POINTS]
     total = sum(f.stake for f in factors)
     scale = loss / total if total > loss else 1.0
@@ -675,3 +678,75 @@ def _margin(breakdown: Sequence[Mapping[str, float | int]], side: int, item: str
     """One scoring item as a margin: the side's points minus the mean of the others'."""
     others = [float(breakdown[k][item]) for k in range(len(breakdown)) if k != side]
     return float(breakdown[side][item]) - (sum(others) / len(others) if others else 0.0)
+
+
+# How many moves of the search's line the continuation factor follows.
+CONTINUATION_PLIES = 4
+
+
+def _line_gains(rules: RuleSet, obs: Observation, first: Move, line: Sequence[Move],
+                ) -> tuple[list[int], list[int]] | None:
+    """Cards and sweeps each side gains along ``line`` after ``first`` (at most CONTINUATION_PLIES
+    moves, within the deal). The line's other moves are the search's most likely continuation: cards
+    the observer cannot see are put in the mover's hand as they are played. None if the line does not
+    fit the table."""
+    s = apply(rules, _known_state(obs), first)
+    before_cap, before_sw = s.captured, s.sweeps
+    left = sum(obs.hand_sizes) - 1  # moves left in this deal (unknown hands are empty masks here)
+    for m in line[:min(CONTINUATION_PLIES, left)]:
+        if s.is_over:
+            break
+        bit = 1 << m.card
+        hands = list(s.hands)
+        if not hands[s.to_move] & bit:
+            if not s.stock & bit:
+                return None  # a card the line cannot hold
+            hands[s.to_move] |= bit
+        s = s._replace(hands=tuple(hands), stock=s.stock & ~bit)
+        if m.take & ~s.table:
+            return None
+        s = apply(rules, s, m)
+    gained = [a & ~b for a, b in zip(s.captured, before_cap, strict=True)]
+    sweeps = [a - b for a, b in zip(s.sweeps, before_sw, strict=True)]
+    return gained, sweeps
+
+
+def _continuation_factors(rules: RuleSet, obs: Observation, played: Move, best: Move, w: Weights,
+                          best_line: Sequence[Move], played_line: Sequence[Move], who: list[str],
+                          ) -> list[_Factor]:
+    """What the mover's side takes along the search's likely continuation after each move."""
+    gb = _line_gains(rules, obs, best, best_line)
+    gp = _line_gains(rules, obs, played, played_line)
+    if gb is None or gp is None:
+        return []
+    side = obs.to_move % obs.nsides
+
+    def margin(g: tuple[list[int], list[int]]) -> float:
+        vals = [w.value(c) + (rules.points_sweep * n if rules.sweeps else 0)
+                for c, n in zip(g[0], g[1], strict=True)]
+        others = [v for k, v in enumerate(vals) if k != side]
+        return vals[side] - (sum(others) / len(others) if others else 0.0)
+
+    stake = margin(gb) - margin(gp)
+    if stake < MIN_POINTS:
+        return []
+    n = min(CONTINUATION_PLIES, len(best_line))
+    mine_b, mine_p = gb[0][side], gp[0][side]
+    theirs_b = sum(c for k, c in enumerate(gb[0]) if k != side)
+    theirs_p = sum(c for k, c in enumerate(gp[0]) if k != side)
+    opp = " and ".join(who[k] for k in range(obs.nplayers) if k % obs.nsides != side) or "the others"
+
+    def took(mask: int) -> str:
+        return mask_symbols(mask) if mask else "nothing"
+
+    parts = []
+    if mine_b != mine_p:
+        parts.append(f"you take {took(mine_b)} instead of {took(mine_p)}")
+    if theirs_b != theirs_p:
+        parts.append(f"{opp} take{'s' if ' and ' not in opp else ''} {took(theirs_b)} instead of "
+                     f"{took(theirs_p)}")
+    if not parts:
+        return []
+    line = " → ".join(m.describe() for m in best_line[:n])
+    return [_Factor("continuation",
+                    f"In the search's likely continuation ({line}), {_and(parts)}", stake)]

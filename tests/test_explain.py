@@ -157,3 +157,14 @@ def test_points_add_up_to_the_loss(seed: int, preset: str, loss: float) -> None:
     else:
         assert ex and sum(e.points for e in ex) == pytest.approx(loss, abs=0.011)
         assert all(e.points >= 0 and e.text for e in ex)
+
+
+def test_continuation_names_what_each_side_takes() -> None:
+    # Mid-round (cards still to deal): Ana holds K♣ 7♦; the search's lines are given.
+    s = position(CLASSIC, ["KC 7D", "2H 9S"], "KH 5C 2D", stock=parse_hand("3C 4C 5D 6D"))
+    ex = explain(CLASSIC, observe(s, 0), parse_move("KC x KH"), parse_move("7D"), 0.5, names=NAMES,
+                 best_line=(parse_move("2H x 2D"), parse_move("KC x KH")),
+                 played_line=(parse_move("2H x 2D"), parse_move("7D")))
+    cont = next(e for e in ex if e.kind == "continuation")
+    assert "you take K♣ K♥ instead of nothing" in cont.text
+    assert "2♥ captures 2♦ → K♣ captures K♥" in cont.text
