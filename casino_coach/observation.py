@@ -16,7 +16,7 @@ from casino_coach.cards import card_name
 from casino_coach.errors import IllegalMoveError
 from casino_coach.movegen import Move, apply, illegal_reason
 from casino_coach.rules import RuleSet
-from casino_coach.state import Build, RoundState
+from casino_coach.state import Build, RoundState, table_mask
 
 
 class Observation(NamedTuple):
@@ -44,10 +44,8 @@ class Observation(NamedTuple):
 
     @property
     def table(self) -> int:
-        m = self.loose
-        for b in self.builds:
-            m |= b.cards
-        return m
+        """Every card on the table: loose cards and the cards of every build."""
+        return table_mask(self.loose, self.builds)
 
     @property
     def last_deal(self) -> bool:

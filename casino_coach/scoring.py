@@ -140,15 +140,22 @@ def _sweep_awards(rules: RuleSet, sweeps: tuple[int, ...], near: list[tuple[str,
     scores none but still cancels."""
     if not rules.sweeps or not rules.points_sweep:
         return []
-    n = len(sweeps)
-    net = list(sweeps)
-    if rules.sweep_cancellation:
-        if n == 2:
-            net = [max(0, sweeps[0] - sweeps[1]), max(0, sweeps[1] - sweeps[0])]
-        elif rules.sweep_cancellation_3p == "net_vs_max":
-            net = [max(0, sweeps[s] - max(sweeps[o] for o in range(n) if o != s)) for s in range(n)]
+    net = net_sweeps(rules, sweeps)
     return [Award("sweeps", s, net[s] * rules.points_sweep)
-            for s in range(n) if net[s] and near[s] is None]
+            for s in range(len(sweeps)) if net[s] and near[s] is None]
+
+
+def net_sweeps(rules: RuleSet, sweeps: tuple[int, ...]) -> list[int]:
+    """Sweeps per side after cancelling (S2, S3): with two sides each scores its excess over the
+    other; with three, net_vs_max takes off the largest opposing count; never below 0."""
+    n = len(sweeps)
+    if not rules.sweep_cancellation:
+        return list(sweeps)
+    if n == 2:
+        return [max(0, sweeps[0] - sweeps[1]), max(0, sweeps[1] - sweeps[0])]
+    if rules.sweep_cancellation_3p == "net_vs_max":
+        return [max(0, sweeps[s] - max(sweeps[o] for o in range(n) if o != s)) for s in range(n)]
+    return list(sweeps)
 
 
 def _winner(rules: RuleSet, scores: tuple[Points, ...], awards: list[Award],

@@ -27,6 +27,13 @@ class Build(NamedTuple):
     multiple: bool
 
 
+def table_mask(loose: int, builds: tuple[Build, ...]) -> int:
+    """The loose cards and the cards of every build, as one mask."""
+    for b in builds:
+        loose |= b.cards
+    return loose
+
+
 class RoundState(NamedTuple):
     """One moment of a round, with every card placed (hidden cards are placed by a sampled world)."""
 
@@ -52,10 +59,7 @@ class RoundState(NamedTuple):
     @property
     def table(self) -> int:
         """Every card on the table: loose cards and the cards of every build."""
-        m = self.loose
-        for b in self.builds:
-            m |= b.cards
-        return m
+        return table_mask(self.loose, self.builds)
 
     @property
     def needs_deal(self) -> bool:
