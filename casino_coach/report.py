@@ -276,6 +276,10 @@ def _move_html(m: Move) -> str:
     return f"{_card_html(m.card)} <span class=\"note\">{html.escape(verb)}</span>{rest}"
 
 
+def _minus(loss: float) -> str:
+    return f"−{loss:.2f}" if loss >= 0.005 else "0.00"
+
+
 def _badge(m: MoveAnalysis) -> str:
     label = class_label(m)
     css = "unrated" if not m.rated else ("forced" if m.forced else label)
@@ -298,7 +302,7 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
             parts.append('<span class="note">exact</span>')
         if m.world is not None:
             parts.append(f'<span><span class="lbl">on the cards actually held</span>'
-                         f'<span class="cls {m.world.cls.value}">−{m.world.loss:.2f}</span></span>')
+                         f'<span class="cls {m.world.cls.value}">{_minus(m.world.loss)}</span></span>')
     parts.append('</div><div class="row">'
                  f'<span><span class="lbl">table</span>{_table_html(m.loose, m.builds)}</span>')
     if m.hand is not None:
