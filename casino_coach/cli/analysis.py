@@ -87,7 +87,7 @@ def analyze_command(
     files: list[Path] = typer.Argument(..., help="A casino-replay log (JSON). Several logs, a folder or "
                                        "a glob pattern (or --store) analyse them all into a results "
                                        "store, as analyze-all does.", show_default=False,
-                                       metavar="LOG..."),
+                                       metavar="LOG"),
     json: bool = typer.Option(False, "--json", help="Print the analysis as JSON instead."),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
