@@ -36,9 +36,14 @@ from casino_coach.search.worlds import (
 )
 from casino_coach.state import RoundState
 
+AUTO_DEPTH_MANY = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
-def _horizon(cards_in_hands: int, depth: int | None) -> int:
-    return 0 if depth is None else max(0, cards_in_hands - depth)
+
+def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
+    """Search until at most this many cards remain in the hands (0: the end of the deal)."""
+    if depth is None:
+        depth = 8 if nplayers == 2 else AUTO_DEPTH_MANY
+    return max(0, cards_in_hands - depth)
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
@@ -192,7 +197,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
         enumerated = enumerate_worlds(rules, obs)
         rng.shuffle(enumerated)  # a time limit then stops on a random subset, not a biased one
     in_hands = sum(obs.hand_sizes)
-    horizon = _horizon(in_hands, limits.depth)
+    horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     side = obs.seat % obs.nsides
     solver = Solver(rules, side, obs.nsides, horizon)
     race = _Race(moves)
@@ -253,7 +258,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     seat = state.to_move
     if not state.hands[seat]:
         raise SearchError(f"seat {seat} has no cards: the next deal comes first")
-    horizon = _horizon(sum(h.bit_count() for h in state.hands), limits.depth)
+    horizon = _horizon(sum(h.bit_count() for h in state.hands), limits.depth, state.nplayers)
     solver = Solver(rules, seat % state.nsides, state.nsides, horizon)
     values = solver.root_values(state)
     values.sort(key=lambda rv: (-rv.value, rv.move))

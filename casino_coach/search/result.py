@@ -21,10 +21,12 @@ class Limits:
     time: float | None = None  # seconds per decision, None = no limit
     seed: int = 0
     exact_worlds: int = 40  # enumerate exactly when the number of consistent worlds is at most this
-    depth: int | None = 8  # plies searched per world before the leaf estimate (None: end of deal)
+    # Plies searched per world before the leaf estimate. None: the whole deal with 2 players (8
+    # plies), 4 plies with 3 or 4 (a whole deal of 12 or 16 plies costs far too much there).
+    depth: int | None = None
     separation: float = 2.0  # stop once the best move leads every other by this many standard errors
     margin: float = 0.2  # ... or is surely within this many points of it (the choice hardly matters)
-    nodes: int | None = 200_000  # stop sampling once the search has visited this many nodes
+    nodes: int | None = 100_000  # stop sampling once the search has visited this many nodes
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
