@@ -21,7 +21,7 @@ import importlib
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,17 +131,17 @@ def find_logs(inputs: Sequence[str | Path]) -> list[Path]:
 
 @dataclass(frozen=True)
 class GameJob:
-    """One log ready to analyse: where it came from, its canonical bytes, hash and date."""
+    """One log to analyse: where it is, its content hash and date. The log's bytes are read again
+    when its task is submitted, so a batch over a large archive never holds every log in memory."""
 
     source: str
-    data: bytes
     hash: str
     played: str | None
 
 
-def prepare(path: str | Path) -> GameJob:
-    """Read a log, check its structure, and compute its content hash (LogError when malformed,
-    NotALog for a position or an analysis)."""
+def _canonical(path: str | Path) -> tuple[bytes, str | None]:
+    """A log's canonical casino-replay JSON and its date (LogError when malformed, NotALog for a
+    position or an analysis)."""
     raw = Path(path).read_bytes()
     try:
         fmt = orjson.loads(raw).get("format")
@@ -150,8 +150,22 @@ def prepare(path: str | Path) -> GameJob:
     if fmt in OTHER_FORMATS:
         raise NotALog(f"a {fmt} file, not a game log")
     log = read_log(raw)
-    data = log_to_json(log)
-    return GameJob(str(path), data, hashlib.sha256(data).hexdigest(), normal_date(log.date))
+    return log_to_json(log), normal_date(log.date)
+
+
+def prepare(path: str | Path) -> GameJob:
+    """Read a log, check its structure, and compute its content hash (SHA-256 of the canonical JSON)."""
+    data, played = _canonical(path)
+    return GameJob(str(path), hashlib.sha256(data).hexdigest(), played)
+
+
+def log_bytes(job: GameJob) -> bytes:
+    """The canonical bytes of a job's log, checked against its hash (BatchError if the file changed
+    since the run began)."""
+    data, _ = _canonical(job.source)
+    if hashlib.sha256(data).hexdigest() != job.hash:
+        raise BatchError("the file changed during the run; run again to analyse it")
+    return data
 
 
 def analyse_log(data: bytes, settings_json: dict[str, Any]) -> dict[str, Any] | None:
@@ -199,6 +213,7 @@ class BatchReport:
 
 
 Progress = Callable[[str, str, int, int], None]  # (event, source, done, total)
+Finish = Callable[[GameJob, dict[str, Any] | None, str | None], None]
 
 
 def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSettings = BatchSettings(),
@@ -267,8 +282,8 @@ def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSetting
         elif jobs == 1 or total <= 1:
             for job in todo:
                 try:
-                    result = analyse_log(job.data, settings_json)
-                except CoachError as e:
+                    result = analyse_log(log_bytes(job), settings_json)
+                except (CoachError, OSError) as e:
                     finish(job, None, _reason(e))
                     continue
                 finish(job, result, None)
@@ -279,26 +294,55 @@ def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSetting
     return report
 
 
-Finish = Callable[[GameJob, dict[str, Any] | None, str | None], None]
-
-
 def _reason(e: BaseException) -> str:
     if isinstance(e, OSError) and e.strerror:
         return e.strerror
     return str(e) if isinstance(e, CoachError) else f"{type(e).__name__}: {e}"
 
 
+class _Feeder:
+    """Hands out the next job with its bytes; a log that cannot be read any more fails at once."""
+
+    def __init__(self, todo: list[GameJob], finish: Finish) -> None:
+        self._jobs = iter(todo)
+        self._finish = finish
+
+    def next(self) -> tuple[GameJob, bytes] | None:
+        for job in self._jobs:
+            try:
+                return job, log_bytes(job)
+            except (CoachError, OSError) as e:
+                self._finish(job, None, _reason(e))
+        return None
+
+
+def _window(workers: int) -> int:
+    """Tasks kept in flight: enough to keep every worker busy, few enough to bound memory."""
+    return 2 * workers + 2
+
+
 def _run_local(jobs: int, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    feeder = _Feeder(todo, finish)
+    pending: dict[Future[dict[str, Any] | None], GameJob] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-        futures: dict[Future[dict[str, Any] | None], GameJob] = {
-            pool.submit(analyse_log, job.data, settings_json): job for job in todo}
+
+        def submit() -> None:
+            item = feeder.next()
+            if item is not None:
+                pending[pool.submit(analyse_log, item[1], settings_json)] = item[0]
+
         try:
-            for fut in as_completed(futures):
-                _deliver(futures[fut], fut, finish)
+            for _ in range(_window(jobs)):
+                submit()
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    _deliver(pending.pop(fut), fut, finish)
+                    submit()
         except BaseException:
-            for fut in futures:
+            for fut in pending:
                 fut.cancel()
             raise
 
@@ -326,14 +370,27 @@ def _run_dask(address: str, todo: list[GameJob], settings_json: dict[str, Any], 
         client = distributed.Client(address, timeout=f"{timeout}s")
     except (OSError, TimeoutError) as e:
         raise BatchError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    feeder = _Feeder(todo, finish)
+    pending: dict[Any, GameJob] = {}
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
     try:
-        futures = {client.submit(analyse_log, job.data, settings_json, pure=False):
-                   job for job in todo}
+        flow = distributed.as_completed()
+
+        def submit() -> None:
+            item = feeder.next()
+            if item is not None:
+                fut = client.submit(analyse_log, item[1], settings_json, pure=False)
+                pending[fut] = item[0]
+                flow.add(fut)
+
         try:
-            for fut in distributed.as_completed(list(futures)):
-                _deliver(futures[fut], fut, finish)
+            for _ in range(_window(workers)):
+                submit()
+            for fut in flow:
+                _deliver(pending.pop(fut), fut, finish)
+                submit()
         except BaseException:
-            client.cancel(list(futures))
+            client.cancel(list(pending))
             raise
     finally:
         client.close()

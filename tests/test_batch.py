@@ -265,3 +265,16 @@ def test_analyze_with_many_logs_or_a_store_goes_to_the_store(runner: CliRunner, 
     # One log without --store is still the one-game analysis.
     res = runner.invoke(app, ["analyze", str(games / "g2.json"), "--json", "--jobs", "1", *FAST_ARGS])
     assert res.exit_code == 0 and orjson.loads(res.stdout)["format"] == "casino-analysis"
+
+
+def test_a_log_changed_during_the_run_fails_alone(games: Path, tmp_path: Path) -> None:
+    def rewrite_at_start(event: str, source: str, done: int, total: int) -> None:
+        if event == "start":
+            (games / "g1.json").write_bytes(make_game(99))
+
+    with Store(tmp_path / "r.db") as st:
+        rep = run_batch([games], st, FAST, jobs=2, progress=rewrite_at_start)
+        assert rep.failed == [(str(games / "g1.json"), "the file changed during the run; run again to "
+                                                       "analyse it")]
+        assert len(rep.analysed) == 3
+        assert len(run_batch([games], st, FAST).analysed) == 1
