@@ -156,6 +156,14 @@ def settings_words(a: GameAnalysis) -> str:
             "inaccuracies")
 
 
+def luck_words(s: SeatSummary) -> str:
+    """The luck of each deal, round by round: "round 1: +0.40 -1.20 ...; round 2: ..."."""
+    rounds: dict[int, list[str]] = {}
+    for x in s.luck:
+        rounds.setdefault(x.round, []).append(f"{x.points:+.2f}")
+    return "; ".join(f"round {r + 1}: {' '.join(v)}" for r, v in sorted(rounds.items())) or "none"
+
+
 def _acc(s: SeatSummary) -> str:
     return "–" if s.accuracy is None else f"{s.accuracy:.1f}%"
 
@@ -193,6 +201,8 @@ def to_markdown(a: GameAnalysis) -> str:
                    + " | ".join(str(s.classes[c.value]) for c in CLASSES)
                    + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {_acc(s)} | "
                    f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |")
+    out += ["", "Luck per deal:", ""]
+    out += [f"- {s.player}: {luck_words(s)}" for s in a.summaries if s.luck]
     out += ["", "Lost: expected round points lost against the search's best move. Accuracy: "
             "Lichess's formula on the loss as a share of a round's 11 points. Luck: how much better "
             "the dealt cards were than an average deal from the same position.", ""]
@@ -431,6 +441,8 @@ def to_html(a: GameAnalysis) -> str:
             "what the player could know. Accuracy: Lichess's formula on the loss as a share of the 11 "
             "points of a round. Luck: how much better the dealt cards were than an average deal from "
             "the same position; luck-adjusted = result − luck.</p>",
+            '<p class="note"><b>Luck per deal</b>: ' + " · ".join(
+                f"{e(s.player)}: {e(luck_words(s))}" for s in a.summaries if s.luck) + "</p>",
             "<h2>Expected round score</h2>", chart_svg(a)]
     worst = a.worst()
     if worst:

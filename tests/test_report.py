@@ -146,3 +146,9 @@ def test_both_costs_side_by_side() -> None:
     assert "on the cards actually held: lost 3.00 (blunder)" in to_markdown(a)
     page = to_html(a)
     assert 'on the cards actually held</span><span class="cls blunder">−3.00</span>' in page
+
+
+def test_luck_per_deal_is_listed() -> None:
+    a = _analysis()
+    assert '- Ana <&> "A": round 1: +1.50 +1.50' in to_markdown(a)
+    assert "Ben: round 1: +0.50" in to_html(a)

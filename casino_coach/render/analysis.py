@@ -11,6 +11,7 @@ from rich.text import Text
 
 from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.render import cards_text, move_words
+from casino_coach.report import luck_words
 from casino_coach.state import Build
 
 CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
@@ -138,6 +139,9 @@ def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True, wide
          f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points); "
          f"{a.seconds:.1f} s", "dim"))
     parts: list[RenderableType] = [head, summary_table(a)]
+    luck = [Text.assemble((f"luck per deal, {s.player}: ", "dim"), luck_words(s))
+            for s in a.summaries if s.luck]
+    parts += luck
     bad = a.worst(worst)
     if bad:
         parts.append(Text("Worst moves", style="bold"))
