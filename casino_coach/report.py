@@ -149,8 +149,9 @@ def settings_words(a: GameAnalysis) -> str:
     lim = a.options.limits
     th = a.options.thresholds
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
-    return (f"search: {lim.samples} sampled worlds per move, {depth} (the last deal of a 2-player "
-            f"round exactly to its end), seed {lim.seed}; classes by loss in "
+    if len(a.players) == 2:
+        depth += " (the last deal of a round exactly to its end)"
+    return (f"search: {lim.samples} sampled worlds per move, {depth}, seed {lim.seed}; classes by loss in "
             f"expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ mistake < "
             f"{th.blunder:g} ≤ blunder; losses within {th.noise:g} standard errors are at most "
             "inaccuracies")
