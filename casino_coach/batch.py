@@ -19,9 +19,9 @@ import glob
 import hashlib
 import importlib
 import multiprocessing
+import queue
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -322,29 +322,42 @@ def _window(workers: int) -> int:
 
 
 def _run_local(jobs: int, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
+    """Local worker processes. Results come back through a queue in the order they finish; on an
+    interruption (Ctrl-C) the workers are terminated at once instead of finishing their games."""
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     feeder = _Feeder(todo, finish)
-    pending: dict[Future[dict[str, Any] | None], GameJob] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+    results: queue.Queue[tuple[GameJob, dict[str, Any] | None, BaseException | None]] = queue.Queue()
+    pool = ctx.Pool(min(jobs, len(todo)))
 
-        def submit() -> None:
-            item = feeder.next()
-            if item is not None:
-                pending[pool.submit(analyse_log, item[1], settings_json)] = item[0]
+    def submit() -> bool:
+        item = feeder.next()
+        if item is None:
+            return False
+        job, data = item
 
-        try:
-            for _ in range(_window(jobs)):
-                submit()
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    _deliver(pending.pop(fut), fut, finish)
-                    submit()
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
+        def done(result: dict[str, Any] | None) -> None:
+            results.put((job, result, None))
+
+        def failed(error: BaseException) -> None:
+            results.put((job, None, error))
+
+        pool.apply_async(analyse_log, (data, settings_json), callback=done, error_callback=failed)
+        return True
+
+    try:
+        inflight = sum(submit() for _ in range(_window(jobs)))
+        while inflight:
+            job, result, error = results.get()
+            inflight -= 1
+            finish(job, result, _reason(error) if error is not None else None)
+            inflight += submit()
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def _deliver(job: GameJob, fut: Any, finish: Finish) -> None:
