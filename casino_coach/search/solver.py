@@ -30,6 +30,7 @@ from casino_coach.search.evaluate import Evaluator
 from casino_coach.state import Build, RoundState
 
 INF = float("inf")
+NULL = 1e-9  # width of a null window (values are points, far coarser)
 STOCK_MARK = 1 << 52  # stands for "cards remain to be dealt" inside a search
 
 # Move ordering (captures of valuable cards first): a weight per card, in tenths of a point of the
@@ -181,10 +182,21 @@ class Solver:
         # The stored best move first, then the rest in their order.
         order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves))
                                                                     if i != best_i])
+        # Principal variation search: the first move with the full window, the others with a null
+        # window that only asks "better than the best so far?", searched again when they are.
+        search = self.search
+        first = True
         if s.to_move % self.nsides == self.root_side:
             best = -INF
             for i in order:
-                v = self.search(apply(rules, s, moves[i]), alpha, beta)
+                child = apply(rules, s, moves[i])
+                if first:
+                    v = search(child, alpha, beta)
+                    first = False
+                else:
+                    v = search(child, alpha, alpha + NULL)
+                    if alpha < v < beta:
+                        v = search(child, v, beta)
                 if v > best:
                     best = v
                     best_i = i
@@ -195,7 +207,14 @@ class Solver:
         else:
             best = INF
             for i in order:
-                v = self.search(apply(rules, s, moves[i]), alpha, beta)
+                child = apply(rules, s, moves[i])
+                if first:
+                    v = search(child, alpha, beta)
+                    first = False
+                else:
+                    v = search(child, beta - NULL, beta)
+                    if alpha < v < beta:
+                        v = search(child, alpha, v)
                 if v < best:
                     best = v
                     best_i = i
