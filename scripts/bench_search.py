@@ -4,7 +4,7 @@ last-deal solves, and nodes per second. Prints medians (and means) over many pos
 Targets (issue 3): ``suggest`` at default settings at most 0.5 s per decision in the first deals of a
 2-player game; an exact last-deal solve at most 0.1 s.
 
-    python scripts/bench_search.py [--rounds 6] [--preset classic --preset royal]
+    python scripts/bench_search.py [--rounds 6] [--last-rounds 30] [--preset classic --preset royal]
 
 Times are wall-clock and CPU (process) seconds; on a shared machine the CPU figure is the steadier.
 """
@@ -23,13 +23,14 @@ from casino_coach.search import Limits, evaluate
 from casino_coach.state import deal, new_round, shuffle_round
 
 
-def decisions(rules: RuleSet, rounds: int, seed: int) -> tuple[list[Observation], list[Observation]]:
-    """Observations of the mover at every decision of the first two deals, and at the first
-    decision of the last deal, from random rounds."""
+def decisions(rules: RuleSet, rounds: int, seed: int,
+              last_rounds: int) -> tuple[list[Observation], list[Observation]]:
+    """Observations of the mover at every decision of the first two deals of ``rounds`` random
+    rounds, and at the first decision of the last deal (8 cards to play) of ``last_rounds``."""
     early: list[Observation] = []
     last: list[Observation] = []
     rng = random.Random(seed)
-    for _ in range(rounds):
+    for r in range(max(rounds, last_rounds)):
         sh = shuffle_round(rng, 2)
         s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
         nxt = 1
@@ -37,9 +38,9 @@ def decisions(rules: RuleSet, rounds: int, seed: int) -> tuple[list[Observation]
             if s.needs_deal:
                 s = deal(s, sh.deals[nxt])
                 nxt += 1
-                if s.stock == 0:
+                if s.stock == 0 and r < last_rounds:
                     last.append(observe(s, s.to_move))
-            if nxt <= 2:
+            if nxt <= 2 and r < rounds:
                 early.append(observe(s, s.to_move))
             s = apply(rules, s, rng.choice(legal_moves(rules, s)))
     return early, last
@@ -63,14 +64,17 @@ def run(rules: RuleSet, observations: list[Observation], limits: Limits) -> dict
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--last-rounds", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
     args = ap.parse_args()
     for preset in args.preset or ["classic", "royal"]:
         rules = RuleSet.from_preset(preset)
-        early, last = decisions(rules, args.rounds, args.seed)
+        early, last = decisions(rules, args.rounds, args.seed, args.last_rounds)
         for what, obs, limits in (("evaluate, first two deals", early, Limits()),
                                   ("exact last-deal solve", last, Limits())):
+            if not obs:
+                continue
             f = run(rules, obs, limits)
             print(f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
                   f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "

@@ -91,3 +91,15 @@ def test_only_the_seat_to_move_is_advised() -> None:
     r = evaluate(CLASSIC, observe(s, s.to_move), Limits(samples=4, min_samples=2))
     with pytest.raises(SearchError):
         r.value_of(r.moves[0].move._replace(card=(r.moves[0].move.card + 1) % 52, action=0))
+
+
+def test_a_world_past_the_node_budget_falls_back_to_a_shallower_search() -> None:
+    s = reach(ROYAL, 2, 21, 0, 0)  # the first decision of the last deal: 8 cards to play
+    obs = observe(s, s.to_move)
+    full = evaluate(ROYAL, obs, Limits(nodes=None))
+    tight = evaluate(ROYAL, obs, Limits(nodes=40))
+    assert full.exact and not tight.exact
+    assert {mv.move for mv in tight.moves} == {mv.move for mv in full.moves}
+    assert all(math.isfinite(mv.ev) for mv in tight.moves)
+    assert not evaluate_world(ROYAL, s, Limits(nodes=40)).exact
+    assert evaluate_world(ROYAL, s, Limits(nodes=None)).exact

@@ -24,7 +24,7 @@ from casino_coach.movegen import Move, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
 from casino_coach.search.result import Limits, MoveValue, SearchResult
-from casino_coach.search.solver import STOCK_MARK, Solver, order_key
+from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, order_key
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
     SearchError,
@@ -44,6 +44,42 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
     if depth is None:
         depth = 8 if nplayers == 2 else AUTO_DEPTH_MANY
     return max(0, cards_in_hands - depth)
+
+
+class _Ladder:
+    """The solver of a decision, and shallower ones to fall back on: when one world alone takes more
+    than the node budget (a table full of cards in Royal can), that world and the rest are searched
+    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact."""
+
+    def __init__(self, rules: RuleSet, side: int, nsides: int, horizon: int, in_hands: int,
+                 budget: int | None) -> None:
+        self.rules = rules
+        self.side = side
+        self.nsides = nsides
+        self.in_hands = in_hands
+        self.solvers = [Solver(rules, side, nsides, horizon)]
+        self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
+        self.budget = budget
+        self.shallow = False
+
+    @property
+    def nodes(self) -> int:
+        return sum(s.nodes for s in self.solvers)
+
+    def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
+        while True:
+            solver = self.solvers[-1]
+            solver.node_limit = (solver.nodes + self.budget if self.budget is not None and self.depths
+                                 else 1 << 62)
+            try:
+                return solver.root_values(state, moves)
+            except OutOfNodes:
+                depth = self.depths.pop(0)
+                self.solvers.append(Solver(self.rules, self.side, self.nsides, self.in_hands - depth))
+                self.shallow = True
+
+
+FALLBACK_DEPTHS = (4, 2, 1)
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
@@ -199,7 +235,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     in_hands = sum(obs.hand_sizes)
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     side = obs.seat % obs.nsides
-    solver = Solver(rules, side, obs.nsides, horizon)
+    solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
     race = _Race(moves)
     tree = SearchTree(obs.seat, obs.nplayers) if record else None
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
@@ -242,7 +278,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         line = race.lines[i].most_common(1)[0][0] if race.lines[i] else ()
         out.append(MoveValue(moves[i], ev, se, line))
-    exact = complete and obs.stock_count == 0 and horizon == 0
+    exact = complete and obs.stock_count == 0 and horizon == 0 and not solver.shallow
     if tree is not None:
         tree.exact = exact
         tree.set_root(done, out[0].ev)
@@ -258,10 +294,12 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     seat = state.to_move
     if not state.hands[seat]:
         raise SearchError(f"seat {seat} has no cards: the next deal comes first")
-    horizon = _horizon(sum(h.bit_count() for h in state.hands), limits.depth, state.nplayers)
-    solver = Solver(rules, seat % state.nsides, state.nsides, horizon)
-    values = solver.root_values(state)
+    in_hands = sum(h.bit_count() for h in state.hands)
+    horizon = _horizon(in_hands, limits.depth, state.nplayers)
+    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
+    values = solver.root_values(state, sorted(legal_moves(rules, state), key=order_key))
     values.sort(key=lambda rv: (-rv.value, rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
-    return SearchResult(seat=seat, exact=state.stock == 0 and horizon == 0, moves=out, samples=1,
-                        nodes=solver.nodes, seconds=time.perf_counter() - t0, tree=None)
+    exact = state.stock == 0 and horizon == 0 and not solver.shallow
+    return SearchResult(seat=seat, exact=exact, moves=out, samples=1, nodes=solver.nodes,
+                        seconds=time.perf_counter() - t0, tree=None)

@@ -88,6 +88,10 @@ def canonical(state: RoundState) -> RoundState:
     return state if state.stock == mark else state._replace(stock=mark)
 
 
+class OutOfNodes(Exception):
+    """Raised inside a search that passed its node limit (the table stays valid)."""
+
+
 class Solver:
     """Alpha-beta with a transposition table, for one root side; reusable across worlds."""
 
@@ -99,6 +103,7 @@ class Solver:
         self.eval = Evaluator(rules, nsides, root_side)
         self.tt: dict[RoundState, Entry] = {}
         self.nodes = 0
+        self.node_limit = 1 << 62  # ``search`` raises OutOfNodes past this many nodes
         # Legal moves depend only on the mover, its hand and the table (and a partner's hand when
         # building for a partner is allowed): cached across positions and worlds, ordered.
         self._moves: dict[tuple[int, int, int, tuple[Build, ...], int], list[Move]] = {}
@@ -149,6 +154,8 @@ class Solver:
 
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
         self.nodes += 1
+        if self.nodes > self.node_limit:
+            raise OutOfNodes
         hands = s.hands
         left = 0
         for h in hands:
