@@ -15,7 +15,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from casino_coach.cards import RANK, RANK_MASK, card_symbol, cards_of, iter_cards, mask_symbols
+from casino_coach.cards import ACES_MASK, RANK, RANK_MASK, card_symbol, cards_of, iter_cards, mask_symbols
 from casino_coach.errors import IllegalMoveError
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
@@ -179,18 +179,28 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
     hand still counts for must-hold.
     """
     moves = _generate(rules, state, cards)
-    if not moves and rules.build_for_partner != "never" and (
+    if not moves and state.hands[state.to_move] and (
             cards is None or not _generate(rules, state, None)):
-        # rules.md 1.4 proves a move always exists because an owner holds his capture card; with
-        # build_for_partner only the partner may hold it, and then the owner must be able to trail.
-        # (With a card filter, the question is whether the whole hand has no move.)
-        moves = {Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])
-                 if cards is None or cards >> c & 1}
+        moves = _last_resort(rules, state, cards)
     return sorted(moves)
 
 
-def _generate(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]:
-    """The moves of ``legal_moves`` before the last-resort trail."""
+def _last_resort(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]:
+    """The moves of a player who holds cards but has no legal move.
+
+    rules.md 1.4 proves this cannot happen because an owner holds his capture card. Two cases escape
+    the proof: building for a partner (only the partner may hold it), and a position made elsewhere in
+    which one Royal ace must cover builds of both 1 and 14. Then must-hold is waived for the builds
+    already owned; if even that leaves nothing, the player trails.
+    """
+    # Decided for the whole hand first (a card filter only selects among the result).
+    moves = _generate(rules, state, None, strict=False) or {
+        Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])}
+    return moves if cards is None else {m for m in moves if cards >> m.card & 1}
+
+
+def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True) -> set[Move]:
+    """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already)."""
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
@@ -210,6 +220,11 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]
             partner_caps.update(caps[c])
     owned = [b for b in builds if b.owner == seat]
     owns_build = bool(owned)
+    # Both ace values can only be needed when a build of 1 or 14 is owned already.
+    dual_ace = rules.ace_value == "one_or_fourteen" and any(b.value in (1, 14) for b in owned)
+    partner_aces = 0
+    if partner_caps:
+        partner_aces = (state.hands[(seat + 2) % 4] & ACES_MASK).bit_count()
     equal_loose = rules.trail_restriction == "equal_loose"
     loose_pvs = {pv[c] for c in iter_cards(loose)} if equal_loose else set()
     moves: set[Move] = set()
@@ -222,14 +237,14 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]
             rest_caps |= partner_caps
         # Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
         # Only builds whose value would be left uncovered matter; usually there are none.
-        exposed = [b.cards for b in owned if b.value not in rest_caps]
+        exposed = [b.cards for b in owned if b.value not in rest_caps] if strict else []
 
         # --- captures (1.6) ---
         captures = _captures(rules, state, tbl, c)
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
-        moves.update([Move(c, CAPTURE, t, 0) for t in captures])
+        card_moves = [Move(c, CAPTURE, t, 0) for t in captures]
 
         # --- builds (1.7) ---
         b = bv[c]
@@ -240,26 +255,41 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None) -> set[Move]
             found = _build_moves(rules, state, tbl, c, rest_caps)
             if exposed:
                 found = [mv for mv in found if all(mv.take & bc for bc in exposed)]
-            moves.update(found)
+            card_moves += found
 
         # --- trail (1.9) ---
-        if owns_build and not rules.owner_may_trail:
-            continue
+        trail_ok = not (owns_build and not rules.owner_may_trail)
         if equal_loose and pv[c] in loose_pvs:
-            continue
+            trail_ok = False
         if rules.trail_restriction == "any_capture" and can_capture:
-            continue
-        if not exposed:
-            moves.add(Move(c, TRAIL, 0, 0))
+            trail_ok = False
+        if trail_ok and not exposed:
+            card_moves.append(Move(c, TRAIL, 0, 0))
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
                     if v not in rest_caps or not _value_free(rules, builds, v, ()):
                         continue
                     for s in tbl.unions(v):
                         if s.bit_count() >= 2:
-                            moves.add(Move(c, TRAIL, s, v))
+                            card_moves.append(Move(c, TRAIL, s, v))
+
+        # Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both in
+        # one move, so an owner who must cover a build of 1 and a build of 14 needs two aces. (Read
+        # literally, 1.8.2 lets one ace cover both, and then its owner can be left with no legal
+        # move, against 1.4.)
+        if strict and dual_ace and (hand & ~(1 << c) & ACES_MASK).bit_count() + partner_aces < 2:
+            card_moves = [m for m in card_moves if not _needs_both_ace_values(m, owned)]
+        moves.update(card_moves)
 
     return moves
+
+
+def _needs_both_ace_values(move: Move, owned: list[Build]) -> bool:
+    """Whether, after ``move``, its player owns (or creates) builds of both 1 and 14."""
+    need = {b.value for b in owned if not b.cards & move.take}
+    if move.action == BUILD or move.value:
+        need.add(move.value)
+    return 1 in need and 14 in need
 
 
 def _value_free(rules: RuleSet, builds: tuple[Build, ...], value: int, consumed: tuple[int, ...]) -> bool:
@@ -472,16 +502,18 @@ def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:
     bit = 1 << move.card
     if not state.hands[state.to_move] & bit or move.take & ~state.table:
         return False
-    if rules.trail_restriction == "any_capture" or rules.build_for_partner != "never":
-        # Trailing then depends on every capture of the card, or on the fallback trail of
-        # legal_moves when nothing else is possible: judge on the whole table.
+    if rules.trail_restriction == "any_capture":
+        # Trailing then depends on every capture of the card: judge on the whole table.
         return move in legal_moves(rules, state, cards=bit)
     seat = state.to_move
     take = move.take
     keep_all = not rules.allow_duplicate_value_builds
     builds = tuple(b for b in state.builds if keep_all or b.owner == seat or b.cards & take)
     loose = state.loose & (take | RANK_MASK[RANK[move.card]])
-    return move in legal_moves(rules, state._replace(loose=loose, builds=builds), cards=bit)
+    if move in _generate(rules, state._replace(loose=loose, builds=builds), bit):
+        return True
+    # Otherwise legal only as a last resort, when the whole hand has no move (see _last_resort).
+    return not _generate(rules, state, None) and move in _last_resort(rules, state, bit)
 
 
 def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
@@ -517,6 +549,10 @@ def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
             return (f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) "
                     "cannot be split")
     owned = [b for b in state.builds if b.owner == seat]
+    if (rules.ace_value == "one_or_fourteen" and _needs_both_ace_values(move, owned)
+            and (hand & ~(1 << c) & ACES_MASK).bit_count() < 2):
+        return ("you would own a build of 1 and a build of 14 with one ace left to take them: an "
+                "ace takes one or the other, so each needs its own ace (rules.md 1.8.2)")
     if move.action == TRAIL:
         return _trail_reason(rules, state, move, owned)
     if move.action == CAPTURE:

@@ -224,3 +224,16 @@ def test_unions_of_many_sets_match_a_plain_walk() -> None:
                 assert _unions(sums[w]) == walk_all(sums[w])
                 checked += 1
     assert checked > 100
+
+
+def test_one_ace_cannot_cover_a_build_of_one_and_a_build_of_fourteen() -> None:
+    # Seat 0 owns a build of 14 and holds A♥ A♦ 5C: building aces (1) with A♦ would leave one ace
+    # for both builds, and an ace captures as 1 or as 14, never both in one move.
+    s = position(ROYAL, ["AD AH 5C", "2H"], "AC [2D QC =14 @0]")
+    assert "AD b1 AC" not in moves_text(ROYAL, s)
+    assert "each needs its own ace" in illegal_reason(ROYAL, s, parse_move("AD b1 AC"))
+    two = position(ROYAL, ["AD AH AS", "2H"], "AC [2D QC =14 @0]")
+    assert "AD b1 AC" in moves_text(ROYAL, two)
+    # The position random play reached before the rule: one ace left, builds of 1 and 14.
+    last = position(ROYAL, ["AH", "2H"], "7H [AC AS =1 @0] [2D QC =14 @0]")
+    assert legal_moves(ROYAL, last)

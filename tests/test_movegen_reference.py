@@ -8,7 +8,7 @@ of each preset with 2, 3 and 4 players; tables are kept small enough for brute f
 from __future__ import annotations
 
 import random
-from itertools import combinations
+from itertools import combinations, permutations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -62,11 +62,16 @@ def reference_moves(rules: RuleSet, s: RoundState) -> set[Move]:
 
     out: set[Move] = set()
     for c in hand:
-        rest_caps = {w for o in hand if o != c for w in capture_values(rules, o)}
 
-        def holds(take: int, new_value: int | None = None, caps: set[int] = rest_caps) -> bool:
-            ok = all(b.cards & take or b.value in caps for b in own)
-            return ok and (new_value is None or new_value in caps)
+        rest = [o for o in hand if o != c]
+
+        def holds(take: int, new_value: int | None = None, rest: list[int] = rest) -> bool:
+            # Must-hold (1.8.2) with one card per build value: the values still owned after the
+            # move must be matched to distinct remaining cards able to capture them.
+            need = sorted({b.value for b in own if not b.cards & take} | (
+                {new_value} if new_value is not None else set()))
+            return any(all(v in capture_values(rules, card) for v, card in zip(need, pick, strict=True))
+                       for pick in permutations(rest, len(need)))
 
         v = value(rules, c)
         # Captures (1.6): every non-empty collection of items.
