@@ -152,3 +152,19 @@ def test_inconsistent_counts_are_an_error() -> None:
     obs = observe(s, 0)._replace(stock_count=8)
     with pytest.raises(SearchError, match="do not add up"):
         sample_world(CLASSIC, obs, random.Random(0))
+
+
+def test_owner_of_builds_of_one_and_fourteen_is_dealt_two_aces() -> None:
+    # movegen's must-hold takes one card per build value: seat 1 owning builds of 1 (aces) and 14
+    # holds two aces in every consistent world.
+    from casino_coach.cards import ACES_MASK
+    from casino_coach.search.worlds import sample_world, world_state
+
+    rules = RuleSet.from_preset("royal")
+    s = position(rules, ["5C 6C", "AD AH 2C"], "[AC AS =1 @1] [2D QC =14 @1]",
+                 stock=parse_hand("3H 4H 7D 8D 9S TS"))
+    obs = observe(s, 0)
+    rng = random.Random(5)
+    for _ in range(50):
+        hands = world_state(obs, sample_world(rules, obs, rng)).hands
+        assert (hands[1] & ACES_MASK).bit_count() == 2

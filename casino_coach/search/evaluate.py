@@ -22,6 +22,7 @@ from math import comb
 
 from casino_coach.cards import ACES_MASK, BIG_CASINO, FULL_DECK, LITTLE_CASINO, SPADES_MASK
 from casino_coach.rules import RuleSet
+from casino_coach.scoring import net_sweeps
 from casino_coach.state import RoundState
 
 _BIG = 1 << BIG_CASINO
@@ -45,16 +46,9 @@ def _majority_share(counts: tuple[int, ...], points: int, tie: str) -> list[floa
 
 def sweep_points(rules: RuleSet, sweeps: tuple[int, ...]) -> list[float]:
     """Sweep points per side with the preset's cancelling (rules.md 1.10, S1-S3)."""
-    n = len(sweeps)
     if not rules.sweeps or not rules.points_sweep:
-        return [0.0] * n
-    net = list(sweeps)
-    if rules.sweep_cancellation:
-        if n == 2:
-            net = [max(0, sweeps[0] - sweeps[1]), max(0, sweeps[1] - sweeps[0])]
-        elif rules.sweep_cancellation_3p == "net_vs_max":
-            net = [max(0, sweeps[s] - max(sweeps[o] for o in range(n) if o != s)) for s in range(n)]
-    return [float(x * rules.points_sweep) for x in net]
+        return [0.0] * len(sweeps)
+    return [float(x * rules.points_sweep) for x in net_sweeps(rules, sweeps)]
 
 
 def final_points(rules: RuleSet, state: RoundState) -> list[float]:

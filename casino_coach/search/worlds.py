@@ -23,7 +23,7 @@ from itertools import combinations
 from math import comb
 from typing import NamedTuple
 
-from casino_coach.cards import iter_cards
+from casino_coach.cards import ACES_MASK, iter_cards
 from casino_coach.errors import CoachError
 from casino_coach.observation import Observation
 from casino_coach.rules import RuleSet
@@ -110,6 +110,9 @@ def _holds_all(rules: RuleSet, hand: int, values: frozenset[int]) -> bool:
     have: set[int] = set()
     for c in iter_cards(hand):
         have.update(caps[c])
+    if 1 in values and 14 in values and rules.ace_value == "one_or_fourteen":
+        # One card per build value (movegen): builds of 1 and of 14 need two aces.
+        return values <= have and (hand & ACES_MASK).bit_count() >= 2
     return values <= have
 
 
