@@ -227,6 +227,9 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
         partner_aces = (state.hands[(seat + 2) % 4] & ACES_MASK).bit_count()
     equal_loose = rules.trail_restriction == "equal_loose"
     loose_pvs = {pv[c] for c in iter_cards(loose)} if equal_loose else set()
+    plain = not builds and not equal_loose and not rules.build_as_card_in_sums
+    court_builds = rules.court_builds and not rules.numeric_courts
+    maxb = rules.max_build
     moves: set[Move] = set()
 
     for c in hand_cards:
@@ -240,7 +243,13 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
         exposed = [b.cards for b in owned if b.value not in rest_caps] if strict else []
 
         # --- captures (1.6) ---
-        captures = _captures(rules, state, tbl, c)
+        if plain and bv[c]:
+            # No builds, no Dominican or C4 rule: a numeral takes unions of loose value sets.
+            captures: set[int] = set()
+            for w in caps[c]:
+                captures.update(tbl.unions(w))
+        else:
+            captures = _captures(rules, state, tbl, c)
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
@@ -248,10 +257,10 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
 
         # --- builds (1.7) ---
         b = bv[c]
-        builds_ok = b > 0 or (rules.court_builds and not rules.numeric_courts)
+        builds_ok = b > 0 or court_builds
         if equal_loose and not rules.equal_loose_build_ok and pv[c] in loose_pvs:
             builds_ok = False
-        if builds_ok:
+        if builds_ok and (builds or court_builds or any(b <= v <= maxb for v in rest_caps)):
             found = _build_moves(rules, state, tbl, c, rest_caps)
             if exposed:
                 found = [mv for mv in found if all(mv.take & bc for bc in exposed)]
