@@ -66,10 +66,41 @@ def _sums_table(items: list[tuple[int, int]], limit: int) -> tuple[tuple[int, ..
 _NUMERALS = sum(RANK_MASK[r] for r in range(10))
 
 
-@lru_cache(maxsize=1 << 16)
-def _numeral_sums(summable: int, limit: int) -> tuple[tuple[int, ...], ...]:
-    """Value sets of the cards of ``summable`` by total, each card worth its rank (aces 1)."""
-    return _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
+_SumsTable = tuple[tuple[int, ...], ...]
+_sums_cache: dict[tuple[int, int], _SumsTable] = {}
+_SUMS_CACHE_SIZE = 1 << 17
+
+
+def _numeral_sums(summable: int, limit: int) -> _SumsTable:
+    """Value sets of the cards of ``summable`` by total, each card worth its rank (aces 1).
+
+    Cached by card mask. A table one card short of the one asked for (the table before a trail) is
+    usually cached already, and extending it by that card is much cheaper than starting again.
+    """
+    got = _sums_cache.get((summable, limit))
+    if got is not None:
+        return got
+    rest = summable
+    while rest:
+        bit = rest & -rest
+        parent = _sums_cache.get((summable ^ bit, limit))
+        if parent is not None:
+            v = RANK[bit.bit_length() - 1] + 1
+            out = list(parent)
+            if v <= limit:
+                out[v] = (*parent[v], bit)
+                for t in range(v + 1, limit + 1):
+                    if parent[t - v]:
+                        out[t] = parent[t] + tuple([m | bit for m in parent[t - v]])
+            got = tuple(out)
+            break
+        rest ^= bit
+    else:
+        got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
+    if len(_sums_cache) >= _SUMS_CACHE_SIZE:
+        _sums_cache.clear()
+    _sums_cache[(summable, limit)] = got
+    return got
 
 
 @lru_cache(maxsize=1 << 16)

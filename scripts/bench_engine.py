@@ -44,7 +44,7 @@ def random_round(rules: RuleSet, nplayers: int, rng: random.Random,
 
 def clear_caches() -> None:
     """The subset-sum and union caches persist across calls; clear them to start cold."""
-    movegen._numeral_sums.cache_clear()
+    movegen._sums_cache.clear()
     movegen._unions.cache_clear()
 
 
