@@ -39,7 +39,7 @@ from casino_coach.cards import (
     iter_cards,
     mask_symbols,
 )
-from casino_coach.movegen import BUILD, CAPTURE, Move, apply, legal_moves
+from casino_coach.movegen import BUILD, CAPTURE, Move, apply, is_legal, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
@@ -592,25 +592,33 @@ def _world(obs: Observation, state: RoundState | None) -> RoundState | None:
     return as_state(obs, tuple(hands), 0)
 
 
-def _residue(rules: RuleSet, state: RoundState, first: Move, line: Sequence[Move]) -> tuple[int, int] | None:
-    """Follow ``first`` and ``line`` to the end of the round: (side taking the residue, residue)."""
+def _play_out(rules: RuleSet, state: RoundState, first: Move,
+              line: Sequence[Move]) -> tuple[RoundState, Move, RoundState] | None:
+    """Follow ``first`` and ``line`` to the end of the round: the state before the last move, that
+    move, and the finished state; None when the line stops short or leaves the rules."""
     s = state
     for m in (first, *line):
-        if s.is_over:
-            break
-        if s.needs_deal or m not in legal_moves(rules, s):
+        if s.needs_deal or not is_legal(rules, s, m):
             return None
-        before = s
-        s = apply(rules, s, m)
+        before, s = s, apply(rules, s, m)
         if s.is_over:
-            side = s.last_capturer
-            if side < 0:
-                return None
-            gained = s.captured[side] & ~before.captured[side]
-            if m.action == CAPTURE and before.side_of(before.to_move) == side:
-                gained &= ~(m.take | 1 << m.card)
-            return side, gained
+            return before, m, s
     return None
+
+
+def _residue(rules: RuleSet, state: RoundState, first: Move, line: Sequence[Move]) -> tuple[int, int] | None:
+    """Follow ``first`` and ``line`` to the end of the round: (side taking the residue, residue)."""
+    out = _play_out(rules, state, first, line)
+    if out is None:
+        return None
+    before, m, s = out
+    side = s.last_capturer
+    if side < 0:
+        return None
+    gained = s.captured[side] & ~before.captured[side]
+    if m.action == CAPTURE and before.side_of(before.to_move) == side:
+        gained &= ~(m.take | 1 << m.card)
+    return side, gained
 
 
 def _residue_factors(rules: RuleSet, obs: Observation, played: Move, best: Move, w: Weights,
@@ -639,14 +647,8 @@ _ITEM_WORDS = {"cards": "most cards", "spades": "most spades", "big_casino": "Bi
 
 
 def _final(rules: RuleSet, state: RoundState, first: Move, line: Sequence[Move]) -> RoundState | None:
-    s = state
-    for m in (first, *line):
-        if s.is_over:
-            break
-        if s.needs_deal or m not in legal_moves(rules, s):
-            return None
-        s = apply(rules, s, m)
-    return s if s.is_over else None
+    out = _play_out(rules, state, first, line)
+    return out[2] if out is not None else None
 
 
 def _outcome_words(rules: RuleSet, obs: Observation, played: Move, best: Move,

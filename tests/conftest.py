@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from casino_coach.movegen import ACTION_NAMES, Move, legal_moves
 from casino_coach.notation import move_text, parse_hand, parse_table
 from casino_coach.rules import RuleSet
@@ -33,3 +35,13 @@ def moves_text(rules: RuleSet, state: RoundState, card: str | None = None) -> se
 
 def describe(m: Move) -> str:
     return f"{ACTION_NAMES[m.action]} {move_text(m)}"
+
+
+def one_error_line(result: Any) -> str:
+    """A CLI result that failed as bad input must: exit 1, one stderr line, no traceback."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    err = result.stderr.strip()
+    assert "\n" not in err and err.startswith("error: ")
+    assert result.stdout == ""
+    return err

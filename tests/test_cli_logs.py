@@ -28,6 +28,7 @@ from casino_coach.replay import (
     replay,
 )
 from casino_coach.rules import RuleSet
+from tests.conftest import one_error_line
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 SAMPLES = sorted(REPLAYS.glob("*.json"))
@@ -42,15 +43,6 @@ def write(tmp_path: Path, obj: Any, name: str = "log.json") -> Path:
     p = tmp_path / name
     p.write_bytes(obj if isinstance(obj, bytes) else orjson.dumps(obj))
     return p
-
-
-def one_error_line(result: Any) -> str:
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    err = result.stderr.strip()
-    assert "\n" not in err and err.startswith("error: ")
-    assert result.stdout == ""
-    return err
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from casino_coach.game import Game
 from casino_coach.movegen import legal_moves
 from casino_coach.replay import log_to_json
 from casino_coach.rules import RuleSet
+from tests.conftest import one_error_line
 
 runner = CliRunner()
 ROYAL = RuleSet.from_preset("royal")
@@ -22,15 +23,6 @@ ROYAL = RuleSet.from_preset("royal")
 
 def cli(*args: str) -> Any:
     return runner.invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
-
-
-def one_error_line(result: Any) -> str:
-    assert result.exit_code == 1, result.output
-    assert "Traceback" not in result.output
-    err = result.stderr.strip()
-    assert "\n" not in err and err.startswith("error: ")
-    assert result.stdout == ""
-    return err
 
 
 def game_in_last_deal(plies_into_it: int, viewer: int | None = None) -> tuple[Game, bytes, int]:

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.render import cards_text, move_words
-from casino_coach.report import luck_words
+from casino_coach.report import class_label, luck_words
 from casino_coach.state import Build
 
 CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
@@ -29,14 +29,6 @@ def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
         t.append_text(cards_text(b.cards))
         t.append(f" ={b.value}]", style="cyan")
     return t if len(t) else Text("(empty)", style="dim")
-
-
-def label(m: MoveAnalysis) -> str:
-    if not m.rated:
-        return "not rated"
-    if m.forced:
-        return "forced"
-    return m.cls.value if m.cls is not None else ""
 
 
 def summary_table(a: GameAnalysis) -> Table:
@@ -66,7 +58,7 @@ def summary_table(a: GameAnalysis) -> Table:
 
 def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     """One rated move with its explanation."""
-    lab = label(m)
+    lab = class_label(m)
     style = CLASS_STYLES.get(lab, "")
     lines: list[RenderableType] = []
     played = Text("played ", style="dim")
@@ -113,7 +105,7 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
     t.add_column("best")
     last_round = -1
     for m in a.moves:
-        lab = label(m)
+        lab = class_label(m)
         if m.round != last_round and last_round >= 0:
             t.add_section()
         last_round = m.round
