@@ -12,6 +12,7 @@ owner, Dominican and partner rules filter the candidates.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -47,6 +48,8 @@ class Move(NamedTuple):
             return f"{c} trails, building {self.value} from {mask_symbols(self.take)}"
         return f"{c} trails"
 
+
+_new = tuple.__new__  # Move(...) and RoundState(...) through their __new__ cost three times as much
 
 # ---------------------------------------------------------------------------------------------------
 # Value sets of loose cards
@@ -225,36 +228,40 @@ def _last_resort(rules: RuleSet, state: RoundState, cards: int | None) -> set[Mo
     already owned; if even that leaves nothing, the player trails.
     """
     # Decided for the whole hand first (a card filter only selects among the result).
-    moves = _generate(rules, state, None, strict=False) or {
+    moves = set(_generate(rules, state, None, strict=False)) or {
         Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])}
     return moves if cards is None else {m for m in moves if cards >> m.card & 1}
 
 
-def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True) -> set[Move]:
+def _generate(rules: RuleSet, state: RoundState, cards: int | None,
+              strict: bool = True) -> Collection[Move]:
     """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already)."""
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
-        return set()
+        return ()
     builds = state.builds
     loose = state.loose
     caps = rules.capture_values
+    capm = rules.capture_masks
     bv = rules.build_value
     pv = rules.pair_value
     nsides = state.nsides
     tbl = _Table(rules, loose)
     # Helpers for the must-hold rule (1.8.2): which capture values remain in hand after playing c.
     hand_cards = cards_of(hand)
-    partner_caps: set[int] = set()
+    partner_capm = 0  # the partner's capture values, when building for the partner is allowed
     if rules.build_for_partner != "never" and state.nplayers == 4 and nsides == 2:
         for c in iter_cards(state.hands[(seat + 2) % 4]):
-            partner_caps.update(caps[c])
+            partner_capm |= capm[c]
+    if not builds and rules.simple_tables:
+        return _generate_simple(rules, tbl, hand_cards, cards, partner_capm)
     owned = [b for b in builds if b.owner == seat]
     owns_build = bool(owned)
     # Both ace values can only be needed when a build of 1 or 14 is owned already.
     dual_ace = rules.ace_value == "one_or_fourteen" and any(b.value in (1, 14) for b in owned)
     partner_aces = 0
-    if partner_caps:
+    if partner_capm:
         partner_aces = (state.hands[(seat + 2) % 4] & ACES_MASK).bit_count()
     equal_loose = rules.trail_restriction == "equal_loose"
     loose_pvs = {pv[c] for c in iter_cards(loose)} if equal_loose else set()
@@ -266,12 +273,14 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
     for c in hand_cards:
         if cards is not None and not cards >> c & 1:
             continue
-        rest_caps = {w for o in hand_cards if o != c for w in caps[o]}
-        if partner_caps:
-            rest_caps |= partner_caps
+        rest = partner_capm
+        for o in hand_cards:
+            if o != c:
+                rest |= capm[o]
+        rest_caps = _values(rest)
         # Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
         # Only builds whose value would be left uncovered matter; usually there are none.
-        exposed = [b.cards for b in owned if b.value not in rest_caps] if strict else []
+        exposed = [b.cards for b in owned if not rest >> b.value & 1] if strict else []
 
         # --- captures (1.6) ---
         if plain and bv[c]:
@@ -284,14 +293,14 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
-        card_moves = [Move(c, CAPTURE, t, 0) for t in captures]
+        card_moves = [_new(Move, (c, CAPTURE, t, 0)) for t in captures]
 
         # --- builds (1.7) ---
         b = bv[c]
         builds_ok = b > 0 or court_builds
         if equal_loose and not rules.equal_loose_build_ok and pv[c] in loose_pvs:
             builds_ok = False
-        if builds_ok and (builds or court_builds or any(b <= v <= maxb for v in rest_caps)):
+        if builds_ok and (builds or court_builds or rest >> b << b & (2 << maxb) - 1):
             found = _build_moves(rules, state, tbl, c, rest_caps)
             if exposed:
                 found = [mv for mv in found if all(mv.take & bc for bc in exposed)]
@@ -304,14 +313,14 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
         if rules.trail_restriction == "any_capture" and can_capture:
             trail_ok = False
         if trail_ok and not exposed:
-            card_moves.append(Move(c, TRAIL, 0, 0))
+            card_moves.append(_new(Move, (c, TRAIL, 0, 0)))
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
                     if v not in rest_caps or not _value_free(rules, builds, v, ()):
                         continue
                     for s in tbl.unions(v):
                         if s.bit_count() >= 2:
-                            card_moves.append(Move(c, TRAIL, s, v))
+                            card_moves.append(_new(Move, (c, TRAIL, s, v)))
 
         # Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both in
         # one move, so an owner who must cover a build of 1 and a build of 14 needs two aces. (Read
@@ -322,6 +331,78 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
         moves.update(card_moves)
 
     return moves
+
+
+def _values(mask: int) -> list[int]:
+    """The values whose bits are set in ``mask`` (bit w for value w), lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _generate_simple(rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None,
+                     partner_capm: int) -> list[Move]:
+    """``_generate`` on a table without builds under ``rules.simple_tables``: the common case.
+
+    With no build on the table nobody owns one, so must-hold binds only the value of a new build,
+    and nothing can be extended or raised; the moves are each numeral's captures and new builds, each
+    court's pairings, and the trails (none for a card that can capture under any_capture). Each move
+    comes once: cards differ, and a card's captures, builds of one value and builds of different
+    values differ in action, take or value.
+    """
+    capm = rules.capture_masks
+    caps = rules.capture_values
+    bv = rules.build_value
+    maxb = rules.max_build
+    below_max = (2 << maxb) - 1
+    multi = rules.multi_set_build_creation
+    ace14 = rules.ace_singleton_set_in_build and maxb == 14
+    trail_if_capture = rules.trail_restriction != "any_capture"
+    out: list[Move] = []
+    for c in hand_cards:
+        if cards is not None and not cards >> c & 1:
+            continue
+        b = bv[c]
+        ws = caps[c]
+        takes: Collection[int]
+        if not b:
+            takes = _court_takes(rules, tbl, ws[0])
+        elif len(ws) == 1:
+            takes = tbl.unions(ws[0])
+        else:  # a Royal ace captures as 1 or as 14
+            takes = {t for w in ws for t in tbl.unions(w)}
+        for t in takes:
+            out.append(_new(Move, (c, CAPTURE, t, 0)))
+        if b:
+            rest = partner_capm
+            for o in hand_cards:
+                if o != c:
+                    rest |= capm[o]
+            rest = rest >> b << b & below_max  # values b..max_build a card left in hand captures
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                v = low.bit_length() - 1
+                for s in tbl.gatherings(b, v, ace14 and v == 14 and b == 1, multi):
+                    if s:  # a build is never the played card alone (1.7.1)
+                        out.append(_new(Move, (c, BUILD, s, v)))
+        if trail_if_capture or not takes:
+            out.append(_new(Move, (c, TRAIL, 0, 0)))
+    return out
+
+
+def _court_takes(rules: RuleSet, tbl: _Table, w: int) -> tuple[int, ...]:
+    """The loose cards a classic court of pairing value ``w`` may take (1.6.3, court_pairing_count)."""
+    singles = tbl.sets(w)
+    n = rules.court_pairing_count
+    if n == "one":
+        return singles
+    if n == "all":
+        return (sum(singles),) if singles else ()
+    return singles + ((sum(singles),) if len(singles) == 3 else ())  # one_or_three
 
 
 def _needs_both_ace_values(move: Move, owned: list[Build]) -> bool:
@@ -346,18 +427,7 @@ def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int
     equal_loose = rules.trail_restriction == "equal_loose"
     classic_court = rules.build_value[c] == 0
     for w in rules.capture_values[c]:
-        if classic_court:
-            singles = tbl.sets(w)
-            n = rules.court_pairing_count
-            loose_opts: tuple[int, ...]
-            if n == "one":
-                loose_opts = singles
-            elif n == "all":
-                loose_opts = (sum(singles),) if singles else ()
-            else:  # one_or_three
-                loose_opts = singles + ((sum(singles),) if len(singles) == 3 else ())
-        else:
-            loose_opts = tbl.unions(w)
+        loose_opts = _court_takes(rules, tbl, w) if classic_court else tbl.unions(w)
         if rules.build_as_card_in_sums and not classic_court:
             loose_opts = _with_builds_in_sums(rules, state, tbl, w, loose_opts)
         bmasks = [b.cards for b in builds if b.value == w]
@@ -393,7 +463,7 @@ def _with_builds_in_sums(rules: RuleSet, state: RoundState, tbl: _Table, w: int,
 
 
 def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
-                 rest_caps: set[int]) -> list[Move]:
+                 rest_caps: list[int]) -> list[Move]:
     """Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card ``c``; must-hold of the new value."""
     out: list[Move] = []
     seat = state.to_move
@@ -417,7 +487,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
             continue
         for s in gatherings(v):
             if s:  # a build is never the played card alone (1.7.1)
-                out.append(Move(c, BUILD, s, v))
+                out.append(_new(Move, (c, BUILD, s, v)))
 
     for bld in builds:
         owner = bld.owner
@@ -433,9 +503,9 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
             for s in gatherings(v):
-                out.append(Move(c, BUILD, bld.cards | s, v))
+                out.append(_new(Move, (c, BUILD, bld.cards | s, v)))
                 for merged in _unions(extra) if extra else ():
-                    out.append(Move(c, BUILD, bld.cards | s | merged, v))
+                    out.append(_new(Move, (c, BUILD, bld.cards | s | merged, v)))
         # Raise a single build with the hand card (1.7.3); multiple builds never.
         if bld.multiple or court:
             continue
@@ -452,11 +522,11 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
                 continue
             if not _value_free(rules, builds, nv, (bld.cards,)):
                 continue
-            out.append(Move(c, BUILD, bld.cards | helper, nv))
+            out.append(_new(Move, (c, BUILD, bld.cards | helper, nv)))
             us = tbl.unions(nv) if rules.multi_set_build_creation else tbl.sets(nv)
             for u in us:
                 if not u & helper:
-                    out.append(Move(c, BUILD, bld.cards | helper | u, nv))
+                    out.append(_new(Move, (c, BUILD, bld.cards | helper | u, nv)))
     return out
 
 
@@ -509,8 +579,9 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             total = sum(rules.pair_value[x] for x in iter_cards(take))
             builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
     # Positional construction: NamedTuple._replace is several times slower on this hot path.
-    nxt = RoundState(tuple(hands), loose, builds, captured, sweeps, (seat + 1) % len(hands), last,
-                     state.stock, state.dealer, state.nsides, state.set_aside)
+    nxt: RoundState = _new(RoundState, (tuple(hands), loose, builds, captured, sweeps,
+                                        (seat + 1) % len(hands), last, state.stock, state.dealer,
+                                        state.nsides, state.set_aside))
     if round_over:
         nxt = _collect_residue(rules, nxt)
     return nxt

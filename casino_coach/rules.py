@@ -117,6 +117,10 @@ class RuleSet:
     build_value: tuple[int, ...] = field(init=False, repr=False, compare=False)
     pair_value: tuple[int, ...] = field(init=False, repr=False, compare=False)
     capture_values: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    capture_masks: tuple[int, ...] = field(init=False, repr=False, compare=False)  # bit w: captures w
+    # Whether a table without builds needs none of the build, Dominican or C4 rules (movegen's fast
+    # path): then the only trail restriction left is any_capture.
+    simple_tables: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check(self)
@@ -140,6 +144,10 @@ class RuleSet:
         object.__setattr__(self, "build_value", build_value)
         object.__setattr__(self, "pair_value", pair_value)
         object.__setattr__(self, "capture_values", tuple(caps))
+        object.__setattr__(self, "capture_masks", tuple(sum(1 << w for w in ws) for ws in caps))
+        object.__setattr__(self, "simple_tables", self.trail_restriction != "equal_loose"
+                           and not (self.build_as_card_in_sums or self.table_only_builds
+                                    or self.court_builds))
 
     @staticmethod
     def preset_names() -> tuple[str, ...]:
