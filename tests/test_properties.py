@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from hypothesis import given, settings
@@ -79,6 +80,7 @@ OPTION_VARIANTS = [
     {"preset": "royal", "table_only_builds": True, "ace_value": "hand14_table1"},
     {"preset": "dominican", "equal_loose_capture": "at_least_one", "equal_loose_build_ok": False},
     {"preset": "dominican", "partner_build_interaction": "raise_only", "build_for_partner": "announced"},
+    {"preset": "classic", "build_for_partner": "announced", "court_pairing_count": "one_or_three"},
 ]
 
 
@@ -148,3 +150,26 @@ def test_one_move_on_a_huge_table_is_judged_directly() -> None:
     assert "cannot be split into sets each worth 10" in illegal_reason(
         rules, s, parse_move("TC x 2C 8C 3D 6D"))
     assert play(rules, s, parse_move("TC b10 2C 8C")).builds
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
+       seed=st.integers(0, 2**32))
+def test_fast_path_for_tables_without_builds_agrees_with_the_general_one(
+        variant: int, nplayers: int, seed: int) -> None:
+    rules = (list(PRESETS.values())[variant] if variant < 0
+             else RuleSet.from_dict(OPTION_VARIANTS[variant]))
+    general = dataclasses.replace(rules)
+    object.__setattr__(general, "simple_tables", False)  # force movegen's general path
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, 0, sh.table, sh.deals[0])
+    i = 1
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[i])
+            i += 1
+        legal = legal_moves(rules, s)
+        if not s.builds:
+            assert legal == legal_moves(general, s)
+        s = apply(rules, s, rng.choice(legal))

@@ -110,9 +110,19 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
     # Nothing captured yet: what one side gains the other loses.
     empty = s._replace(captured=(0, 0), stock=FULL_DECK)
     assert ev.leaf(empty) == pytest.approx(-Evaluator(classic, 2, 1).leaf(empty))
-    # The side to move next takes a table card more often than not (the next deal's leader): the
-    # 10♦ on the table is worth more to it than the 10♦ still hidden.
-    on_table = empty._replace(loose=1 << 37, stock=FULL_DECK & ~(1 << 37))
-    assert ev.leaf(on_table) > ev.leaf(empty) + 0.3
+    # Where the cards still out go (the measured P_* of evaluate.py): the side to move next (the next
+    # deal's leader) takes a low table card more often than not, so 2♠ on the table is worth more to it
+    # than 2♠ still hidden, and less to the other side.
+    on_table = empty._replace(loose=1 << 7, stock=FULL_DECK & ~(1 << 7))
+    assert ev.leaf(on_table) > ev.leaf(empty) + 0.15
     other = Evaluator(classic, 2, 1)
-    assert other.leaf(on_table) < other.leaf(empty) - 0.3
+    assert other.leaf(on_table) < other.leaf(empty) - 0.15
+    # A 10♦ that no 10 can pair any more (side 1 took the other three) stays for the residue, which
+    # mostly goes to the side that plays last: on the table it is worth less to the side to move
+    # than one still to be dealt.
+    tens = (1 << 36) | (1 << 38) | (1 << 39)
+    dead = RoundState(hands=(0, 0), loose=1 << 37, builds=(), captured=(0, tens), sweeps=(0, 0),
+                      to_move=0, last_capturer=1, stock=FULL_DECK & ~tens & ~(1 << 37), dealer=1,
+                      nsides=2)
+    hidden = dead._replace(loose=0, stock=FULL_DECK & ~tens)
+    assert ev.leaf(dead) < ev.leaf(hidden) - 0.5
