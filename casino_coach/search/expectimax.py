@@ -19,10 +19,12 @@ import math
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
 
 from casino_coach.movegen import Move, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
+from casino_coach.search.inference import Evidence, likelihood, sample_with_evidence
 from casino_coach.search.result import Limits, MoveValue, SearchResult
 from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, order_key
 from casino_coach.search.tree import SearchTree
@@ -31,7 +33,6 @@ from casino_coach.search.worlds import (
     World,
     count_worlds,
     enumerate_worlds,
-    sample_world,
     world_state,
 )
 from casino_coach.state import RoundState
@@ -218,8 +219,11 @@ _UNKNOWN_STDERR = 11.0
 
 
 def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
-             record: bool = False) -> SearchResult:
+             record: bool = False, evidence: Sequence[Evidence] = ()) -> SearchResult:
     """Value every legal move of the seat to move from its own observation only.
+
+    ``evidence`` (the other seats' plays of this deal, ``inference.py``) makes worlds where those
+    plays were sensible more likely; without it every consistent world is equally likely.
 
     Raises SearchError when the observer is not the seat to move, has no cards, or when the
     observation's counts are inconsistent.
@@ -245,14 +249,21 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     max_worlds = len(enumerated) if enumerated is not None else limits.samples
     done = 0
     while done < max_worlds:
-        world = enumerated[done] if enumerated is not None else sample_world(rules, obs, rng)
+        if enumerated is not None:
+            world = enumerated[done]
+            weight = world.probability
+            if evidence:
+                weight *= likelihood(rules, evidence, world.hands)
+        else:
+            world = sample_with_evidence(rules, obs, rng, evidence)
+            weight = 1.0
         state = world_state(obs, world)
         wm = [moves[i] for i in race.active]
         if per_partner:  # building for a partner: the observer's moves depend on the partner's hand
             legal = set(legal_moves(rules, state))
             wm = [m for m in wm if m in legal]
         values = solver.root_values(state, wm)
-        race.add(world.probability or 1.0, {rv.move: (rv.value, rv.line[1:]) for rv in values})
+        race.add(weight, {rv.move: (rv.value, rv.line[1:]) for rv in values})
         if tree is not None:
             for rv in values:
                 tree.add_line(rv.line, rv.value)

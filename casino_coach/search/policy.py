@@ -18,6 +18,7 @@ from casino_coach.movegen import Move
 from casino_coach.observation import Observation
 from casino_coach.rules import RuleSet
 from casino_coach.search.expectimax import evaluate
+from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits
 from casino_coach.search.worlds import SearchError
 
@@ -39,12 +40,22 @@ class SearcherPolicy:
         except TypeError as e:
             raise SearchError(f"bot 'searcher': {e}") from None
 
+        # Per seat: the previous decision (view, move played, evidence then), to read the other
+        # seat's play since (two players).
+        self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
+
     def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
                rng: random.Random) -> Move:
-        if len(legal) == 1:
-            return legal[0]
+        previous = self._previous.get(obs.seat)
+        evidence = next_evidence(rules, *previous, obs) if previous else ()
+        move = legal[0] if len(legal) == 1 else self._search(rules, obs, legal, rng, evidence)
+        self._previous[obs.seat] = (obs, move, evidence)
+        return move
+
+    def _search(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random,
+                evidence: tuple[Evidence, ...]) -> Move:
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
-        result = evaluate(rules, obs, limits)
+        result = evaluate(rules, obs, limits, evidence=evidence)
         allowed = set(legal)
         for mv in result.moves:
             if mv.move in allowed:

@@ -1,0 +1,120 @@
+"""What the other seats' plays in this deal say about the cards they still hold.
+
+A player who could have taken Big Casino and trailed a 3 instead most likely holds no 10. An
+``Evidence`` is one play of another seat with the position it was made in, as the observer saw it.
+``likelihood`` weighs a world's hands by how sensible those plays were with them, under a plain model
+of a sensible player: a play that gives up g points of immediate gain (against the best capture the
+hand allowed, ``bots.immediate_gain``) is made with probability exp(-REGRET_SCALE * g). A world is then
+drawn in proportion to its prior probability times this likelihood (``sample_with_evidence``, by
+rejection), or weighted by it in an enumeration.
+
+The model knows nothing of the player beyond "take what is worth taking"; a player who passes a capture
+for a build or for safety only makes the worlds where he could have captured somewhat less likely.
+Only plays of the current deal count: the hands are new after every deal.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from casino_coach.bots import immediate_gain
+from casino_coach.errors import IllegalMoveError
+from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
+from casino_coach.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.rules import RuleSet
+from casino_coach.search.worlds import World, sample_world
+from casino_coach.state import HAND_SIZE
+
+REGRET_SCALE = 3.0  # per point of gain given up: passing up an ace (1.25 points) makes a world 40x less likely
+MAX_DRAWS = 64  # rejection tries per world; past them the last draw is taken as it is
+
+
+class Evidence(NamedTuple):
+    """A play of another seat: the observer's view just before it (``before.to_move`` played it)."""
+
+    before: Observation
+    move: Move
+
+
+def likelihood(rules: RuleSet, evidence: Sequence[Evidence], hands: tuple[int, ...]) -> float:
+    """How likely a sensible player makes the plays of ``evidence`` when the seats now hold ``hands``
+    (each seat held then its cards now plus those it has played since)."""
+    weight = 1.0
+    played_since = [0] * len(hands)
+    for ev in reversed(evidence):
+        seat = ev.before.to_move
+        played_since[seat] |= 1 << ev.move.card
+        then = tuple(h | p for h, p in zip(hands, played_since, strict=True))
+        state = as_state(ev.before, then, 0)
+        best = 0.0
+        for m in legal_moves(rules, state):
+            if m.action == CAPTURE:
+                best = max(best, immediate_gain(rules, ev.before, m))
+        regret = best - immediate_gain(rules, ev.before, ev.move)
+        if regret > 1e-9:
+            weight *= math.exp(-REGRET_SCALE * regret)
+    return weight
+
+
+def sample_with_evidence(rules: RuleSet, obs: Observation, rng: random.Random,
+                         evidence: Sequence[Evidence]) -> World:
+    """A world drawn with probability proportional to prior x ``likelihood`` (by rejection)."""
+    world = sample_world(rules, obs, rng)
+    if not evidence:
+        return world
+    for _ in range(MAX_DRAWS - 1):
+        if rng.random() < likelihood(rules, evidence, world.hands):
+            return world
+        world = sample_world(rules, obs, rng)
+    return world
+
+
+def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move | None:
+    """The play that took the observer's view from ``before`` to ``after``, or None when no single
+    play of the seat to move explains the change."""
+    mover = before.to_move
+    shown = (before.unseen & ~after.unseen) | (before.known[mover] & ~after.known[mover])
+    if shown.bit_count() != 1:
+        return None
+    card = shown.bit_length() - 1
+    candidates = [Move(card, TRAIL, 0, 0), Move(card, CAPTURE, before.table & ~after.table, 0)]
+    candidates += [Move(card, BUILD, b.cards & ~shown, b.value) for b in after.builds if b.cards & shown]
+    for m in candidates:
+        try:
+            got = observe_move(rules, before, m)
+        except IllegalMoveError:
+            continue
+        if _same_public(got, after):
+            return m
+    return None
+
+
+def _same_public(a: Observation, b: Observation) -> bool:
+    return (a.loose, a.builds, a.captured, a.sweeps, a.to_move, a.last_capturer, a.hand_sizes,
+            a.stock_count, a.unseen, a.set_aside, a.dealer) == (
+            b.loose, b.builds, b.captured, b.sweeps, b.to_move, b.last_capturer, b.hand_sizes,
+            b.stock_count, b.unseen, b.set_aside, b.dealer)
+
+
+def next_evidence(rules: RuleSet, previous: Observation, played: Move, evidence: tuple[Evidence, ...],
+                  now: Observation) -> tuple[Evidence, ...]:
+    """The evidence for the observer's decision at ``now``, from its previous decision (``previous``,
+    where it played ``played`` with ``evidence`` known) and the one play of the other seat between
+    them, possibly after a new deal (which clears the evidence). Two players only; () whenever the
+    two views do not follow from each other (a new round, another game)."""
+    if now.nplayers != 2 or previous.seat != now.seat:
+        return ()
+    try:
+        mid = observe_move(rules, previous, played)
+        if mid.stock_count != now.stock_count and not any(mid.hand_sizes):
+            mid = observe_deal(mid, now.hand, HAND_SIZE)  # the other seat led the new deal
+            evidence = ()
+    except IllegalMoveError:
+        return ()
+    if mid.to_move == now.seat:
+        return ()
+    move = infer_move(rules, mid, now)
+    return (*evidence, Evidence(mid, move)) if move is not None else ()
