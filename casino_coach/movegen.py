@@ -277,7 +277,7 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
         for o in hand_cards:
             if o != c:
                 rest |= capm[o]
-        rest_caps = _values(rest)
+        rest_caps = cards_of(rest)  # the values set in the mask (bit w: value w)
         # Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
         # Only builds whose value would be left uncovered matter; usually there are none.
         exposed = [b.cards for b in owned if not rest >> b.value & 1] if strict else []
@@ -331,16 +331,6 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
         moves.update(card_moves)
 
     return moves
-
-
-def _values(mask: int) -> list[int]:
-    """The values whose bits are set in ``mask`` (bit w for value w), lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _generate_simple(rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None,

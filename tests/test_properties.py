@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Iterator
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,13 +112,14 @@ def random_candidates(s: RoundState, rng: random.Random, k: int) -> list[Move]:
     return out
 
 
-@settings(max_examples=25, deadline=None)
-@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
-def test_is_legal_agrees_with_legal_moves(variant: int, nplayers: int, seed: int) -> None:
-    rules = (list(PRESETS.values())[variant] if variant < 0
-             else RuleSet.from_dict(OPTION_VARIANTS[variant]))
-    rng = random.Random(seed)
+def variant_rules(variant: int) -> RuleSet:
+    """A preset (variant < 0) or one of OPTION_VARIANTS."""
+    return (list(PRESETS.values())[variant] if variant < 0
+            else RuleSet.from_dict(OPTION_VARIANTS[variant]))
+
+
+def walk(rules: RuleSet, nplayers: int, rng: random.Random) -> Iterator[tuple[RoundState, list[Move]]]:
+    """Every position of a random playout with its legal moves; the walk goes on by a random one."""
     sh = shuffle_round(rng, nplayers)
     s = new_round(nplayers, 2 if nplayers == 4 else nplayers, 0, sh.table, sh.deals[0])
     i = 1
@@ -126,13 +128,23 @@ def test_is_legal_agrees_with_legal_moves(variant: int, nplayers: int, seed: int
             s = deal(s, sh.deals[i])
             i += 1
         legal = legal_moves(rules, s)
+        yield s, legal
+        s = apply(rules, s, rng.choice(legal))
+
+
+@settings(max_examples=25, deadline=None)
+@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
+       seed=st.integers(0, 2**32))
+def test_is_legal_agrees_with_legal_moves(variant: int, nplayers: int, seed: int) -> None:
+    rules = variant_rules(variant)
+    rng = random.Random(seed)
+    for s, legal in walk(rules, nplayers, rng):
         legal_set = set(legal)
         for m in legal:
             assert is_legal(rules, s, m)
         for m in random_candidates(s, rng, 20):
             assert is_legal(rules, s, m) == (m in legal_set), m
             assert (illegal_reason(rules, s, m) == "") == (m in legal_set), m
-        s = apply(rules, s, rng.choice(legal))
 
 
 def test_one_move_on_a_huge_table_is_judged_directly() -> None:
@@ -157,19 +169,9 @@ def test_one_move_on_a_huge_table_is_judged_directly() -> None:
        seed=st.integers(0, 2**32))
 def test_fast_path_for_tables_without_builds_agrees_with_the_general_one(
         variant: int, nplayers: int, seed: int) -> None:
-    rules = (list(PRESETS.values())[variant] if variant < 0
-             else RuleSet.from_dict(OPTION_VARIANTS[variant]))
+    rules = variant_rules(variant)
     general = dataclasses.replace(rules)
     object.__setattr__(general, "simple_tables", False)  # force movegen's general path
-    rng = random.Random(seed)
-    sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, 0, sh.table, sh.deals[0])
-    i = 1
-    while not s.is_over:
-        if s.needs_deal:
-            s = deal(s, sh.deals[i])
-            i += 1
-        legal = legal_moves(rules, s)
+    for s, legal in walk(rules, nplayers, random.Random(seed)):
         if not s.builds:
             assert legal == legal_moves(general, s)
-        s = apply(rules, s, rng.choice(legal))

@@ -28,7 +28,7 @@ from casino_coach.rules import RuleSet
 from casino_coach.search.worlds import World, sample_world
 from casino_coach.state import HAND_SIZE
 
-REGRET_SCALE = 3.0  # per point of gain given up: passing up an ace (1.25 points) makes a world 40x less likely
+REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
 MAX_DRAWS = 64  # rejection tries per world; past them the last draw is taken as it is
 
 
