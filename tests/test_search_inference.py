@@ -13,6 +13,7 @@ from casino_coach.rules import RuleSet
 from casino_coach.search import Limits, evaluate
 from casino_coach.search.inference import (
     Evidence,
+    Likelihood,
     infer_move,
     likelihood,
     next_evidence,
@@ -87,7 +88,8 @@ def test_a_capture_passed_up_makes_the_hands_that_had_it_unlikely() -> None:
     assert likelihood(CLASSIC, ev, with_ten) < 0.01
     rng = random.Random(1)
     draws = 400
-    held = sum(bool(sample_with_evidence(CLASSIC, now, rng, ev).hands[1] & TENS) for _ in range(draws))
+    weigh = Likelihood(CLASSIC, ev)
+    held = sum(bool(sample_with_evidence(CLASSIC, now, rng, weigh).hands[1] & TENS) for _ in range(draws))
     prior = sum(bool(sample_world(CLASSIC, now, rng).hands[1] & TENS) for _ in range(draws))
     assert prior > 40 and held < 10
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from casino_coach.movegen import Move, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
-from casino_coach.search.inference import Evidence, likelihood, sample_with_evidence
+from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.result import Limits, MoveValue, SearchResult
 from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, order_key
 from casino_coach.search.tree import SearchTree
@@ -241,6 +241,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     side = obs.seat % obs.nsides
     solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
     race = _Race(moves)
+    weigh = Likelihood(rules, evidence) if evidence else None
     tree = SearchTree(obs.seat, obs.nplayers) if record else None
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
     # Moves leave the race only while sampling: an enumeration values every move in every world.
@@ -252,10 +253,10 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
         if enumerated is not None:
             world = enumerated[done]
             weight = world.probability
-            if evidence:
-                weight *= likelihood(rules, evidence, world.hands)
+            if weigh is not None:
+                weight *= weigh(world.hands)
         else:
-            world = sample_with_evidence(rules, obs, rng, evidence)
+            world = sample_with_evidence(rules, obs, rng, weigh)
             weight = 1.0
         state = world_state(obs, world)
         wm = [moves[i] for i in race.active]

@@ -39,34 +39,55 @@ class Evidence(NamedTuple):
     move: Move
 
 
+class Likelihood:
+    """How likely a sensible player makes the plays of ``evidence``, as a function of the hands the
+    seats hold now (each seat held then its cards now plus those it has played since).
+
+    Prepared once per decision: for each play, the best capture every card the player might have
+    held could make then. One card's captures do not depend on the rest of the hand except through
+    must-hold, which this ignores (a player owning a build seldom passes up a capture for it).
+    """
+
+    def __init__(self, rules: RuleSet, evidence: Sequence[Evidence]) -> None:
+        # Per play: the seat, the card played, the gain of the play, {card: best capture gain}.
+        self.plays: list[tuple[int, int, float, dict[int, float]]] = []
+        for ev in evidence:
+            seat = ev.before.to_move
+            possible = ev.before.unseen | ev.before.known[seat]
+            hands = tuple(possible if s == seat else 0 for s in range(ev.before.nplayers))
+            best: dict[int, float] = {}
+            for m in legal_moves(rules, as_state(ev.before, hands, 0)):
+                if m.action == CAPTURE:
+                    gain = immediate_gain(rules, ev.before, m)
+                    if gain > best.get(m.card, 0.0):
+                        best[m.card] = gain
+            self.plays.append((seat, ev.move.card, immediate_gain(rules, ev.before, ev.move), best))
+
+    def __call__(self, hands: tuple[int, ...]) -> float:
+        weight = 1.0
+        played_since = [0] * len(hands)
+        for seat, card, gain, best in reversed(self.plays):
+            played_since[seat] |= 1 << card
+            held = hands[seat] | played_since[seat]
+            regret = max([g for c, g in best.items() if held >> c & 1], default=0.0) - gain
+            if regret > 1e-9:
+                weight *= math.exp(-REGRET_SCALE * regret)
+        return weight
+
+
 def likelihood(rules: RuleSet, evidence: Sequence[Evidence], hands: tuple[int, ...]) -> float:
-    """How likely a sensible player makes the plays of ``evidence`` when the seats now hold ``hands``
-    (each seat held then its cards now plus those it has played since)."""
-    weight = 1.0
-    played_since = [0] * len(hands)
-    for ev in reversed(evidence):
-        seat = ev.before.to_move
-        played_since[seat] |= 1 << ev.move.card
-        then = tuple(h | p for h, p in zip(hands, played_since, strict=True))
-        state = as_state(ev.before, then, 0)
-        best = 0.0
-        for m in legal_moves(rules, state):
-            if m.action == CAPTURE:
-                best = max(best, immediate_gain(rules, ev.before, m))
-        regret = best - immediate_gain(rules, ev.before, ev.move)
-        if regret > 1e-9:
-            weight *= math.exp(-REGRET_SCALE * regret)
-    return weight
+    """``Likelihood(rules, evidence)(hands)``, for a single world."""
+    return Likelihood(rules, evidence)(hands)
 
 
 def sample_with_evidence(rules: RuleSet, obs: Observation, rng: random.Random,
-                         evidence: Sequence[Evidence]) -> World:
-    """A world drawn with probability proportional to prior x ``likelihood`` (by rejection)."""
+                         weigh: Likelihood | None) -> World:
+    """A world drawn with probability proportional to prior x ``weigh`` (by rejection)."""
     world = sample_world(rules, obs, rng)
-    if not evidence:
+    if weigh is None or not weigh.plays:
         return world
     for _ in range(MAX_DRAWS - 1):
-        if rng.random() < likelihood(rules, evidence, world.hands):
+        if rng.random() < weigh(world.hands):
             return world
         world = sample_world(rules, obs, rng)
     return world
