@@ -8,10 +8,11 @@ count too (they shift every move's value by the same amount).
   near-target rules; a ``carry_over`` majority tie is worth nothing this round), but fast: it is called
   at every terminal node of the last deal. The tests check it against ``score_round``.
 * ``Evaluator.leaf`` estimates the rest of the round when the search stops at the end of a deal (or at
-  a depth limit): every card not yet captured (table, hands, stock) is taken to end up with each side
-  with the same probability, independently. Cards and spades majorities become probabilities from the
-  counts; Big and Little Casino and the aces already captured score for their side, those still out
-  are worth the same to every side and so cancel in the value; sweeps made so far count as they stand
+  a depth limit): each card not yet captured (table, hands, stock) ends up with one side or another
+  independently. With two sides the side to move next takes it with a probability measured for its
+  class (``P_PAIR_DEAD`` ... ``P_HIDDEN_BY_DEALS``); with three or four, every side is equally likely.
+  Cards and spades majorities become probabilities from the counts; Big and Little Casino and the aces
+  score for whoever holds them or, still out, by those odds; sweeps made so far count as they stand
   (with cancelling).
 """
 
