@@ -82,6 +82,7 @@ OPTION_VARIANTS = [
     {"preset": "dominican", "equal_loose_capture": "at_least_one", "equal_loose_build_ok": False},
     {"preset": "dominican", "partner_build_interaction": "raise_only", "build_for_partner": "announced"},
     {"preset": "classic", "build_for_partner": "announced", "court_pairing_count": "one_or_three"},
+    {"preset": "royal", "ace_value": "hand14_table1", "trail_restriction": "any_capture"},
 ]
 
 
