@@ -242,7 +242,6 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
         return ()
     builds = state.builds
     loose = state.loose
-    caps = rules.capture_values
     capm = rules.capture_masks
     bv = rules.build_value
     pv = rules.pair_value
@@ -265,7 +264,6 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
         partner_aces = (state.hands[(seat + 2) % 4] & ACES_MASK).bit_count()
     equal_loose = rules.trail_restriction == "equal_loose"
     loose_pvs = {pv[c] for c in iter_cards(loose)} if equal_loose else set()
-    plain = not builds and not equal_loose and not rules.build_as_card_in_sums
     court_builds = rules.court_builds and not rules.numeric_courts
     maxb = rules.max_build
     moves: set[Move] = set()
@@ -273,23 +271,14 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
     for c in hand_cards:
         if cards is not None and not cards >> c & 1:
             continue
-        rest = partner_capm
-        for o in hand_cards:
-            if o != c:
-                rest |= capm[o]
+        rest = _kept_values(capm, hand_cards, c, partner_capm)
         rest_caps = cards_of(rest)  # the values set in the mask (bit w: value w)
         # Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
         # Only builds whose value would be left uncovered matter; usually there are none.
         exposed = [b.cards for b in owned if not rest >> b.value & 1] if strict else []
 
         # --- captures (1.6) ---
-        if plain and bv[c]:
-            # No builds, no Dominican or C4 rule: a numeral takes unions of loose value sets.
-            captures: set[int] = set()
-            for w in caps[c]:
-                captures.update(tbl.unions(w))
-        else:
-            captures = _captures(rules, state, tbl, c)
+        captures = _captures(rules, state, tbl, c)
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
@@ -333,6 +322,16 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None,
     return moves
 
 
+def _kept_values(capm: tuple[int, ...], hand_cards: list[int], played: int, partner_capm: int) -> int:
+    """The capture values (bit w: value w) the mover's side still holds after ``played`` leaves the
+    hand: the rest of the hand, and the partner's hand when building for the partner is allowed."""
+    kept = partner_capm
+    for o in hand_cards:
+        if o != played:
+            kept |= capm[o]
+    return kept
+
+
 def _generate_simple(rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None,
                      partner_capm: int) -> list[Move]:
     """``_generate`` on a table without builds under ``rules.simple_tables``: the common case.
@@ -367,11 +366,8 @@ def _generate_simple(rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: 
         for t in takes:
             out.append(_new(Move, (c, CAPTURE, t, 0)))
         if b:
-            rest = partner_capm
-            for o in hand_cards:
-                if o != c:
-                    rest |= capm[o]
-            rest = rest >> b << b & below_max  # values b..max_build a card left in hand captures
+            # The values b..max_build a card left in hand captures (must-hold of the new build).
+            rest = _kept_values(capm, hand_cards, c, partner_capm) >> b << b & below_max
             while rest:
                 low = rest & -rest
                 rest ^= low
