@@ -15,7 +15,6 @@ from casino_coach.search.inference import (
     Evidence,
     Likelihood,
     infer_move,
-    likelihood,
     next_evidence,
     sample_with_evidence,
 )
@@ -83,9 +82,9 @@ def test_a_capture_passed_up_makes_the_hands_that_had_it_unlikely() -> None:
     ev = next_evidence(CLASSIC, before, mine, (), now)
     with_ten = (now.hand, mask("TH 6C 7C"))
     without = (now.hand, mask("2H 6C 7C"))
-    assert likelihood(CLASSIC, ev, without) == 1.0
+    assert Likelihood(CLASSIC, ev)(without) == 1.0
     # Passing up 10♦ with the 10 it took (2 points and two cards) is very unlikely for a sensible player.
-    assert likelihood(CLASSIC, ev, with_ten) < 0.01
+    assert Likelihood(CLASSIC, ev)(with_ten) < 0.01
     rng = random.Random(1)
     draws = 400
     weigh = Likelihood(CLASSIC, ev)
@@ -122,4 +121,4 @@ def test_the_searcher_bot_collects_the_evidence_of_the_deal() -> None:
 @pytest.mark.parametrize("preset", ["classic", "royal"])
 def test_likelihood_is_one_without_evidence(preset: str) -> None:
     rules = RuleSet.from_preset(preset)
-    assert likelihood(rules, (), (0, 0)) == 1.0
+    assert Likelihood(rules, ())((0, 0)) == 1.0

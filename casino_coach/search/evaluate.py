@@ -33,7 +33,7 @@ from casino_coach.cards import (
 )
 from casino_coach.rules import RuleSet
 from casino_coach.scoring import net_sweeps
-from casino_coach.state import HAND_SIZE, RoundState
+from casino_coach.state import HAND_SIZE, RoundState, table_mask
 
 _BIG = 1 << BIG_CASINO
 _LITTLE = 1 << LITTLE_CASINO
@@ -257,9 +257,7 @@ class Evaluator:
 
     def leaf(self, state: RoundState) -> float:
         """Expected value of the rest of the round at a position where the search stops."""
-        table = state.loose
-        for b in state.builds:
-            table |= b.cards
+        table = table_mask(state.loose, state.builds)
         key = (state.captured, state.sweeps, state.set_aside, table, state.to_move % self.n)
         v = self._cache.get(key)
         if v is None:

@@ -2,7 +2,7 @@
 
 A player who could have taken Big Casino and trailed a 3 instead most likely holds no 10. An
 ``Evidence`` is one play of another seat with the position it was made in, as the observer saw it.
-``likelihood`` weighs a world's hands by how sensible those plays were with them, under a plain model
+``Likelihood`` weighs a world's hands by how sensible those plays were with them, under a plain model
 of a sensible player: a play that gives up g points of immediate gain (against the best capture the
 hand allowed, ``bots.immediate_gain``) is made with probability exp(-REGRET_SCALE * g). A world is then
 drawn in proportion to its prior probability times this likelihood (``sample_with_evidence``, by
@@ -75,16 +75,11 @@ class Likelihood:
         return weight
 
 
-def likelihood(rules: RuleSet, evidence: Sequence[Evidence], hands: tuple[int, ...]) -> float:
-    """``Likelihood(rules, evidence)(hands)``, for a single world."""
-    return Likelihood(rules, evidence)(hands)
-
-
 def sample_with_evidence(rules: RuleSet, obs: Observation, rng: random.Random,
                          weigh: Likelihood | None) -> World:
     """A world drawn with probability proportional to prior x ``weigh`` (by rejection)."""
     world = sample_world(rules, obs, rng)
-    if weigh is None or not weigh.plays:
+    if weigh is None:
         return world
     for _ in range(MAX_DRAWS - 1):
         if rng.random() < weigh(world.hands):
