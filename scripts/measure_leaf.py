@@ -5,9 +5,9 @@ looks at each card not yet captured: did the next deal's leader (the side to mov
 it? The probabilities are printed by the classes ``search/evaluate.py`` uses, in the form of its
 constants:
 
-* a table card only a card of its own rank can take (classic 10s and courts; see
-  ``evaluate.pair_only``), with none of that rank still unseen (it stays for the residue) or some;
-* any other table card, by the number of cards on the table (more cards, more ways to take them);
+* a table card only a card of its own rank can take (classic 10s and courts), with none of that rank
+  still unseen (it stays for the residue) or some; any other table card, by the number of cards on the
+  table (more cards, more ways to take them): ``evaluate.table_class``;
 * a card not yet seen (the stock), by the number of deals still to come;
 
 each split by whether the next deal is the last one (the residue then follows soon).
@@ -22,11 +22,11 @@ import random
 from collections import defaultdict
 
 from casino_coach.bots import make_policy
-from casino_coach.cards import FULL_DECK, RANK, RANK_MASK, iter_cards
+from casino_coach.cards import FULL_DECK, iter_cards
 from casino_coach.movegen import apply, legal_moves
 from casino_coach.observation import observe
 from casino_coach.rules import RuleSet
-from casino_coach.search.evaluate import MAX_TABLE_CLASS, pair_only
+from casino_coach.search.evaluate import deals_to_come, table_class
 from casino_coach.state import RoundState, deal, new_round, shuffle_round
 
 Tally = defaultdict[tuple[object, ...], list[int]]
@@ -57,18 +57,15 @@ def tally(rules: RuleSet, ends: list[RoundState], final: RoundState, table_tally
         lead = s.to_move % 2
         table = s.table
         out = FULL_DECK & ~(s.captured[0] | s.captured[1] | s.set_aside)
-        deals_left = (out & ~table).bit_count() // 8
+        hidden = out & ~table
+        deals_left = deals_to_come(hidden, 2)
         last = deals_left == 1
         won = final.captured[lead]
         for x in iter_cards(table):
-            if pair_only(rules, x):
-                alive = bool(out & ~table & RANK_MASK[RANK[x]])
-                key: tuple[object, ...] = ("pair", alive, last)
-            else:
-                key = ("sum", min(table.bit_count(), MAX_TABLE_CLASS), last)
+            key = (*table_class(rules, x, table, hidden), last)
             table_tally[key][0] += 1
             table_tally[key][1] += won >> x & 1
-        for x in iter_cards(out & ~table):
+        for x in iter_cards(hidden):
             hidden_tally[(deals_left,)][0] += 1
             hidden_tally[(deals_left,)][1] += won >> x & 1
 

@@ -199,6 +199,28 @@ def pair_only(rules: RuleSet, card: int) -> bool:
     return b == 0 or b >= rules.max_build
 
 
+def table_class(rules: RuleSet, card: int, table: int, hidden: int) -> tuple[str, int]:
+    """The class of a card left on the table, as its odds are measured (``scripts/measure_leaf.py``)
+    and used: ("pair", 1 if a card of its rank is still hidden else 0) for a pair-only card, ("sum",
+    the number of cards on the table, at most MAX_TABLE_CLASS) for any other."""
+    if pair_only(rules, card):
+        return "pair", 1 if hidden & RANK_MASK[RANK[card]] else 0
+    return "sum", min(table.bit_count(), MAX_TABLE_CLASS)
+
+
+def table_odds(kind: str, k: int, last: int) -> float:
+    """P(the side to move next ends the round with a table card of class (kind, k)); ``last``: 1 when
+    the next deal is the last one."""
+    if kind == "pair":
+        return (P_PAIR if k else P_PAIR_DEAD)[last]
+    return P_SUM_BY_SIZE[last][k - 1]
+
+
+def deals_to_come(hidden: int, nplayers: int) -> int:
+    """Deals still to come, from the hidden cards (a part-played deal counts)."""
+    return -(-hidden.bit_count() // (HAND_SIZE * nplayers))
+
+
 @lru_cache(maxsize=1 << 12)
 def _binomial(n: int, p: float) -> tuple[float, ...]:
     return tuple(comb(n, x) * p**x * (1 - p) ** (n - x) for x in range(n + 1))
@@ -286,8 +308,7 @@ class Evaluator:
                 pts[s] += rules.points_little
         if n == 2:
             hidden = out & ~table
-            per_deal = HAND_SIZE * len(state.hands)
-            deals = -(-hidden.bit_count() // per_deal)  # deals still to come (a part-played one counts)
+            deals = deals_to_come(hidden, len(state.hands))
             self._two_sides(pts, state.to_move % 2, counts, spades, table & out, hidden, deals)
         else:
             # Cards still out are worth the same to every side: they cancel in the value.
@@ -303,12 +324,8 @@ class Evaluator:
         other = 1 - lead
         last = 1 if deals <= 1 else 0
         groups: dict[float, int] = {P_HIDDEN_BY_DEALS[min(deals, len(P_HIDDEN_BY_DEALS) - 1)]: rest}
-        size_p = P_SUM_BY_SIZE[last][min(table.bit_count(), MAX_TABLE_CLASS) - 1] if table else 0.0
         for x in iter_cards(table):
-            if pair_only(rules, x):
-                p = P_PAIR[last] if rest & RANK_MASK[RANK[x]] else P_PAIR_DEAD[last]
-            else:
-                p = size_p
+            p = table_odds(*table_class(rules, x, table, rest), last)
             groups[p] = groups.get(p, 0) | 1 << x
         tie_share = rules.majority_tie == "split"
         for points, c, only in ((rules.points_cards, counts, FULL_DECK),
