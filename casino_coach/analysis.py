@@ -87,28 +87,33 @@ class Thresholds:
         if self.noise < 0 or not all(math.isfinite(x) for x in dataclasses.astuple(self)):
             raise CoachError("class thresholds must be finite and the noise factor at least 0")
 
+    @property
+    def bands(self) -> tuple[float, float, float]:
+        """The class edges above *good*, in points: where the loss's interval must not straddle."""
+        return (self.inaccuracy, self.mistake, self.blunder)
+
     def classify(self, loss: float, stderr: float = 0.0, is_best: bool = False) -> MoveClass:
-        """The class of a move that lost ``loss`` points, measured with standard error ``stderr``."""
-        if is_best or loss <= self.best:
+        """The class of a move that lost ``loss`` points, measured with standard error ``stderr``
+        (``classify_interval`` on ``noise`` standard errors either side)."""
+        if is_best:
             return MoveClass.BEST
-        if loss < self.inaccuracy:
-            cls = MoveClass.GOOD
-        elif loss < self.mistake:
-            cls = MoveClass.INACCURACY
-        elif loss < self.blunder:
-            cls = MoveClass.MISTAKE
-        else:
-            cls = MoveClass.BLUNDER
-        if loss <= self.noise * stderr and CLASSES.index(cls) > CLASSES.index(MoveClass.INACCURACY):
-            cls = MoveClass.INACCURACY  # inside the search's own noise: never a mistake
-        return cls
+        return self.classify_interval(loss, loss - self.noise * stderr)
 
-
-# The standard error of a loss (best value - played value, both averaged over the same sampled worlds)
-# as a share of hypot(stderr best, stderr played): the two values move together from world to world,
-# so their difference is somewhat less noisy. Measured by scripts/calibrate_classes.py from the spread
-# of losses between two runs with different seeds (classic, 40 worlds: 0.83), rounded up.
-PAIRED_STDERR_FACTOR = 0.85
+    def classify_interval(self, loss: float, low: float) -> MoveClass:
+        """The class of a move whose loss is ``loss`` and at least ``low`` with confidence: the class
+        of the lower end of its interval. When the search could not pin the loss inside one class,
+        this is the lower class, never a harsher one than the evidence supports; *best* is a move the
+        search cannot tell from the best move by more than ``best`` points."""
+        low = max(0.0, min(low, loss))
+        if loss <= self.best or low <= self.best:
+            return MoveClass.BEST
+        if low < self.inaccuracy:
+            return MoveClass.GOOD
+        if low < self.mistake:
+            return MoveClass.INACCURACY
+        if low < self.blunder:
+            return MoveClass.MISTAKE
+        return MoveClass.BLUNDER
 
 
 def move_accuracy(loss: float) -> float:
@@ -157,8 +162,14 @@ class MoveAnalysis:
     alternatives: tuple[tuple[Move, float], ...] = ()  # the best few moves and their values
     world: WorldCost | None = None
     verdict: Explanation | None = None  # "unlucky" / "lucky" when the two costs disagree
-    samples: int = 0
+    samples: int = 0  # worlds searched
     seconds: float = 0.0
+    # The loss's confidence interval (``Thresholds.noise`` standard errors of the paired difference,
+    # Student's t with few worlds); a single point when the values are exact.
+    loss_low: float = 0.0
+    loss_high: float = 0.0
+    shallow: bool = False  # the node budget forced a shallower search than the limits asked for
+    uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
 
     @property
     def missed(self) -> bool:
@@ -198,13 +209,24 @@ class SeatSummary:
 ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
 
 
-def analysis_limits(samples: int = 40, seed: int = 0, nplayers: int = 2,
+# How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
+# while the loss of the move played still straddles a class edge (``judge``); the node budget is large
+# enough that those worlds fit at the analysis depth, or the decision is searched shallower.
+VERDICT_WORLDS = 120
+VERDICT_MIN_WORLDS = 16
+VERDICT_NODES = 400_000
+
+
+def analysis_limits(samples: int | None = None, seed: int = 0, nplayers: int = 2,
                     depth: int | None = None) -> Limits:
-    """The search limits ``analyze`` uses by default: ``samples`` sampled deals of the unseen cards per
-    move (at least 8 before the search may stop early), ``ANALYSIS_DEPTH`` plies deep per world unless
-    ``depth`` is given; the last deal of a 2-player round is always searched exactly to its end."""
-    return Limits(samples=samples, min_samples=min(samples, 8), seed=seed,
-                  depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4))
+    """The search limits every verdict uses by default: at most ``samples`` (``VERDICT_WORLDS``)
+    sampled deals of the unseen cards per move, at least ``VERDICT_MIN_WORLDS`` before sampling may
+    stop, ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a
+    2-player round is always searched exactly to its end (``decision_limits``)."""
+    samples = VERDICT_WORLDS if samples is None else samples
+    return Limits(samples=samples, min_samples=min(samples, VERDICT_MIN_WORLDS), seed=seed,
+                  depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4),
+                  nodes=VERDICT_NODES)
 
 
 @dataclass(frozen=True)
@@ -245,6 +267,48 @@ class GameAnalysis:
 # Rating one move
 
 
+def decision_limits(limits: Limits, obs: Observation) -> Limits:
+    """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
+    round is searched to the end of the round (every card is known to a player who counts, so the
+    values are exact)."""
+    if obs.stock_count == 0 and obs.nplayers == 2 and limits.depth is not None:
+        return dataclasses.replace(limits, depth=None)
+    return limits
+
+
+def judge(rules: RuleSet, obs: Observation, limits: Limits, thresholds: Thresholds = Thresholds(),
+          move: Move | None = None, *, detail: bool = False) -> SearchResult:
+    """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, the hints and the
+    tutor of ``play``, the engine and batch analysis all judge a decision through it, so the same
+    position with the same settings gets the same values, bit for bit.
+
+    With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
+    the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
+    errors), or the sample limit is reached, and records what is needed to explain the loss.
+    Without, it aims at the best move (``detail`` records what explanations need all the same; it
+    changes no value)."""
+    limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
+    if move is None:
+        return evaluate(rules, obs, limits, detail=detail)
+    return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True)
+
+
+def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, thresholds: Thresholds,
+                   names: Sequence[str] = ()) -> str:
+    """Why the best move of ``res`` (a search made with ``detail``) beats the runner-up, in the
+    explanations' words: what the runner-up would lose, category by category."""
+    best = res.moves[0]
+    if len(res.moves) == 1:
+        return f"{best.move.describe()} is the only legal move."
+    second = res.moves[1]
+    loss = max(0.0, best.ev - second.ev)
+    head = f"Best: {best.move.describe()}. The next best, {second.move.describe()}, loses {loss:.2f}"
+    reasons = explain(rules, obs, res, second.move, round(loss, 2), names=names or None, yours="it")
+    if not reasons:
+        return head + ": about as good."
+    return head + ":\n" + "\n".join(f"  - {e.text} ({e.points:.2f})" for e in reasons)
+
+
 def rate_move(rules: RuleSet, obs: Observation, move: Move, limits: Limits,
               thresholds: Thresholds = Thresholds(), *, state: RoundState | None = None,
               names: Sequence[str] | None = None) -> MoveAnalysis:
@@ -255,6 +319,52 @@ def rate_move(rules: RuleSet, obs: Observation, move: Move, limits: Limits,
     """
     ply = Ply(0, 0, 0, 0, obs.to_move, move, state, obs, None, (0,) * obs.nsides)
     return _rate(rules, ply, limits, thresholds, tuple(names or ()), True)
+
+
+def verdict_of(rules: RuleSet, obs: Observation, res: SearchResult, move: Move,
+               thresholds: Thresholds, names: Sequence[str] = ()) -> Verdict:
+    """The verdict on ``move`` from a search of its decision (``judge``): loss, interval, class,
+    whether the move was forced, and the explanations of the loss."""
+    best = res.moves[0]
+    loss, low, high = res.loss(move, thresholds.noise)
+    _, stderr, _ = res.paired(best.move, move) if best.move != move else (0.0, 0.0, 0)
+    forced = _forced(res)
+    cls = thresholds.classify_interval(loss, low)
+    explanations: tuple[Explanation, ...] = ()
+    if cls != MoveClass.BEST and not forced:
+        explanations = explain(rules, obs, res, move, round(loss, 2), names=names or None)
+    return Verdict(best.move, loss, low, high, stderr if math.isfinite(stderr) else 0.0, cls, forced,
+                   _band(low, thresholds) != _band(high, thresholds), explanations)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What ``verdict_of`` finds."""
+
+    best: Move
+    loss: float
+    low: float
+    high: float
+    stderr: float
+    cls: MoveClass
+    forced: bool
+    uncertain: bool
+    explanations: tuple[Explanation, ...]
+
+
+def _band(loss: float, thresholds: Thresholds) -> int:
+    return sum(1 for edge in thresholds.bands if loss >= edge)
+
+
+def _forced(res: SearchResult) -> bool:
+    """One legal move, or every move worth exactly the same in every world searched."""
+    if len(res.moves) == 1:
+        return True
+    for i in range(len(res.weights)):
+        vals = [mv.values[i] for mv in res.moves]
+        if any(v != v for v in vals) or max(vals) - min(vals) > 1e-9:
+            return False
+    return True
 
 
 def _values(res: SearchResult, move: Move) -> tuple[float, float]:
@@ -269,38 +379,26 @@ def _rate(rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, name
     obs = ply.observation
     assert obs is not None
     base = _shown(ply)
-    res = evaluate(rules, obs, limits)
-    best = res.moves[0]
-    played_ev, played_se = _values(res, ply.move)
-    loss = max(0.0, best.ev - played_ev)
-    stderr = PAIRED_STDERR_FACTOR * math.hypot(best.stderr, played_se) if best.move != ply.move else 0.0
-    spread = res.moves[0].ev - res.moves[-1].ev
-    forced = len(res.moves) == 1 or spread <= thresholds.best
-    cls = thresholds.classify(loss, stderr, best.move == ply.move)
-    played_line = res.value_of(ply.move).line
-    explanations: tuple[Explanation, ...] = ()
-    if cls != MoveClass.BEST and not forced:
-        # From the mover's knowledge only: the real cards are not passed in (in the last deal of a
-        # 2-player round ``explain`` deduces them, as a player who counts can).
-        explanations = explain(rules, obs, ply.move, best.move, round(loss, 2), names=names or None,
-                               best_line=best.line, played_line=played_line)
+    res = judge(rules, obs, limits, thresholds, ply.move)
+    v = verdict_of(rules, obs, res, ply.move, thresholds, names)
+    played_ev = res.value_of(ply.move).ev
     wc: WorldCost | None = None
     verdict: Explanation | None = None
-    if world and ply.state is not None and not forced:
-        wres = evaluate_world(rules, ply.state, limits)
+    if world and ply.state is not None and not v.forced:
+        wres = evaluate_world(rules, ply.state, decision_limits(limits, obs))
         wbest = wres.moves[0]
-        wp_ev, wp_se = _values(wres, ply.move)
+        wp_ev, _ = _values(wres, ply.move)
         wloss = max(0.0, wbest.ev - wp_ev)
-        wse = PAIRED_STDERR_FACTOR * math.hypot(wbest.stderr, wp_se) if wbest.move != ply.move else 0.0
-        wcls = thresholds.classify(wloss, wse, wbest.move == ply.move)
+        wcls = thresholds.classify(wloss, 0.0, wbest.move == ply.move)
         wc = WorldCost(wbest.move, wbest.ev, wp_ev, wloss, wcls)
-        verdict = _verdict(ply.move, cls, wc)
+        verdict = _verdict(ply.move, v.cls, wc)
     return dataclasses.replace(
-        base, rated=True, best=best.move, played_value=played_ev, best_value=best.ev, loss=loss,
-        stderr=stderr, cls=cls, forced=forced, exact=res.exact, legal=len(res.moves),
-        explanations=explanations,
+        base, rated=True, best=v.best, played_value=played_ev, best_value=res.moves[0].ev, loss=v.loss,
+        stderr=v.stderr, cls=v.cls, forced=v.forced, exact=res.exact, legal=len(res.moves),
+        explanations=v.explanations,
         alternatives=tuple((mv.move, mv.ev) for mv in res.moves[:3]), world=wc, verdict=verdict,
-        samples=res.samples, seconds=time.perf_counter() - t0)
+        samples=res.samples, seconds=time.perf_counter() - t0, loss_low=v.low, loss_high=v.high,
+        shallow=res.shallow, uncertain=v.uncertain)
 
 
 _GOOD = (MoveClass.BEST, MoveClass.GOOD)
@@ -386,12 +484,7 @@ def analyze(log: GameLog, options: AnalysisOptions = AnalysisOptions(),
         rate = ply.observation is not None and (options.seats is None or ply.seat in options.seats)
         if rate:
             assert ply.observation is not None
-            limits = dataclasses.replace(options.limits, seed=options.limits.seed + ply.index)
-            if ply.observation.stock_count == 0 and ply.observation.nplayers == 2:
-                # The last deal of a 2-player round: every card is known to a player who counts, so
-                # search to the end of the round and the values are exact.
-                limits = dataclasses.replace(limits, depth=None)
-            tasks.append(_Task(log.rules, ply, limits, options.thresholds, names, options.world))
+            tasks.append(_Task(log.rules, ply, options.limits, options.thresholds, names, options.world))
         else:
             shown[ply.index] = _shown(ply)
     rated = {m.ply: m for m in _map(tasks, options.jobs, progress)}

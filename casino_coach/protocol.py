@@ -43,7 +43,7 @@ from typing import Any
 import orjson
 
 from casino_coach import __version__
-from casino_coach.analysis import ANALYSIS_DEPTH
+from casino_coach.analysis import ANALYSIS_DEPTH, Thresholds, analysis_limits, judge
 from casino_coach.cards import FULL_DECK, mask_names, parse_cards
 from casino_coach.errors import CoachError
 from casino_coach.movegen import Move, legal_moves
@@ -52,7 +52,7 @@ from casino_coach.observation import Observation, as_state, observe_deal, observ
 from casino_coach.replay import move_from_json, move_to_json, read_position
 from casino_coach.rules import RuleSet
 from casino_coach.scoring import Match, Points
-from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search import Limits, SearchResult
 from casino_coach.state import HAND_SIZE, TABLE_SIZE, sides_for
 
 PROTOCOL_NAME = "casino-engine"
@@ -61,10 +61,11 @@ ENGINE_NAME = "casino_coach"
 
 REQUESTS = ("hello", "new_game", "position", "deal", "move", "state", "legal", "go", "analyze", "quit")
 
-# What a ``go`` or ``analyze`` searches when the request gives no limits: a few tenths of a second per
-# decision (``search.Limits`` defaults), searched as deep as the analysis does for the number of players
-# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3, 4 with 4) unless a depth is given.
-DEFAULT_LIMITS = Limits()
+# What a ``go`` or ``analyze`` searches when the request gives no limits: what ``casino-coach analyze``
+# searches (``analysis.analysis_limits``), as deep as the analysis does for the number of players
+# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3, 4 with 4) unless a depth is given, so
+# the engine's values for a position are the analysis's, bit for bit.
+DEFAULT_LIMITS = analysis_limits()
 
 Answer = dict[str, Any]
 
@@ -405,7 +406,7 @@ class Session:
             base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
         limits = limits_from(req, base)
         obs = self._own_turn()
-        return evaluate(self._game().rules, obs, limits)
+        return judge(self._game().rules, obs, limits, Thresholds())
 
     def _state_answer(self, played: dict[str, Any] | None = None) -> Answer:
         g = self._game()

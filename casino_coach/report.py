@@ -84,6 +84,10 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "table": {"loose": _names(m.loose), "builds": [_build_obj(b) for b in m.builds]},
         "hand": _names(m.hand) if m.hand is not None else None,
         "samples": m.samples,
+        "worlds": m.samples,
+        "loss_interval": [_r(m.loss_low), _r(m.loss_high)] if m.rated else None,
+        "uncertain": m.uncertain,
+        "shallow": m.shallow,
     }
 
 
@@ -104,7 +108,8 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
     return {
         "format": FORMAT_NAME, "version": FORMAT_VERSION,
         "rules": a.rules.to_dict(), "players": list(a.players), "viewer": a.viewer,
-        "settings": {"samples": lim.samples, "depth": lim.depth, "seed": lim.seed,
+        "settings": {"samples": lim.samples, "min_samples": lim.min_samples, "nodes": lim.nodes,
+                     "depth": lim.depth, "seed": lim.seed, "evidence": False,
                      "world": a.options.world,
                      "thresholds": {"best": th.best, "inaccuracy": th.inaccuracy,
                                     "mistake": th.mistake, "blunder": th.blunder, "noise": th.noise}},
@@ -135,6 +140,22 @@ def class_label(m: MoveAnalysis) -> str:
     return m.cls.value if m.cls is not None else ""
 
 
+def loss_words(m: MoveAnalysis) -> str:
+    """The loss with what it rests on: "lost 2.15 (1.01 to 3.28 over 56 worlds)", "lost 4.00
+    (exact)"; an uncertain class says that it is the milder of the classes its interval spans."""
+    if m.loss is None:
+        return ""
+    if m.exact:
+        return f"lost {m.loss:.2f} (exact)"
+    text = f"lost {m.loss:.2f} ({m.loss_low:.2f} to {m.loss_high:.2f} over {m.samples} worlds"
+    if m.shallow:
+        text += ", searched shallower to fit the node budget"
+    text += ")"
+    if m.uncertain:
+        text += "; the interval spans two classes, so the milder is given"
+    return text
+
+
 def where(m: MoveAnalysis) -> str:
     return f"round {m.round + 1}, deal {m.deal + 1}"
 
@@ -151,10 +172,13 @@ def settings_words(a: GameAnalysis) -> str:
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
-    return (f"search: {lim.samples} sampled worlds per move, {depth}, seed {lim.seed}; classes by loss in "
-            f"expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ mistake < "
-            f"{th.blunder:g} ≤ blunder; losses within {th.noise:g} standard errors are at most "
-            "inaccuracies")
+    return (f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
+            f"of the move played straddles a class edge), {depth}, seed {lim.seed}; every world "
+            "consistent with what the player saw weighs the same (the other players' plays are not "
+            "read as clues: a verdict should not rest on a model of how they play); classes by "
+            f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
+            f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
+            f"{th.noise:g} standard errors")
 
 
 def luck_words(s: SeatSummary) -> str:
@@ -178,8 +202,8 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
     if m.rated:
         head += f" — *{class_label(m)}*"
         if m.missed and m.loss is not None and m.best is not None:
-            head += f", lost {m.loss:.2f} (best: {m.best.describe()})"
-        if m.exact:
+            head += f", {loss_words(m)} (best: {m.best.describe()})"
+        elif m.exact:
             head += " [exact]"
         if m.world is not None and not m.forced:
             head += f"; on the cards actually held: lost {m.world.loss:.2f} ({m.world.cls.value})"
@@ -307,7 +331,7 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
              f'<span><span class="lbl">played</span>{_move_html(m.played)}</span>']
     if m.rated and m.loss is not None and not m.forced:
         if m.missed and m.best is not None:
-            parts.append(f'<span class="pts">−{m.loss:.2f}</span>'
+            parts.append(f'<span class="pts" title="{e(loss_words(m))}">−{m.loss:.2f}</span>'
                          f'<span><span class="lbl">best</span>{_move_html(m.best)}</span>')
         if m.exact:
             parts.append('<span class="note">exact</span>')

@@ -24,7 +24,6 @@ identically from its seed and moves, and an undone position gets the same bot re
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import random
 import re
@@ -33,11 +32,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from casino_coach.analysis import Thresholds
+from casino_coach.analysis import Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.bots import Policy, make_policy
 from casino_coach.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.errors import CardError, CoachError, NotationError
-from casino_coach.explain import explain
 from casino_coach.files import atomic_write_bytes
 from casino_coach.game import Game
 from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
@@ -46,7 +44,7 @@ from casino_coach.observation import Observation
 from casino_coach.replay import log_to_json
 from casino_coach.rules import RuleSet
 from casino_coach.scoring import Points, RoundScore
-from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search import Limits, SearchResult
 from casino_coach.state import RoundState
 
 
@@ -131,11 +129,6 @@ Commands:
   quit            stop; the game so far is saved"""
 
 
-def default_limits(seed: int = 0) -> Limits:
-    """Search effort for hints and the tutor: about a quarter of a second a decision."""
-    return Limits(samples=16, min_samples=6, seed=seed)
-
-
 def bot_names(opponent: str, count: int) -> list[str]:
     """Names for ``count`` bots of one kind: "Counter", or "Counter 1", "Counter 2", ..."""
     base = opponent.strip().capitalize() or "Bot"
@@ -163,7 +156,8 @@ class Session:
 
     ``opponent`` names the bot of every other seat (``bots.BOT_NAMES``). ``practice`` allows ``undo``.
     ``tutor`` is None or the lowest class the tutor stops: "inaccuracy", "mistake" or "blunder".
-    ``limits`` is the search effort of hints and the tutor (the seed is offset by the ply).
+    ``limits`` is the search effort of hints and the tutor (default: the analysis's, so the tutor's
+    verdict on a move is the one ``analyze`` gives it later).
     ``out``: where the log is written after every round and by ``save()`` (None: not written).
     ``literal``: a move written in full notation is that move, a bare card a trail (for scripts: a
     file of moves cannot answer "which one?"); otherwise a bare card with several moves is ambiguous.
@@ -185,7 +179,7 @@ class Session:
         self.seed = seed
         self.practice = practice
         self.tutor = tutor
-        self.limits = limits or default_limits(seed)
+        self.limits = limits or analysis_limits(nplayers=players)
         self.out = Path(out) if out is not None else None
         self.date = date
         self.literal = literal
@@ -404,8 +398,7 @@ class Session:
         """The search of the person's current decision (from what they can see), made once."""
         dec = self._current()
         if dec.search is None:
-            limits = dataclasses.replace(self.limits, seed=self.limits.seed + self.ply)
-            dec.search = evaluate(self.rules, self.observation(), limits)
+            dec.search = judge(self.rules, self.observation(), self.limits, self._thresholds)
         return dec.search
 
     def hint(self) -> list[Note]:
@@ -448,17 +441,14 @@ class Session:
         """The warning for ``move`` when it loses at least the tutor's threshold, else None."""
         if self.tutor is None or len(self.legal()) < 2:
             return None
-        res = self.search()
-        best = res.best
-        played = res.value_of(move)
-        loss = max(0.0, best.ev - played.ev)
-        stderr = (best.stderr ** 2 + played.stderr ** 2) ** 0.5 if best.move != move else 0.0
-        cls = str(self._thresholds.classify(loss, stderr, best.move == move))
+        obs = self.observation()
+        res = judge(self.rules, obs, self.limits, self._thresholds, move)
+        v = verdict_of(self.rules, obs, res, move, self._thresholds, self.players)
+        cls = str(v.cls)
         if CLASS_ORDER.index(cls) < CLASS_ORDER.index(self.tutor):
             return None
-        reasons = _explain(self.rules, self.observation(), move, best.move, round(loss, 2),
-                           self.players, best.line, played.line)
-        return TutorWarning(move, best.move, loss, cls, reasons)
+        reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations)
+        return TutorWarning(move, v.best, v.loss, cls, reasons)
 
     def undo(self) -> list[Note]:
         """Take back the person's last move and every bot move since (practice mode only)."""
@@ -729,11 +719,3 @@ def _tutor_text(w: TutorWarning) -> str:
     lines += [f"  - {r}" for r in w.reasons]
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
     return "\n".join(lines)
-
-
-def _explain(rules: RuleSet, obs: Observation, played: Move, best: Move, loss: float,
-             names: Sequence[str], best_line: Sequence[Move], played_line: Sequence[Move],
-             ) -> tuple[str, ...]:
-    found = explain(rules, obs, played, best, loss, names=names, best_line=best_line,
-                    played_line=played_line)
-    return tuple(f"{e.text} ({e.points:.1f} pt)" for e in found)

@@ -19,12 +19,12 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
+from casino_coach.analysis import analysis_limits
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.errors import CoachError
 from casino_coach.render.play import note_view, turn_view, words
 from casino_coach.rules import RuleSet
-from casino_coach.search import Limits
 from casino_coach.session import TUTOR_LEVELS, NoteKind, Session
 
 PROMPT = "your move> "
@@ -119,7 +119,10 @@ def play_command(
     tutor: str | None = typer.Option(
         None, "--tutor", metavar="[inaccuracy|mistake|blunder]",
         help="Stop moves that lose at least this much (default mistake) and say why."),
-    samples: int = typer.Option(16, "--samples", help="Search effort of hints and the tutor."),
+    samples: int | None = typer.Option(
+        None, "--samples", help="Search effort of hints and the tutor: at most this many deals of the "
+        "hidden cards per decision (default: as analyze, so the tutor's verdicts are analyze's).",
+        show_default=False),
     out: Path | None = typer.Option(None, "--out", help="Where to write the game log (default: "
                                     "casino-DATE-seedS.json here)."),
     moves: Path | None = typer.Option(None, "--moves", help="Read the moves from this file instead "
@@ -131,7 +134,7 @@ def play_command(
     """
     if tutor is not None and tutor not in TUTOR_LEVELS:
         raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
-    if samples < 1:
+    if samples is not None and samples < 1:
         raise CoachError(f"--samples must be at least 1, got {samples}")
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     if seed is None:
@@ -142,7 +145,7 @@ def play_command(
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
     session = Session(rules, players=players, human=seat, name=name, opponent=opponent, seed=seed,
                       practice=practice, tutor=tutor, out=path, date=today.isoformat(),
-                      limits=Limits(samples=samples, min_samples=min(samples, 6), seed=seed),
+                      limits=analysis_limits(samples, nplayers=players) if samples else None,
                       literal=not interactive)
     console = Console(highlight=False)
     if moves is not None:

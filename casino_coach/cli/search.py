@@ -7,6 +7,7 @@ and friends). The search itself is ``casino_coach.search.evaluate``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,15 @@ import orjson
 import typer
 from rich.console import Console
 
+from casino_coach.analysis import (
+    Thresholds,
+    Verdict,
+    analysis_limits,
+    decision_limits,
+    judge,
+    verdict_of,
+    why_not_second,
+)
 from casino_coach.cards import card_name, iter_cards
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
@@ -35,18 +45,20 @@ from casino_coach.replay import (
 )
 from casino_coach.rules import RuleSet
 from casino_coach.search import Limits, SearchResult, evaluate
-from casino_coach.search.reasons import why_best
 from casino_coach.search.tree import SearchTree
 from casino_coach.state import sides_for
 
 
 @dataclass(frozen=True)
 class Decision:
-    """A position to search: the rules, the mover's observation, and its ply in the log (or None)."""
+    """A position to search: the rules, the mover's observation, its ply in the log (or None), and
+    the move the log plays there (None past the end of the log, or for a position)."""
 
     rules: RuleSet
     obs: Observation
     ply: int | None
+    played: Move | None = None
+    names: tuple[str, ...] = ()
 
 
 def decision_from_file(path: Path, at: int | None) -> Decision:
@@ -56,10 +68,12 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
         rep = replay(doc)
         n = len(rep.plies)
         if at is None or at == n:
-            return Decision(doc.rules, end_position(rep).observation, n)
+            return Decision(doc.rules, end_position(rep).observation, n, None, tuple(doc.players))
         if not 0 <= at < n:
             raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
-        return Decision(doc.rules, position_at(doc, rep.plies[at]).observation, at)
+        at_ply = rep.plies[at]
+        return Decision(doc.rules, position_at(doc, at_ply).observation, at, at_ply.move,
+                        tuple(doc.players))
     if at is not None:
         raise CoachError(f"--at: {path} is a position, not a log")
     ply = _position_ply(path)
@@ -117,19 +131,30 @@ def _number(x: float) -> float:
     return round(x, 4)
 
 
-def result_json(decision: Decision, result: SearchResult, top: int | None) -> dict[str, Any]:
-    """``{"ply", "seat", "exact", "moves": [{card, action, take, value?, ev, stderr}]}``, best first."""
+def result_json(decision: Decision, result: SearchResult, top: int | None,
+                verdict: Verdict | None = None) -> dict[str, Any]:
+    """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}]}``,
+    best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it."""
     moves = result.moves if top is None else result.moves[:top]
-    return {"ply": decision.ply, "seat": result.seat, "exact": result.exact,
-            "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
-                      for mv in moves]}
+    out: dict[str, Any] = {
+        "ply": decision.ply, "seat": result.seat, "exact": result.exact, "worlds": result.samples,
+        "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
+                  for mv in moves]}
+    if verdict is not None and decision.played is not None:
+        out["played"] = move_json(decision.played) | {
+            "ev": _number(result.value_of(decision.played).ev), "loss": _number(verdict.loss),
+            "loss_interval": [_number(verdict.low), _number(verdict.high)],
+            "class": verdict.cls.value, "forced": verdict.forced,
+            "explanations": [{"kind": e.kind, "text": e.text, "points": e.points}
+                             for e in verdict.explanations]}
+    return out
 
 
-def _limits(samples: int | None, seed: int, time: float | None) -> Limits:
-    base = Limits()
-    return Limits(samples=base.samples if samples is None else samples,
-                  min_samples=min(base.min_samples, samples) if samples else base.min_samples,
-                  seed=seed, time=time)
+def _limits(samples: int | None, seed: int, time: float | None, nplayers: int) -> Limits:
+    """The analysis's limits (``analysis_limits``), so that ``suggest --at N`` judges move N as
+    ``analyze`` does, with the options given."""
+    base = analysis_limits(samples, seed, nplayers)
+    return dataclasses.replace(base, time=time) if time is not None else base
 
 
 _FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).",
@@ -137,7 +162,7 @@ _FILE = typer.Argument(None, help="A casino-replay log or casino-position file (
 _AT = typer.Option(None, "--at", help="The position just before move N of the log (0-based, counted "
                    "across the whole log); default: where the log stops.")
 _SAMPLES = typer.Option(None, "--samples", help="At most this many deals of the hidden cards "
-                        f"(default {Limits().samples}).")
+                        f"(default {analysis_limits().samples}, as analyze).")
 _SEED = typer.Option(0, "--seed", help="Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds.")
 
@@ -189,12 +214,18 @@ def suggest_command(
         assert hand is not None
         decision = typed_decision(hand, table, preset, option, players, to_move, hand_sizes, stock,
                                   seen, captured, last_capture)
-    result = evaluate(decision.rules, decision.obs, _limits(samples, seed, time))
+    obs = decision.obs
+    thresholds = Thresholds()
+    result = judge(decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds,
+                   decision.played, detail=True)
+    verdict = (verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
+               if decision.played is not None else None)
     if json:
-        typer.echo(orjson.dumps(result_json(decision, result, top)).decode())
+        typer.echo(orjson.dumps(result_json(decision, result, top, verdict)).decode())
         return
-    why = why_best(decision.rules, decision.obs, result)
-    Console().print(suggestion_view(decision.obs, result, why, top=top, ply=decision.ply))
+    why = why_not_second(decision.rules, obs, result, thresholds, decision.names)
+    Console().print(suggestion_view(obs, result, why, top=top, ply=decision.ply,
+                                    played=decision.played, verdict=verdict))
 
 
 @app.command("tree")
@@ -218,7 +249,9 @@ def tree_command(
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
-    result = evaluate(decision.rules, decision.obs, _limits(samples, seed, time), record=True)
+    result = evaluate(decision.rules, decision.obs,
+                      decision_limits(_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
+                      record=True)
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
     write_graph(g, out)

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.render import cards_text, move_words
-from casino_coach.report import class_label, luck_words
+from casino_coach.report import class_label, loss_words, luck_words
 from casino_coach.state import Build
 
 CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
@@ -70,7 +70,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     if m.world is not None:
         real = Text("on the cards actually held: ", style="dim")
         real.append(f"lost {m.world.loss:.2f}", style=CLASS_STYLES[m.world.cls.value])
-        if m.world.best != m.played:
+        if m.world.best != m.played and m.world.loss >= 0.005:
             real.append("   best there ", style="dim")
             real.append_text(move_words(m.world.best))
         lines.append(real)
@@ -84,10 +84,9 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         lines.append(Text.assemble("• ", e.text, (f"  ({e.points:.2f})", "bold red")))
     if m.verdict is not None:
         lines.append(Text(m.verdict.text, style="magenta"))
-    loss = f", lost {m.loss:.2f}" if m.missed and m.loss else ""
-    exact = " (exact)" if m.exact else ""
+    loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ",
-                          (lab, style), loss + exact)
+                          (lab, style), loss)
     return Panel(Group(*lines), title=title, title_align="left", border_style=style or "dim")
 
 
@@ -126,10 +125,10 @@ def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True, wide
     th = a.options.thresholds
     head = Text.assemble(
         (f"Game analysis: {' vs '.join(a.players)}", "bold"), f"  ({a.rules.describe()})\n",
-        (f"{lim.samples} sampled worlds per move, {lim.depth or 'all'} plies deep, seed {lim.seed}; "
-         f"good < {th.inaccuracy:g} ≤ "
-         f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points); "
-         f"{a.seconds:.1f} s", "dim"))
+        (f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
+         f"{lim.depth or 'all'} plies deep, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
+         f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points, low "
+         f"end of the interval); {a.seconds:.1f} s", "dim"))
     parts: list[RenderableType] = [head, summary_table(a)]
     luck = [Text.assemble((f"luck per deal, {s.player}: ", "dim"), luck_words(s))
             for s in a.summaries if s.luck]

@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from casino_coach.analysis import Verdict
 from casino_coach.movegen import Move
 from casino_coach.notation import move_text
 from casino_coach.observation import Observation
@@ -23,6 +24,20 @@ def line_text(line: Sequence[Move], limit: int = 4) -> str:
     return ", ".join(shown) if shown else "—"
 
 
+def verdict_words(v: Verdict, result: SearchResult) -> str:
+    """"mistake, lost 0.62 (0.51 to 0.74)", "best", "forced"."""
+    if v.forced:
+        return "forced"
+    if result.exact or v.high <= v.low:
+        interval = " (exact)" if result.exact else ""
+    else:
+        interval = f" ({v.low:.2f} to {v.high:.2f})"
+    text = f"{v.cls.value}, lost {v.loss:.2f}{interval}"
+    if v.uncertain:
+        text += f"; not pinned to one class after {result.samples} worlds, so the milder class is given"
+    return text
+
+
 def effort_text(result: SearchResult) -> str:
     """How the values were found: exact, or over how many worlds, with nodes and speed."""
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
@@ -32,8 +47,11 @@ def effort_text(result: SearchResult) -> str:
 
 
 def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: int | None = None,
-                    ply: int | None = None) -> Group:
-    """The position, the ranked moves with value ± standard error and best line, and the reason."""
+                    ply: int | None = None, played: Move | None = None,
+                    verdict: Verdict | None = None) -> Group:
+    """The position, the ranked moves with value ± standard error (and the line, when the values are
+    exact: otherwise a line would be played with cards the player cannot see), the reason, and the
+    verdict on the move the log plays here."""
     head = Text(f"Seat {obs.seat} to move" + (f" (ply {ply})" if ply is not None else "") + ": hand ")
     head.append_text(cards_text(obs.hand))
     table_line = Text("Table: ")
@@ -43,16 +61,23 @@ def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: in
     table.add_column("move")
     table.add_column("value", justify="right")
     table.add_column("±", justify="right")
-    table.add_column("best line")
+    if result.exact:
+        table.add_column("best line")
     moves = result.moves if top is None else result.moves[:top]
     for i, mv in enumerate(moves, 1):
-        table.add_row(str(i), move_words(mv.move), f"{mv.ev:+.2f}",
-                      "exact" if result.exact else f"{mv.stderr:.2f}", line_text(mv.line))
+        row: list[Text | str] = [str(i), move_words(mv.move), f"{mv.ev:+.2f}",
+                                 "exact" if result.exact else f"{mv.stderr:.2f}"]
+        table.add_row(*row, *([line_text(mv.line)] if result.exact else []))
     hidden = len(result.moves) - len(moves)
     parts: list[Text | Table] = [head, table_line, Text(""), table]
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
-    parts += [Text(""), Text(why), Text(effort_text(result), style="dim"),
+    parts += [Text(""), Text(why)]
+    if played is not None and verdict is not None:
+        parts.append(Text(""))
+        parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
+        parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
+    parts += [Text(effort_text(result), style="dim"),
               Text("Values: points of the round for your side minus the others', averaged over the "
                    "hidden cards.", style="dim")]
     return Group(*parts)

@@ -10,7 +10,7 @@ whole round. ``evaluate_world`` does the same with every card known. See ``expec
 """
 
 from casino_coach.search.expectimax import evaluate, evaluate_world, root_moves
-from casino_coach.search.result import Limits, MoveValue, SearchResult
+from casino_coach.search.result import Limits, MoveValue, Outcome, SearchResult
 from casino_coach.search.tree import SearchTree, TreeNode
 from casino_coach.search.worlds import (
     SearchError,
@@ -21,6 +21,6 @@ from casino_coach.search.worlds import (
     world_state,
 )
 
-__all__ = ["Limits", "MoveValue", "SearchError", "SearchResult", "SearchTree", "TreeNode", "World",
+__all__ = ["Limits", "MoveValue", "Outcome", "SearchError", "SearchResult", "SearchTree", "TreeNode", "World",
            "count_worlds", "enumerate_worlds", "evaluate", "evaluate_world", "root_moves",
            "sample_world", "world_state"]

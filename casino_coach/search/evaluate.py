@@ -61,24 +61,65 @@ def sweep_points(rules: RuleSet, sweeps: tuple[int, ...]) -> list[float]:
     return [float(x * rules.points_sweep) for x in net_sweeps(rules, sweeps)]
 
 
-def final_points(rules: RuleSet, state: RoundState) -> list[float]:
-    """Round points per side of a played-out round (game scores 0), as ``score_round`` gives them."""
+def final_points(rules: RuleSet, state: RoundState, parts: Parts | None = None) -> list[float]:
+    """Round points per side of a played-out round (game scores 0), as ``score_round`` gives them;
+    ``parts`` collects them by scoring category (``CATEGORIES``) as well."""
     piles = state.captured
     n = len(piles)
-    pts = _majority_share(tuple(p.bit_count() for p in piles), rules.points_cards, rules.majority_tie)
-    sp = _majority_share(tuple((p & SPADES_MASK).bit_count() for p in piles), rules.points_spades,
-                         rules.majority_tie)
-    sw = sweep_points(rules, state.sweeps)
-    for s in range(n):
-        p = piles[s]
-        pts[s] += sp[s] + sw[s] + rules.points_ace * (p & ACES_MASK).bit_count()
-        if p & _BIG:
-            pts[s] += rules.points_big
-        if p & _LITTLE:
-            pts[s] += rules.points_little
+    pts = [0.0] * n
+    _credit_majority(pts, parts, "cards",
+                     _majority_share(tuple(p.bit_count() for p in piles), rules.points_cards,
+                                     rules.majority_tie))
+    _credit_majority(pts, parts, "spades",
+                     _majority_share(tuple((p & SPADES_MASK).bit_count() for p in piles),
+                                     rules.points_spades, rules.majority_tie))
+    _credit_owned(rules, pts, parts, piles, state.sweeps)
     if rules.last_capture_point and state.last_capturer >= 0:
-        pts[state.last_capturer] += rules.last_capture_point
+        _credit(pts, parts, "last", state.last_capturer, rules.last_capture_point)
     return pts
+
+
+# The scoring categories a value is made of (``Parts`` keys): the majorities, the cash cards, each ace
+# (``"ace"`` + the card's number), the sweeps and the point for the last capture.
+CATEGORIES = ("cards", "spades", "big", "little", "aces", "sweeps", "last")
+
+Parts = dict[str, list[float]]  # category -> points per side
+
+
+def _credit(pts: list[float], parts: Parts | None, key: str, side: int, value: float) -> None:
+    pts[side] += value
+    if parts is not None:
+        got = parts.get(key)
+        if got is None:
+            got = parts[key] = [0.0] * len(pts)
+        got[side] += value
+
+
+def _credit_majority(pts: list[float], parts: Parts | None, key: str, share: list[float]) -> None:
+    for s, v in enumerate(share):
+        if v:
+            _credit(pts, parts, key, s, v)
+
+
+def _credit_owned(rules: RuleSet, pts: list[float], parts: Parts | None, piles: tuple[int, ...],
+                  sweeps: tuple[int, ...]) -> None:
+    """What the piles already hold for sure: sweeps, aces, Big and Little Casino."""
+    for s, v in enumerate(sweep_points(rules, sweeps)):
+        if v:
+            _credit(pts, parts, "sweeps", s, v)
+    for s, p in enumerate(piles):
+        if rules.points_ace:
+            for c in iter_cards(p & ACES_MASK):
+                _credit(pts, parts, f"ace{c}", s, rules.points_ace)
+        if p & _BIG:
+            _credit(pts, parts, "big", s, rules.points_big)
+        if p & _LITTLE:
+            _credit(pts, parts, "little", s, rules.points_little)
+
+
+def side_parts(parts: Parts, side: int) -> dict[str, float]:
+    """Each category as a margin for ``side`` (``side_value`` of its points per side)."""
+    return {k: side_value(v, side) for k, v in parts.items()}
 
 
 def side_value(points: list[float], side: int) -> float:
@@ -283,11 +324,21 @@ class Evaluator:
         key = (state.captured, state.sweeps, state.set_aside, table, state.to_move % self.n)
         v = self._cache.get(key)
         if v is None:
-            v = self._leaf(state, table)
+            v = side_value(self._leaf(state, table), self.root_side)
             self._cache[key] = v
         return v
 
-    def _leaf(self, state: RoundState, table: int) -> float:
+    def parts(self, state: RoundState) -> dict[str, float]:
+        """The value of a position where the search stops (``final`` at the end of the round, else
+        ``leaf``) by scoring category, as margins of the root side; they add up to the value."""
+        parts: Parts = {}
+        if state.stock == 0 and not any(state.hands):
+            final_points(self.rules, state, parts)
+        else:
+            self._leaf(state, table_mask(state.loose, state.builds), parts)
+        return side_parts(parts, self.root_side)
+
+    def _leaf(self, state: RoundState, table: int, parts: Parts | None = None) -> list[float]:
         rules = self.rules
         n = self.n
         piles = state.captured
@@ -298,26 +349,20 @@ class Evaluator:
         pts = [0.0] * n
         counts = tuple(p.bit_count() for p in piles)
         spades = tuple((p & SPADES_MASK).bit_count() for p in piles)
-        sw = sweep_points(rules, state.sweeps)
-        for s in range(n):
-            p = piles[s]
-            pts[s] += sw[s] + rules.points_ace * (p & ACES_MASK).bit_count()
-            if p & _BIG:
-                pts[s] += rules.points_big
-            if p & _LITTLE:
-                pts[s] += rules.points_little
+        _credit_owned(rules, pts, parts, piles, state.sweeps)
         if n == 2:
             hidden = out & ~table
             deals = deals_to_come(hidden, len(state.hands))
-            self._two_sides(pts, state.to_move % 2, counts, spades, table & out, hidden, deals)
+            self._two_sides(pts, parts, state.to_move % 2, counts, spades, table & out, hidden, deals)
         else:
             # Cards still out are worth the same to every side: they cancel in the value.
-            self._majority(pts, counts, out.bit_count(), rules.points_cards)
-            self._majority(pts, spades, (out & SPADES_MASK).bit_count(), rules.points_spades)
-        return side_value(pts, self.root_side)
+            self._majority(pts, parts, "cards", counts, out.bit_count(), rules.points_cards)
+            self._majority(pts, parts, "spades", spades, (out & SPADES_MASK).bit_count(),
+                           rules.points_spades)
+        return pts
 
-    def _two_sides(self, pts: list[float], lead: int, counts: tuple[int, ...], spades: tuple[int, ...],
-                   table: int, rest: int, deals: int) -> None:
+    def _two_sides(self, pts: list[float], parts: Parts | None, lead: int, counts: tuple[int, ...],
+                   spades: tuple[int, ...], table: int, rest: int, deals: int) -> None:
         """Two sides: each card still out goes to the side to move next (``lead``) with the
         probability measured for its class (P_PAIR_DEAD ... P_HIDDEN_BY_DEALS), independently."""
         rules = self.rules
@@ -328,33 +373,33 @@ class Evaluator:
             p = table_odds(*table_class(rules, x, table, rest), last)
             groups[p] = groups.get(p, 0) | 1 << x
         tie_share = rules.majority_tie == "split"
-        for points, c, only in ((rules.points_cards, counts, FULL_DECK),
-                                (rules.points_spades, spades, SPADES_MASK)):
+        for key, points, c, only in (("cards", rules.points_cards, counts, FULL_DECK),
+                                     ("spades", rules.points_spades, spades, SPADES_MASK)):
             if not points:
                 continue
             pmf = _count_pmf(tuple(sorted(((m & only).bit_count(), p) for p, m in groups.items())))
             win, lose = _lead_odds(c[lead] - c[other], pmf)
-            pts[lead] += points * win
-            pts[other] += points * lose
-            if tie_share:
-                half = points * (1.0 - win - lose) / 2
-                pts[lead] += half
-                pts[other] += half
-        for mask, points in ((_BIG, rules.points_big), (_LITTLE, rules.points_little),
-                             (ACES_MASK, rules.points_ace)):
-            for p, m in groups.items():
-                k = (m & mask).bit_count() * points
-                if k:
-                    pts[lead] += k * p
-                    pts[other] += k * (1 - p)
+            half = points * (1.0 - win - lose) / 2 if tie_share else 0.0
+            _credit(pts, parts, key, lead, points * win + half)
+            _credit(pts, parts, key, other, points * lose + half)
+        for p, m in groups.items():
+            if m & _BIG and rules.points_big:
+                _credit(pts, parts, "big", lead, rules.points_big * p)
+                _credit(pts, parts, "big", other, rules.points_big * (1 - p))
+            if m & _LITTLE and rules.points_little:
+                _credit(pts, parts, "little", lead, rules.points_little * p)
+                _credit(pts, parts, "little", other, rules.points_little * (1 - p))
+            if rules.points_ace:
+                for ace in iter_cards(m & ACES_MASK):
+                    _credit(pts, parts, f"ace{ace}", lead, rules.points_ace * p)
+                    _credit(pts, parts, f"ace{ace}", other, rules.points_ace * (1 - p))
 
-    def _majority(self, pts: list[float], counts: tuple[int, ...], remaining: int, points: int) -> None:
+    def _majority(self, pts: list[float], parts: Parts | None, key: str, counts: tuple[int, ...],
+                  remaining: int, points: int) -> None:
         if not points:
             return
         wins, tie = majority_odds(counts, remaining)
+        # Approximation: a tie shares the item among all sides.
+        share = points * tie / self.n if tie and self.rules.majority_tie == "split" else 0.0
         for s in range(self.n):
-            pts[s] += points * wins[s]
-        if tie and self.rules.majority_tie == "split":
-            # Approximation: a tie shares the item among all sides.
-            for s in range(self.n):
-                pts[s] += points * tie / self.n
+            _credit(pts, parts, key, s, points * wins[s] + share)

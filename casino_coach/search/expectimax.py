@@ -15,22 +15,35 @@ round a player who counts knows every card, and there the values are exact.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import hashlib
+import itertools
 import math
 import random
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from casino_coach.movegen import Move, legal_moves
+from casino_coach.movegen import Move, apply, legal_moves
 from casino_coach.observation import Observation, as_state
 from casino_coach.rules import RuleSet
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
-from casino_coach.search.result import Limits, MoveValue, SearchResult
-from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, order_key
+from casino_coach.search.result import (
+    UNKNOWN_STDERR,
+    Limits,
+    MoveValue,
+    Outcome,
+    SearchResult,
+    paired_stats,
+    t_factor,
+)
+from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, canonical, order_key
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
     SearchError,
     World,
+    balanced_worlds,
     count_worlds,
     enumerate_worlds,
     world_state,
@@ -100,16 +113,20 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
 class _Race:
     """Per-move values world by world (NaN where a move was not searched), and the moves still in
     the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
-    the same worlds value every move) is no longer searched, so later worlds cost less."""
+    the same worlds value every move) is no longer searched, so later worlds cost less. The ``focus``
+    (the move whose loss is asked for) always stays in."""
 
-    def __init__(self, moves: list[Move]) -> None:
+    def __init__(self, moves: list[Move], focus: Move | None = None) -> None:
         self.moves = moves
+        self.focus = moves.index(focus) if focus is not None else -1
         self.values: list[list[float]] = [[] for _ in moves]
+        self.outcomes: list[list[Outcome | None]] = [[] for _ in moves]
         self.weights: list[float] = []
         self.lines: list[Counter[tuple[Move, ...]]] = [Counter() for _ in moves]
         self.active = list(range(len(moves)))
 
-    def add(self, weight: float, per_move: dict[Move, tuple[float, tuple[Move, ...]]]) -> None:
+    def add(self, weight: float, per_move: dict[Move, tuple[float, tuple[Move, ...]]],
+            outcomes: dict[Move, Outcome] | None = None) -> None:
         self.weights.append(weight)
         for i, m in enumerate(self.moves):
             got = per_move.get(m)
@@ -118,6 +135,8 @@ class _Race:
             else:
                 self.values[i].append(got[0])
                 self.lines[i][got[1]] += 1
+            if outcomes is not None:
+                self.outcomes[i].append(outcomes.get(m))
 
     def mean(self, i: int) -> float:
         num = den = 0.0
@@ -127,17 +146,10 @@ class _Race:
                 den += w
         return num / den if den > 0 else -math.inf
 
-    def diff(self, i: int, j: int) -> tuple[float, float, int]:
+    def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
         """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
-        d = [a - b for a, b in zip(self.values[i], self.values[j], strict=True) if a == a and b == b]
-        n = len(d)
-        if n == 0:
-            return 0.0, math.inf, 0
-        mean = sum(d) / n
-        if n == 1:
-            return mean, math.inf, 1
-        var = sum((x - mean) ** 2 for x in d) / (n - 1)
-        return mean, math.sqrt(var / n), n
+        return paired_stats([a - b for a, b in zip(self.values[i], self.values[j], strict=True)],
+                            self.weights, population)
 
     def update(self, z: float, margin: float) -> bool:
         """Drop the moves clearly behind the best; True when the race is decided: every move left
@@ -150,14 +162,35 @@ class _Race:
             if j == best:
                 continue
             d, se, n = self.diff(best, j)
-            zt = z * _t_factor(n)
-            if n >= _MIN_PAIRED and (d - zt * se > 0 or (se == 0 and d > 0)):
+            zt = z * t_factor(n)
+            if j != self.focus and n >= _MIN_PAIRED and (d - zt * se > 0 or (se == 0 and d > 0)):
                 continue  # clearly worse: out of the race
             keep.append(j)
             if not (n >= _MIN_PAIRED and abs(d) + zt * se < margin):
                 decided = False
         self.active = sorted(keep)
         return decided
+
+    def loss_band(self, z: float, bands: Sequence[float]) -> int | None:
+        """The band (index into the edges ``bands``) that the focus's loss lies in with confidence,
+        or None while its interval still straddles an edge."""
+        best = max(self.active, key=self.mean)
+        f = self.focus
+        lo = hi = 0.0
+        if best != f:
+            d, se, n = self.diff(best, f)
+            if n < _MIN_PAIRED:
+                return None
+            lo = d - z * t_factor(n) * se
+        for j in self.active:
+            if j == f:
+                continue
+            d, se, n = self.diff(j, f)
+            if n < _MIN_PAIRED:
+                return None
+            hi = max(hi, d + z * t_factor(n) * se)
+        low = bisect.bisect_right(bands, max(0.0, lo))
+        return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
 
     def results(self, population: int | None) -> list[tuple[float, float]]:
         """(ev, stderr) per move. A move that left the race early is valued by its paired
@@ -176,111 +209,133 @@ class _Race:
                 out.append((self.mean(i), self._stderr(i, population)))
                 continue
             se_ref = self._stderr(ref, population)
-            se = _UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
+            se = UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
             if population is not None and n >= population:
                 se = 0.0
             out.append((self.mean(ref) - d if nworlds else self.mean(i), se))
         return out
 
     def _stderr(self, i: int, population: int | None) -> float:
-        """Standard error of a plain mean over sampled worlds; with a finite population (worlds
-        drawn without replacement from an enumeration) the finite-population correction applies."""
-        vals = [v for v in self.values[i] if v == v]
-        n = len(vals)
-        if population is not None and n >= population:
+        """Standard error of the mean over the worlds (weighted; with the finite-population
+        correction for worlds drawn without replacement from an enumeration)."""
+        _, se, n = paired_stats(self.values[i], self.weights, population)
+        if n == 1 and population == 1:
             return 0.0
-        if n < 2:
-            return 0.0 if population == 1 else _UNKNOWN_STDERR
-        mean = sum(vals) / n
-        var = sum((x - mean) ** 2 for x in vals) / (n - 1)
-        se = math.sqrt(var / n)
-        if population is not None:
-            se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
-        return se
+        return se if math.isfinite(se) else UNKNOWN_STDERR
 
 
-# Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.
-_T975 = {3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228, 12: 2.179,
-         15: 2.131, 20: 2.086, 30: 2.042}
 _MIN_PAIRED = 4  # worlds before a move may leave the race
 
 
-def _t_factor(n: int) -> float:
-    dof = n - 1
-    if dof > 30:
-        return 1.0
-    key = max((k for k in _T975 if k <= dof), default=3)
-    return _T975[key] / 1.96
+def decision_seed(rules: RuleSet, obs: Observation, limits: Limits,
+                  evidence: Sequence[Evidence] = (), focus: Move | None = None) -> int:
+    """The seed of a decision's worlds, from the decision itself: the rules, the observation, the
+    limits (``Limits.seed`` is a salt: other seeds, other worlds), the evidence and the move whose
+    loss is asked for. Never from where the position stands in a log or which command asks, so every
+    command that judges the same position with the same settings draws the same worlds."""
+    key = repr((sorted(rules.to_dict().items()), tuple(obs), dataclasses.astuple(limits),
+                tuple((tuple(e.before), tuple(e.move)) for e in evidence),
+                tuple(focus) if focus is not None else None))
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-# With one sampled world the spread is unknown; report the full scale of a round's points instead of
-# pretending to know (values must stay finite numbers).
-_UNKNOWN_STDERR = 11.0
+def _worlds(rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random,
+            weigh: Likelihood | None) -> tuple[Iterator[tuple[World, float]], int | None]:
+    """The decision's worlds with their weights, and the number of consistent worlds when they are
+    few enough to enumerate (every one, in a random order so that a time limit stops on a random
+    subset); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence."""
+    if count_worlds(obs) <= limits.exact_worlds:
+        enumerated = enumerate_worlds(rules, obs)
+        rng.shuffle(enumerated)
+        return ((w, w.probability * (weigh(w.hands) if weigh is not None else 1.0))
+                for w in enumerated), len(enumerated)
+    if weigh is not None:
+        return ((sample_with_evidence(rules, obs, rng, weigh), 1.0) for _ in itertools.count()), None
+    return ((w, 1.0) for w in balanced_worlds(rules, obs, rng)), None
 
 
 def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
-             record: bool = False, evidence: Sequence[Evidence] = ()) -> SearchResult:
+             record: bool = False, evidence: Sequence[Evidence] = (), focus: Move | None = None,
+             bands: Sequence[float] = (), detail: bool = False) -> SearchResult:
     """Value every legal move of the seat to move from its own observation only.
 
     ``evidence`` (the other seats' plays of this deal, ``inference.py``) makes worlds where those
     plays were sensible more likely; without it every consistent world is equally likely.
+
+    With a ``focus`` (the move played) and loss ``bands`` (class edges in points), sampling aims at
+    the verdict rather than at the best move: it goes on until the focus's loss lies inside one band
+    with confidence (``SearchResult.loss``), or the sample limit. ``detail`` records what happens
+    along each move's line in each world (``MoveValue.outcomes``), for explanations.
+
+    The node budget never leaves a decision on fewer than ``limits.min_samples`` worlds: when they
+    do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
 
     Raises SearchError when the observer is not the seat to move, has no cards, or when the
     observation's counts are inconsistent.
     """
     t0 = time.perf_counter()
     moves = root_moves(rules, obs)
-    nworlds = count_worlds(obs)
-    rng = random.Random(limits.seed)
-    enumerated: list[World] | None = None
-    if nworlds <= limits.exact_worlds:
-        enumerated = enumerate_worlds(rules, obs)
-        rng.shuffle(enumerated)  # a time limit then stops on a random subset, not a biased one
-    in_hands = sum(obs.hand_sizes)
-    horizon = _horizon(in_hands, limits.depth, obs.nplayers)
-    side = obs.seat % obs.nsides
-    solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
-    race = _Race(moves)
+    if focus is not None and focus not in moves:
+        raise SearchError(f"{focus.describe()} is not a legal move of this decision")
+    rng = random.Random(decision_seed(rules, obs, limits, evidence, focus))
     weigh = Likelihood(rules, evidence) if evidence else None
-    tree = SearchTree(obs.seat, obs.nplayers) if record else None
+    stream, population = _worlds(rules, obs, limits, rng, weigh)
+    drawn: list[tuple[World, float]] = []
+    in_hands = sum(obs.hand_sizes)
+    side = obs.seat % obs.nsides
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
     # Moves leave the race only while sampling: an enumeration values every move in every world.
-    racing = enumerated is None and not per_partner
+    racing = population is None and not per_partner
     deadline = None if limits.time is None else t0 + limits.time
-    max_worlds = len(enumerated) if enumerated is not None else limits.samples
-    done = 0
-    while done < max_worlds:
-        if enumerated is not None:
-            world = enumerated[done]
-            weight = world.probability
-            if weigh is not None:
-                weight *= weigh(world.hands)
-        else:
-            world = sample_with_evidence(rules, obs, rng, weigh)
-            weight = 1.0
-        state = world_state(obs, world)
-        wm = [moves[i] for i in race.active]
-        if per_partner:  # building for a partner: the observer's moves depend on the partner's hand
-            legal = set(legal_moves(rules, state))
-            wm = [m for m in wm if m in legal]
-        values = solver.root_values(state, wm)
-        race.add(weight, {rv.move: (rv.value, rv.line[1:]) for rv in values})
-        if tree is not None:
-            for rv in values:
-                tree.add_line(rv.line, rv.value)
-        done += 1
-        if done >= max_worlds:
-            break
-        if deadline is not None and time.perf_counter() >= deadline and done >= 2:
-            break
-        if limits.nodes is not None and solver.nodes >= limits.nodes and done >= 2:
-            break
-        if racing and done >= _MIN_PAIRED:
-            decided = race.update(limits.separation, limits.margin)
-            if decided and done >= limits.min_samples:
+    max_worlds = population if population is not None else limits.samples
+    floor = min(limits.min_samples, max_worlds)
+    horizon = _horizon(in_hands, limits.depth, obs.nplayers)
+    horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
+    nodes = 0
+    for attempt, horizon in enumerate(horizons):
+        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
+        race = _Race(moves, focus)
+        tree = SearchTree(obs.seat, obs.nplayers) if record else None
+        done = 0
+        again = False
+        while done < max_worlds:
+            if done == len(drawn):
+                drawn.append(next(stream))
+            world, weight = drawn[done]
+            state = world_state(obs, world)
+            wm = [moves[i] for i in race.active]
+            if per_partner:  # building for a partner: the observer's moves depend on the partner's hand
+                legal = set(legal_moves(rules, state))
+                wm = [m for m in wm if m in legal]
+            values = solver.root_values(state, wm)
+            outcomes = ({rv.move: follow(rules, solver.solvers[-1], state, rv) for rv in values}
+                        if detail else None)
+            race.add(weight, {rv.move: (rv.value, rv.line[1:]) for rv in values}, outcomes)
+            if tree is not None:
+                for rv in values:
+                    tree.add_line(rv.line, rv.value)
+            done += 1
+            if done >= max_worlds:
                 break
-    complete = enumerated is not None and done == len(enumerated)
-    population = len(enumerated) if enumerated is not None else None
+            if deadline is not None and time.perf_counter() >= deadline and done >= 2:
+                break
+            if limits.nodes is not None and solver.nodes >= limits.nodes:
+                if done >= floor or attempt == len(horizons) - 1:
+                    break
+                again = True  # too few worlds fit in the budget at this depth: search shallower
+                break
+            if racing and done >= _MIN_PAIRED:
+                decided = race.update(limits.separation, limits.margin)
+                if done < limits.min_samples:
+                    continue
+                if focus is not None and bands:
+                    if race.loss_band(limits.separation, bands) is not None:
+                        break
+                elif decided:
+                    break
+        nodes += solver.nodes
+        if not again:
+            break
     values_se = race.results(population)
     order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], moves[i]))
     out = []
@@ -289,13 +344,36 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
         if not math.isfinite(ev):
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         line = race.lines[i].most_common(1)[0][0] if race.lines[i] else ()
-        out.append(MoveValue(moves[i], ev, se, line))
-    exact = complete and obs.stock_count == 0 and horizon == 0 and not solver.shallow
+        out.append(MoveValue(moves[i], ev, se, line, tuple(race.values[i]), tuple(race.outcomes[i])))
+    complete = population is not None and done == population
+    shallow = solver.shallow or attempt > 0
+    exact = complete and obs.stock_count == 0 and horizon == 0 and not shallow
     if tree is not None:
         tree.exact = exact
         tree.set_root(done, out[0].ev)
-    return SearchResult(seat=obs.seat, exact=exact, moves=tuple(out), samples=done,
-                        nodes=solver.nodes, seconds=time.perf_counter() - t0, tree=tree)
+    return SearchResult(seat=obs.seat, exact=exact, moves=tuple(out), samples=done, nodes=nodes,
+                        seconds=time.perf_counter() - t0, tree=tree, weights=tuple(race.weights),
+                        population=population, shallow=shallow,
+                        depth=in_hands - horizon if horizon else None)
+
+
+def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> Outcome:
+    """What happens along a root move's principal line in one world, to where the search stops."""
+    s = canonical(state)
+    gained = [0] * s.nsides
+    for m in rv.line:
+        if sum(h.bit_count() for h in s.hands) <= solver.horizon:
+            break
+        nxt = apply(rules, s, m)
+        for k in range(s.nsides):
+            gained[k] |= nxt.captured[k] & ~s.captured[k]
+        s = nxt
+    # Where the line stops short of the search's leaves (a cut-off entry), the estimate there stands
+    # in, and ``other`` takes the difference.
+    parts = solver.eval.parts(s)
+    end = s.stock == 0 and not any(s.hands)
+    sweeps = tuple(a - b for a, b in zip(s.sweeps, state.sweeps, strict=True))
+    return Outcome(parts, rv.value - sum(parts.values()), tuple(gained), sweeps, end)
 
 
 def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits()) -> SearchResult:

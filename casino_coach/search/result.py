@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from casino_coach.movegen import Move
@@ -59,6 +61,25 @@ class MoveValue:
     ev: float
     stderr: float
     line: tuple[Move, ...]  # a principal continuation after this move (the most common one)
+    # The move's value in each searched world, in the order of ``SearchResult.weights`` (NaN where
+    # the move had left the race), and with ``detail``, what happened along its line in each world.
+    values: tuple[float, ...] = ()
+    outcomes: tuple[Outcome | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One root move in one world, followed along the solver's principal line to where the search
+    stops: the value by scoring category (margins of the mover's side, ``evaluate.CATEGORIES``; they
+    add up to the move's value in the world, but for ``other``, where the line does not reach the
+    value the search proved), the cards each side captured on the way, the sweeps each side made, and
+    whether the line reached the end of the round."""
+
+    parts: dict[str, float]
+    other: float
+    gained: tuple[int, ...]  # per side: cards captured along the line (the mover's card included)
+    sweeps: tuple[int, ...]
+    end: bool
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,10 @@ class SearchResult:
     nodes: int
     seconds: float
     tree: object | None = None  # the recorded tree (``tree.SearchTree``) when record=True
+    weights: tuple[float, ...] = ()  # per searched world, in the order of ``MoveValue.values``
+    population: int | None = None  # the number of consistent worlds when they were enumerated
+    shallow: bool = False  # the node budget forced a shallower search than the limits asked for
+    depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
 
     @property
     def best(self) -> MoveValue:
@@ -83,3 +108,75 @@ class SearchResult:
             if mv.move == move:
                 return mv
         raise SearchError("that move is not one of the legal moves of this decision")
+
+    def paired(self, a: Move, b: Move) -> tuple[float, float, int]:
+        """Mean, standard error and number of worlds of value(a) - value(b) over the worlds in which
+        both were searched: the same worlds value both, so the difference is far less noisy than
+        either value."""
+        va, vb = self.value_of(a).values, self.value_of(b).values
+        return paired_stats([x - y for x, y in zip(va, vb, strict=True)], self.weights,
+                            self.population)
+
+    def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
+        """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
+        interval of about ``z`` standard errors from the paired differences to every move that may be
+        the best (Student's t with few worlds). The loss is 0 for the best move itself."""
+        best = self.moves[0]
+        if best.move == move:
+            loss = lo = 0.0
+        else:
+            d, se, n = self.paired(best.move, move)
+            loss = max(0.0, best.ev - self.value_of(move).ev)
+            lo = max(0.0, loss - z * t_factor(n) * se)
+        hi = loss
+        for mv in self.moves:
+            # Moves that left the race were clearly behind the best: they bound nothing.
+            if mv.move == move or not mv.values or any(v != v for v in mv.values):
+                continue
+            d, se, n = self.paired(mv.move, move)
+            if n:
+                hi = max(hi, d + z * t_factor(n) * se if math.isfinite(se) else d + UNKNOWN_STDERR)
+        return loss, lo, max(hi, loss)
+
+
+# With one sampled world the spread is unknown; report the full scale of a round's points instead of
+# pretending to know (values must stay finite numbers).
+UNKNOWN_STDERR = 11.0
+
+
+def paired_stats(diffs: Sequence[float], weights: Sequence[float],
+                 population: int | None = None) -> tuple[float, float, int]:
+    """Weighted mean, standard error and count of the finite values of ``diffs`` (NaN: not searched).
+    The standard error uses the effective number of worlds (sum w)^2 / sum w^2, and the
+    finite-population correction when the worlds come from an enumeration of ``population``."""
+    pairs = [(d, w) for d, w in zip(diffs, weights, strict=True) if d == d and w > 0]
+    n = len(pairs)
+    if n == 0:
+        return 0.0, math.inf, 0
+    sw = sum(w for _, w in pairs)
+    mean = sum(d * w for d, w in pairs) / sw
+    if population is not None and n >= population:
+        return mean, 0.0, n
+    if n == 1:
+        return mean, math.inf, 1
+    sw2 = sum(w * w for _, w in pairs)
+    neff = sw * sw / sw2
+    var = sum(w * (d - mean) ** 2 for d, w in pairs) / sw * n / (n - 1)
+    se = math.sqrt(var / neff)
+    if population is not None:
+        se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
+    return mean, se, n
+
+
+# Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.
+_T975 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+         10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+
+
+def t_factor(n: int) -> float:
+    """How much wider than the normal a 95% interval from ``n`` values must be (Student's t)."""
+    dof = n - 1
+    if dof > 30:
+        return 1.0
+    key = max((k for k in _T975 if k <= dof), default=1)
+    return _T975[key] / 1.96

@@ -1,0 +1,182 @@
+"""Are the verdicts stable? The same games analysed with several seeds, and against a heavy reference.
+
+Twelve one-round games that are not in ``replays/`` (self-play of the counter and greedy bots with
+fixed seeds: classic and royal 2-player, classic 3-player, royal 4-player) are each analysed at default
+settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
+
+* the share of unforced moves whose class is the same under every seed (target >= 97%), and the number
+  of moves that flip between best/good and mistake/blunder (target 0);
+* the mean and 95th percentile of the spread of the loss (largest minus smallest over the seeds);
+* the median analysis time per game, and with ``--compare DIR`` the same for the code in DIR (today's
+  code, say a ``git worktree``), measured in the same run, interleaved game by game;
+* with ``--reference``: the classes and losses at default settings against a heavy reference (10 times
+  the worlds, 2 plies deeper, one seed): class agreement (target >= 90%) and mean absolute loss error.
+
+    python scripts/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
+                                        [--games 12] [--save results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.arena import play
+from casino_coach.bots import make_policy
+from casino_coach.replay import GameLog
+from casino_coach.rules import RuleSet
+
+# (preset, bots in seat order, seed): one round each.
+GAMES: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("classic", ("counter", "greedy"), 7001),
+    ("classic", ("greedy", "counter"), 7002),
+    ("classic", ("counter", "counter"), 7003),
+    ("classic", ("greedy", "greedy"), 7004),
+    ("royal", ("counter", "greedy"), 7101),
+    ("royal", ("greedy", "counter"), 7102),
+    ("royal", ("counter", "counter"), 7103),
+    ("classic", ("counter", "greedy", "counter"), 7201),
+    ("classic", ("greedy", "counter", "greedy"), 7202),
+    ("classic", ("counter", "counter", "greedy"), 7203),
+    ("royal", ("counter", "greedy", "counter", "greedy"), 7301),
+    ("royal", ("greedy", "counter", "greedy", "counter"), 7302),
+)
+
+_GOOD = {"best", "good"}
+_BAD = {"mistake", "blunder"}
+
+
+def game_log(index: int) -> GameLog:
+    preset, bots, seed = GAMES[index]
+    rules = RuleSet.from_preset(preset)
+    return play(rules, [make_policy(b) for b in bots], seed, rounds=1).to_log()
+
+
+def run(log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0) -> tuple[list[dict[str, Any]],
+                                                                                     float]:
+    """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
+    limits = analysis_limits(seed=seed, nplayers=log.nplayers)
+    if scale != 1 or deeper:
+        limits = dataclasses.replace(
+            limits, samples=limits.samples * scale, min_samples=limits.min_samples * scale,
+            nodes=None if limits.nodes is None else limits.nodes * scale,
+            depth=None if limits.depth is None else limits.depth + deeper)
+    t0 = time.perf_counter()
+    a = analyze(log, AnalysisOptions(limits=limits, jobs=jobs))
+    dt = time.perf_counter() - t0
+    rows = [{"ply": m.ply, "cls": str(m.cls), "loss": m.loss or 0.0, "forced": m.forced,
+             "worlds": m.samples} for m in a.moves if m.rated]
+    return rows, dt
+
+
+def _time_elsewhere(code: str, index: int, jobs: int) -> float:
+    """Analysis time of game ``index`` with the casino_coach found in ``code``."""
+    env = dict(os.environ, PYTHONPATH=code)
+    out = subprocess.run([sys.executable, __file__, "--time-only", str(index), "--jobs", str(jobs)],
+                         env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--games", type=int, default=len(GAMES))
+    ap.add_argument("--reference", action="store_true")
+    ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
+    ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
+    ap.add_argument("--time-only", type=int, metavar="GAME", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.time_only is not None:
+        print(run(game_log(args.time_only), 0, args.jobs)[1])
+        return
+    same = total = flips = 0
+    spreads: list[float] = []
+    times: list[float] = []
+    old_times: list[float] = []
+    ref_agree = ref_total = 0
+    ref_err: list[float] = []
+    saved: list[dict[str, Any]] = []
+    t_start = time.perf_counter()
+    for gi in range(min(args.games, len(GAMES))):
+        preset, bots, gseed = GAMES[gi]
+        log = game_log(gi)
+        per_seed = []
+        for s in range(args.seeds):
+            rows, dt = run(log, s, args.jobs)
+            per_seed.append({r["ply"]: r for r in rows})
+            if s == 0:
+                times.append(dt)
+        if args.compare:
+            old_times.append(_time_elsewhere(args.compare, gi, args.jobs))
+        g_same = g_total = g_flips = 0
+        for ply, first in per_seed[0].items():
+            if first["forced"]:
+                continue
+            rows = [p[ply] for p in per_seed]
+            classes = {"forced" if r["forced"] else r["cls"] for r in rows}
+            g_total += 1
+            g_same += len(classes) == 1
+            g_flips += bool(classes & _GOOD) and bool(classes & _BAD)
+            losses = [r["loss"] for r in rows]
+            spreads.append(max(losses) - min(losses))
+        ref_note = ""
+        if args.reference:
+            ref_rows, _ = run(log, 0, args.jobs, scale=10, deeper=2)
+            ref = {r["ply"]: r for r in ref_rows}
+            g_agree = g_n = 0
+            for ply, first in per_seed[0].items():
+                if first["forced"] or ref[ply]["forced"]:
+                    continue
+                g_n += 1
+                g_agree += first["cls"] == ref[ply]["cls"]
+                ref_err.append(abs(first["loss"] - ref[ply]["loss"]))
+            ref_agree += g_agree
+            ref_total += g_n
+            ref_note = f", reference agrees {g_agree}/{g_n}"
+        same += g_same
+        total += g_total
+        flips += g_flips
+        saved.append({"game": gi, "preset": preset, "bots": bots, "seed": gseed,
+                      "seeds": [list(p.values()) for p in per_seed]})
+        old = f" (DIR: {old_times[-1]:.1f} s)" if args.compare else ""
+        print(f"game {gi + 1:2d} {preset} {len(bots)}p {'/'.join(bots)}: {g_same}/{g_total} unforced "
+              f"moves keep their class, {g_flips} good<->bad flips{ref_note}; {times[-1]:.1f} s{old}",
+              flush=True)
+    print()
+    print(f"class the same under all {args.seeds} seeds: {same}/{total} = {100 * same / max(1, total):.1f}% "
+          f"(target >= 97%)")
+    print(f"best/good <-> mistake/blunder flips: {flips} (target 0)")
+    print(f"spread of the loss over the seeds: mean {statistics.fmean(spreads or [0]):.3f}, "
+          f"95th percentile {_pct(spreads, 0.95):.3f} points")
+    print(f"median analysis time per game (--jobs {args.jobs}): {statistics.median(times):.1f} s", end="")
+    if old_times:
+        ratio = statistics.median(times) / statistics.median(old_times)
+        print(f"; the code in {args.compare}: {statistics.median(old_times):.1f} s; ratio {ratio:.2f} "
+              f"(target <= 1.5)", end="")
+    print()
+    if args.reference:
+        print(f"agreement with the heavy reference (10x worlds, 2 plies deeper): {ref_agree}/{ref_total} = "
+              f"{100 * ref_agree / max(1, ref_total):.1f}% (target >= 90%); mean absolute loss error "
+              f"{statistics.fmean(ref_err or [0]):.3f} points")
+    print(f"({time.perf_counter() - t_start:.0f} s in all; load average {os.getloadavg()[0]:.1f})")
+    if args.save:
+        Path(args.save).write_text(json.dumps(saved))
+
+
+if __name__ == "__main__":
+    main()
