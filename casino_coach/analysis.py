@@ -215,6 +215,9 @@ ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
 VERDICT_WORLDS = 120
 VERDICT_MIN_WORLDS = 16
 VERDICT_NODES = 400_000
+# Enumerate the consistent worlds when there are at most this many: with two players that covers every
+# decision where the other player holds one card (then the values are exact for the search's depth).
+VERDICT_EXACT_WORLDS = 50
 
 
 def analysis_limits(samples: int | None = None, seed: int = 0, nplayers: int = 2,
@@ -226,7 +229,7 @@ def analysis_limits(samples: int | None = None, seed: int = 0, nplayers: int = 2
     samples = VERDICT_WORLDS if samples is None else samples
     return Limits(samples=samples, min_samples=min(samples, VERDICT_MIN_WORLDS), seed=seed,
                   depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4),
-                  nodes=VERDICT_NODES)
+                  nodes=VERDICT_NODES, exact_worlds=VERDICT_EXACT_WORLDS)
 
 
 @dataclass(frozen=True)
@@ -357,9 +360,12 @@ def _band(loss: float, thresholds: Thresholds) -> int:
 
 
 def _forced(res: SearchResult) -> bool:
-    """One legal move, or every move worth exactly the same in every world searched."""
+    """One legal move, or every move worth exactly the same in every consistent world (they were
+    all enumerated: a sample cannot show that no world tells the moves apart)."""
     if len(res.moves) == 1:
         return True
+    if res.population is None or res.samples < res.population:
+        return False
     for i in range(len(res.weights)):
         vals = [mv.values[i] for mv in res.moves]
         if any(v != v for v in vals) or max(vals) - min(vals) > 1e-9:

@@ -34,7 +34,7 @@ from casino_coach.replay import log_to_json, read_log
 from casino_coach.report import to_obj
 from casino_coach.store import GameKey, Store, normal_date
 
-SETTINGS_VERSION = 1  # bump when the meaning of stored analyses changes
+SETTINGS_VERSION = 2  # bump when the meaning of stored analyses changes (2: verdicts by interval)
 
 
 class BatchError(CoachError):

@@ -19,7 +19,9 @@ request          fields (besides ``type`` and ``id``)                           
 ``state``        —                                                               ``state``
 ``legal``        — (the engine's seat must be to move)                           ``legal``
 ``go``           ``samples``, ``time``, ``seed``, ``depth``: search limits        ``best_move``
-``analyze``      the same limits, and ``top`` (how many moves to list)           ``analysis``
+``analyze``      the same limits, ``top`` (how many moves to list), and          ``analysis``
+                 ``move``: a move to judge, as ``casino-coach analyze`` does
+                 (its ``verdict``: loss, interval, class, explanations)
 ``quit``         —                                                               ``bye``
 ===============  ==============================================================  ==============
 
@@ -43,7 +45,7 @@ from typing import Any
 import orjson
 
 from casino_coach import __version__
-from casino_coach.analysis import ANALYSIS_DEPTH, Thresholds, analysis_limits, judge
+from casino_coach.analysis import ANALYSIS_DEPTH, Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.cards import FULL_DECK, mask_names, parse_cards
 from casino_coach.errors import CoachError
 from casino_coach.movegen import Move, legal_moves
@@ -327,17 +329,7 @@ class Session:
         if g.awaiting != "move":
             raise ProtocolError(f"no move is expected now: waiting for {_awaiting_words(g.awaiting)}")
         obs = self._obs()
-        raw = req.get("move")
-        seat: int | None
-        if isinstance(raw, str):
-            seat, move = None, parse_move(raw)
-        elif isinstance(raw, dict):
-            seat, move = move_from_json(raw, "'move'")
-        else:
-            raise ProtocolError(f"'move' must be a move object like {{\"seat\": 0, \"card\": \"8C\", "
-                                f"\"action\": \"trail\"}}, got {_show(raw)}")
-        if seat is not None and seat != obs.to_move:
-            raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
+        move = _move_field(req, obs)
         mover = obs.to_move
         g.obs = observe_move(g.rules, obs, move)  # IllegalMoveError names the rule
         g.history.append((mover, move))
@@ -366,12 +358,25 @@ class Session:
 
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
         top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
-        res = self._search(req)
+        move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
+        if move is not None and move not in legal_moves(self._game().rules,
+                                                        as_state(self._obs(), self._obs().known, 0)):
+            raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
+        res = self._search(req, move)
         moves = res.moves if top is None else res.moves[:top]
-        return {"type": "analysis", "seat": res.seat,
-                "moves": [{"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev),
-                           "stderr": _num(mv.stderr)} for mv in moves],
-                "legal": len(res.moves), **_effort(res)}
+        out = {"type": "analysis", "seat": res.seat,
+               "moves": [{"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev),
+                          "stderr": _num(mv.stderr)} for mv in moves],
+               "legal": len(res.moves), **_effort(res)}
+        if move is not None:
+            g = self._game()
+            v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players)
+            out["verdict"] = {"move": move_to_json(move, res.seat), "ev": _num(res.value_of(move).ev),
+                              "loss": _num(v.loss), "loss_interval": [_num(v.low), _num(v.high)],
+                              "class": v.cls.value, "forced": v.forced,
+                              "explanations": [{"kind": e.kind, "text": e.text, "points": e.points}
+                                               for e in v.explanations]}
+        return out
 
     def _quit(self, req: Mapping[str, Any]) -> Answer:
         self.closed = True
@@ -400,13 +405,13 @@ class Session:
             raise ProtocolError(f"it is seat {obs.to_move}'s turn, not the engine's (seat {g.seat})")
         return obs
 
-    def _search(self, req: Mapping[str, Any]) -> SearchResult:
+    def _search(self, req: Mapping[str, Any], move: Move | None = None) -> SearchResult:
         base = self.limits
         if self.depth_by_players:
             base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
         limits = limits_from(req, base)
         obs = self._own_turn()
-        return judge(self._game().rules, obs, limits, Thresholds())
+        return judge(self._game().rules, obs, limits, Thresholds(), move)
 
     def _state_answer(self, played: dict[str, Any] | None = None) -> Answer:
         g = self._game()
@@ -445,6 +450,22 @@ _HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Answer]] = {
     "quit": Session._quit,
 }
 assert set(_HANDLERS) == set(REQUESTS)
+
+
+def _move_field(req: Mapping[str, Any], obs: Observation) -> Move:
+    """The request's ``move``: a move object or the compact notation, by the seat to move."""
+    raw = req.get("move")
+    seat: int | None
+    if isinstance(raw, str):
+        seat, move = None, parse_move(raw)
+    elif isinstance(raw, dict):
+        seat, move = move_from_json(raw, "'move'")
+    else:
+        raise ProtocolError(f"'move' must be a move object like {{\"seat\": 0, \"card\": \"8C\", "
+                            f"\"action\": \"trail\"}}, got {_show(raw)}")
+    if seat is not None and seat != obs.to_move:
+        raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
+    return move
 
 
 def _awaiting_words(awaiting: str) -> str:

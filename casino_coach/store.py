@@ -17,7 +17,7 @@ Definitions (over *decisions*: the player's rated moves that were not forced): t
 (mistakes + blunders) / decisions; **accuracy** is the mean accuracy of those moves (the analysis's
 per-move formula), i.e. each game's accuracy weighted by its decisions; the **kinds of mistake** count
 the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for
-(the rest of a loss that no factor explains, "later play", is not a kind).
+(the rest of a loss that no scoring category explains, "other", is not a kind).
 When one game was analysed with several settings, the statistics use its latest analysis.
 """
 
@@ -38,8 +38,8 @@ SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
 ERROR_CLASSES = ("mistake", "blunder")  # what the error rate counts
 MISS_CLASSES = ("inaccuracy", "mistake", "blunder")  # whose explanations are kinds of mistake
-# The part of a loss no factor explains (explain.py puts it down to later play): not a kind of mistake.
-NOT_A_KIND = "later_play"
+# The part of a loss no scoring category explains (explain.py's "other"): not a kind of mistake.
+NOT_A_KIND = "other"
 PERIODS = ("game", "day", "month", "year")
 
 _SCHEMA = """

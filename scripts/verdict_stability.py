@@ -61,10 +61,13 @@ def game_log(index: int) -> GameLog:
     return play(rules, [make_policy(b) for b in bots], seed, rounds=1).to_log()
 
 
+OVERRIDES: dict[str, Any] = {}  # --set NAME=VALUE: limits to try instead of the defaults (tuning)
+
+
 def run(log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0) -> tuple[list[dict[str, Any]],
                                                                                      float]:
     """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
-    limits = analysis_limits(seed=seed, nplayers=log.nplayers)
+    limits = dataclasses.replace(analysis_limits(seed=seed, nplayers=log.nplayers), **OVERRIDES)
     if scale != 1 or deeper:
         limits = dataclasses.replace(
             limits, samples=limits.samples * scale, min_samples=limits.min_samples * scale,
@@ -99,8 +102,13 @@ def main() -> None:
     ap.add_argument("--reference", action="store_true")
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
     ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="try other search limits (samples, min_samples, nodes, exact_worlds)")
     ap.add_argument("--time-only", type=int, metavar="GAME", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    for item in args.set:
+        name, _, value = item.partition("=")
+        OVERRIDES[name] = int(value)
     if args.time_only is not None:
         print(run(game_log(args.time_only), 0, args.jobs)[1])
         return

@@ -34,7 +34,7 @@ def _analysis() -> GameAnalysis:
         played_value=-1.0, best_value=1.5, loss=2.5, stderr=0.1, cls=MoveClass.BLUNDER, exact=True,
         legal=3,
         explanations=(Explanation("missed_sweep", "Missed sweep: 8♣ takes 3♥ 5♠", 1.5),
-                      Explanation("later_play", "The rest <is> later play", 1.0)),
+                      Explanation("other", "The rest <is> small items", 1.0)),
         alternatives=((parse_move("8C x 3H 5S"), 1.5), (parse_move("4D"), -1.0)),
         world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -2.0, 3.0, MoveClass.BLUNDER))
     forced = MoveAnalysis(
@@ -46,7 +46,7 @@ def _analysis() -> GameAnalysis:
         ply=2, round=0, deal=1, move_index=0, seat=0, side=0, played=parse_move("9H"), rated=True,
         loose=0, builds=(), hand=parse_hand("9H TD"), best=parse_move("TD"), played_value=0.9,
         best_value=1.0, loss=0.1, cls=MoveClass.GOOD, legal=2,
-        explanations=(Explanation("later_play", "10♦ trails leaves you better placed", 0.1),),
+        explanations=(Explanation("other", "The rest (+0.10 points): small items", 0.1),),
         verdict=Explanation("unlucky", "Right on what you knew, unlucky", 0.0))
     shown = MoveAnalysis(ply=3, round=0, deal=1, move_index=1, seat=1, side=1, played=parse_move("2S"),
                          rated=False, loose=parse_hand("9H"), builds=(), hand=None)
@@ -106,7 +106,7 @@ def test_html_is_self_contained_and_escaped() -> None:
     for banned in ("http://", "https://", "<script", "<link", "@import", "url(", "src="):
         assert banned not in page
     assert "Ana &lt;&amp;&gt; &quot;A&quot;" in page and "<&>" not in page
-    assert "The rest &lt;is&gt; later play" in page
+    assert "The rest &lt;is&gt; small items" in page
     game = page.split("Move by move")[1]
     assert game.count('class="move ') == 4 and page.count('class="move ') == 6  # 2 worst moves
     assert 'id="ply1"' in game and '<a href="#ply1">' in page.split("Move by move")[0]

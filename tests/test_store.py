@@ -46,7 +46,7 @@ G1 = analysis(["Ana", "Ben"], [
     move(1, 1, "good", 0.1),
     move(2, 0, "mistake", 0.6, kinds=(("missed_capture", 0.4), ("card_exposed", 0.2))),
     move(3, 1, "blunder", 2.0, kinds=(("missed_sweep", 2.0),)),
-    move(4, 0, "blunder", 1.5, kinds=(("missed_capture", 1.0), ("later_play", 0.5))),
+    move(4, 0, "blunder", 1.5, kinds=(("missed_capture", 1.0), ("other", 0.5))),
     move(5, 0, "inaccuracy", 0.3, kinds=(("card_exposed", 0.3),)),
     move(6, 0, "good", 0.0, forced=True, kinds=(("missed_sweep", 9.0),)),
 ], [80.0, 70.0])
@@ -81,7 +81,7 @@ def test_stats_on_known_analyses(store: Store) -> None:
     assert (jan.decisions, jan.errors, jan.accuracy) == (4, 2, 80.0)
     assert (mar.decisions, mar.errors, mar.error_rate) == (2, 1, 0.5)
     # Kinds over inaccuracies, mistakes and blunders only (not the good move, not the forced move),
-    # without the unexplained rest ("later play").
+    # without the unexplained rest ("other").
     kinds = [(k.kind, k.moves, k.points) for k in stats.kinds]
     assert kinds == [("missed_capture", 3, pytest.approx(2.1)), ("card_exposed", 2, pytest.approx(0.5))]
     js = stats.to_json()

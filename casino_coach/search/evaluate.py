@@ -104,13 +104,19 @@ def _credit_majority(pts: list[float], parts: Parts | None, key: str, share: lis
 def _credit_owned(rules: RuleSet, pts: list[float], parts: Parts | None, piles: tuple[int, ...],
                   sweeps: tuple[int, ...]) -> None:
     """What the piles already hold for sure: sweeps, aces, Big and Little Casino."""
-    for s, v in enumerate(sweep_points(rules, sweeps)):
-        if v:
-            _credit(pts, parts, "sweeps", s, v)
+    if rules.sweeps and any(sweeps):
+        for s, v in enumerate(sweep_points(rules, sweeps)):
+            if v:
+                _credit(pts, parts, "sweeps", s, v)
+    ace = rules.points_ace
     for s, p in enumerate(piles):
-        if rules.points_ace:
+        if parts is None:  # the search's hot path: the same sums, without naming the categories
+            pts[s] += ace * (p & ACES_MASK).bit_count() + (rules.points_big if p & _BIG else 0) + \
+                (rules.points_little if p & _LITTLE else 0)
+            continue
+        if ace:
             for c in iter_cards(p & ACES_MASK):
-                _credit(pts, parts, f"ace{c}", s, rules.points_ace)
+                _credit(pts, parts, f"ace{c}", s, ace)
         if p & _BIG:
             _credit(pts, parts, "big", s, rules.points_big)
         if p & _LITTLE:

@@ -1,0 +1,166 @@
+"""One judgement per decision: every entry point gives the same values for the same position and
+settings, bit for bit, and the sampling of a decision depends on the decision, not on its place."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from casino_coach.analysis import (
+    AnalysisOptions,
+    Thresholds,
+    analysis_limits,
+    analyze,
+    judge,
+    rate_move,
+    verdict_of,
+)
+from casino_coach.arena import play
+from casino_coach.bots import make_policy
+from casino_coach.cli import app
+from casino_coach.protocol import Session as EngineSession
+from casino_coach.replay import GameLog, log_to_json, move_to_json, replay
+from casino_coach.rules import RuleSet
+from casino_coach.search import evaluate
+from casino_coach.session import Session
+
+SAMPLES = 10
+LIMITS = analysis_limits(SAMPLES)
+
+
+@pytest.fixture(scope="module")
+def game() -> GameLog:
+    return play(RuleSet.from_preset("classic"), [make_policy("greedy"), make_policy("counter")], 31,
+                rounds=1).to_log()
+
+
+@pytest.fixture(scope="module")
+def analysis(game: GameLog) -> Any:
+    return analyze(game, AnalysisOptions(limits=LIMITS, world=False))
+
+
+def _cli(*args: str) -> Any:
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return orjson.loads(result.stdout)
+
+
+def _unforced(analysis: Any, count: int = 4) -> list[Any]:
+    """A few rated, unforced moves, some of them not the best."""
+    moves = [m for m in analysis.moves if m.rated and not m.forced]
+    missed = [m for m in moves if m.missed][:count // 2]
+    return missed + [m for m in moves if m not in missed][:count - len(missed)]
+
+
+def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis: Any) -> None:
+    rep = replay(game)
+    for m in _unforced(analysis):
+        ply = rep.plies[m.ply]
+        assert ply.observation is not None
+        again = rate_move(game.rules, ply.observation, ply.move, LIMITS, names=game.players)
+        assert (again.loss, again.loss_low, again.loss_high, again.cls, again.samples) == \
+            (m.loss, m.loss_low, m.loss_high, m.cls, m.samples)
+        assert again.explanations == m.explanations
+    # Another seed is another salt: other worlds.
+    ply = rep.plies[_unforced(analysis)[0].ply]
+    assert ply.observation is not None
+    a = evaluate(game.rules, ply.observation, LIMITS)
+    b = evaluate(game.rules, ply.observation, dataclasses.replace(LIMITS, seed=1))
+    assert [mv.values for mv in a.moves] != [mv.values for mv in b.moves]
+
+
+def test_analyze_export_and_suggest_agree(tmp_path: Path, game: GameLog, analysis: Any) -> None:
+    path = tmp_path / "game.json"
+    path.write_bytes(log_to_json(game))
+    cli_moves = _cli("analyze", str(path), "--json", "--samples", str(SAMPLES), "--no-world",
+                     "--jobs", "2")["moves"]
+    out = tmp_path / "report.json"
+    CliRunner().invoke(app, ["export", str(path), "--format", "json", "--out", str(out), "--samples",
+                             str(SAMPLES), "--no-world", "--jobs", "1"])
+    exported = orjson.loads(out.read_bytes())["moves"]
+    for m in _unforced(analysis):
+        a, e = cli_moves[m.ply], exported[m.ply]
+        assert (a["loss"], a["class"], a["loss_interval"], a["worlds"]) == \
+            (e["loss"], e["class"], e["loss_interval"], e["worlds"])
+        assert a["loss"] == round(m.loss, 3) and a["class"] == m.cls.value
+        s = _cli("suggest", str(path), "--at", str(m.ply), "--json", "--samples", str(SAMPLES))
+        assert s["played"]["loss"] == round(m.loss, 4)
+        assert s["played"]["class"] == m.cls.value
+        assert s["played"]["loss_interval"] == [round(m.loss_low, 4), round(m.loss_high, 4)]
+        assert s["worlds"] == m.samples
+        assert s["moves"][0]["ev"] == round(m.best_value, 4)
+        assert [x["text"] for x in s["played"]["explanations"]] == [x.text for x in m.explanations]
+
+
+def _engine_at(game: GameLog, ply_index: int, seat: int) -> EngineSession:
+    """An engine playing ``seat``, told the game up to move ``ply_index``."""
+    s = EngineSession(LIMITS)
+    rnd = game.rounds[0]
+    s.handle(orjson.dumps({"type": "new_game", "rules": game.rules.to_dict(),
+                           "players": list(game.players), "seat": seat}).decode())
+    done = 0
+    for d, deal in enumerate(rnd.deals):
+        req: dict[str, Any] = {"type": "deal", "hand": _names(deal.hands[seat])}
+        if d == 0:
+            req |= {"table": _names(deal.table), "dealer": rnd.dealer}
+        s.handle(orjson.dumps(req).decode())
+        for mover, move in deal.moves:
+            if done == ply_index:
+                return s
+            s.handle(orjson.dumps({"type": "move", "move": move_to_json(move, mover)}).decode())
+            done += 1
+    raise AssertionError("ply beyond the log")
+
+
+def _names(mask: int | None) -> list[str]:
+    from casino_coach.cards import mask_names
+
+    assert mask is not None
+    return mask_names(mask)
+
+
+def test_the_engine_judges_as_analyze_does(game: GameLog, analysis: Any) -> None:
+    for m in _unforced(analysis, 2):
+        engine = _engine_at(game, m.ply, m.seat)
+        answer = engine.handle(orjson.dumps(
+            {"type": "analyze", "move": move_to_json(m.played, m.seat), "samples": SAMPLES}))
+        assert answer is not None and answer["type"] == "analysis", answer
+        v = answer["verdict"]
+        assert v["loss"] == round(m.loss, 4) and v["class"] == m.cls.value
+        assert v["loss_interval"] == [round(m.loss_low, 4), round(m.loss_high, 4)]
+        assert answer["samples"] == m.samples
+
+
+def test_the_tutor_judges_as_analyze_does(tmp_path: Path) -> None:
+    rules = RuleSet.from_preset("classic")
+    s = Session(rules, seed=2, tutor="inaccuracy", limits=LIMITS, out=tmp_path / "g.json")
+    s.run_bots()
+    obs = s.observation()
+    worst = max(s.legal(), key=lambda mv: verdict_of(
+        rules, obs, judge(rules, obs, LIMITS, Thresholds(), mv), mv, Thresholds()).loss)
+    warning = s.tutor_check(worst)
+    assert warning is not None
+    s.handle(f"{s.legal().index(worst) + 1}")
+    s.handle("p")
+    s.save()
+    log = s.game.to_log()
+    a = analyze(log, AnalysisOptions(limits=LIMITS, world=False, seats=frozenset({0})))
+    first = next(m for m in a.moves if m.rated)
+    assert first.played == worst
+    assert (first.loss, str(first.cls)) == (warning.loss, warning.cls)
+
+
+def test_batch_analysis_judges_as_analyze_does(game: GameLog, analysis: Any) -> None:
+    from casino_coach.batch import BatchSettings, analyse_log
+
+    settings = BatchSettings(samples=SAMPLES, world=False)
+    doc = analyse_log(log_to_json(game), settings.to_json())
+    assert doc is not None
+    for m in _unforced(analysis):
+        row = doc["moves"][m.ply]
+        assert (row["loss"], row["class"], row["worlds"]) == (round(m.loss, 3), m.cls.value, m.samples)
