@@ -103,9 +103,10 @@ class Thresholds:
         """The class of a move whose loss is ``loss`` and at least ``low`` with confidence: the class
         of the lower end of its interval. When the search could not pin the loss inside one class,
         this is the lower class, never a harsher one than the evidence supports; *best* is a move the
-        search cannot tell from the best move by more than ``best`` points."""
+        search cannot tell from the best move by more than ``best`` points (and whose loss is below
+        the *inaccuracy* edge: a move that probably loses more is at best *good*)."""
         low = max(0.0, min(low, loss))
-        if loss <= self.best or low <= self.best:
+        if loss <= self.best or (low <= self.best and loss < self.inaccuracy):
             return MoveClass.BEST
         if low < self.inaccuracy:
             return MoveClass.GOOD

@@ -226,7 +226,7 @@ def _build_event(rules: RuleSet, obs: Observation, played: Move, best: Move, pai
     side = w.side
     if played.action == BUILD:
         cards = played.take | 1 << played.card
-        taken = _mean(pairs, lambda p: any(g & cards == cards for s, g in enumerate(p.played.gained)
+        taken = _mean(pairs, lambda p: any((g & cards) == cards for s, g in enumerate(p.played.gained)
                                            if s != side))
         if taken >= 0.005:
             ranks = sorted({RANK[c] for c in range(52) if played.value in rules.capture_values[c]})
@@ -236,7 +236,7 @@ def _build_event(rules: RuleSet, obs: Observation, played: Move, best: Move, pai
                     f"{played.value} ({mask_symbols(cards)}) after {w.yours}.")
     if best.action == BUILD:
         cards = best.take | 1 << best.card
-        home = _mean(pairs, lambda p: p.best.gained[side] & cards == cards)
+        home = _mean(pairs, lambda p: (p.best.gained[side] & cards) == cards)
         return (f"After {best.describe()} the build of {best.value} comes home to {w.you} "
                 f"{_share(home)}.")
     return ""
