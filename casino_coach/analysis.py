@@ -281,7 +281,7 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
 
 
 def judge(rules: RuleSet, obs: Observation, limits: Limits, thresholds: Thresholds = Thresholds(),
-          move: Move | None = None, *, detail: bool = False) -> SearchResult:
+          move: Move | None = None) -> SearchResult:
     """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, the hints and the
     tutor of ``play``, the engine and batch analysis all judge a decision through it, so the same
     position with the same settings gets the same values, bit for bit.
@@ -289,11 +289,11 @@ def judge(rules: RuleSet, obs: Observation, limits: Limits, thresholds: Threshol
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
     the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
     errors), or the sample limit is reached, and records what is needed to explain the loss.
-    Without, it aims at the best move (``detail`` records what explanations need all the same; it
-    changes no value)."""
+    Without, it aims at the best move. Either way it records what explanations need (``detail``), so
+    that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
     if move is None:
-        return evaluate(rules, obs, limits, detail=detail)
+        return evaluate(rules, obs, limits, detail=True)
     return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True)
 
 

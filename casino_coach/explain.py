@@ -64,6 +64,8 @@ class _Words:
         self.others_by_side = {s: " and ".join(who[k] for k in others if k % obs.nsides == s)
                                for s in range(obs.nsides) if s != self.side}
         self.they = " or ".join(self.others_by_side.values()) or "the others"
+        # Whom a lead in cards is measured against: the other side, or the mean of the others.
+        self.rivals = self.they if len(self.others_by_side) == 1 else "the others"
 
     @staticmethod
     def verb(subject: str, verb: str) -> str:
@@ -160,10 +162,15 @@ def _sentence(rules: RuleSet, obs: Observation, result: SearchResult, played: Mo
         mine_p = _mean(pairs, lambda p: bool(p.played.gained[side] & bit))
         them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
         them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
-        text = (f"{name} {card_symbol(card)}{seen}: {lead}. {where} {w.take(w.you)} it "
-                f"{_share(mine_b)} {theirs}, {_in(mine_p)} {yours}")
-        if them_p > 0.005 or them_b > 0.005:
-            text += f"; {w.take(w.they)} it {_in(them_p)} after {w.yours} ({_pct(them_b)} after the best)"
+        head = f"{name} {card_symbol(card)}{seen}: {lead}. {where}"
+        mine = (f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_pct(mine_p)} of them {yours}")
+        them = (f"{w.take(w.they)} it {_share(them_p)} {yours}, {_pct(them_b)} of them {theirs}")
+        if abs(mine_b - mine_p) >= abs(them_p - them_b):
+            text = f"{head} {mine}" + (f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, "
+                                       f"{_pct(them_b)} after the best" if them_p or them_b else "")
+        else:
+            text = f"{head} {them}" + (f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, "
+                                       f"{_pct(mine_p)} after {w.yours}" if mine_p or mine_b else "")
         return text + "."
     if key in ("cards", "spades"):
         mask = SPADES_MASK if key == "spades" else (1 << 52) - 1
@@ -176,26 +183,22 @@ def _sentence(rules: RuleSet, obs: Observation, result: SearchResult, played: Mo
         unit = "card" if key == "cards" else "spade"
         be = "are" if w.verb(w.you, "take") == "take" else "is"
         return (f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
-                f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.they)} {theirs}, "
-                f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.they)} {yours}.")
+                f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {theirs}, "
+                f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {yours}.")
     if key == "sweeps":
         them_b = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.best.sweeps) if s != side))
         them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
         mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
         return (f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
-                f"{_in(them_b)} {theirs}; {w.sweep(w.you)} {_in(mine_b)} and {_in(mine_p)}.")
+                f"{_pct(them_b)} of them {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
+                f"{_pct(mine_p)} after {w.yours}.")
     if key == "last":
         mine_b = _mean(pairs, lambda p: p.best.parts.get("last", 0.0) > 0)
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
         return (f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
-                f"{theirs}, {_in(mine_p)} {yours}.")
+                f"{theirs}, {_pct(mine_p)} of them {yours}.")
     return f"{key}: {lead}."
-
-
-def _in(p: float) -> str:
-    """A share of the worlds, short: "in 62%"."""
-    return f"in {_pct(p)}"
 
 
 def _pct(p: float) -> str:

@@ -147,7 +147,11 @@ def loss_words(m: MoveAnalysis) -> str:
         return ""
     if m.exact:
         return f"lost {m.loss:.2f} (exact)"
-    text = f"lost {m.loss:.2f} ({m.loss_low:.2f} to {m.loss_high:.2f} over {m.samples} worlds"
+    worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
+    if m.loss_high <= m.loss_low:
+        text = f"lost {m.loss:.2f} (over all {worlds} the player could face"
+    else:
+        text = f"lost {m.loss:.2f} ({m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"
     if m.shallow:
         text += ", searched shallower to fit the node budget"
     text += ")"

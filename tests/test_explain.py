@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from casino_coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
 from casino_coach.explain import _Words
-from casino_coach.movegen import BUILD, apply, legal_moves
+from casino_coach.movegen import BUILD, CAPTURE, apply, legal_moves
 from casino_coach.notation import parse_hand, parse_move
 from casino_coach.observation import Observation, observe
 from casino_coach.rules import RuleSet
@@ -83,6 +83,12 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
     if m.explanations:
         assert sum(e.points for e in m.explanations) == pytest.approx(round(m.loss or 0, 2), abs=0.011)
     _check_sentences(obs, [e.text for e in m.explanations])
+    taken = move.take | 1 << move.card if move.action == CAPTURE else 0
+    for e in m.explanations:
+        cash = re.match(r"(?:Big Casino|Little Casino|The ace) ((?:10|[2-9AJQK])[♣♦♥♠])", e.text)
+        if cash and taken >> SYMBOLS[cash.group(1)] & 1:
+            # A card the move played takes at once is taken after it in every world.
+            assert re.search(r"(100% of them|in 100%) after yours", e.text), e.text
     assert m.loss_low <= (m.loss or 0) <= m.loss_high
     th = Thresholds()
     if m.cls is not MoveClass.BEST:
@@ -93,12 +99,13 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
 
 def test_a_cash_card_the_move_played_takes_is_said_to_be_taken() -> None:
     # Regression: "you take A♠ 2♠ 7♣ 10♦ instead of nothing" when the move played took 10♦.
-    s = position(CLASSIC, ["TD 2S", "9H KS"], "TC AS 5H")
-    obs = observe(s, 0)
-    m = rate_move(CLASSIC, obs, parse_move("TD x TC"), LIMITS, names=NAMES[:2])
-    big = [e for e in m.explanations if e.kind == "big_casino"]
-    for e in big:
-        assert "in 100% after yours" in e.text
+    s = position(CLASSIC, ["AS TD", "QD"], "3H 5D 5H 6S 7H 8S 9S JC QH KS")
+    used = s.table | s.hands[0] | s.hands[1]
+    s = s._replace(stock=sum(1 << c for c in [c for c in range(52) if not used >> c & 1][:32]))
+    m = rate_move(CLASSIC, observe(s, 0), parse_move("TD x 3H 7H"), LIMITS, names=NAMES[:2])
+    big = next(e for e in m.explanations if e.kind == "big_casino")
+    assert "100% of them after yours (10♦ captures 3♥ 7♥)" in big.text
+    assert big.points < 0  # taking it now is the part of the move in its favour
 
 
 def test_a_build_owner_always_holds_its_card() -> None:

@@ -217,7 +217,7 @@ def suggest_command(
     obs = decision.obs
     thresholds = Thresholds()
     result = judge(decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds,
-                   decision.played, detail=True)
+                   decision.played)
     verdict = (verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
                if decision.played is not None else None)
     if json:

@@ -212,8 +212,12 @@ class _Race:
             se = UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
             if population is not None and n >= population:
                 se = 0.0
-            out.append((self.mean(ref) - d if nworlds else self.mean(i), se))
+            # It left the race as clearly worse than the best: it never ranks above it.
+            out.append((min(self.mean(ref) - d, self.mean(ref)) if nworlds else self.mean(i), se))
         return out
+
+    def complete(self, i: int) -> bool:
+        return all(v == v for v in self.values[i])
 
     def _stderr(self, i: int, population: int | None) -> float:
         """Standard error of the mean over the worlds (weighted; with the finite-population
@@ -337,7 +341,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
         if not again:
             break
     values_se = race.results(population)
-    order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], moves[i]))
+    order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], not race.complete(i), moves[i]))
     out = []
     for i in order:
         ev, se = values_se[i]
@@ -358,18 +362,22 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
 
 
 def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> Outcome:
-    """What happens along a root move's principal line in one world, to where the search stops."""
+    """What happens along a root move's line in one world, to where the search stops: the line that
+    proves the move's value (``Solver.proving_line``), so that its end holds that value."""
     s = canonical(state)
+    budget, used = solver.node_limit, solver.nodes
+    solver.node_limit = 1 << 62  # explaining is not searching: it neither stops nor counts
+    try:
+        child = apply(rules, s, rv.move)
+        line = (rv.move, *solver.proving_line(child, rv.value))
+    finally:
+        solver.node_limit, solver.nodes = budget, used
     gained = [0] * s.nsides
-    for m in rv.line:
-        if sum(h.bit_count() for h in s.hands) <= solver.horizon:
-            break
+    for m in line:
         nxt = apply(rules, s, m)
         for k in range(s.nsides):
             gained[k] |= nxt.captured[k] & ~s.captured[k]
         s = nxt
-    # Where the line stops short of the search's leaves (a cut-off entry), the estimate there stands
-    # in, and ``other`` takes the difference.
     parts = solver.eval.parts(s)
     end = s.stock == 0 and not any(s.hands)
     sweeps = tuple(a - b for a, b in zip(s.sweeps, state.sweeps, strict=True))

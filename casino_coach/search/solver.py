@@ -152,6 +152,34 @@ class Solver:
             state = apply(rules, state, m)
         return tuple(line)
 
+    def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]:
+        """A line from ``state`` (whose minimax value is ``value``) that keeps that value to the end
+        of the search: at each position the first move (the table's best first) whose child has the
+        same value, found with a window around it. Unlike ``principal_line``, whose entries may come
+        from cut-offs, every position on it has the value proved at the root."""
+        line: list[Move] = []
+        rules = self.rules
+        s = canonical(state)
+        while len(line) < limit:
+            left = 0
+            for h in s.hands:
+                left += h.bit_count()
+            if left <= self.horizon:
+                break
+            e = self.tt.get(s)
+            moves = e.moves if e is not None else self.moves(s)
+            first = e.best if e is not None else 0
+            for i in (first, *(j for j in range(len(moves)) if j != first)):
+                child = apply(rules, s, moves[i])
+                v = self.search(child, value - NULL, value + NULL)
+                if value - NULL < v < value + NULL:
+                    line.append(moves[i])
+                    s = child
+                    break
+            else:
+                break
+        return tuple(line)
+
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
         self.nodes += 1
         if self.nodes > self.node_limit:
