@@ -8,8 +8,9 @@ is searched twice at the analysis's default limits with two different seeds, A a
   the 95th percentile of this noise (rounded up to 0.05 points, at least 0.1), so fewer than 1 in 20
   best moves is called an inaccuracy by chance;
 * the noise has a long tail (a search that stopped early on the wrong move), which the thresholds do
-  not try to cover: the noise rule does (a loss within 2 standard errors of the difference is never
-  called a mistake). The script checks how much of the noise that rule catches;
+  not try to cover: the class is taken at the low end of the loss's interval (``SearchResult.loss``,
+  2 standard errors of the paired difference). The script checks how often run B's interval for run
+  A's best move reaches down to "best";
 * the mistake threshold is twice the inaccuracy threshold and at least half a point; the blunder
   threshold twice the mistake threshold (at least a point: an ace or Little Casino);
 * and prints how the moves of three players fall into the classes with these thresholds: the bot
@@ -28,7 +29,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from casino_coach.analysis import CLASSES, PAIRED_STDERR_FACTOR, Thresholds, analysis_limits
+from casino_coach.analysis import CLASSES, Thresholds, analysis_limits
 from casino_coach.arena import play
 from casino_coach.bots import make_policy
 from casino_coach.movegen import Move
@@ -40,10 +41,9 @@ from casino_coach.search import evaluate
 @dataclass(frozen=True)
 class Sample:
     noise: float  # loss in run B of run A's best move
-    se: float  # standard error of that difference (as the analysis computes it)
+    low: float  # the low end of run B's interval for that loss
     exact: bool
     losses: dict[str, float]  # policy -> loss of its move (run A)
-    pairs: list[tuple[float, float]]  # per other move: (loss A - loss B, hypot of run A's stderrs)
 
 
 def _positions(rules: RuleSet, rounds: int, every: int) -> list[tuple[Observation, Move, int]]:
@@ -77,22 +77,17 @@ def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
     a = evaluate(rules, obs, analysis_limits(_SAMPLES, seed))
     if len(a.moves) < 2:
         return None
-    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919))
     best_a = a.moves[0].move
-    mv_b = b.value_of(best_a)
-    noise = max(0.0, b.moves[0].ev - mv_b.ev)
-    se = math.hypot(b.moves[0].stderr, mv_b.stderr) if b.moves[0].move != best_a else 0.0
-    pairs = []
-    for mv in a.moves[1:]:
-        d = (a.moves[0].ev - mv.ev) - (b.value_of(best_a).ev - b.value_of(mv.move).ev)
-        pairs.append((d, math.hypot(a.moves[0].stderr, mv.stderr)))
+    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919), focus=best_a,
+                 bands=Thresholds().bands)
+    noise, low, _ = b.loss(best_a)
     rng = random.Random(seed)
     legal = [mv.move for mv in a.moves]
     greedy = make_policy("greedy").choose(rules, obs, legal, rng)
     losses = {"counter": a.moves[0].ev - a.value_of(played).ev,
               "greedy": a.moves[0].ev - a.value_of(greedy).ev,
               "random": a.moves[0].ev - a.value_of(rng.choice(legal)).ev}
-    return Sample(noise, se, a.exact, losses, pairs)
+    return Sample(noise, low, a.exact, losses)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -125,16 +120,9 @@ def main() -> None:
     print("noise: loss in run B of run A's best move (sampled positions), points: "
           + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.3f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
           + f", max {max(noise, default=0.0):.3f}; zero in {sum(1 for x in noise if x == 0)}")
-    # The loss is a difference of two values measured on the same worlds, so its standard error is
-    # far smaller than the two values' standard errors combined: two independent runs differ in a
-    # loss by sqrt(2) standard errors of that difference.
-    pairs = [p for s in sampled for p in s.pairs if p[1] > 0]
-    k = math.sqrt(sum(d * d for d, _ in pairs) / (2 * sum(h * h for _, h in pairs))) if pairs else 1.0
-    print(f"paired stderr factor: the loss's standard error is {k:.3f} x hypot(stderr best, stderr "
-          f"played) over {len(pairs)} move pairs (analysis uses {PAIRED_STDERR_FACTOR})")
-    inside = sum(1 for s in sampled if s.noise <= 2 * PAIRED_STDERR_FACTOR * s.se)
-    print(f"noise rule: {inside}/{len(sampled)} noise losses lie within 2 standard errors "
-          f"({100 * inside / max(1, len(sampled)):.0f}%)")
+    inside = sum(1 for s in sampled if s.low <= Thresholds().best)
+    print(f"interval: for {inside}/{len(sampled)} of run A's best moves run B's loss interval reaches "
+          f"down to best ({100 * inside / max(1, len(sampled)):.0f}%)")
     inacc = max(0.1, _up(_pct(noise, 0.95)))
     mistake = max(_up(2 * inacc), 0.5)
     th = Thresholds(inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2))

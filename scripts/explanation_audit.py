@@ -25,7 +25,7 @@ from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
 from casino_coach.replay import replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from verdict_stability import GAMES, game_log  # noqa: E402
+from verdict_stability import GAMES, game_log
 
 CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
 SYMBOLS = {card_symbol(c): c for c in range(52)}

@@ -10,13 +10,12 @@ from conftest import position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino_coach.analysis import Thresholds
 from casino_coach.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
 from casino_coach.notation import move_text, parse_move
 from casino_coach.replay import read_log, replay
 from casino_coach.rules import RuleSet
 from casino_coach.search import Limits, evaluate
-from casino_coach.session import CLASS_ORDER, NoteKind, Session, move_words, resolve
+from casino_coach.session import NoteKind, Session, move_words, resolve
 
 CLASSIC = RuleSet.from_preset("classic")
 FAST = Limits(samples=4, min_samples=2, depth=4, exact_worlds=4)
@@ -147,36 +146,33 @@ def test_hint_resets_after_a_move() -> None:
     assert "hint again" in first.text
 
 
-def _bad_decision(s: Session, at_least: str) -> Move:
+def _bad_decision(s: Session) -> Move:
     """Play the best moves until a decision has a move the tutor stops; return that move."""
-    t = Thresholds()
     for _ in range(40):
-        res = s.search()
-        for mv in reversed(res.moves):
-            loss = res.best.ev - mv.ev
-            cls = t.classify(loss, (res.best.stderr ** 2 + mv.stderr ** 2) ** 0.5, mv == res.best)
-            if CLASS_ORDER.index(cls) >= CLASS_ORDER.index(at_least):
-                return mv.move
-        s._play_human(res.best.move)
+        for mv in s.legal():
+            if s.tutor_check(mv) is not None:
+                return mv
+        s._play_human(s.search().best.move)
         s.run_bots()
     raise AssertionError("no bad move found in 40 decisions")
 
 
 def test_tutor_stops_a_bad_move_and_offers_rethink_play_or_hint() -> None:
     s = session(tutor="mistake")
-    bad = _bad_decision(s, "mistake")
+    bad = _bad_decision(s)
     ply = s.ply
     (early,) = s.handle("p")  # nothing held back yet
     assert early.kind == NoteKind.ERROR and "no move is held back" in early.text and s.ply == ply
-    (warn,) = s.handle(move_text(bad))
+    ((number, _),) = s.numbered([bad])
+    (warn,) = s.handle(str(number))
     assert warn.kind == NoteKind.TUTOR and warn.warning is not None
     assert warn.warning.move == bad and warn.warning.cls in ("mistake", "blunder")
     assert f"{warn.warning.loss:.1f}" in warn.text and "r to rethink, p to play it anyway" in warn.text
-    assert warn.warning.reasons  # why it loses, from explain.explain
+    assert warn.warning.reasons  # why it loses, from explain.explain, as analyze says it
     assert s.ply == ply and s.pending is not None
     (back,) = s.handle("r")
     assert back.kind == NoteKind.INFO and s.pending is None and s.ply == ply
-    s.handle(move_text(bad))
+    s.handle(str(number))
     (hint,) = s.handle("h")
     assert hint.kind == NoteKind.HINT and s.pending is not None
     played = s.handle("p")

@@ -9,7 +9,7 @@ whole round. ``evaluate_world`` does the same with every card known. See ``expec
 ``worlds.py``, ``solver.py`` and ``evaluate.py``.
 """
 
-from casino_coach.search.expectimax import evaluate, evaluate_world, root_moves
+from casino_coach.search.expectimax import decision_seed, evaluate, evaluate_world, root_moves
 from casino_coach.search.result import Limits, MoveValue, Outcome, SearchResult
 from casino_coach.search.tree import SearchTree, TreeNode
 from casino_coach.search.worlds import (
@@ -22,5 +22,5 @@ from casino_coach.search.worlds import (
 )
 
 __all__ = ["Limits", "MoveValue", "Outcome", "SearchError", "SearchResult", "SearchTree", "TreeNode", "World",
-           "count_worlds", "enumerate_worlds", "evaluate", "evaluate_world", "root_moves",
+           "count_worlds", "decision_seed", "enumerate_worlds", "evaluate", "evaluate_world", "root_moves",
            "sample_world", "world_state"]

@@ -232,14 +232,14 @@ _MIN_PAIRED = 4  # worlds before a move may leave the race
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits,
-                  evidence: Sequence[Evidence] = (), focus: Move | None = None) -> int:
+                  evidence: Sequence[Evidence] = ()) -> int:
     """The seed of a decision's worlds, from the decision itself: the rules, the observation, the
-    limits (``Limits.seed`` is a salt: other seeds, other worlds), the evidence and the move whose
-    loss is asked for. Never from where the position stands in a log or which command asks, so every
-    command that judges the same position with the same settings draws the same worlds."""
+    limits (``Limits.seed`` is a salt: other seeds, other worlds) and the evidence. Never from where
+    the position stands in a log or which command asks, so every command that searches the same
+    position with the same settings draws the same worlds, in the same order (whichever move it
+    judges: the move played only decides how many of them are searched)."""
     key = repr((sorted(rules.to_dict().items()), tuple(obs), dataclasses.astuple(limits),
-                tuple((tuple(e.before), tuple(e.move)) for e in evidence),
-                tuple(focus) if focus is not None else None))
+                tuple((tuple(e.before), tuple(e.move)) for e in evidence)))
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
@@ -281,7 +281,7 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     moves = root_moves(rules, obs)
     if focus is not None and focus not in moves:
         raise SearchError(f"{focus.describe()} is not a legal move of this decision")
-    rng = random.Random(decision_seed(rules, obs, limits, evidence, focus))
+    rng = random.Random(decision_seed(rules, obs, limits, evidence))
     weigh = Likelihood(rules, evidence) if evidence else None
     stream, population = _worlds(rules, obs, limits, rng, weigh)
     drawn: list[tuple[World, float]] = []
