@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 from casino_coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
 from casino_coach.explain import _Words
-from casino_coach.movegen import BUILD, CAPTURE, apply, legal_moves
+from casino_coach.movegen import BUILD, CAPTURE, legal_moves
 from casino_coach.notation import parse_hand, parse_move
 from casino_coach.observation import Observation, observe
 from casino_coach.rules import RuleSet
 from casino_coach.search import worlds
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.state import RoundState
 from tests.conftest import position
+from tests.test_search_worlds import random_state
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -28,25 +29,6 @@ NAMES = ("Ana", "Ben", "Cy", "Dee")
 LIMITS = analysis_limits(8)
 CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
 SYMBOLS = {card_symbol(c): c for c in range(52)}
-
-
-def _random_decision(rules: RuleSet, nplayers: int, seed: int) -> tuple[RoundState, int]:
-    """A position part-way through a random round (the state, and how many plies were played)."""
-    rng = random.Random(seed)
-    sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, 0, sh.table, sh.deals[0])
-    plies = rng.randrange(0, 4 * nplayers * 2)
-    nxt = 1
-    for _ in range(plies):
-        if s.needs_deal:
-            s = deal(s, sh.deals[nxt])
-            nxt += 1
-        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
-        if s.is_over:
-            break
-    if s.needs_deal:
-        s = deal(s, sh.deals[nxt])
-    return s, plies
 
 
 def _with_stock(s: RoundState, cards: str) -> RoundState:
@@ -74,7 +56,7 @@ def _check_sentences(obs: Observation, texts: list[str]) -> None:
 def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: str,
                                                                nplayers: int) -> None:
     rules = RuleSet.from_preset(preset)
-    s, _ = _random_decision(rules, nplayers, seed)
+    s = random_state(rules, nplayers, seed, random.Random(seed).randrange(0, 8 * nplayers))
     if s.is_over:
         return
     obs = observe(s, s.to_move)
