@@ -11,5 +11,14 @@ from casino_coach.state import RoundState
 
 __version__ = "0.1.0"
 
-__all__ = ["Move", "RoundState", "RuleSet", "__version__", "apply", "card_name", "legal_moves",
-           "parse_card", "play"]
+__all__ = [
+    "Move",
+    "RoundState",
+    "RuleSet",
+    "__version__",
+    "apply",
+    "card_name",
+    "legal_moves",
+    "parse_card",
+    "play",
+]

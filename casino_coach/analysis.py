@@ -83,7 +83,8 @@ class Thresholds:
         if not 0 <= self.best <= self.inaccuracy <= self.mistake <= self.blunder:
             raise CoachError(
                 f"class thresholds must grow: best {self.best} <= inaccuracy {self.inaccuracy} <= "
-                f"mistake {self.mistake} <= blunder {self.blunder}")
+                f"mistake {self.mistake} <= blunder {self.blunder}"
+            )
         if self.noise < 0 or not all(math.isfinite(x) for x in dataclasses.astuple(self)):
             raise CoachError("class thresholds must be finite and the noise factor at least 0")
 
@@ -175,8 +176,13 @@ class MoveAnalysis:
     @property
     def missed(self) -> bool:
         """A rated, unforced move that was not (as good as) the best: the best move is worth showing."""
-        return (self.rated and not self.forced and self.cls not in (None, MoveClass.BEST)
-                and self.best is not None and self.best != self.played)
+        return (
+            self.rated
+            and not self.forced
+            and self.cls not in (None, MoveClass.BEST)
+            and self.best is not None
+            and self.best != self.played
+        )
 
 
 @dataclass(frozen=True)
@@ -221,16 +227,22 @@ VERDICT_NODES = 400_000
 VERDICT_EXACT_WORLDS = 50
 
 
-def analysis_limits(samples: int | None = None, seed: int = 0, nplayers: int = 2,
-                    depth: int | None = None) -> Limits:
+def analysis_limits(
+    samples: int | None = None, seed: int = 0, nplayers: int = 2, depth: int | None = None
+) -> Limits:
     """The search limits every verdict uses by default: at most ``samples`` (``VERDICT_WORLDS``)
     sampled deals of the unseen cards per move, at least ``VERDICT_MIN_WORLDS`` before sampling may
     stop, ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a
     2-player round is always searched exactly to its end (``decision_limits``)."""
     samples = VERDICT_WORLDS if samples is None else samples
-    return Limits(samples=samples, min_samples=min(samples, VERDICT_MIN_WORLDS), seed=seed,
-                  depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4),
-                  nodes=VERDICT_NODES, exact_worlds=VERDICT_EXACT_WORLDS)
+    return Limits(
+        samples=samples,
+        min_samples=min(samples, VERDICT_MIN_WORLDS),
+        seed=seed,
+        depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4),
+        nodes=VERDICT_NODES,
+        exact_worlds=VERDICT_EXACT_WORLDS,
+    )
 
 
 @dataclass(frozen=True)
@@ -280,8 +292,13 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     return limits
 
 
-def judge(rules: RuleSet, obs: Observation, limits: Limits, thresholds: Thresholds = Thresholds(),
-          move: Move | None = None) -> SearchResult:
+def judge(
+    rules: RuleSet,
+    obs: Observation,
+    limits: Limits,
+    thresholds: Thresholds = Thresholds(),
+    move: Move | None = None,
+) -> SearchResult:
     """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, the hints and the
     tutor of ``play``, the engine and batch analysis all judge a decision through it, so the same
     position with the same settings gets the same values, bit for bit.
@@ -297,8 +314,9 @@ def judge(rules: RuleSet, obs: Observation, limits: Limits, thresholds: Threshol
     return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True)
 
 
-def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, thresholds: Thresholds,
-                   names: Sequence[str] = ()) -> str:
+def why_not_second(
+    rules: RuleSet, obs: Observation, res: SearchResult, thresholds: Thresholds, names: Sequence[str] = ()
+) -> str:
     """Why the best move of ``res`` (a search made with ``detail``) beats the runner-up, in the
     explanations' words: what the runner-up would lose, category by category."""
     best = res.moves[0]
@@ -313,9 +331,16 @@ def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, threshol
     return head + ":\n" + "\n".join(f"  - {e.text} ({e.points:.2f})" for e in reasons)
 
 
-def rate_move(rules: RuleSet, obs: Observation, move: Move, limits: Limits,
-              thresholds: Thresholds = Thresholds(), *, state: RoundState | None = None,
-              names: Sequence[str] | None = None) -> MoveAnalysis:
+def rate_move(
+    rules: RuleSet,
+    obs: Observation,
+    move: Move,
+    limits: Limits,
+    thresholds: Thresholds = Thresholds(),
+    *,
+    state: RoundState | None = None,
+    names: Sequence[str] | None = None,
+) -> MoveAnalysis:
     """Rate ``move`` by the seat to move in ``obs`` (a position, not a whole log).
 
     ``state`` is the full ``RoundState`` when the real cards are known: the world cost is then
@@ -325,8 +350,14 @@ def rate_move(rules: RuleSet, obs: Observation, move: Move, limits: Limits,
     return _rate(rules, ply, limits, thresholds, tuple(names or ()), True)
 
 
-def verdict_of(rules: RuleSet, obs: Observation, res: SearchResult, move: Move,
-               thresholds: Thresholds, names: Sequence[str] = ()) -> Verdict:
+def verdict_of(
+    rules: RuleSet,
+    obs: Observation,
+    res: SearchResult,
+    move: Move,
+    thresholds: Thresholds,
+    names: Sequence[str] = (),
+) -> Verdict:
     """The verdict on ``move`` from a search of its decision (``judge``): loss, interval, class,
     whether the move was forced, and the explanations of the loss."""
     best = res.moves[0]
@@ -337,8 +368,17 @@ def verdict_of(rules: RuleSet, obs: Observation, res: SearchResult, move: Move,
     explanations: tuple[Explanation, ...] = ()
     if cls != MoveClass.BEST and not forced:
         explanations = explain(rules, obs, res, move, round(loss, 2), names=names or None)
-    return Verdict(best.move, loss, low, high, stderr if math.isfinite(stderr) else 0.0, cls, forced,
-                   _band(low, thresholds) != _band(high, thresholds), explanations)
+    return Verdict(
+        best.move,
+        loss,
+        low,
+        high,
+        stderr if math.isfinite(stderr) else 0.0,
+        cls,
+        forced,
+        _band(low, thresholds) != _band(high, thresholds),
+        explanations,
+    )
 
 
 @dataclass(frozen=True)
@@ -379,8 +419,9 @@ def _values(res: SearchResult, move: Move) -> tuple[float, float]:
     return mv.ev, mv.stderr
 
 
-def _rate(rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, names: tuple[str, ...],
-          world: bool) -> MoveAnalysis:
+def _rate(
+    rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, names: tuple[str, ...], world: bool
+) -> MoveAnalysis:
     """Search the position before ``ply`` from the mover's view and rate the move played."""
     t0 = time.perf_counter()
     obs = ply.observation
@@ -400,12 +441,28 @@ def _rate(rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, name
         wc = WorldCost(wbest.move, wbest.ev, wp_ev, wloss, wcls)
         verdict = _verdict(ply.move, v.cls, wc)
     return dataclasses.replace(
-        base, rated=True, best=v.best, played_value=played_ev, best_value=res.moves[0].ev, loss=v.loss,
-        stderr=v.stderr, cls=v.cls, forced=v.forced, exact=res.exact, legal=len(res.moves),
+        base,
+        rated=True,
+        best=v.best,
+        played_value=played_ev,
+        best_value=res.moves[0].ev,
+        loss=v.loss,
+        stderr=v.stderr,
+        cls=v.cls,
+        forced=v.forced,
+        exact=res.exact,
+        legal=len(res.moves),
         explanations=v.explanations,
-        alternatives=tuple((mv.move, mv.ev) for mv in res.moves[:3]), world=wc, verdict=verdict,
-        samples=res.samples, seconds=time.perf_counter() - t0, loss_low=v.low, loss_high=v.high,
-        shallow=res.shallow, uncertain=v.uncertain)
+        alternatives=tuple((mv.move, mv.ev) for mv in res.moves[:3]),
+        world=wc,
+        verdict=verdict,
+        samples=res.samples,
+        seconds=time.perf_counter() - t0,
+        loss_low=v.low,
+        loss_high=v.high,
+        shallow=res.shallow,
+        uncertain=v.uncertain,
+    )
 
 
 _GOOD = (MoveClass.BEST, MoveClass.GOOD)
@@ -417,12 +474,16 @@ def _verdict(move: Move, cls: MoveClass, wc: WorldCost) -> Explanation | None:
         return Explanation(
             "unlucky",
             f"Right on what you knew, unlucky: with the cards actually held {move.describe()} cost "
-            f"{wc.loss:.2f} points ({wc.best.describe()} would have been best)", 0.0)
+            f"{wc.loss:.2f} points ({wc.best.describe()} would have been best)",
+            0.0,
+        )
     if cls in _BAD and wc.cls in _GOOD:
         return Explanation(
             "lucky",
             f"Lucky: the risk did not come — with the cards actually held {move.describe()} cost only "
-            f"{wc.loss:.2f} points", 0.0)
+            f"{wc.loss:.2f} points",
+            0.0,
+        )
     return None
 
 
@@ -432,8 +493,19 @@ def _shown(ply: Ply) -> MoveAnalysis:
     loose = view.loose if view is not None else 0
     builds = view.builds if view is not None else ()
     hand = ply.observation.hand if ply.observation is not None else None
-    return MoveAnalysis(ply.index, ply.round, ply.deal, ply.move_index, ply.seat,
-                        ply.seat % _nsides(ply), ply.move, False, loose, builds, hand)
+    return MoveAnalysis(
+        ply.index,
+        ply.round,
+        ply.deal,
+        ply.move_index,
+        ply.seat,
+        ply.seat % _nsides(ply),
+        ply.move,
+        False,
+        loose,
+        builds,
+        hand,
+    )
 
 
 def _nsides(ply: Ply) -> int:
@@ -475,12 +547,17 @@ def check_seats(log: GameLog, seats: frozenset[int]) -> None:
     if log.viewer is not None and seats - {log.viewer}:
         names = log.players
         others = ", ".join(names[s] for s in sorted(seats - {log.viewer}))
-        raise CoachError(f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "
-                         f"{names[log.viewer]}'s hands are known")
+        raise CoachError(
+            f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "
+            f"{names[log.viewer]}'s hands are known"
+        )
 
 
-def analyze(log: GameLog, options: AnalysisOptions = AnalysisOptions(),
-            progress: Callable[[int, int], None] | None = None) -> GameAnalysis:
+def analyze(
+    log: GameLog,
+    options: AnalysisOptions = AnalysisOptions(),
+    progress: Callable[[int, int], None] | None = None,
+) -> GameAnalysis:
     """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish."""
     t0 = time.perf_counter()
     names = tuple(log.players)
@@ -496,15 +573,26 @@ def analyze(log: GameLog, options: AnalysisOptions = AnalysisOptions(),
             shown[ply.index] = _shown(ply)
     rated = {m.ply: m for m in _map(tasks, options.jobs, progress)}
     moves = tuple(rated.get(p.index) or shown[p.index] for p in rep.plies)
-    round_points = tuple(tuple(float(x) for x in r.score.points) for r in rep.rounds
-                         if r.score is not None)
+    round_points = tuple(tuple(float(x) for x in r.score.points) for r in rep.rounds if r.score is not None)
     summaries = summarize(moves, names, log.nsides, round_points)
-    return GameAnalysis(log.rules, names, log.viewer, log.nsides, options, moves, summaries,
-                        round_points, time.perf_counter() - t0)
+    return GameAnalysis(
+        log.rules,
+        names,
+        log.viewer,
+        log.nsides,
+        options,
+        moves,
+        summaries,
+        round_points,
+        time.perf_counter() - t0,
+    )
 
 
-def _map(tasks: list[_Task], jobs: int, progress: Callable[[int, int], None] | None,
-         ) -> Iterable[MoveAnalysis]:
+def _map(
+    tasks: list[_Task],
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+) -> Iterable[MoveAnalysis]:
     total = len(tasks)
     if progress:
         progress(0, total)
@@ -517,8 +605,9 @@ def _map(tasks: list[_Task], jobs: int, progress: Callable[[int, int], None] | N
         return out
     # Longest first (the early plies of a deal have the most to search) keeps the processes busy.
     tasks = sorted(tasks, key=lambda t: (t.ply.move_index, t.ply.index))
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods()
-                                      else "spawn")
+    ctx = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    )
     with ctx.Pool(min(jobs, total)) as pool:
         for i, result in enumerate(pool.imap_unordered(_run, tasks, chunksize=1)):
             out.append(result)
@@ -565,15 +654,28 @@ def luck_by_deal(moves: Sequence[MoveAnalysis], nsides: int) -> dict[int, list[D
         for lucks in out.values():
             for x in lucks:
                 by_deal.setdefault((x.round, x.deal), []).append(x.points)
-        out = {side: [DealLuck(x.round, x.deal, x.points - sum(by_deal[(x.round, x.deal)])
-                               / len(by_deal[(x.round, x.deal)]))
-                      if len(by_deal[(x.round, x.deal)]) > 1 else x for x in lucks]
-               for side, lucks in out.items()}
+        out = {
+            side: [
+                DealLuck(
+                    x.round,
+                    x.deal,
+                    x.points - sum(by_deal[(x.round, x.deal)]) / len(by_deal[(x.round, x.deal)]),
+                )
+                if len(by_deal[(x.round, x.deal)]) > 1
+                else x
+                for x in lucks
+            ]
+            for side, lucks in out.items()
+        }
     return out
 
 
-def summarize(moves: Sequence[MoveAnalysis], players: Sequence[str], nsides: int,
-              round_points: Sequence[Sequence[float]]) -> tuple[SeatSummary, ...]:
+def summarize(
+    moves: Sequence[MoveAnalysis],
+    players: Sequence[str],
+    nsides: int,
+    round_points: Sequence[Sequence[float]],
+) -> tuple[SeatSummary, ...]:
     """One summary per seat (see the module docstring for accuracy and luck)."""
     luck = luck_by_deal(moves, nsides)
     out = []
@@ -591,8 +693,21 @@ def summarize(moves: Sequence[MoveAnalysis], players: Sequence[str], nsides: int
             result += pts[side] - (sum(others) / len(others) if others else 0.0)
         side_luck = tuple(luck.get(side, []))
         luck_total = sum(x.points for x in side_luck)
-        out.append(SeatSummary(
-            seat, name, side, len(mine), len(unforced), classes, total,
-            total / len(losses) if losses else 0.0, accuracy, side_luck, luck_total, result,
-            result - luck_total))
+        out.append(
+            SeatSummary(
+                seat,
+                name,
+                side,
+                len(mine),
+                len(unforced),
+                classes,
+                total,
+                total / len(losses) if losses else 0.0,
+                accuracy,
+                side_luck,
+                luck_total,
+                result,
+                result - luck_total,
+            )
+        )
     return tuple(out)

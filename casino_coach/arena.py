@@ -51,20 +51,41 @@ class PairStats:
         return self.mean + self.ci95
 
     def text(self) -> str:
-        return (f"{self.policy_a} vs {self.policy_b} ({self.rules.describe()}, {self.nplayers} players, "
-                f"{self.pairs} mirrored pairs of one {self.unit}): {self.mean:+.3f} points per pair for "
-                f"{self.policy_a}, 95% interval [{self.low:+.3f}, {self.high:+.3f}]; pairs won "
-                f"{self.a_better}-{self.b_better}")
+        return (
+            f"{self.policy_a} vs {self.policy_b} ({self.rules.describe()}, {self.nplayers} players, "
+            f"{self.pairs} mirrored pairs of one {self.unit}): {self.mean:+.3f} points per pair for "
+            f"{self.policy_a}, 95% interval [{self.low:+.3f}, {self.high:+.3f}]; pairs won "
+            f"{self.a_better}-{self.b_better}"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"policy_a": self.policy_a, "policy_b": self.policy_b, "rules": self.rules.to_dict(),
-                "players": self.nplayers, "unit": self.unit, "pairs": self.pairs,
-                "mean": self.mean, "ci95": self.ci95, "low": self.low, "high": self.high,
-                "stdev": self.stdev, "a_better": self.a_better, "b_better": self.b_better}
+        return {
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
+            "rules": self.rules.to_dict(),
+            "players": self.nplayers,
+            "unit": self.unit,
+            "pairs": self.pairs,
+            "mean": self.mean,
+            "ci95": self.ci95,
+            "low": self.low,
+            "high": self.high,
+            "stdev": self.stdev,
+            "a_better": self.a_better,
+            "b_better": self.b_better,
+        }
 
 
-def play(rules: RuleSet, seat_policies: Sequence[Policy], seed: int, *, rounds: int | None = 1,
-         bot_seed: str = "", players: Sequence[str] | None = None, **game_options: Any) -> Game:
+def play(
+    rules: RuleSet,
+    seat_policies: Sequence[Policy],
+    seed: int,
+    *,
+    rounds: int | None = 1,
+    bot_seed: str = "",
+    players: Sequence[str] | None = None,
+    **game_options: Any,
+) -> Game:
     """Play one game (``rounds`` rounds, or to the target when None) with one policy per seat.
 
     Seat ``s`` chooses with ``random.Random(f"{bot_seed}:{seed}:{s}")``, so a game is reproducible
@@ -88,8 +109,9 @@ def _side_points(game: Game, unit: str) -> list[Points]:
     return list(game.match.scores)
 
 
-def mirrored_pair(rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int,
-                  unit: str = "round") -> float:
+def mirrored_pair(
+    rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int, unit: str = "round"
+) -> float:
     """A's points minus B's over one deal played twice with the seats swapped."""
     nsides = 2 if nplayers == 4 and rules.partnerships else nplayers
     total = 0.0
@@ -97,21 +119,33 @@ def mirrored_pair(rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int
         a_sides = [s for s in range(nsides) if (s % 2 == 0) != swap]
         b_sides = [s for s in range(nsides) if s not in a_sides]
         seats = [a if (s % nsides) in a_sides else b for s in range(nplayers)]
-        game = play(rules, seats, seed, rounds=1 if unit == "round" else None,
-                    bot_seed=f"{a.name}-{b.name}-{swap}")
+        game = play(
+            rules, seats, seed, rounds=1 if unit == "round" else None, bot_seed=f"{a.name}-{b.name}-{swap}"
+        )
         pts = _side_points(game, unit)
-        total += (sum(pts[s] for s in a_sides) / len(a_sides)
-                  - sum(pts[s] for s in b_sides) / len(b_sides))
+        total += sum(pts[s] for s in a_sides) / len(a_sides) - sum(pts[s] for s in b_sides) / len(b_sides)
     return total
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(rules_dict: dict[str, Any], nplayers: int, a: str, b: str,
-                 opts_a: dict[str, Any], opts_b: dict[str, Any], unit: str) -> None:
-    _WORKER.update(rules=RuleSet.from_dict(rules_dict), nplayers=nplayers,
-                   a=make_policy(a, **opts_a), b=make_policy(b, **opts_b), unit=unit)
+def _init_worker(
+    rules_dict: dict[str, Any],
+    nplayers: int,
+    a: str,
+    b: str,
+    opts_a: dict[str, Any],
+    opts_b: dict[str, Any],
+    unit: str,
+) -> None:
+    _WORKER.update(
+        rules=RuleSet.from_dict(rules_dict),
+        nplayers=nplayers,
+        a=make_policy(a, **opts_a),
+        b=make_policy(b, **opts_b),
+        unit=unit,
+    )
 
 
 def _run_pair(seed: int) -> float:
@@ -124,10 +158,19 @@ def pair_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
-def mirrored_pairs(rules: RuleSet, nplayers: int, policy_a_name: str, policy_b_name: str, pairs: int,
-                   seed: int, jobs: int = 1, *, unit: str = "round",
-                   options_a: Mapping[str, Any] | None = None,
-                   options_b: Mapping[str, Any] | None = None) -> PairStats:
+def mirrored_pairs(
+    rules: RuleSet,
+    nplayers: int,
+    policy_a_name: str,
+    policy_b_name: str,
+    pairs: int,
+    seed: int,
+    jobs: int = 1,
+    *,
+    unit: str = "round",
+    options_a: Mapping[str, Any] | None = None,
+    options_b: Mapping[str, Any] | None = None,
+) -> PairStats:
     """Play ``pairs`` mirrored pairs of A against B and summarise A minus B per pair."""
     if unit not in ("round", "game"):
         raise CoachError(f"unit must be 'round' or 'game', got {unit!r}")
@@ -150,11 +193,22 @@ def mirrored_pairs(rules: RuleSet, nplayers: int, policy_a_name: str, policy_b_n
     return summarise(policy_a_name, policy_b_name, rules, nplayers, unit, values)
 
 
-def summarise(a: str, b: str, rules: RuleSet, nplayers: int, unit: str,
-              values: Sequence[float]) -> PairStats:
+def summarise(a: str, b: str, rules: RuleSet, nplayers: int, unit: str, values: Sequence[float]) -> PairStats:
     n = len(values)
     mean = sum(values) / n
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
     sd = math.sqrt(var)
-    return PairStats(a, b, rules, nplayers, unit, n, mean, 1.96 * sd / math.sqrt(n), sd,
-                     sum(1 for v in values if v > 0), sum(1 for v in values if v < 0), tuple(values))
+    return PairStats(
+        a,
+        b,
+        rules,
+        nplayers,
+        unit,
+        n,
+        mean,
+        1.96 * sd / math.sqrt(n),
+        sd,
+        sum(1 for v in values if v > 0),
+        sum(1 for v in values if v < 0),
+        tuple(values),
+    )

@@ -76,15 +76,26 @@ class BatchSettings:
             raise BatchError(f"depth must be at least 1, got {self.depth}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": SETTINGS_VERSION, "samples": self.samples, "seed": self.seed,
-                "depth": self.depth, "world": self.world,
-                "player": self.player.casefold() if self.player is not None else None,
-                "thresholds": dataclasses.asdict(self.thresholds)}
+        return {
+            "version": SETTINGS_VERSION,
+            "samples": self.samples,
+            "seed": self.seed,
+            "depth": self.depth,
+            "world": self.world,
+            "player": self.player.casefold() if self.player is not None else None,
+            "thresholds": dataclasses.asdict(self.thresholds),
+        }
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> BatchSettings:
-        return cls(samples=obj["samples"], seed=obj["seed"], depth=obj["depth"], world=obj["world"],
-                   player=obj["player"], thresholds=Thresholds(**obj["thresholds"]))
+        return cls(
+            samples=obj["samples"],
+            seed=obj["seed"],
+            depth=obj["depth"],
+            world=obj["world"],
+            player=obj["player"],
+            thresholds=Thresholds(**obj["thresholds"]),
+        )
 
     def key(self) -> str:
         """The canonical JSON that identifies these settings in the store."""
@@ -93,8 +104,9 @@ class BatchSettings:
     def options(self, nplayers: int, seats: frozenset[int] | None = None) -> AnalysisOptions:
         """The analysis options for a game of ``nplayers`` (rating only ``seats``, None: all)."""
         limits = analysis_limits(self.samples, self.seed, nplayers, self.depth)
-        return AnalysisOptions(limits=limits, thresholds=self.thresholds, seats=seats,
-                               world=self.world, jobs=1)
+        return AnalysisOptions(
+            limits=limits, thresholds=self.thresholds, seats=seats, world=self.world, jobs=1
+        )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -200,12 +212,17 @@ class BatchReport:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"found": self.found, "analysed": len(self.analysed), "skipped": len(self.skipped),
-                "duplicates": len(self.duplicates), "without_player": len(self.without_player),
-                "not_logs": len(self.not_logs),
-                "failed": [{"file": f, "error": e} for f, e in self.failed],
-                "seconds": round(self.seconds, 2),
-                "games_per_minute": round(self.games_per_minute, 2)}
+        return {
+            "found": self.found,
+            "analysed": len(self.analysed),
+            "skipped": len(self.skipped),
+            "duplicates": len(self.duplicates),
+            "without_player": len(self.without_player),
+            "not_logs": len(self.not_logs),
+            "failed": [{"file": f, "error": e} for f, e in self.failed],
+            "seconds": round(self.seconds, 2),
+            "games_per_minute": round(self.games_per_minute, 2),
+        }
 
     @property
     def games_per_minute(self) -> float:
@@ -216,9 +233,17 @@ Progress = Callable[[str, str, int, int], None]  # (event, source, done, total)
 Finish = Callable[[GameJob, dict[str, Any] | None, str | None], None]
 
 
-def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSettings = BatchSettings(),
-              *, jobs: int = 1, cluster: str | None = None, progress: Progress | None = None,
-              limit: int | None = None, connect_timeout: float = 10.0) -> BatchReport:
+def run_batch(
+    inputs: Sequence[str | Path],
+    store: Store,
+    settings: BatchSettings = BatchSettings(),
+    *,
+    jobs: int = 1,
+    cluster: str | None = None,
+    progress: Progress | None = None,
+    limit: int | None = None,
+    connect_timeout: float = 10.0,
+) -> BatchReport:
     """Analyse every log of ``inputs`` not yet in ``store`` with ``settings`` (module docstring).
 
     ``limit`` stops after that many games are analysed (the rest wait for the next run);
@@ -253,7 +278,7 @@ def run_batch(inputs: Sequence[str | Path], store: Store, settings: BatchSetting
             seen.add(job.hash)
             todo.append(job)
     if limit is not None:
-        todo = todo[:max(limit, 0)]
+        todo = todo[: max(limit, 0)]
     total = len(todo)
     count = 0
 
@@ -372,8 +397,9 @@ def _deliver(job: GameJob, fut: Any, finish: Finish) -> None:
     finish(job, result, None)
 
 
-def _run_dask(address: str, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish,
-              timeout: float) -> None:
+def _run_dask(
+    address: str, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish, timeout: float
+) -> None:
     # Imported by name so that the type checker and installs without the extra need not know it.
     try:
         distributed: Any = importlib.import_module("distributed")
@@ -407,4 +433,3 @@ def _run_dask(address: str, todo: list[GameJob], settings_json: dict[str, Any], 
             raise
     finally:
         client.close()
-

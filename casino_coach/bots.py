@@ -49,8 +49,7 @@ class Policy(Protocol):
 
     name: str
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
-               rng: random.Random) -> Move: ...
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move: ...
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -131,8 +130,7 @@ class RandomPolicy:
 
     name = "random"
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
-               rng: random.Random) -> Move:
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         return legal[rng.randrange(len(legal))]
 
 
@@ -141,8 +139,7 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
-               rng: random.Random) -> Move:
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         values = _values(rules)
         best: Move | None = None
         best_key: tuple[float, float, int] | None = None
@@ -169,8 +166,7 @@ class CounterPolicy:
         self.build_keep = build_keep
         self.risk_weight = risk_weight
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
-               rng: random.Random) -> Move:
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         if len(legal) == 1:
             return legal[0]
         values = _values(rules)
@@ -185,9 +181,15 @@ class CounterPolicy:
         assert best is not None
         return best
 
-    def evaluate(self, rules: RuleSet, obs: Observation, move: Move, values: tuple[float, ...],
-                 odds: list[tuple[int, float]], cache: dict[tuple[int, tuple[object, ...]], float],
-                 ) -> float:
+    def evaluate(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        move: Move,
+        values: tuple[float, ...],
+        odds: list[tuple[int, float]],
+        cache: dict[tuple[int, tuple[object, ...]], float],
+    ) -> float:
         after = _table_after(rules, obs, move)
         score = immediate_gain(rules, obs, move)
         if move.action == CAPTURE:
@@ -235,8 +237,13 @@ def _rank_odds(obs: Observation) -> list[tuple[int, float]]:
     return out
 
 
-def _expected_loss(rules: RuleSet, obs: Observation, after: RoundState, values: tuple[float, ...],
-                   odds: list[tuple[int, float]]) -> float:
+def _expected_loss(
+    rules: RuleSet,
+    obs: Observation,
+    after: RoundState,
+    values: tuple[float, ...],
+    odds: list[tuple[int, float]],
+) -> float:
     """What the next seat can expect to take from ``after``'s table on its turn."""
     table = after.table
     if not table:
@@ -288,12 +295,14 @@ def make_policy(name: str, **options: Any) -> Policy:
         try:
             module = importlib.import_module("casino_coach.search.policy")
         except ImportError as e:
-            raise CoachError(f"bot 'searcher' is not available: casino_coach.search.policy cannot be "
-                             f"imported ({e})") from None
+            raise CoachError(
+                f"bot 'searcher' is not available: casino_coach.search.policy cannot be imported ({e})"
+            ) from None
         cls = getattr(module, "SearcherPolicy", None)
         if cls is None:
-            raise CoachError("bot 'searcher' is not available: casino_coach.search.policy has no "
-                             "SearcherPolicy")
+            raise CoachError(
+                "bot 'searcher' is not available: casino_coach.search.policy has no SearcherPolicy"
+            )
         policy: Policy = cls(**options)
         return policy
     raise RulesError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")

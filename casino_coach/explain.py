@@ -39,8 +39,21 @@ class Explanation(NamedTuple):
 # Kinds: one per scoring category, and ``other`` for what none explains.
 KINDS = ("big_casino", "little_casino", "ace", "cards", "spades", "sweeps", "last_capture", "other")
 
-_RANK_WORDS = ("an ace", "a 2", "a 3", "a 4", "a 5", "a 6", "a 7", "an 8", "a 9", "a 10", "a jack",
-               "a queen", "a king")
+_RANK_WORDS = (
+    "an ace",
+    "a 2",
+    "a 3",
+    "a 4",
+    "a 5",
+    "a 6",
+    "a 7",
+    "an 8",
+    "a 9",
+    "a 10",
+    "a jack",
+    "a queen",
+    "a king",
+)
 
 
 class _Pair(NamedTuple):
@@ -61,8 +74,11 @@ class _Words:
         mates = [who[k] for k in range(obs.nplayers) if k % obs.nsides == self.side and k != obs.seat]
         self.you = "your side" if mates else "you"
         others = [k for k in range(obs.nplayers) if k % obs.nsides != self.side]
-        self.others_by_side = {s: " and ".join(who[k] for k in others if k % obs.nsides == s)
-                               for s in range(obs.nsides) if s != self.side}
+        self.others_by_side = {
+            s: " and ".join(who[k] for k in others if k % obs.nsides == s)
+            for s in range(obs.nsides)
+            if s != self.side
+        }
         self.they = " or ".join(self.others_by_side.values()) or "the others"
         # Whom a lead in cards is measured against: the other side, or the mean of the others.
         self.rivals = self.they if len(self.others_by_side) == 1 else "the others"
@@ -100,8 +116,16 @@ def _category(key: str) -> str:
     return {"big": "big_casino", "little": "little_casino", "last": "last_capture"}.get(key, key)
 
 
-def explain(rules: RuleSet, obs: Observation, result: SearchResult, played: Move, loss: float, *,
-            names: Sequence[str] | None = None, yours: str = "yours") -> tuple[Explanation, ...]:
+def explain(
+    rules: RuleSet,
+    obs: Observation,
+    result: SearchResult,
+    played: Move,
+    loss: float,
+    *,
+    names: Sequence[str] | None = None,
+    yours: str = "yours",
+) -> tuple[Explanation, ...]:
     """Why ``played`` lost ``loss`` points against the best move of ``result`` (a search of ``obs``
     made with ``detail=True``): one explanation per scoring category that accounts for at least
     ``MIN_POINTS``, with the shares of worlds in which its events happen; their points add up to
@@ -112,20 +136,25 @@ def explain(rules: RuleSet, obs: Observation, result: SearchResult, played: Move
         return ()
     b_out = result.value_of(best).outcomes
     p_out = result.value_of(played).outcomes
-    pairs = [_Pair(w, b, p) for w, b, p in zip(result.weights, b_out, p_out, strict=False)
-             if b is not None and p is not None and w > 0]
+    pairs = [
+        _Pair(w, b, p)
+        for w, b, p in zip(result.weights, b_out, p_out, strict=False)
+        if b is not None and p is not None and w > 0
+    ]
     if not pairs:
         return (Explanation("other", "No world searched both moves to compare them.", round(loss, 2)),)
     keys = sorted({k for p in pairs for k in (*p.best.parts, *p.played.parts)})
-    stakes = {k: _mean(pairs, lambda p, k=k: p.best.parts.get(k, 0.0) - p.played.parts.get(k, 0.0))
-              for k in keys}
+    stakes = {
+        k: _mean(pairs, lambda p, k=k: p.best.parts.get(k, 0.0) - p.played.parts.get(k, 0.0)) for k in keys
+    }
     words = _Words(obs, names, yours)
     items: list[tuple[str, str, float]] = []
     for key, stake in stakes.items():
         if abs(stake) < MIN_POINTS:
             continue  # left to the rest
-        items.append((_category(key), _sentence(rules, obs, result, played, best, key, stake, pairs,
-                                                words), stake))
+        items.append(
+            (_category(key), _sentence(rules, obs, result, played, best, key, stake, pairs, words), stake)
+        )
     items.sort(key=lambda x: -x[2])
     event = _build_event(rules, obs, played, best, pairs, words)
     if event and items and items[0][2] > 0:
@@ -136,17 +165,31 @@ def explain(rules: RuleSet, obs: Observation, result: SearchResult, played: Move
     out = [Explanation(k, t, round(s, 2)) for k, t, s in items]
     rest = round(round(loss, 2) - sum(e.points for e in out), 2)
     if abs(rest) >= MIN_POINTS or not out:
-        out.append(Explanation(
-            "other", f"The rest ({rest:+.2f} points): small items, and where the search's lines stop "
-                     "short of the values it proved.", rest))
+        out.append(
+            Explanation(
+                "other",
+                f"The rest ({rest:+.2f} points): small items, and where the search's lines stop "
+                "short of the values it proved.",
+                rest,
+            )
+        )
     elif rest and out:  # rounding: keep the sum exact
         first = out[0]
         out[0] = first._replace(points=round(first.points + rest, 2))
     return tuple(out)
 
 
-def _sentence(rules: RuleSet, obs: Observation, result: SearchResult, played: Move, best: Move,
-              key: str, stake: float, pairs: Sequence[_Pair], w: _Words) -> str:
+def _sentence(
+    rules: RuleSet,
+    obs: Observation,
+    result: SearchResult,
+    played: Move,
+    best: Move,
+    key: str,
+    stake: float,
+    pairs: Sequence[_Pair],
+    w: _Words,
+) -> str:
     """One category's sentence: its points, then what happens in how many of the worlds."""
     side = w.side
     yours = f"after {w.yours} ({played.describe()})"
@@ -163,14 +206,20 @@ def _sentence(rules: RuleSet, obs: Observation, result: SearchResult, played: Mo
         them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
         them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
         head = f"{name} {card_symbol(card)}{seen}: {lead}. {where}"
-        mine = (f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_pct(mine_p)} of them {yours}")
-        them = (f"{w.take(w.they)} it {_share(them_p)} {yours}, {_pct(them_b)} of them {theirs}")
+        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_pct(mine_p)} of them {yours}"
+        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_pct(them_b)} of them {theirs}"
         if abs(mine_b - mine_p) >= abs(them_p - them_b):
-            text = f"{head} {mine}" + (f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, "
-                                       f"{_pct(them_b)} after the best" if them_p or them_b else "")
+            text = f"{head} {mine}" + (
+                f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+                if them_p or them_b
+                else ""
+            )
         else:
-            text = f"{head} {them}" + (f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, "
-                                       f"{_pct(mine_p)} after {w.yours}" if mine_p or mine_b else "")
+            text = f"{head} {them}" + (
+                f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
+                if mine_p or mine_b
+                else ""
+            )
         return text + "."
     if key in ("cards", "spades"):
         mask = SPADES_MASK if key == "spades" else (1 << 52) - 1
@@ -182,22 +231,28 @@ def _sentence(rules: RuleSet, obs: Observation, result: SearchResult, played: Mo
 
         unit = "card" if key == "cards" else "spade"
         be = "are" if w.verb(w.you, "take") == "take" else "is"
-        return (f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
-                f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {theirs}, "
-                f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {yours}.")
+        return (
+            f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
+            f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {theirs}, "
+            f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {yours}."
+        )
     if key == "sweeps":
         them_b = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.best.sweeps) if s != side))
         them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
         mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
-        return (f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
-                f"{_pct(them_b)} of them {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
-                f"{_pct(mine_p)} after {w.yours}.")
+        return (
+            f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
+            f"{_pct(them_b)} of them {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
+            f"{_pct(mine_p)} after {w.yours}."
+        )
     if key == "last":
         mine_b = _mean(pairs, lambda p: p.best.parts.get("last", 0.0) > 0)
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
-        return (f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
-                f"{theirs}, {_pct(mine_p)} of them {yours}.")
+        return (
+            f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
+            f"{theirs}, {_pct(mine_p)} of them {yours}."
+        )
     return f"{key}: {lead}."
 
 
@@ -223,25 +278,26 @@ def _horizon_words(obs: Observation, result: SearchResult) -> str:
     return f"over the next {result.depth} plays"
 
 
-def _build_event(rules: RuleSet, obs: Observation, played: Move, best: Move, pairs: Sequence[_Pair],
-                 w: _Words) -> str:
+def _build_event(
+    rules: RuleSet, obs: Observation, played: Move, best: Move, pairs: Sequence[_Pair], w: _Words
+) -> str:
     """For a build played (or missed): how often the other side takes it, or it comes home."""
     side = w.side
     if played.action == BUILD:
         cards = played.take | 1 << played.card
-        taken = _mean(pairs, lambda p: any((g & cards) == cards for s, g in enumerate(p.played.gained)
-                                           if s != side))
+        taken = _mean(
+            pairs, lambda p: any((g & cards) == cards for s, g in enumerate(p.played.gained) if s != side)
+        )
         if taken >= 0.005:
             ranks = sorted({RANK[c] for c in range(52) if played.value in rules.capture_values[c]})
             holds = " or ".join(_RANK_WORDS[r] for r in ranks)
-            return (f"{_share(taken).capitalize()}, {w.they} {w.verb(w.they, 'hold')} {holds} and "
-                    f"{w.verb(w.they, 'take')} your build of "
-                    f"{played.value} ({mask_symbols(cards)}) after {w.yours}.")
+            return (
+                f"{_share(taken).capitalize()}, {w.they} {w.verb(w.they, 'hold')} {holds} and "
+                f"{w.verb(w.they, 'take')} your build of "
+                f"{played.value} ({mask_symbols(cards)}) after {w.yours}."
+            )
     if best.action == BUILD:
         cards = best.take | 1 << best.card
         home = _mean(pairs, lambda p: (p.best.gained[side] & cards) == cards)
-        return (f"After {best.describe()} the build of {best.value} comes home to {w.you} "
-                f"{_share(home)}.")
+        return f"After {best.describe()} the build of {best.value} comes home to {w.you} {_share(home)}."
     return ""
-
-

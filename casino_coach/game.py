@@ -38,10 +38,19 @@ class Game:
     otherwise it follows the ``first_dealer`` option (random from the seed, or seat 0).
     """
 
-    def __init__(self, rules: RuleSet, players: Sequence[str] | int, *, seed: int | None = None,
-                 shuffles: Iterable[Shuffle] | None = None, dealer: int | None = None,
-                 max_rounds: int | None = None, created_by: str | None = CREATED_BY,
-                 event: str | None = None, date: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        players: Sequence[str] | int,
+        *,
+        seed: int | None = None,
+        shuffles: Iterable[Shuffle] | None = None,
+        dealer: int | None = None,
+        max_rounds: int | None = None,
+        created_by: str | None = CREATED_BY,
+        event: str | None = None,
+        date: str | None = None,
+    ) -> None:
         names = [f"seat {i}" for i in range(players)] if isinstance(players, int) else list(players)
         if not 2 <= len(names) <= 4:
             raise CoachError(f"Casino is played by 2, 3 or 4 players, not {len(names)}")
@@ -185,11 +194,27 @@ class Game:
                 deals[-1] = DealLog(last.table, last.hands, tuple(self._moves))
             rounds.append(RoundLog(self.state.dealer, deals, None))
         if viewer is not None:
-            rounds = [RoundLog(r.dealer, [DealLog(d.table, tuple(h if s == viewer else None
-                                                               for s, h in enumerate(d.hands)),
-                                                  d.moves) for d in r.deals], r.result)
-                      for r in rounds]
-        return GameLog(rules=self.rules, players=list(self.players), viewer=viewer, rounds=rounds,
-                       seed=self.seed, created_by=self.created_by, event=self.event, date=self.date,
-                       partnerships=self.rules.partnerships)
-
+            rounds = [
+                RoundLog(
+                    r.dealer,
+                    [
+                        DealLog(
+                            d.table, tuple(h if s == viewer else None for s, h in enumerate(d.hands)), d.moves
+                        )
+                        for d in r.deals
+                    ],
+                    r.result,
+                )
+                for r in rounds
+            ]
+        return GameLog(
+            rules=self.rules,
+            players=list(self.players),
+            viewer=viewer,
+            rounds=rounds,
+            seed=self.seed,
+            created_by=self.created_by,
+            event=self.event,
+            date=self.date,
+            partnerships=self.rules.partnerships,
+        )

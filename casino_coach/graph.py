@@ -36,9 +36,19 @@ def tree_graph(tree: SearchTree, max_depth: int | None = None) -> nx.DiGraph:
     g = nx.DiGraph(root_seat=tree.root_seat, players=tree.nplayers, exact=tree.exact)
     index = tree.children_index()
     root = tree.nodes.get(())
-    g.add_node(0, label="decision", move="", card="", action="", take="", value_decl=0,
-               seat=tree.root_seat, depth=0, visits=root.visits if root else 0,
-               value=_finite(root.value) if root else 0.0)
+    g.add_node(
+        0,
+        label="decision",
+        move="",
+        card="",
+        action="",
+        take="",
+        value_decl=0,
+        seat=tree.root_seat,
+        depth=0,
+        visits=root.visits if root else 0,
+        value=_finite(root.value) if root else 0.0,
+    )
     ids: dict[tuple[Move, ...], int] = {(): 0}
     queue: list[tuple[Move, ...]] = [()]
     nxt = 1
@@ -49,11 +59,19 @@ def tree_graph(tree: SearchTree, max_depth: int | None = None) -> nx.DiGraph:
         for child in index.get(path, []):
             node = tree.nodes[child]
             m = child[-1]
-            g.add_node(nxt, label=move_text(m), move=move_text(m), card=card_name(m.card),
-                       action=ACTION_NAMES[m.action],
-                       take=" ".join(sorted(card_name(c) for c in iter_cards(m.take))),
-                       value_decl=m.value, seat=tree.seat_of(child), depth=len(child),
-                       visits=node.visits, value=_finite(node.value))
+            g.add_node(
+                nxt,
+                label=move_text(m),
+                move=move_text(m),
+                card=card_name(m.card),
+                action=ACTION_NAMES[m.action],
+                take=" ".join(sorted(card_name(c) for c in iter_cards(m.take))),
+                value_decl=m.value,
+                seat=tree.seat_of(child),
+                depth=len(child),
+                visits=node.visits,
+                value=_finite(node.value),
+            )
             g.add_edge(ids[path], nxt, move=move_text(m), visits=node.visits)
             ids[child] = nxt
             nxt += 1
@@ -65,8 +83,7 @@ def graph_format(path: str | Path) -> str:
     """The format of an output file by its extension; CoachError for an unknown one."""
     fmt = FORMATS.get(Path(path).suffix.lower())
     if fmt is None:
-        raise CoachError(f"{path}: unknown graph format; use a file ending in "
-                         f"{', '.join(FORMATS)}")
+        raise CoachError(f"{path}: unknown graph format; use a file ending in {', '.join(FORMATS)}")
     return fmt
 
 
@@ -103,7 +120,7 @@ def _dot_attrs(attrs: dict[str, object]) -> str:
 
 def dot_text(g: nx.DiGraph) -> str:
     """A Graphviz DOT document of a directed graph (every attribute kept, values quoted)."""
-    lines = ["digraph search {", "  node [shape=box, fontname=\"Helvetica\"];"]
+    lines = ["digraph search {", '  node [shape=box, fontname="Helvetica"];']
     for k, v in g.graph.items():
         lines.append(f"  {k}={_dot_id(v)};")
     for n, attrs in g.nodes(data=True):

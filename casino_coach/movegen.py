@@ -213,8 +213,7 @@ def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> 
     hand still counts for must-hold.
     """
     moves = _generate(rules, state, cards)
-    if not moves and state.hands[state.to_move] and (
-            cards is None or not _generate(rules, state, None)):
+    if not moves and state.hands[state.to_move] and (cards is None or not _generate(rules, state, None)):
         moves = _last_resort(rules, state, cards)
     return sorted(moves)
 
@@ -229,12 +228,12 @@ def _last_resort(rules: RuleSet, state: RoundState, cards: int | None) -> set[Mo
     """
     # Decided for the whole hand first (a card filter only selects among the result).
     moves = set(_generate(rules, state, None, strict=False)) or {
-        Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])}
+        Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])
+    }
     return moves if cards is None else {m for m in moves if cards >> m.card & 1}
 
 
-def _generate(rules: RuleSet, state: RoundState, cards: int | None,
-              strict: bool = True) -> Collection[Move]:
+def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True) -> Collection[Move]:
     """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already)."""
     seat = state.to_move
     hand = state.hands[seat]
@@ -332,8 +331,9 @@ def _kept_values(capm: tuple[int, ...], hand_cards: list[int], played: int, part
     return kept
 
 
-def _generate_simple(rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None,
-                     partner_capm: int) -> list[Move]:
+def _generate_simple(
+    rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None, partner_capm: int
+) -> list[Move]:
     """``_generate`` on a table without builds under ``rules.simple_tables``: the common case.
 
     With no build on the table nobody owns one, so must-hold binds only the value of a new build,
@@ -435,8 +435,9 @@ def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int
     return out
 
 
-def _with_builds_in_sums(rules: RuleSet, state: RoundState, tbl: _Table, w: int,
-                         loose_opts: tuple[int, ...]) -> tuple[int, ...]:
+def _with_builds_in_sums(
+    rules: RuleSet, state: RoundState, tbl: _Table, w: int, loose_opts: tuple[int, ...]
+) -> tuple[int, ...]:
     """Option C4: single builds also count as cards of their value inside capture sums."""
     singles = [b for b in state.builds if not b.multiple and b.value < w]
     if not singles:
@@ -448,8 +449,7 @@ def _with_builds_in_sums(rules: RuleSet, state: RoundState, tbl: _Table, w: int,
     return _unions(sums[w]) if w <= tbl.limit else loose_opts
 
 
-def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
-                 rest_caps: list[int]) -> list[Move]:
+def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_caps: list[int]) -> list[Move]:
     """Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card ``c``; must-hold of the new value."""
     out: list[Move] = []
     seat = state.to_move
@@ -483,8 +483,11 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int,
         if not court and not rules.numeric_courts and v > 10:
             continue  # a classic court build (court_builds) takes only courts of its rank
         # Extend: c (with loose cards) adds v-sets; the build becomes multiple (1.7.2).
-        if (v in rest_caps and (not partner or rules.partner_build_interaction == "free")
-                and (b <= v or (ace14 and v == 14))):
+        if (
+            v in rest_caps
+            and (not partner or rules.partner_build_interaction == "free")
+            and (b <= v or (ace14 and v == 14))
+        ):
             extra: tuple[int, ...] = ()
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
@@ -565,9 +568,22 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             total = sum(rules.pair_value[x] for x in iter_cards(take))
             builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
     # Positional construction: NamedTuple._replace is several times slower on this hot path.
-    nxt: RoundState = _new(RoundState, (tuple(hands), loose, builds, captured, sweeps,
-                                        (seat + 1) % len(hands), last, state.stock, state.dealer,
-                                        state.nsides, state.set_aside))
+    nxt: RoundState = _new(
+        RoundState,
+        (
+            tuple(hands),
+            loose,
+            builds,
+            captured,
+            sweeps,
+            (seat + 1) % len(hands),
+            last,
+            state.stock,
+            state.dealer,
+            state.nsides,
+            state.set_aside,
+        ),
+    )
     if round_over:
         nxt = _collect_residue(rules, nxt)
     return nxt
@@ -643,13 +659,17 @@ def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
     taken_builds = [b for b in state.builds if b.cards & move.take]
     for b in taken_builds:
         if b.cards & move.take != b.cards:
-            return (f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) "
-                    "cannot be split")
+            return f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) cannot be split"
     owned = [b for b in state.builds if b.owner == seat]
-    if (rules.ace_value == "one_or_fourteen" and _needs_both_ace_values(move, owned)
-            and (hand & ~(1 << c) & ACES_MASK).bit_count() < 2):
-        return ("you would own a build of 1 and a build of 14 with one ace left to take them: an "
-                "ace takes one or the other, so each needs its own ace (rules.md 1.8.2)")
+    if (
+        rules.ace_value == "one_or_fourteen"
+        and _needs_both_ace_values(move, owned)
+        and (hand & ~(1 << c) & ACES_MASK).bit_count() < 2
+    ):
+        return (
+            "you would own a build of 1 and a build of 14 with one ace left to take them: an "
+            "ace takes one or the other, so each needs its own ace (rules.md 1.8.2)"
+        )
     if move.action == TRAIL:
         return _trail_reason(rules, state, move, owned)
     if move.action == CAPTURE:
@@ -686,15 +706,18 @@ def _owned_left_reason(rules: RuleSet, state: RoundState, move: Move, owned: lis
 def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build]) -> str:
     name = card_symbol(move.card)
     if owned and not rules.owner_may_trail:
-        return ("you own a build, so you may not trail: capture, build, or add to a build "
-                "(rules.md 1.8.3)")
+        return "you own a build, so you may not trail: capture, build, or add to a build (rules.md 1.8.3)"
     pv = rules.pair_value
     if rules.trail_restriction == "equal_loose" and any(
-            pv[x] == pv[move.card] for x in iter_cards(state.loose)):
-        return (f"{name} matches a loose card of the same value, so it may not be trailed: "
-                "capture it or build with it (rules.md 1.9, Dominican)")
+        pv[x] == pv[move.card] for x in iter_cards(state.loose)
+    ):
+        return (
+            f"{name} matches a loose card of the same value, so it may not be trailed: "
+            "capture it or build with it (rules.md 1.9, Dominican)"
+        )
     if rules.trail_restriction == "any_capture" and any(
-            m.action == CAPTURE for m in legal_moves(rules, state, cards=1 << move.card)):
+        m.action == CAPTURE for m in legal_moves(rules, state, cards=1 << move.card)
+    ):
         return f"{name} can capture, so it may not be trailed (trail_restriction any_capture)"
     r = _owned_left_reason(rules, state, move, owned)
     if r:
@@ -722,24 +745,32 @@ def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds:
             return f"{name} is a court card: it can only pair one loose {_value_word(caps[0])} (1.6.3)"
         loose = move.take & state.loose
         if any(rules.pair_value[x] != caps[0] for x in iter_cards(loose)):
-            return (f"{name} is a court card: it captures only a court of the same rank, never a "
-                    "sum (rules.md 1.6.3)")
+            return (
+                f"{name} is a court card: it captures only a court of the same rank, never a "
+                "sum (rules.md 1.6.3)"
+            )
         if loose.bit_count() > 1 and rules.court_pairing_count == "one":
             return f"{name} pairs only one {_value_word(caps[0])} at a time (court_pairing_count one)"
-        return f"{name} cannot capture {mask_symbols(move.take)} under court_pairing_count " \
-               f"{rules.court_pairing_count}"
+        return (
+            f"{name} cannot capture {mask_symbols(move.take)} under court_pairing_count "
+            f"{rules.court_pairing_count}"
+        )
     for b in taken_builds:
         if b.value not in caps:
-            return (f"{_a(str(b.value))}-build can only be taken by {_a(_value_word(b.value))}"
-                    f"{' or an ace' if b.value == 14 else ''}, not by {name} (rules.md 1.6.4)")
+            return (
+                f"{_a(str(b.value))}-build can only be taken by {_a(_value_word(b.value))}"
+                f"{' or an ace' if b.value == 14 else ''}, not by {name} (rules.md 1.6.4)"
+            )
     loose = move.take & state.loose
     if len(caps) == 2 and loose:
         aces = sum(1 for x in iter_cards(loose) if RANK[x] == 0)
         if aces and aces != loose.bit_count():
             total = sum(rules.build_value[x] for x in iter_cards(loose))
             if total % 14:
-                return ("an ace captures as 1 or as 14, one of the two per move: these cards do not "
-                        "split into sets of either (rules.md 1.6.2)")
+                return (
+                    "an ace captures as 1 or as 14, one of the two per move: these cards do not "
+                    "split into sets of either (rules.md 1.6.2)"
+                )
     for w in caps:
         if all(b.value == w for b in taken_builds):
             tbl = _Table(rules, loose)  # only the loose cards taken decide the split
@@ -749,21 +780,25 @@ def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds:
                 equal = [x for x in iter_cards(state.loose) if rules.pair_value[x] == w]
                 left = [x for x in equal if not move.take >> x & 1]
                 if left:
-                    return (f"a capture with value {w} must take every loose card worth {w}: "
-                            f"{mask_symbols(sum(1 << x for x in left))} would be left "
-                            "(rules.md 1.9, Dominican)")
-            r = _owned_left_reason(rules, state, move, [b for b in state.builds
-                                                        if b.owner == state.to_move])
+                    return (
+                        f"a capture with value {w} must take every loose card worth {w}: "
+                        f"{mask_symbols(sum(1 << x for x in left))} would be left "
+                        "(rules.md 1.9, Dominican)"
+                    )
+            r = _owned_left_reason(rules, state, move, [b for b in state.builds if b.owner == state.to_move])
             if r:
                 return r
             return f"{name} cannot capture {mask_symbols(move.take)} here"
     val = "/".join(str(w) for w in caps)
-    return (f"{mask_symbols(loose)} cannot be split into sets each worth {val}, "
-            f"so {name} cannot capture them (rules.md 1.6.1)")
+    return (
+        f"{mask_symbols(loose)} cannot be split into sets each worth {val}, "
+        f"so {name} cannot capture them (rules.md 1.6.1)"
+    )
 
 
-def _build_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build],
-                  owned: list[Build]) -> str:
+def _build_reason(
+    rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build], owned: list[Build]
+) -> str:
     c = move.card
     name = card_symbol(c)
     v = move.value
@@ -780,31 +815,38 @@ def _build_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: l
     if r:
         return r.replace("your build of", "a build of")
     pv = rules.pair_value
-    if rules.trail_restriction == "equal_loose" and not rules.equal_loose_build_ok and any(
-            pv[x] == pv[c] for x in iter_cards(state.loose)):
+    if (
+        rules.trail_restriction == "equal_loose"
+        and not rules.equal_loose_build_ok
+        and any(pv[x] == pv[c] for x in iter_cards(state.loose))
+    ):
         return f"{name} matches a loose card, so it must capture (equal_loose_build_ok false)"
     for b in taken_builds:
         own = b.owner == seat
         partner = not own and b.owner % state.nsides == seat % state.nsides
         if b.value != v:
             if b.multiple:
-                return (f"the build of {b.value} is multiple; multiple builds can never be raised "
-                        "(rules.md 1.7.3)")
+                return (
+                    f"the build of {b.value} is multiple; multiple builds can never be raised "
+                    "(rules.md 1.7.3)"
+                )
             if own and not rules.raise_own_build:
                 return "you may not raise your own build, only an opponent's (rules.md 1.7.3, Dominican)"
             if partner and rules.partner_build_interaction == "none":
                 return "you may not add to your partner's build (rules.md 1.13, Dominican)"
             if v != b.value + rules.build_value[c]:
-                return (f"raising the build of {b.value} with {name} makes "
-                        f"{b.value + rules.build_value[c]}, not {v}: loose table cards can never "
-                        "change a build's value (rules.md 1.7.3)")
+                return (
+                    f"raising the build of {b.value} with {name} makes "
+                    f"{b.value + rules.build_value[c]}, not {v}: loose table cards can never "
+                    "change a build's value (rules.md 1.7.3)"
+                )
         elif partner and rules.partner_build_interaction != "free":
             return "you may not add to your partner's build (rules.md 1.13, Dominican)"
     if not rules.allow_duplicate_value_builds and any(
-            b.value == v and b not in taken_builds for b in state.builds):
+        b.value == v and b not in taken_builds for b in state.builds
+    ):
         return f"there is already a build of {v} on the table (allow_duplicate_value_builds false)"
     r = _owned_left_reason(rules, state, move, owned)
     if r:
         return r
-    return (f"{name} and {mask_symbols(move.take)} cannot be split into sets each worth {v} "
-            "(rules.md 1.7)")
+    return f"{name} and {mask_symbols(move.take)} cannot be split into sets each worth {v} (rules.md 1.7)"

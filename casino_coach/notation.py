@@ -40,8 +40,10 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
             rest = text[pos:].strip().split()[0] if text[pos:].strip() else text[pos:]
-            raise NotationError(f"cannot read {rest!r} in move {text!r}: expected a card like 8C, "
-                                "'x' (capture), 'b8' (build 8) or 't' (trail)")
+            raise NotationError(
+                f"cannot read {rest!r} in move {text!r}: expected a card like 8C, "
+                "'x' (capture), 'b8' (build 8) or 't' (trail)"
+            )
         pos = m.end()
         kind = m.lastgroup or ""
         if kind == "v":
@@ -82,8 +84,10 @@ def parse_move(text: str) -> Move:
             rest = rest[1:]
         for kind, tok in rest:
             if kind != "card":
-                raise NotationError(f"unexpected {tok!r} in move {text!r}: after the action come "
-                                    "only the table cards it involves")
+                raise NotationError(
+                    f"unexpected {tok!r} in move {text!r}: after the action come "
+                    "only the table cards it involves"
+                )
             c = parse_card(tok)
             if take >> c & 1:
                 raise NotationError(f"card {card_name(c)} is listed twice in move {text!r}")
@@ -136,8 +140,9 @@ def parse_hand(text: str) -> int:
 _BUILD_RE = re.compile(r"\[([^\]]*)\]")
 
 
-def parse_table(text: str, *, pair_value: tuple[int, ...] | None = None,
-                default_owner: int = 0) -> tuple[int, tuple[Build, ...]]:
+def parse_table(
+    text: str, *, pair_value: tuple[int, ...] | None = None, default_owner: int = 0
+) -> tuple[int, tuple[Build, ...]]:
     """Read a table: loose cards and ``[cards =value @owner]`` builds. Returns (loose, builds).
 
     A build without ``=value`` is worth the sum of its cards (aces 1); without ``@owner`` it belongs

@@ -53,8 +53,10 @@ class Observation(NamedTuple):
 
     def hidden_count(self) -> int:
         """How many cards other seats hold that this seat cannot see, plus the stock."""
-        return sum(n - k.bit_count() for n, k in zip(self.hand_sizes, self.known, strict=True)) \
+        return (
+            sum(n - k.bit_count() for n, k in zip(self.hand_sizes, self.known, strict=True))
             + self.stock_count
+        )
 
 
 def observe(state: RoundState, seat: int) -> Observation:
@@ -65,20 +67,38 @@ def observe(state: RoundState, seat: int) -> Observation:
             unseen |= h
     known = tuple(h if s == seat else 0 for s, h in enumerate(state.hands))
     return Observation(
-        seat=seat, hand=state.hands[seat], loose=state.loose, builds=state.builds,
-        captured=state.captured, sweeps=state.sweeps, to_move=state.to_move,
-        last_capturer=state.last_capturer, dealer=state.dealer, nsides=state.nsides,
-        hand_sizes=tuple(h.bit_count() for h in state.hands), stock_count=state.stock.bit_count(),
-        unseen=unseen, known=known, set_aside=state.set_aside,
+        seat=seat,
+        hand=state.hands[seat],
+        loose=state.loose,
+        builds=state.builds,
+        captured=state.captured,
+        sweeps=state.sweeps,
+        to_move=state.to_move,
+        last_capturer=state.last_capturer,
+        dealer=state.dealer,
+        nsides=state.nsides,
+        hand_sizes=tuple(h.bit_count() for h in state.hands),
+        stock_count=state.stock.bit_count(),
+        unseen=unseen,
+        known=known,
+        set_aside=state.set_aside,
     )
 
 
 def as_state(obs: Observation, hands: tuple[int, ...], stock: int) -> RoundState:
     """The full state of a world in which the hidden cards lie in ``hands`` and ``stock``."""
     return RoundState(
-        hands=hands, loose=obs.loose, builds=obs.builds, captured=obs.captured, sweeps=obs.sweeps,
-        to_move=obs.to_move, last_capturer=obs.last_capturer, stock=stock, dealer=obs.dealer,
-        nsides=obs.nsides, set_aside=obs.set_aside,
+        hands=hands,
+        loose=obs.loose,
+        builds=obs.builds,
+        captured=obs.captured,
+        sweeps=obs.sweeps,
+        to_move=obs.to_move,
+        last_capturer=obs.last_capturer,
+        stock=stock,
+        dealer=obs.dealer,
+        nsides=obs.nsides,
+        set_aside=obs.set_aside,
     )
 
 
@@ -133,9 +153,16 @@ def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
     state = as_state(obs, tuple(before), 0 if last_card else _UNKNOWN_CARDS)
     after = apply(rules, state, move)
     return obs._replace(
-        hand=hands[obs.seat], loose=after.loose, builds=after.builds, captured=after.captured,
-        sweeps=after.sweeps, to_move=after.to_move, last_capturer=after.last_capturer,
-        hand_sizes=tuple(sizes), unseen=obs.unseen & ~bit, known=tuple(hands),
+        hand=hands[obs.seat],
+        loose=after.loose,
+        builds=after.builds,
+        captured=after.captured,
+        sweeps=after.sweeps,
+        to_move=after.to_move,
+        last_capturer=after.last_capturer,
+        hand_sizes=tuple(sizes),
+        unseen=obs.unseen & ~bit,
+        known=tuple(hands),
         set_aside=after.set_aside,
     )
 
@@ -151,7 +178,9 @@ def observe_deal(obs: Observation, own_hand: int, hand_size: int = 4) -> Observa
         raise IllegalMoveError("the dealt hand holds a card that has already been seen")
     known = tuple(own_hand if s == obs.seat else 0 for s in range(obs.nplayers))
     return obs._replace(
-        hand=own_hand, hand_sizes=(hand_size,) * obs.nplayers,
-        stock_count=obs.stock_count - hand_size * obs.nplayers, unseen=obs.unseen & ~own_hand,
+        hand=own_hand,
+        hand_sizes=(hand_size,) * obs.nplayers,
+        stock_count=obs.stock_count - hand_size * obs.nplayers,
+        unseen=obs.unseen & ~own_hand,
         known=known,
     )

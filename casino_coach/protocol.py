@@ -85,8 +85,9 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _int_field(req: Mapping[str, Any], key: str, lo: int, hi: int | None = None,
-               default: int | None = None) -> int:
+def _int_field(
+    req: Mapping[str, Any], key: str, lo: int, hi: int | None = None, default: int | None = None
+) -> int:
     if key not in req or req[key] is None:
         if default is None:
             raise ProtocolError(f"'{key}' is missing")
@@ -101,7 +102,7 @@ def _int_field(req: Mapping[str, Any], key: str, lo: int, hi: int | None = None,
 def _cards_field(req: Mapping[str, Any], key: str, size: int) -> int:
     raw = req.get(key)
     if not isinstance(raw, list):
-        raise ProtocolError(f"'{key}' must be a list of {size} cards like [\"TD\", \"2S\"], got {_show(raw)}")
+        raise ProtocolError(f'\'{key}\' must be a list of {size} cards like ["TD", "2S"], got {_show(raw)}')
     mask = parse_cards(raw, what=key)
     if mask.bit_count() != size:
         raise ProtocolError(f"'{key}' must hold {size} cards, got {mask.bit_count()}")
@@ -120,8 +121,14 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
     depth: int | None = base.depth
     if "depth" in req:
         depth = None if req["depth"] is None else _int_field(req, "depth", 1, 1000)
-    return dataclasses.replace(base, samples=samples, min_samples=min(samples, base.min_samples),
-                               time=float(t) if t is not None else None, seed=seed, depth=depth)
+    return dataclasses.replace(
+        base,
+        samples=samples,
+        min_samples=min(samples, base.min_samples),
+        time=float(t) if t is not None else None,
+        seed=seed,
+        depth=depth,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -168,9 +175,13 @@ class EngineGame:
 
 
 def _table_obj(obs: Observation) -> dict[str, Any]:
-    return {"loose": mask_names(obs.loose),
-            "builds": [{"cards": mask_names(b.cards), "value": b.value, "owner": b.owner,
-                        "multiple": b.multiple} for b in obs.builds]}
+    return {
+        "loose": mask_names(obs.loose),
+        "builds": [
+            {"cards": mask_names(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+            for b in obs.builds
+        ],
+    }
 
 
 def _num(x: Points | float) -> Points:
@@ -185,10 +196,20 @@ def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, 
     if table & hand:
         raise ProtocolError(f"'hand': card {mask_names(table & hand)[0]} is also on the table")
     return Observation(
-        seat=seat, hand=hand, loose=table, builds=(), captured=(0,) * nsides, sweeps=(0,) * nsides,
-        to_move=(dealer + 1) % n, last_capturer=-1, dealer=dealer, nsides=nsides,
-        hand_sizes=(HAND_SIZE,) * n, stock_count=52 - TABLE_SIZE - HAND_SIZE * n,
-        unseen=FULL_DECK & ~table & ~hand, known=tuple(hand if s == seat else 0 for s in range(n)),
+        seat=seat,
+        hand=hand,
+        loose=table,
+        builds=(),
+        captured=(0,) * nsides,
+        sweeps=(0,) * nsides,
+        to_move=(dealer + 1) % n,
+        last_capturer=-1,
+        dealer=dealer,
+        nsides=nsides,
+        hand_sizes=(HAND_SIZE,) * n,
+        stock_count=52 - TABLE_SIZE - HAND_SIZE * n,
+        unseen=FULL_DECK & ~table & ~hand,
+        known=tuple(hand if s == seat else 0 for s in range(n)),
     )
 
 
@@ -222,8 +243,9 @@ class Session:
         except orjson.JSONDecodeError as e:
             return _error(f"line {self.lines}: not valid JSON ({e})", None)
         if not isinstance(req, dict):
-            return _error(f"line {self.lines}: expected a JSON object like {{\"type\": \"hello\"}}, "
-                          f"got {_show(req)}", None)
+            return _error(
+                f'line {self.lines}: expected a JSON object like {{"type": "hello"}}, got {_show(req)}', None
+            )
         return self.request(req)
 
     def request(self, req: Mapping[str, Any]) -> Answer:
@@ -236,15 +258,14 @@ class Session:
                 raise ProtocolError("a request needs a 'type', one of " + ", ".join(REQUESTS))
             handler = _HANDLERS.get(kind)
             if handler is None:
-                raise ProtocolError(f"unknown request type {_show(kind)}: expected one of "
-                                    + ", ".join(REQUESTS))
+                raise ProtocolError(
+                    f"unknown request type {_show(kind)}: expected one of " + ", ".join(REQUESTS)
+                )
             answer = handler(self, req)
         except CoachError as e:
-            return _error(f"{kind}: {e}" if isinstance(kind, str) and kind in _HANDLERS else str(e),
-                          tag, rid)
+            return _error(f"{kind}: {e}" if isinstance(kind, str) and kind in _HANDLERS else str(e), tag, rid)
         except Exception as e:  # the engine never dies on a line: report it and go on
-            return _error(f"internal error while answering {_show(kind)}: {type(e).__name__}: {e}",
-                          tag, rid)
+            return _error(f"internal error while answering {_show(kind)}: {type(e).__name__}: {e}", tag, rid)
         if rid is not None:
             answer = {"type": answer["type"], "id": rid} | {k: v for k, v in answer.items() if k != "type"}
         return answer
@@ -252,9 +273,14 @@ class Session:
     # --- requests ------------------------------------------------------------------------------------
 
     def _hello(self, req: Mapping[str, Any]) -> Answer:
-        return {"type": "hello", "name": ENGINE_NAME, "version": __version__,
-                "protocol": PROTOCOL_NAME, "protocol_version": PROTOCOL_VERSION,
-                "requests": list(REQUESTS)}
+        return {
+            "type": "hello",
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "protocol": PROTOCOL_NAME,
+            "protocol_version": PROTOCOL_VERSION,
+            "requests": list(REQUESTS),
+        }
 
     def _new_game(self, req: Mapping[str, Any]) -> Answer:
         raw_rules = req.get("rules", {"preset": "classic"})
@@ -262,8 +288,9 @@ class Session:
         players = req.get("players", 2)
         if isinstance(players, int) and not isinstance(players, bool) and 2 <= players <= 4:
             names = [f"seat {i}" for i in range(players)]
-        elif (isinstance(players, list) and 2 <= len(players) <= 4
-              and all(isinstance(p, str) for p in players)):
+        elif (
+            isinstance(players, list) and 2 <= len(players) <= 4 and all(isinstance(p, str) for p in players)
+        ):
             names = list(players)
         else:
             raise ProtocolError(f"'players' must be 2, 3 or 4 names (or that number), got {_show(players)}")
@@ -275,8 +302,15 @@ class Session:
         seat = _int_field(req, "seat", 0, len(names) - 1)
         nsides = sides_for(len(names), rules.partnerships)
         self.game = EngineGame(rules, names, seat, Match(rules, nsides))
-        return {"type": "ready", "rules": rules.to_dict(), "players": names, "seat": seat,
-                "side": seat % nsides, "nsides": nsides, "awaiting": self.game.awaiting}
+        return {
+            "type": "ready",
+            "rules": rules.to_dict(),
+            "players": names,
+            "seat": seat,
+            "side": seat % nsides,
+            "nsides": nsides,
+            "awaiting": self.game.awaiting,
+        }
 
     def _position(self, req: Mapping[str, Any]) -> Answer:
         raw = req.get("position")
@@ -296,8 +330,9 @@ class Session:
         if wanted == "nothing":
             raise ProtocolError("the game is over: start another with new_game")
         if wanted == "move":
-            raise ProtocolError(f"it is not time to deal: seat {self._obs().to_move} is to move "
-                                "and hands still hold cards")
+            raise ProtocolError(
+                f"it is not time to deal: seat {self._obs().to_move} is to move and hands still hold cards"
+            )
         if wanted == "new_round":
             if "table" not in req:
                 raise ProtocolError("the first deal of a round needs 'table' (the 4 cards laid face up)")
@@ -310,15 +345,19 @@ class Session:
             g.deal_index = 0
         else:
             if req.get("table") is not None:
-                raise ProtocolError("only the first deal of a round lays a table; later deals give "
-                                    "'hand' only")
+                raise ProtocolError(
+                    "only the first deal of a round lays a table; later deals give 'hand' only"
+                )
             if req.get("dealer") is not None and req["dealer"] != g.dealer:
-                raise ProtocolError(f"the dealer of this round is seat {g.dealer}, "
-                                    f"not {_show(req['dealer'])}")
+                raise ProtocolError(
+                    f"the dealer of this round is seat {g.dealer}, not {_show(req['dealer'])}"
+                )
             obs = self._obs()
             if hand & ~obs.unseen:
-                raise ProtocolError(f"'hand': card {mask_names(hand & ~obs.unseen)[0]} has already "
-                                    "been seen, it cannot be dealt now")
+                raise ProtocolError(
+                    f"'hand': card {mask_names(hand & ~obs.unseen)[0]} has already "
+                    "been seen, it cannot be dealt now"
+                )
             g.obs = observe_deal(obs, hand, HAND_SIZE)
             g.deal_index += 1
         g.last_round = None
@@ -353,29 +392,48 @@ class Session:
     def _go(self, req: Mapping[str, Any]) -> Answer:
         res = self._search(req)
         best = res.best
-        return {"type": "best_move", "seat": res.seat, "move": move_to_json(best.move, res.seat),
-                "ev": _num(best.ev), "stderr": _num(best.stderr), **_effort(res)}
+        return {
+            "type": "best_move",
+            "seat": res.seat,
+            "move": move_to_json(best.move, res.seat),
+            "ev": _num(best.ev),
+            "stderr": _num(best.stderr),
+            **_effort(res),
+        }
 
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
         top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
         move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
-        if move is not None and move not in legal_moves(self._game().rules,
-                                                        as_state(self._obs(), self._obs().known, 0)):
+        if move is not None and move not in legal_moves(
+            self._game().rules, as_state(self._obs(), self._obs().known, 0)
+        ):
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
         res = self._search(req, move)
         moves = res.moves if top is None else res.moves[:top]
-        out = {"type": "analysis", "seat": res.seat,
-               "moves": [{"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev),
-                          "stderr": _num(mv.stderr)} for mv in moves],
-               "legal": len(res.moves), **_effort(res)}
+        out = {
+            "type": "analysis",
+            "seat": res.seat,
+            "moves": [
+                {"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev), "stderr": _num(mv.stderr)}
+                for mv in moves
+            ],
+            "legal": len(res.moves),
+            **_effort(res),
+        }
         if move is not None:
             g = self._game()
             v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players)
-            out["verdict"] = {"move": move_to_json(move, res.seat), "ev": _num(res.value_of(move).ev),
-                              "loss": _num(v.loss), "loss_interval": [_num(v.low), _num(v.high)],
-                              "class": v.cls.value, "forced": v.forced,
-                              "explanations": [{"kind": e.kind, "text": e.text, "points": e.points}
-                                               for e in v.explanations]}
+            out["verdict"] = {
+                "move": move_to_json(move, res.seat),
+                "ev": _num(res.value_of(move).ev),
+                "loss": _num(v.loss),
+                "loss_interval": [_num(v.low), _num(v.high)],
+                "class": v.cls.value,
+                "forced": v.forced,
+                "explanations": [
+                    {"kind": e.kind, "text": e.text, "points": e.points} for e in v.explanations
+                ],
+            }
         return out
 
     def _quit(self, req: Mapping[str, Any]) -> Answer:
@@ -392,8 +450,9 @@ class Session:
     def _obs(self) -> Observation:
         g = self._game()
         if g.obs is None:
-            raise ProtocolError("no cards dealt yet: send deal with the engine's hand, the table "
-                                "and the dealer")
+            raise ProtocolError(
+                "no cards dealt yet: send deal with the engine's hand, the table and the dealer"
+            )
         return g.obs
 
     def _own_turn(self) -> Observation:
@@ -418,15 +477,24 @@ class Session:
         out: Answer = {"type": "state"}
         if played is not None:
             out["played"] = played
-        out |= {"awaiting": g.awaiting, "round": max(g.rounds - 1, 0), "deal": g.deal_index,
-                "dealer": g.dealer, "ply": g.ply}
+        out |= {
+            "awaiting": g.awaiting,
+            "round": max(g.rounds - 1, 0),
+            "deal": g.deal_index,
+            "dealer": g.dealer,
+            "ply": g.ply,
+        }
         obs = g.obs
         if obs is not None:
             out |= {
                 "to_move": obs.to_move if g.awaiting == "move" else None,
-                "seat": g.seat, "hand": mask_names(obs.hand), "table": _table_obj(obs),
-                "hand_sizes": list(obs.hand_sizes), "stock": obs.stock_count,
-                "captured": [mask_names(p) for p in obs.captured], "sweeps": list(obs.sweeps),
+                "seat": g.seat,
+                "hand": mask_names(obs.hand),
+                "table": _table_obj(obs),
+                "hand_sizes": list(obs.hand_sizes),
+                "stock": obs.stock_count,
+                "captured": [mask_names(p) for p in obs.captured],
+                "sweeps": list(obs.sweeps),
                 "last_capture": obs.last_capturer if obs.last_capturer >= 0 else None,
             }
         if g.last_round is not None:
@@ -461,22 +529,26 @@ def _move_field(req: Mapping[str, Any], obs: Observation) -> Move:
     elif isinstance(raw, dict):
         seat, move = move_from_json(raw, "'move'")
     else:
-        raise ProtocolError(f"'move' must be a move object like {{\"seat\": 0, \"card\": \"8C\", "
-                            f"\"action\": \"trail\"}}, got {_show(raw)}")
+        raise ProtocolError(
+            f'\'move\' must be a move object like {{"seat": 0, "card": "8C", '
+            f'"action": "trail"}}, got {_show(raw)}'
+        )
     if seat is not None and seat != obs.to_move:
         raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
     return move
 
 
 def _awaiting_words(awaiting: str) -> str:
-    return {"new_round": "the first deal of a round (deal with hand, table and dealer)",
-            "deal": "the next deal (deal with hand)", "move": "a move",
-            "nothing": "nothing: the game is over"}[awaiting]
+    return {
+        "new_round": "the first deal of a round (deal with hand, table and dealer)",
+        "deal": "the next deal (deal with hand)",
+        "move": "a move",
+        "nothing": "nothing: the game is over",
+    }[awaiting]
 
 
 def _effort(res: SearchResult) -> dict[str, Any]:
-    return {"exact": res.exact, "samples": res.samples, "nodes": res.nodes,
-            "seconds": round(res.seconds, 3)}
+    return {"exact": res.exact, "samples": res.samples, "nodes": res.nodes, "seconds": round(res.seconds, 3)}
 
 
 def _error(message: str, request: Any, rid: Any = None) -> Answer:
@@ -493,8 +565,9 @@ def encode(answer: Answer) -> bytes:
     return orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS) + b"\n"
 
 
-def serve(lines: Iterable[str | bytes], write: Callable[[bytes], None],
-          session: Session | None = None) -> Session:
+def serve(
+    lines: Iterable[str | bytes], write: Callable[[bytes], None], session: Session | None = None
+) -> Session:
     """Answer every line of ``lines`` with ``write`` until ``quit`` or the end of the input."""
     s = session or Session()
     for line in lines:
@@ -504,4 +577,3 @@ def serve(lines: Iterable[str | bytes], write: Callable[[bytes], None],
         if s.closed:
             break
     return s
-

@@ -123,7 +123,7 @@ class Position:
 
 def _card(text: Any, where: str) -> int:
     if not isinstance(text, str):
-        raise LogError(f"{where}: expected a card like \"8C\", got {_show(text)}")
+        raise LogError(f'{where}: expected a card like "8C", got {_show(text)}')
     try:
         return parse_card(text)
     except CardError as e:
@@ -179,8 +179,10 @@ def move_to_json(move: Move, seat: int | None = None) -> dict[str, Any]:
 def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
     """Read a move object; returns (seat or None when absent, Move). Raises LogError naming ``where``."""
     if not isinstance(obj, Mapping):
-        raise LogError(f"{where}: expected a move object like {{\"seat\": 0, \"card\": \"8C\", "
-                       f"\"action\": \"trail\"}}, got {_show(obj)}")
+        raise LogError(
+            f'{where}: expected a move object like {{"seat": 0, "card": "8C", '
+            f'"action": "trail"}}, got {_show(obj)}'
+        )
     seat = obj.get("seat")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
         raise LogError(f"{where}: 'seat' must be a seat number, got {_show(seat)}")
@@ -189,8 +191,9 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
     c = _card(obj["card"], f"{where}, card")
     action_text = obj.get("action", "trail")
     if action_text not in ACTION_NAMES:
-        raise LogError(f"{where}, card {card_name(c)}: unknown action {_show(action_text)} "
-                       "(trail, capture or build)")
+        raise LogError(
+            f"{where}, card {card_name(c)}: unknown action {_show(action_text)} (trail, capture or build)"
+        )
     action = ACTION_NAMES.index(action_text)
     take_raw = obj.get("take", [])
     take = _cards([] if take_raw is None else take_raw, f"{where}, card {card_name(c)}, take")
@@ -200,8 +203,9 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
     value = 0
     if action == BUILD or (action == TRAIL and take):
         if not isinstance(value_raw, int) or isinstance(value_raw, bool):
-            raise LogError(f"{where}, card {card_name(c)}: a build needs a whole-number 'value', "
-                           f"got {_show(value_raw)}")
+            raise LogError(
+                f"{where}, card {card_name(c)}: a build needs a whole-number 'value', got {_show(value_raw)}"
+            )
         value = value_raw
     # A capture's value is not part of the move (an ace's 1 or 14 follows from what it takes).
     if action == CAPTURE and not take:
@@ -230,16 +234,16 @@ def _load(source: bytes | str | Path) -> Any:
 
 def _check_format(obj: Any, expected: str | None) -> str:
     if not isinstance(obj, Mapping):
-        raise LogError(f"expected a JSON object with \"format\": \"{expected or LOG_FORMAT}\", "
-                       f"got {_show(obj)}")
+        raise LogError(f'expected a JSON object with "format": "{expected or LOG_FORMAT}", got {_show(obj)}')
     fmt = obj.get("format")
     if fmt not in (LOG_FORMAT, POSITION_FORMAT) or (expected is not None and fmt != expected):
         want = expected or f"{LOG_FORMAT} or {POSITION_FORMAT}"
         raise LogError(f"format: unknown format {_show(fmt)}, expected {want}")
     version = obj.get("version")
     if version != VERSION or isinstance(version, bool):
-        raise LogError(f"version: unknown {fmt} version {_show(version)}, this reader knows version "
-                       f"{VERSION}")
+        raise LogError(
+            f"version: unknown {fmt} version {_show(version)}, this reader knows version {VERSION}"
+        )
     return str(fmt)
 
 
@@ -296,14 +300,18 @@ def read_any(source: bytes | str | Path) -> GameLog | Position:
 def _log_from_obj(obj: Mapping[str, Any]) -> GameLog:
     rules = _rules(obj)
     players = obj.get("players")
-    if (not isinstance(players, list) or not 2 <= len(players) <= 4
-            or not all(isinstance(p, str) for p in players)):
+    if (
+        not isinstance(players, list)
+        or not 2 <= len(players) <= 4
+        or not all(isinstance(p, str) for p in players)
+    ):
         raise LogError(f"players: expected 2, 3 or 4 player names, got {_show(players)}")
     n = len(players)
     partnerships, rules = _partnerships(obj, rules, n)
     viewer = obj.get("viewer")
-    if viewer is not None and (not isinstance(viewer, int) or isinstance(viewer, bool)
-                               or not 0 <= viewer < n):
+    if viewer is not None and (
+        not isinstance(viewer, int) or isinstance(viewer, bool) or not 0 <= viewer < n
+    ):
         raise LogError(f"viewer: must be null or a seat from 0 to {n - 1}, got {_show(viewer)}")
     rounds_raw = obj.get("rounds")
     if not isinstance(rounds_raw, list):
@@ -318,8 +326,15 @@ def _log_from_obj(obj: Mapping[str, Any]) -> GameLog:
         if v is not None and not isinstance(v, str):
             raise LogError(f"{key}: must be text, got {_show(v)}")
         extras[key] = v
-    return GameLog(rules=rules, players=list(players), viewer=viewer, rounds=rounds, seed=seed,
-                   partnerships=partnerships, **extras)
+    return GameLog(
+        rules=rules,
+        players=list(players),
+        viewer=viewer,
+        rounds=rounds,
+        seed=seed,
+        partnerships=partnerships,
+        **extras,
+    )
 
 
 def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
@@ -341,18 +356,19 @@ def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
                 raise LogError(f"{dw}: the first deal of a round needs the {TABLE_SIZE} 'table' cards")
             table = _cards(d["table"], f"{dw}, table", size=TABLE_SIZE)
         elif d.get("table") not in (None, []):
-            raise LogError(f"{dw}: only the first deal of a round lays cards on the table "
-                           "(rules.md 1.3.3)")
+            raise LogError(f"{dw}: only the first deal of a round lays cards on the table (rules.md 1.3.3)")
         hands_raw = d.get("hands")
         if not isinstance(hands_raw, list) or len(hands_raw) != n:
-            raise LogError(f"{dw}: 'hands' must list one hand (or null) per seat, {n} in all, "
-                           f"got {_show(hands_raw)}")
+            raise LogError(
+                f"{dw}: 'hands' must list one hand (or null) per seat, {n} in all, got {_show(hands_raw)}"
+            )
         hands: list[int | None] = []
         for s, h in enumerate(hands_raw):
             if h is None:
                 if viewer is None:
-                    raise LogError(f"{dw}, seat {s}: the hand is null, but a log without a "
-                                   "'viewer' must give every hand")
+                    raise LogError(
+                        f"{dw}, seat {s}: the hand is null, but a log without a 'viewer' must give every hand"
+                    )
                 if s == viewer:
                     raise LogError(f"{dw}, seat {s}: the viewer's own hand must be given")
                 hands.append(None)
@@ -375,10 +391,14 @@ def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
     res = obj.get("result")
     if res is not None:
         pts = res.get("points") if isinstance(res, Mapping) else None
-        if (not isinstance(pts, list) or not pts
-                or not all(isinstance(p, int | float) and not isinstance(p, bool) for p in pts)):
-            raise LogError(f"{where}, result: expected {{\"points\": [...]}} with a number per side, "
-                           f"got {_show(res)}")
+        if (
+            not isinstance(pts, list)
+            or not pts
+            or not all(isinstance(p, int | float) and not isinstance(p, bool) for p in pts)
+        ):
+            raise LogError(
+                f'{where}, result: expected {{"points": [...]}} with a number per side, got {_show(res)}'
+            )
         result = tuple(pts)
     return RoundLog(dealer, deals, result)
 
@@ -409,8 +429,12 @@ def log_to_obj(log: GameLog) -> dict[str, Any]:
             ro["result"] = {"points": list(r.result)}
         rounds.append(ro)
     out: dict[str, Any] = {
-        "format": LOG_FORMAT, "version": VERSION, "rules": log.rules.to_dict(),
-        "players": list(log.players), "viewer": log.viewer, "rounds": rounds,
+        "format": LOG_FORMAT,
+        "version": VERSION,
+        "rules": log.rules.to_dict(),
+        "players": list(log.players),
+        "viewer": log.viewer,
+        "rounds": rounds,
     }
     if log.nplayers == 4:
         out["partnerships"] = log.partnerships
@@ -452,8 +476,10 @@ class Ply:
 
     @property
     def where(self) -> str:
-        return (f"round {self.round + 1}, deal {self.deal + 1}, move {self.move_index + 1} "
-                f"(ply {self.index}), seat {self.seat}")
+        return (
+            f"round {self.round + 1}, deal {self.deal + 1}, move {self.move_index + 1} "
+            f"(ply {self.index}), seat {self.seat}"
+        )
 
 
 @dataclass(frozen=True)
@@ -490,9 +516,15 @@ class Replay:
     def summary_json(self) -> dict[str, Any]:
         """``{"rounds": [{"points", "breakdown", "sweeps"}], "totals", "winner"}`` (replay-format.md),
         over the rounds that were played out."""
-        rounds = [{"points": list(r.score.points), "breakdown": [dict(b) for b in r.score.breakdown],
-                   "sweeps": list(r.score.sweep_counts)}
-                  for r in self.rounds if r.score is not None]
+        rounds = [
+            {
+                "points": list(r.score.points),
+                "breakdown": [dict(b) for b in r.score.breakdown],
+                "sweeps": list(r.score.sweep_counts),
+            }
+            for r in self.rounds
+            if r.score is not None
+        ]
         return {"rounds": rounds, "totals": list(self.match.scores), "winner": self.match.winner}
 
 
@@ -502,10 +534,20 @@ def _viewer_start(log: GameLog, dealer: int, table: int, hand: int) -> Observati
         raise CardError(f"seat {log.viewer}: card {mask_names(table & hand)[0]} is dealt twice")
     stock = 52 - TABLE_SIZE - HAND_SIZE * n
     return Observation(
-        seat=log.viewer if log.viewer is not None else 0, hand=hand, loose=table, builds=(),
-        captured=(0,) * nsides, sweeps=(0,) * nsides, to_move=(dealer + 1) % n, last_capturer=-1,
-        dealer=dealer, nsides=nsides, hand_sizes=(HAND_SIZE,) * n, stock_count=stock,
-        unseen=FULL_DECK & ~table & ~hand, known=tuple(hand if s == log.viewer else 0 for s in range(n)),
+        seat=log.viewer if log.viewer is not None else 0,
+        hand=hand,
+        loose=table,
+        builds=(),
+        captured=(0,) * nsides,
+        sweeps=(0,) * nsides,
+        to_move=(dealer + 1) % n,
+        last_capturer=-1,
+        dealer=dealer,
+        nsides=nsides,
+        hand_sizes=(HAND_SIZE,) * n,
+        stock_count=stock,
+        unseen=FULL_DECK & ~table & ~hand,
+        known=tuple(hand if s == log.viewer else 0 for s in range(n)),
     )
 
 
@@ -525,11 +567,12 @@ def replay(log: GameLog) -> Replay:
         rw = f"round {ri + 1}"
         last_round = ri == len(log.rounds) - 1
         if match.over:
-            raise LogError(f"{rw}: the game was already won by side {match.winner} "
-                           f"after round {ri}")
+            raise LogError(f"{rw}: the game was already won by side {match.winner} after round {ri}")
         if prev_dealer is not None and rlog.dealer != (prev_dealer + 1) % n:
-            raise LogError(f"{rw}: the dealer must be seat {(prev_dealer + 1) % n}, the seat after "
-                           f"the last dealer (rules.md 1.3.1), got {rlog.dealer}")
+            raise LogError(
+                f"{rw}: the dealer must be seat {(prev_dealer + 1) % n}, the seat after "
+                f"the last dealer (rules.md 1.3.1), got {rlog.dealer}"
+            )
         prev_dealer = rlog.dealer
         if not rlog.deals:
             if not last_round:
@@ -538,8 +581,9 @@ def replay(log: GameLog) -> Replay:
                 raise LogError(f"{rw}, result: the round was not played out, so it has no result")
             break
         if len(rlog.deals) > per_round:
-            raise LogError(f"{rw}: {len(rlog.deals)} deals, but a round of {n} players has "
-                           f"{per_round} (rules.md 1.3.4)")
+            raise LogError(
+                f"{rw}: {len(rlog.deals)} deals, but a round of {n} players has {per_round} (rules.md 1.3.4)"
+            )
         scores_before = tuple(match.scores)
         state: RoundState | None = None
         vobs: Observation | None = None
@@ -563,8 +607,7 @@ def replay(log: GameLog) -> Replay:
                 else:
                     if state is not None:
                         if not state.needs_deal:
-                            raise LogError(f"{dw}: dealt before every hand of the last deal was "
-                                           "played")
+                            raise LogError(f"{dw}: dealt before every hand of the last deal was played")
                         state = deal(state, tuple(h for h in dlog.hands if h is not None))
                         if log.viewer is not None:
                             vobs = observe(state, log.viewer)
@@ -573,9 +616,11 @@ def replay(log: GameLog) -> Replay:
                         own = dlog.hands[log.viewer]
                         assert own is not None
                         if own & ~vobs.unseen:
-                            raise CardError(f"seat {log.viewer}: card {mask_names(own & ~vobs.unseen)[0]} "
-                                            "is not available to deal (already on the table, dealt "
-                                            "or played)")
+                            raise CardError(
+                                f"seat {log.viewer}: card {mask_names(own & ~vobs.unseen)[0]} "
+                                "is not available to deal (already on the table, dealt "
+                                "or played)"
+                            )
                         vobs = observe_deal(vobs, own)
                         _check_given(dlog.hands, vobs.unseen, log.viewer)
             except (CardError, CoachError) as e:
@@ -584,21 +629,23 @@ def replay(log: GameLog) -> Replay:
                 raise LogError(f"{dw}: {e}") from None
             known_left = list(dlog.hands)
             for mi, (seat, move) in enumerate(dlog.moves):
-                mw = (f"{dw}, move {mi + 1} (ply {ply_index}), seat {seat}, "
-                      f"card {card_name(move.card)}")
+                mw = f"{dw}, move {mi + 1} (ply {ply_index}), seat {seat}, card {card_name(move.card)}"
                 to_move = state.to_move if state is not None else (vobs.to_move if vobs else 0)
                 if mi >= HAND_SIZE * n:
-                    raise LogError(f"{mw}: a deal has {HAND_SIZE * n} moves ({n} seats x "
-                                   f"{HAND_SIZE} cards); the next deal must come first")
+                    raise LogError(
+                        f"{mw}: a deal has {HAND_SIZE * n} moves ({n} seats x "
+                        f"{HAND_SIZE} cards); the next deal must come first"
+                    )
                 if seat != to_move:
-                    raise LogError(f"{mw}: it is seat {to_move}'s turn, not seat {seat}'s "
-                                   "(seats play in turn, rules.md 1.3.6)")
+                    raise LogError(
+                        f"{mw}: it is seat {to_move}'s turn, not seat {seat}'s "
+                        "(seats play in turn, rules.md 1.3.6)"
+                    )
                 if state is not None:
                     obs_mover: Observation | None = observe(state, seat)
                 else:
                     obs_mover = vobs if seat == log.viewer else None
-                plies.append(Ply(ply_index, ri, di, mi, seat, move, state, obs_mover, vobs,
-                                 scores_before))
+                plies.append(Ply(ply_index, ri, di, mi, seat, move, state, obs_mover, vobs, scores_before))
                 if state is not None:
                     reason = illegal_reason(rules, state, move)
                     if reason:
@@ -610,8 +657,10 @@ def replay(log: GameLog) -> Replay:
                     assert vobs is not None
                     given = known_left[seat]
                     if given is not None and not given >> move.card & 1:
-                        raise LogError(f"{mw}: illegal move {_move_words(move)}: "
-                                       f"{card_name(move.card)} is not in the hand of seat {seat}")
+                        raise LogError(
+                            f"{mw}: illegal move {_move_words(move)}: "
+                            f"{card_name(move.card)} is not in the hand of seat {seat}"
+                        )
                     try:
                         vobs = observe_move(rules, vobs, move)
                     except CoachError as e:
@@ -628,28 +677,34 @@ def replay(log: GameLog) -> Replay:
                 ply_index += 1
             played_out = len(dlog.moves) == HAND_SIZE * n
             if not played_out and not (last_round and di == len(rlog.deals) - 1):
-                raise LogError(f"{dw}: only {len(dlog.moves)} of {HAND_SIZE * n} moves, but only the "
-                               "last deal of a log may stop early")
+                raise LogError(
+                    f"{dw}: only {len(dlog.moves)} of {HAND_SIZE * n} moves, but only the "
+                    "last deal of a log may stop early"
+                )
         finished = len(rlog.deals) == per_round and len(rlog.deals[-1].moves) == HAND_SIZE * n
         if not finished and not last_round:
-            raise LogError(f"{rw}: only {len(rlog.deals)} of {per_round} deals, but only the last "
-                           "round of a log may stop early")
+            raise LogError(
+                f"{rw}: only {len(rlog.deals)} of {per_round} deals, but only the last "
+                "round of a log may stop early"
+            )
         score: RoundScore | None = None
         if finished:
-            end = state if state is not None else (
-                as_state(vobs, (0,) * n, 0) if vobs is not None else None)
+            end = state if state is not None else (as_state(vobs, (0,) * n, 0) if vobs is not None else None)
             assert end is not None
             score = match.add_round(end)
             if rlog.result is not None and not _same_points(rlog.result, score.points):
-                raise LogError(f"{rw}, result: the log declares points {_pts(rlog.result)}, but the "
-                               f"round scores {_pts(score.points)} "
-                               f"({_breakdown_words(score)})")
+                raise LogError(
+                    f"{rw}, result: the log declares points {_pts(rlog.result)}, but the "
+                    f"round scores {_pts(score.points)} "
+                    f"({_breakdown_words(score)})"
+                )
         elif rlog.result is not None:
             raise LogError(f"{rw}, result: the round was not played out, so it has no result")
         rounds.append(RoundReplay(ri, rlog.dealer, state, vobs, score, scores_before))
         rep.state, rep.viewer_observation = state, vobs
-    rep.complete = bool(rounds) and all(r.score is not None for r in rounds) and len(rounds) == len(
-        log.rounds)
+    rep.complete = (
+        bool(rounds) and all(r.score is not None for r in rounds) and len(rounds) == len(log.rounds)
+    )
     return rep
 
 
@@ -662,8 +717,10 @@ def _check_given(hands: tuple[int | None, ...], unseen: int, viewer: int | None)
         if h & seen:
             raise CardError(f"seat {s}: card {mask_names(h & seen)[0]} is dealt twice")
         if h & ~unseen:
-            raise CardError(f"seat {s}: card {mask_names(h & ~unseen)[0]} is not available to deal "
-                            "(already on the table, dealt or played)")
+            raise CardError(
+                f"seat {s}: card {mask_names(h & ~unseen)[0]} is not available to deal "
+                "(already on the table, dealt or played)"
+            )
         seen |= h
 
 
@@ -694,8 +751,10 @@ def legal_at(rules: RuleSet, ply: Ply) -> list[Move]:
     if ply.observation is not None:
         obs = ply.observation
         return legal_moves(rules, as_state(obs, obs.known, 0))
-    raise LogError(f"{ply.where}: the hand of seat {ply.seat} is not in the log (a viewer log of "
-                   f"seat {_viewer_of(ply)}), so its legal moves are unknown")
+    raise LogError(
+        f"{ply.where}: the hand of seat {ply.seat} is not in the log (a viewer log of "
+        f"seat {_viewer_of(ply)}), so its legal moves are unknown"
+    )
 
 
 def _viewer_of(ply: Ply) -> str:
@@ -727,10 +786,21 @@ def _split_ok(cards: list[int], value: int, pv: tuple[int, ...]) -> bool:
 
 
 def observation_from_position(
-    rules: RuleSet, nplayers: int, to_move: int, hand: int, loose: int, builds: Sequence[Build],
-    hand_sizes: Sequence[int] | None = None, stock: int = 0, seen: int = 0,
-    captured: Sequence[int] | None = None, sweeps: Sequence[int] | None = None, last_capture: int = -1,
-    scores: Sequence[Points] | None = None, partnerships: bool = True, dealer: int | None = None,
+    rules: RuleSet,
+    nplayers: int,
+    to_move: int,
+    hand: int,
+    loose: int,
+    builds: Sequence[Build],
+    hand_sizes: Sequence[int] | None = None,
+    stock: int = 0,
+    seen: int = 0,
+    captured: Sequence[int] | None = None,
+    sweeps: Sequence[int] | None = None,
+    last_capture: int = -1,
+    scores: Sequence[Points] | None = None,
+    partnerships: bool = True,
+    dealer: int | None = None,
 ) -> Observation:
     """The ``Observation`` of the seat to move in a position given piece by piece (masks for card sets;
     ``stock`` is a count of cards still to be dealt). Checks it is consistent; LogError otherwise.
@@ -756,11 +826,11 @@ def observation_from_position(
         if b.cards.bit_count() < 2:
             raise LogError(f"{bw}: a build has at least two cards")
         if not 1 <= b.value <= rules.max_build:
-            raise LogError(f"{bw}: value {b.value} is not from 1 to {rules.max_build} "
-                           f"in {rules.preset} (rules.md 1.2)")
+            raise LogError(
+                f"{bw}: value {b.value} is not from 1 to {rules.max_build} in {rules.preset} (rules.md 1.2)"
+            )
         if not _split_ok(list(iter_cards(b.cards)), b.value, pv):
-            raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth "
-                           f"{b.value}")
+            raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}")
         if not 0 <= b.owner < nplayers:
             raise LogError(f"{bw}: owner must be a seat from 0 to {nplayers - 1}, got {b.owner}")
         multiple = sum(pv[c] for c in iter_cards(b.cards)) != b.value
@@ -774,18 +844,18 @@ def observation_from_position(
         placed |= p
     sizes = tuple(hand_sizes) if hand_sizes is not None else (hand.bit_count(),) * nplayers
     if len(sizes) != nplayers or not all(0 <= x <= HAND_SIZE for x in sizes):
-        raise LogError(f"hand_sizes: expected {nplayers} numbers from 0 to {HAND_SIZE}, got "
-                       f"{list(sizes)}")
+        raise LogError(f"hand_sizes: expected {nplayers} numbers from 0 to {HAND_SIZE}, got {list(sizes)}")
     if sizes[to_move] != hand.bit_count():
-        raise LogError(f"hand_sizes: seat {to_move} holds {hand.bit_count()} cards, not "
-                       f"{sizes[to_move]}")
+        raise LogError(f"hand_sizes: seat {to_move} holds {hand.bit_count()} cards, not {sizes[to_move]}")
     if stock < 0 or stock % (HAND_SIZE * nplayers):
         raise LogError(f"stock: {stock} is not a whole number of deals of {HAND_SIZE * nplayers} cards")
     unseen = FULL_DECK & ~(placed | seen)
     hidden = sum(sizes) - sizes[to_move] + stock
     if hidden > unseen.bit_count():
-        raise LogError(f"hand_sizes and stock need {hidden} unseen cards, but only "
-                       f"{unseen.bit_count()} cards are not listed anywhere")
+        raise LogError(
+            f"hand_sizes and stock need {hidden} unseen cards, but only "
+            f"{unseen.bit_count()} cards are not listed anywhere"
+        )
     sw = tuple(sweeps) if sweeps is not None else (0,) * nsides
     if len(sw) != nsides or any(x < 0 for x in sw):
         raise LogError(f"sweeps: expected {nsides} counts, one per side, got {list(sw)}")
@@ -794,10 +864,19 @@ def observation_from_position(
     if scores is not None and len(scores) != nsides:
         raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(scores)}")
     return Observation(
-        seat=to_move, hand=hand, loose=loose, builds=tuple(sorted(blist)), captured=caps, sweeps=sw,
-        to_move=to_move, last_capturer=last_capture,
-        dealer=(to_move - 1) % nplayers if dealer is None else dealer, nsides=nsides,
-        hand_sizes=sizes, stock_count=stock, unseen=unseen,
+        seat=to_move,
+        hand=hand,
+        loose=loose,
+        builds=tuple(sorted(blist)),
+        captured=caps,
+        sweeps=sw,
+        to_move=to_move,
+        last_capturer=last_capture,
+        dealer=(to_move - 1) % nplayers if dealer is None else dealer,
+        nsides=nsides,
+        hand_sizes=sizes,
+        stock_count=stock,
+        unseen=unseen,
         known=tuple(hand if s == to_move else 0 for s in range(nplayers)),
     )
 
@@ -813,8 +892,11 @@ def _int_list(obj: Mapping[str, Any], key: str, size: int | None) -> list[int] |
     v = obj.get(key)
     if v is None:
         return None
-    if (not isinstance(v, list) or (size is not None and len(v) != size)
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+    if (
+        not isinstance(v, list)
+        or (size is not None and len(v) != size)
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    ):
         what = f"{size} whole numbers" if size is not None else "a list of whole numbers"
         raise LogError(f"{key}: expected {what}, got {_show(v)}")
     return list(v)
@@ -848,20 +930,23 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
         for i, b in enumerate(braw):
             bw = f"table, build {i + 1}"
             if not isinstance(b, Mapping):
-                raise LogError(f"{bw}: expected {{\"cards\": [...], \"value\": v, \"owner\": seat}}, "
-                               f"got {_show(b)}")
+                raise LogError(
+                    f'{bw}: expected {{"cards": [...], "value": v, "owner": seat}}, got {_show(b)}'
+                )
             cards = _cards(b.get("cards"), f"{bw}, cards")
             value = _int(b, "value", bw, 1, 14)
             owner = _int(b, "owner", bw, 0, n - 1)
             mult = b.get("multiple")
             total = sum(rules.pair_value[c] for c in iter_cards(cards))
             if mult is not None and (not isinstance(mult, bool) or mult != (total != value)):
-                raise LogError(f"{bw}: 'multiple' is {_show(mult)}, but cards summing to "
-                               f"{total} with value {value} make a "
-                               f"{'multiple' if total != value else 'single'} build")
+                raise LogError(
+                    f"{bw}: 'multiple' is {_show(mult)}, but cards summing to "
+                    f"{total} with value {value} make a "
+                    f"{'multiple' if total != value else 'single'} build"
+                )
             builds.append(Build(cards, value, owner, total != value))
     else:
-        raise LogError(f"table: expected {{\"loose\": [...], \"builds\": [...]}}, got {_show(table)}")
+        raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {_show(table)}')
     sizes = _int_list(obj, "hand_sizes", n)
     stock = _int(obj, "stock", "position", 0, 52, 0)
     seen = _cards(obj.get("seen") or [], "seen")
@@ -869,8 +954,9 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     craw = obj.get("captured")
     if craw is not None:
         if not isinstance(craw, list) or len(craw) != nsides:
-            raise LogError(f"captured: expected one list of cards per side, {nsides} in all, got "
-                           f"{_show(craw)}")
+            raise LogError(
+                f"captured: expected one list of cards per side, {nsides} in all, got {_show(craw)}"
+            )
         captured = [_cards(p, f"captured, side {s}") for s, p in enumerate(craw)]
     sweeps = _int_list(obj, "sweeps", nsides)
     last = obj.get("last_capture")
@@ -883,19 +969,35 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     if scores_raw is None:
         scores = (0,) * nsides
     else:
-        if (not isinstance(scores_raw, list) or len(scores_raw) != nsides or not all(
-                isinstance(x, int | float) and not isinstance(x, bool) for x in scores_raw)):
-            raise LogError(f"scores: expected one number per side, {nsides} in all, got "
-                           f"{_show(scores_raw)}")
+        if (
+            not isinstance(scores_raw, list)
+            or len(scores_raw) != nsides
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores_raw)
+        ):
+            raise LogError(f"scores: expected one number per side, {nsides} in all, got {_show(scores_raw)}")
         scores = tuple(scores_raw)
     dealer = obj.get("dealer")
-    if dealer is not None and (not isinstance(dealer, int) or isinstance(dealer, bool)
-                               or not 0 <= dealer < n):
+    if dealer is not None and (
+        not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
+    ):
         raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {_show(dealer)}")
     obs = observation_from_position(
-        rules, n, to_move, hand, loose, builds, hand_sizes=sizes, stock=stock, seen=seen,
-        captured=captured, sweeps=sweeps, last_capture=last, scores=scores, partnerships=partnerships,
-        dealer=dealer)
+        rules,
+        n,
+        to_move,
+        hand,
+        loose,
+        builds,
+        hand_sizes=sizes,
+        stock=stock,
+        seen=seen,
+        captured=captured,
+        sweeps=sweeps,
+        last_capture=last,
+        scores=scores,
+        partnerships=partnerships,
+        dealer=dealer,
+    )
     return Position(rules, n, obs, scores, partnerships)
 
 
@@ -903,16 +1005,27 @@ def position_to_obj(pos: Position) -> dict[str, Any]:
     """The JSON object of a position (what ``position_to_json`` writes)."""
     obs = pos.observation
     out: dict[str, Any] = {
-        "format": POSITION_FORMAT, "version": VERSION, "rules": pos.rules.to_dict(),
-        "players": pos.players, "to_move": obs.to_move, "hand": names(obs.hand),
-        "table": {"loose": names(obs.loose),
-                  "builds": [{"cards": names(b.cards), "value": b.value, "owner": b.owner,
-                              "multiple": b.multiple} for b in obs.builds]},
-        "hand_sizes": list(obs.hand_sizes), "stock": obs.stock_count,
+        "format": POSITION_FORMAT,
+        "version": VERSION,
+        "rules": pos.rules.to_dict(),
+        "players": pos.players,
+        "to_move": obs.to_move,
+        "hand": names(obs.hand),
+        "table": {
+            "loose": names(obs.loose),
+            "builds": [
+                {"cards": names(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+                for b in obs.builds
+            ],
+        },
+        "hand_sizes": list(obs.hand_sizes),
+        "stock": obs.stock_count,
         "seen": names(FULL_DECK & ~obs.unseen & ~obs.hand & ~obs.table),
-        "captured": [names(p) for p in obs.captured], "sweeps": list(obs.sweeps),
+        "captured": [names(p) for p in obs.captured],
+        "sweeps": list(obs.sweeps),
         "last_capture": obs.last_capturer if obs.last_capturer >= 0 else None,
-        "scores": list(pos.scores), "dealer": obs.dealer,
+        "scores": list(pos.scores),
+        "dealer": obs.dealer,
     }
     if pos.players == 4:
         out["partnerships"] = pos.partnerships
@@ -950,16 +1063,17 @@ def end_observation(rep: Replay) -> Observation:
     if not any(obs.hand_sizes):
         raise LogError("the log stops between deals: the next deal is not in the log")
     if obs.to_move != obs.seat:
-        raise LogError(f"the log stops with seat {obs.to_move} to move, whose hand is not in the log "
-                       f"(a viewer log of seat {obs.seat})")
+        raise LogError(
+            f"the log stops with seat {obs.to_move} to move, whose hand is not in the log "
+            f"(a viewer log of seat {obs.seat})"
+        )
     return obs
 
 
 def end_position(rep: Replay) -> Position:
     """``end_observation`` as a ``Position`` with the game scores."""
     log = rep.log
-    return Position(log.rules, log.nplayers, end_observation(rep), tuple(rep.match.scores),
-                    log.partnerships)
+    return Position(log.rules, log.nplayers, end_observation(rep), tuple(rep.match.scores), log.partnerships)
 
 
 def legal_in(rules: RuleSet, obs: Observation) -> list[Move]:

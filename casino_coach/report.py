@@ -65,19 +65,33 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
     """One move of the analysis as JSON data."""
     world = None
     if m.world is not None:
-        world = {"best": move_to_json(m.world.best, m.seat), "best_value": _r(m.world.best_value),
-                 "played_value": _r(m.world.played_value), "loss": _r(m.world.loss),
-                 "class": m.world.cls.value}
+        world = {
+            "best": move_to_json(m.world.best, m.seat),
+            "best_value": _r(m.world.best_value),
+            "played_value": _r(m.world.played_value),
+            "loss": _r(m.world.loss),
+            "class": m.world.cls.value,
+        }
     return {
-        "ply": m.ply, "round": m.round, "deal": m.deal, "move_index": m.move_index, "seat": m.seat,
-        "player": players[m.seat], "side": m.side, "rated": m.rated,
+        "ply": m.ply,
+        "round": m.round,
+        "deal": m.deal,
+        "move_index": m.move_index,
+        "seat": m.seat,
+        "player": players[m.seat],
+        "side": m.side,
+        "rated": m.rated,
         "played": move_to_json(m.played, m.seat),
         "best": move_to_json(m.best, m.seat) if m.best is not None else None,
-        "played_value": _r(m.played_value), "best_value": _r(m.best_value), "loss": _r(m.loss),
-        "stderr": _r(m.stderr), "class": m.cls.value if m.cls is not None else None,
-        "forced": m.forced, "exact": m.exact, "legal": m.legal,
-        "explanations": [{"kind": e.kind, "text": e.text, "points": _r(e.points, 2)}
-                         for e in m.explanations],
+        "played_value": _r(m.played_value),
+        "best_value": _r(m.best_value),
+        "loss": _r(m.loss),
+        "stderr": _r(m.stderr),
+        "class": m.cls.value if m.cls is not None else None,
+        "forced": m.forced,
+        "exact": m.exact,
+        "legal": m.legal,
+        "explanations": [{"kind": e.kind, "text": e.text, "points": _r(e.points, 2)} for e in m.explanations],
         "verdict": ({"kind": m.verdict.kind, "text": m.verdict.text} if m.verdict else None),
         "world": world,
         "alternatives": [{"move": move_to_json(mv, m.seat), "value": _r(v)} for mv, v in m.alternatives],
@@ -93,11 +107,19 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
 
 def summary_obj(s: SeatSummary) -> dict[str, Any]:
     return {
-        "seat": s.seat, "player": s.player, "side": s.side, "moves": s.moves, "unforced": s.unforced,
-        "classes": dict(s.classes), "loss_total": _r(s.loss_total),
-        "loss_per_decision": _r(s.loss_per_decision), "accuracy": _r(s.accuracy, 1),
+        "seat": s.seat,
+        "player": s.player,
+        "side": s.side,
+        "moves": s.moves,
+        "unforced": s.unforced,
+        "classes": dict(s.classes),
+        "loss_total": _r(s.loss_total),
+        "loss_per_decision": _r(s.loss_per_decision),
+        "accuracy": _r(s.accuracy, 1),
         "luck": [{"round": x.round, "deal": x.deal, "points": _r(x.points)} for x in s.luck],
-        "luck_total": _r(s.luck_total), "result": _r(s.result), "luck_adjusted": _r(s.luck_adjusted),
+        "luck_total": _r(s.luck_total),
+        "result": _r(s.result),
+        "luck_adjusted": _r(s.luck_adjusted),
     }
 
 
@@ -106,13 +128,27 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
     lim = a.options.limits
     th = a.options.thresholds
     return {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION,
-        "rules": a.rules.to_dict(), "players": list(a.players), "viewer": a.viewer,
-        "settings": {"samples": lim.samples, "min_samples": lim.min_samples, "nodes": lim.nodes,
-                     "depth": lim.depth, "seed": lim.seed, "evidence": False,
-                     "world": a.options.world,
-                     "thresholds": {"best": th.best, "inaccuracy": th.inaccuracy,
-                                    "mistake": th.mistake, "blunder": th.blunder, "noise": th.noise}},
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "rules": a.rules.to_dict(),
+        "players": list(a.players),
+        "viewer": a.viewer,
+        "settings": {
+            "samples": lim.samples,
+            "min_samples": lim.min_samples,
+            "nodes": lim.nodes,
+            "depth": lim.depth,
+            "seed": lim.seed,
+            "evidence": False,
+            "world": a.options.world,
+            "thresholds": {
+                "best": th.best,
+                "inaccuracy": th.inaccuracy,
+                "mistake": th.mistake,
+                "blunder": th.blunder,
+                "noise": th.noise,
+            },
+        },
         "moves": [move_obj(m, a.players) for m in a.moves],
         "summary": [summary_obj(s) for s in a.summaries],
         "rounds": [{"points": [_r(p) for p in pts]} for pts in a.round_points],
@@ -176,13 +212,15 @@ def settings_words(a: GameAnalysis) -> str:
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
-    return (f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
-            f"of the move played straddles a class edge), {depth}, seed {lim.seed}; every world "
-            "consistent with what the player saw weighs the same (the other players' plays are not "
-            "read as clues: a verdict should not rest on a model of how they play); classes by "
-            f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
-            f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
-            f"{th.noise:g} standard errors")
+    return (
+        f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
+        f"of the move played straddles a class edge), {depth}, seed {lim.seed}; every world "
+        "consistent with what the player saw weighs the same (the other players' plays are not "
+        "read as clues: a verdict should not rest on a model of how they play); classes by "
+        f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
+        f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
+        f"{th.noise:g} standard errors"
+    )
 
 
 def luck_words(s: SeatSummary) -> str:
@@ -211,9 +249,11 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
             head += " [exact]"
         if m.world is not None and not m.forced:
             head += f"; on the cards actually held: lost {m.world.loss:.2f} ({m.world.cls.value})"
-    lines = [head,
-             f"  - table: {table_words(m.loose, m.builds)}"
-             + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else "")]
+    lines = [
+        head,
+        f"  - table: {table_words(m.loose, m.builds)}"
+        + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else ""),
+    ]
     lines += [f"  - {e.text} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")
@@ -221,20 +261,34 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
 
 
 def to_markdown(a: GameAnalysis) -> str:
-    out = [f"# {title(a)}", "", settings_words(a) + ".", "", "## Summary", "",
-           "| Player | Moves | Unforced | " + " | ".join(c.value.capitalize() for c in CLASSES)
-           + " | Lost | Lost per decision | Accuracy | Luck | Result | Luck-adjusted |",
-           "|---" * (9 + len(CLASSES)) + "|"]
+    out = [
+        f"# {title(a)}",
+        "",
+        settings_words(a) + ".",
+        "",
+        "## Summary",
+        "",
+        "| Player | Moves | Unforced | "
+        + " | ".join(c.value.capitalize() for c in CLASSES)
+        + " | Lost | Lost per decision | Accuracy | Luck | Result | Luck-adjusted |",
+        "|---" * (9 + len(CLASSES)) + "|",
+    ]
     for s in a.summaries:
-        out.append(f"| {s.player} | {s.moves} | {s.unforced} | "
-                   + " | ".join(str(s.classes[c.value]) for c in CLASSES)
-                   + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {_acc(s)} | "
-                   f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |")
+        out.append(
+            f"| {s.player} | {s.moves} | {s.unforced} | "
+            + " | ".join(str(s.classes[c.value]) for c in CLASSES)
+            + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {_acc(s)} | "
+            f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |"
+        )
     out += ["", "Luck per deal:", ""]
     out += [f"- {s.player}: {luck_words(s)}" for s in a.summaries if s.luck]
-    out += ["", "Lost: expected round points lost against the search's best move. Accuracy: "
-            "Lichess's formula on the loss as a share of a round's 11 points. Luck: how much better "
-            "the dealt cards were than an average deal from the same position.", ""]
+    out += [
+        "",
+        "Lost: expected round points lost against the search's best move. Accuracy: "
+        "Lichess's formula on the loss as a share of a round's 11 points. Luck: how much better "
+        "the dealt cards were than an average deal from the same position.",
+        "",
+    ]
     worst = a.worst()
     if worst:
         out += ["## Worst moves", ""]
@@ -304,15 +358,17 @@ def _cards_html(mask: int) -> str:
 
 def _table_html(loose: int, builds: tuple[Build, ...]) -> str:
     parts = [_card_html(c) for c in iter_cards(loose)]
-    parts += [f'<span class="build">{"".join(_card_html(c) for c in iter_cards(b.cards))}'
-              f"<b>={b.value}</b></span>" for b in builds]
+    parts += [
+        f'<span class="build">{"".join(_card_html(c) for c in iter_cards(b.cards))}<b>={b.value}</b></span>'
+        for b in builds
+    ]
     return "".join(parts) or '<span class="note">empty</span>'
 
 
 def _move_html(m: Move) -> str:
     verb = {0: "trails", 1: "takes", 2: f"builds {m.value} with"}[m.action]
     rest = f" {_cards_html(m.take)}" if m.take else ""
-    return f"{_card_html(m.card)} <span class=\"note\">{html.escape(verb)}</span>{rest}"
+    return f'{_card_html(m.card)} <span class="note">{html.escape(verb)}</span>{rest}'
 
 
 def _minus(loss: float) -> str:
@@ -330,35 +386,52 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
     e = html.escape
     ident = f' id="ply{m.ply + 1}"' if anchor else ""
     link = f'<a href="#ply{m.ply + 1}">{m.ply + 1}.</a>' if not anchor else f"{m.ply + 1}."
-    parts = [f'<div class="move {css}"{ident}><div class="row">'
-             f"<b>{link}</b> <b>{e(players[m.seat])}</b> {_badge(m)}"
-             f'<span><span class="lbl">played</span>{_move_html(m.played)}</span>']
+    parts = [
+        f'<div class="move {css}"{ident}><div class="row">'
+        f"<b>{link}</b> <b>{e(players[m.seat])}</b> {_badge(m)}"
+        f'<span><span class="lbl">played</span>{_move_html(m.played)}</span>'
+    ]
     if m.rated and m.loss is not None and not m.forced:
         if m.missed and m.best is not None:
-            parts.append(f'<span class="pts" title="{e(loss_words(m))}">−{m.loss:.2f}</span>'
-                         f'<span><span class="lbl">best</span>{_move_html(m.best)}</span>')
+            parts.append(
+                f'<span class="pts" title="{e(loss_words(m))}">−{m.loss:.2f}</span>'
+                f'<span><span class="lbl">best</span>{_move_html(m.best)}</span>'
+            )
         if m.exact:
             parts.append('<span class="note">exact</span>')
         if m.world is not None:
-            parts.append(f'<span><span class="lbl">on the cards actually held</span>'
-                         f'<span class="cls {m.world.cls.value}">{_minus(m.world.loss)}</span></span>')
-    parts.append('</div><div class="row">'
-                 f'<span><span class="lbl">table</span>{_table_html(m.loose, m.builds)}</span>')
+            parts.append(
+                f'<span><span class="lbl">on the cards actually held</span>'
+                f'<span class="cls {m.world.cls.value}">{_minus(m.world.loss)}</span></span>'
+            )
+    parts.append(
+        f'</div><div class="row"><span><span class="lbl">table</span>{_table_html(m.loose, m.builds)}</span>'
+    )
     if m.hand is not None:
         parts.append(f'<span><span class="lbl">hand</span>{_cards_html(m.hand)}</span>')
     parts.append("</div>")
     if m.explanations:
-        parts.append('<ul class="why">' + "".join(
-            f"<li>{e(x.text)} <span class=\"pts\">({x.points:.2f})</span></li>"
-            for x in m.explanations) + "</ul>")
+        parts.append(
+            '<ul class="why">'
+            + "".join(
+                f'<li>{e(x.text)} <span class="pts">({x.points:.2f})</span></li>' for x in m.explanations
+            )
+            + "</ul>"
+        )
     if m.verdict is not None:
         parts.append(f'<div class="verdict">{e(m.verdict.text)}</div>')
     parts.append("</div>")
     return "".join(parts)
 
 
-_COLOURS = {"best": "#2e7d32", "good": "#689f38", "inaccuracy": "#c49000", "mistake": "#e65100",
-            "blunder": "#b71c1c", "forced": "#78909c"}
+_COLOURS = {
+    "best": "#2e7d32",
+    "good": "#689f38",
+    "inaccuracy": "#c49000",
+    "mistake": "#e65100",
+    "blunder": "#b71c1c",
+    "forced": "#78909c",
+}
 _SIDE_COLOURS = ("#2f6b4f", "#8e3b8f", "#1f5fa8", "#b35c00")
 
 
@@ -396,29 +469,35 @@ def chart_svg(a: GameAnalysis, width: int = 1080, height: int = 260) -> str:
     def y(v: float) -> float:
         return top + (height - top - bottom) * (hi - v) / (hi - lo)
 
-    svg = [f'<svg width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" aria-label="expected round score">',
-           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff" stroke="#d5d0c4"/>']
+    svg = [
+        f'<svg width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="expected round score">',
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff" stroke="#d5d0c4"/>',
+    ]
     # Round boundaries.
     first_of_round: dict[int, int] = {}
     for m in a.moves:
         first_of_round.setdefault(m.round, m.ply)
     for r, ply in sorted(first_of_round.items()):
         xx = x(ply - 0.5)
-        svg.append(f'<line x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{height - bottom}" '
-                   'stroke="#cfc8b8" stroke-dasharray="4 3"/>')
-        svg.append(f'<text x="{xx + 4:.1f}" y="{height - 12}" font-size="11" fill="#6b7570">'
-                   f"round {r + 1}</text>")
+        svg.append(
+            f'<line x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{height - bottom}" '
+            'stroke="#cfc8b8" stroke-dasharray="4 3"/>'
+        )
+        svg.append(
+            f'<text x="{xx + 4:.1f}" y="{height - 12}" font-size="11" fill="#6b7570">round {r + 1}</text>'
+        )
     # Value grid.
     step = 1.0 if span <= 8 else (2.0 if span <= 16 else 5.0)
     v = step * int(lo / step)
     while v <= hi:
         yy = y(v)
         colour = "#9a9587" if abs(v) < 1e-9 else "#ece7dc"
-        svg.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" '
-                   f'stroke="{colour}"/>')
-        svg.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
-                   f'fill="#6b7570">{v:+g}</text>')
+        svg.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{width - right}" y2="{yy:.1f}" stroke="{colour}"/>')
+        svg.append(
+            f'<text x="{left - 6}" y="{yy + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#6b7570">{v:+g}</text>'
+        )
         v += step
     series = sorted({p[1] for p in pts})
     for sidx in series:
@@ -430,17 +509,21 @@ def chart_svg(a: GameAnalysis, width: int = 1080, height: int = 260) -> str:
             by_round.setdefault(p[3].round, []).append(p)
         for rpts in by_round.values():
             coords = " ".join(f"{x(p[0]):.1f},{y(p[2]):.1f}" for p in rpts)
-            svg.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" '
-                       'stroke-width="2"/>')
+            svg.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="2"/>')
         for ply, _, val, m in sp:
             label = class_label(m)
             fill = _COLOURS.get(label, colour)
             r = 5 if label in ("mistake", "blunder") else 3
             tip = f"{ply + 1}. {a.players[m.seat]}: {m.played.describe()} ({label}), expected {val:+.2f}"
-            svg.append(f'<circle cx="{x(ply):.1f}" cy="{y(val):.1f}" r="{r}" fill="{fill}">'
-                       f"<title>{e(tip)}</title></circle>")
-    legend = ("expected round margin for " + (a.players[0] if a.nsides == 2 else "each side")
-              + " after each move (points)")
+            svg.append(
+                f'<circle cx="{x(ply):.1f}" cy="{y(val):.1f}" r="{r}" fill="{fill}">'
+                f"<title>{e(tip)}</title></circle>"
+            )
+    legend = (
+        "expected round margin for "
+        + (a.players[0] if a.nsides == 2 else "each side")
+        + " after each move (points)"
+    )
     svg.append(f'<text x="{left}" y="12" font-size="12" fill="#1d2a24">{e(legend)}</text>')
     svg.append("</svg>")
     return "".join(svg)
@@ -448,31 +531,41 @@ def chart_svg(a: GameAnalysis, width: int = 1080, height: int = 260) -> str:
 
 def _summary_html(a: GameAnalysis) -> str:
     e = html.escape
-    head = ("<tr><th>Player</th><th>Moves</th><th>Unforced</th>"
-            + "".join(f'<th><span class="cls {c.value}">{c.value}</span></th>' for c in CLASSES)
-            + "<th>Lost (points)</th><th>Lost per decision</th><th>Accuracy</th><th>Luck</th>"
-            "<th>Result</th><th>Luck-adjusted</th></tr>")
+    head = (
+        "<tr><th>Player</th><th>Moves</th><th>Unforced</th>"
+        + "".join(f'<th><span class="cls {c.value}">{c.value}</span></th>' for c in CLASSES)
+        + "<th>Lost (points)</th><th>Lost per decision</th><th>Accuracy</th><th>Luck</th>"
+        "<th>Result</th><th>Luck-adjusted</th></tr>"
+    )
     rows = []
     for s in a.summaries:
-        rows.append(f"<tr><td><b>{e(s.player)}</b></td><td>{s.moves}</td><td>{s.unforced}</td>"
-                    + "".join(f"<td>{s.classes[c.value]}</td>" for c in CLASSES)
-                    + f"<td>{s.loss_total:.2f}</td><td>{s.loss_per_decision:.3f}</td>"
-                    f"<td>{_acc(s)}</td><td>{s.luck_total:+.2f}</td><td>{s.result:+.2f}</td>"
-                    f"<td>{s.luck_adjusted:+.2f}</td></tr>")
+        rows.append(
+            f"<tr><td><b>{e(s.player)}</b></td><td>{s.moves}</td><td>{s.unforced}</td>"
+            + "".join(f"<td>{s.classes[c.value]}</td>" for c in CLASSES)
+            + f"<td>{s.loss_total:.2f}</td><td>{s.loss_per_decision:.3f}</td>"
+            f"<td>{_acc(s)}</td><td>{s.luck_total:+.2f}</td><td>{s.result:+.2f}</td>"
+            f"<td>{s.luck_adjusted:+.2f}</td></tr>"
+        )
     return f"<table>{head}{''.join(rows)}</table>"
 
 
 def to_html(a: GameAnalysis) -> str:
     e = html.escape
-    body = [f"<h1>{e(title(a))}</h1>", f'<p class="note">{e(settings_words(a))}.</p>',
-            "<h2>Summary</h2>", _summary_html(a),
-            '<p class="note">Lost: expected round points lost against the search\'s best move, from '
-            "what the player could know. Accuracy: Lichess's formula on the loss as a share of the 11 "
-            "points of a round. Luck: how much better the dealt cards were than an average deal from "
-            "the same position; luck-adjusted = result − luck.</p>",
-            '<p class="note"><b>Luck per deal</b>: ' + " · ".join(
-                f"{e(s.player)}: {e(luck_words(s))}" for s in a.summaries if s.luck) + "</p>",
-            "<h2>Expected round score</h2>", chart_svg(a)]
+    body = [
+        f"<h1>{e(title(a))}</h1>",
+        f'<p class="note">{e(settings_words(a))}.</p>',
+        "<h2>Summary</h2>",
+        _summary_html(a),
+        '<p class="note">Lost: expected round points lost against the search\'s best move, from '
+        "what the player could know. Accuracy: Lichess's formula on the loss as a share of the 11 "
+        "points of a round. Luck: how much better the dealt cards were than an average deal from "
+        "the same position; luck-adjusted = result − luck.</p>",
+        '<p class="note"><b>Luck per deal</b>: '
+        + " · ".join(f"{e(s.player)}: {e(luck_words(s))}" for s in a.summaries if s.luck)
+        + "</p>",
+        "<h2>Expected round score</h2>",
+        chart_svg(a),
+    ]
     worst = a.worst()
     if worst:
         body.append("<h2>Worst moves</h2>")
@@ -484,16 +577,33 @@ def to_html(a: GameAnalysis) -> str:
         if (m.round, m.deal) != current:
             if current is None or m.round != current[0]:
                 pts = a.round_points[m.round] if m.round < len(a.round_points) else None
-                score = (" — points " + ", ".join(f"{e(a.players[s])} {p:g}" for s, p in enumerate(pts))
-                         if pts and a.nsides == len(a.players) else "")
+                score = (
+                    " — points " + ", ".join(f"{e(a.players[s])} {p:g}" for s, p in enumerate(pts))
+                    if pts and a.nsides == len(a.players)
+                    else ""
+                )
                 body.append(f"<h3>Round {m.round + 1}{score}</h3>")
             current = (m.round, m.deal)
             body.append(f'<p class="note">Deal {m.deal + 1}</p>')
         body.append(_move_block(m, a.players))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{e(title(a))}</title><style>{_CSS}</style></head><body>"
-            + "\n".join(body) + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{e(title(a))}</title><style>{_CSS}</style></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
 
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ReportFormat", "chart_svg", "move_obj",
-           "render", "summary_obj", "to_html", "to_json", "to_markdown", "to_obj"]
+__all__ = [
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "ReportFormat",
+    "chart_svg",
+    "move_obj",
+    "render",
+    "summary_obj",
+    "to_html",
+    "to_json",
+    "to_markdown",
+    "to_obj",
+]

@@ -42,14 +42,32 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "residue_if_no_capture": ("set_aside", "dealer"),
 }
 _BOOLS = {
-    "partnerships", "announce_last_deal", "ace_singleton_set_in_build", "equal_loose_build_ok",
-    "build_as_card_in_sums", "raise_own_build", "table_only_builds", "allow_duplicate_value_builds",
-    "multi_set_build_creation", "merge_builds", "owner_may_trail", "court_builds", "sweeps",
-    "sweep_cancellation", "final_capture_can_sweep", "last_capture_takes_table", "count_out",
+    "partnerships",
+    "announce_last_deal",
+    "ace_singleton_set_in_build",
+    "equal_loose_build_ok",
+    "build_as_card_in_sums",
+    "raise_own_build",
+    "table_only_builds",
+    "allow_duplicate_value_builds",
+    "multi_set_build_creation",
+    "merge_builds",
+    "owner_may_trail",
+    "court_builds",
+    "sweeps",
+    "sweep_cancellation",
+    "final_capture_can_sweep",
+    "last_capture_takes_table",
+    "count_out",
     "claim_during_play",
 }
 _POINTS = {
-    "target", "points_cards", "points_spades", "points_big", "points_little", "points_ace",
+    "target",
+    "points_cards",
+    "points_spades",
+    "points_big",
+    "points_little",
+    "points_ace",
     "points_sweep",
 }
 
@@ -127,16 +145,13 @@ class RuleSet:
         numeric = self.face_cards == "numeric"
         # rules.md 1.2: value of a card in a sum or a build (an ace counts 1 there, V3/B13);
         # classic courts have no number (0) and only pair.
-        build_value = tuple(
-            RANK[c] + 1 if (numeric or RANK[c] < 10) else 0 for c in range(NUM_CARDS)
-        )
+        build_value = tuple(RANK[c] + 1 if (numeric or RANK[c] < 10) else 0 for c in range(NUM_CARDS))
         # Pairing value: what a card is "equal" to (courts by rank 11..13 in every preset).
         pair_value = tuple(RANK[c] + 1 for c in range(NUM_CARDS))
         caps: list[tuple[int, ...]] = []
         for c in range(NUM_CARDS):
             if RANK[c] == ACE:
-                caps.append({"one": (1,), "one_or_fourteen": (1, 14), "hand14_table1": (14,)}[
-                    self.ace_value])
+                caps.append({"one": (1,), "one_or_fourteen": (1, 14), "hand14_table1": (14,)}[self.ace_value])
             else:
                 caps.append((pair_value[c],))
         object.__setattr__(self, "numeric_courts", numeric)
@@ -145,9 +160,12 @@ class RuleSet:
         object.__setattr__(self, "pair_value", pair_value)
         object.__setattr__(self, "capture_values", tuple(caps))
         object.__setattr__(self, "capture_masks", tuple(sum(1 << w for w in ws) for ws in caps))
-        object.__setattr__(self, "simple_tables", self.trail_restriction != "equal_loose"
-                           and not (self.build_as_card_in_sums or self.table_only_builds
-                                    or self.court_builds))
+        object.__setattr__(
+            self,
+            "simple_tables",
+            self.trail_restriction != "equal_loose"
+            and not (self.build_as_card_in_sums or self.table_only_builds or self.court_builds),
+        )
 
     @staticmethod
     def preset_names() -> tuple[str, ...]:
@@ -162,7 +180,7 @@ class RuleSet:
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """Read the ``rules`` object of a log: ``{"preset": ..., option: value, ...}``."""
         if not isinstance(data, Mapping):
-            raise RulesError(f"rules: expected an object like {{\"preset\": \"classic\"}}, got {data!r}")
+            raise RulesError(f'rules: expected an object like {{"preset": "classic"}}, got {data!r}')
         preset = data.get("preset", "classic")
         if not isinstance(preset, str) or preset not in PRESETS:
             raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
@@ -231,6 +249,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+
 def _check(rules: RuleSet) -> None:
     for name in OPTION_NAMES:
         value = getattr(rules, name)
@@ -243,7 +262,8 @@ def _check(rules: RuleSet) -> None:
                 if name == "false_build" and value == "penalty":
                     raise RulesError(
                         "rule option 'false_build': 'penalty' is not supported; the engine forbids "
-                        "false builds (choose 'forbid')")
+                        "false builds (choose 'forbid')"
+                    )
                 opts = " | ".join(str(c) for c in choices)
                 raise RulesError(f"rule option {name!r} must be one of {opts}, got {value!r}")
         elif name in _POINTS:
@@ -252,15 +272,20 @@ def _check(rules: RuleSet) -> None:
             if name == "target" and value < 1:
                 raise RulesError(f"rule option 'target' must be at least 1, got {value!r}")
         elif name == "count_out_order" and (
-                not isinstance(value, tuple) or sorted(value) != sorted(COUNT_OUT_ITEMS)):
+            not isinstance(value, tuple) or sorted(value) != sorted(COUNT_OUT_ITEMS)
+        ):
             raise RulesError(
-                    "rule option 'count_out_order' must list each of "
-                    f"{', '.join(COUNT_OUT_ITEMS)} once, got {value!r}")
+                "rule option 'count_out_order' must list each of "
+                f"{', '.join(COUNT_OUT_ITEMS)} once, got {value!r}"
+            )
     if rules.face_cards == "pair_only" and rules.ace_value != "one":
-        raise RulesError("rule option 'ace_value' must be 'one' when face_cards is 'pair_only' "
-                         "(a 14 needs numeric courts)")
+        raise RulesError(
+            "rule option 'ace_value' must be 'one' when face_cards is 'pair_only' (a 14 needs numeric courts)"
+        )
     if rules.claim_during_play:
-        raise RulesError("rule option 'claim_during_play' is not supported: casino_coach counts "
-                         "every round out at its end (set it to false)")
+        raise RulesError(
+            "rule option 'claim_during_play' is not supported: casino_coach counts "
+            "every round out at its end (set it to false)"
+        )
     if rules.face_cards == "numeric" and rules.court_builds:
         raise RulesError("rule option 'court_builds' only applies when face_cards is 'pair_only'")

@@ -55,17 +55,28 @@ def _near_target_items(rules: RuleSet, score: Points) -> tuple[str, ...] | None:
     t = rules.target
     table: dict[int, tuple[str, ...]]
     if rules.near_target_rules == "dominican":
-        table = {t - 3: ("cards",), t - 2: ("big_casino",),
-                 t - 1: (("little_casino",) if rules.near_target_20 == "little_casino"
-                         else ("spades",))}
+        table = {
+            t - 3: ("cards",),
+            t - 2: ("big_casino",),
+            t - 1: (("little_casino",) if rules.near_target_20 == "little_casino" else ("spades",)),
+        }
     else:  # soto: starts at 16
-        table = {t - 5: ("cards", "big_casino"), t - 4: ("cards", "spades"), t - 3: ("cards",),
-                 t - 2: ("big_casino",), t - 1: ("spades",)}
+        table = {
+            t - 5: ("cards", "big_casino"),
+            t - 4: ("cards", "spades"),
+            t - 3: ("cards",),
+            t - 2: ("big_casino",),
+            t - 1: ("spades",),
+        }
     return table.get(int(score)) if score == int(score) else None
 
 
-def score_round(rules: RuleSet, state: RoundState, scores: tuple[Points, ...] | None = None,
-                carry: dict[str, Points] | None = None) -> RoundScore:
+def score_round(
+    rules: RuleSet,
+    state: RoundState,
+    scores: tuple[Points, ...] | None = None,
+    carry: dict[str, Points] | None = None,
+) -> RoundScore:
     """Score a finished round given the game scores at the start of the count (default 0)."""
     n = state.nsides
     scores = scores if scores is not None else (0,) * n
@@ -90,17 +101,25 @@ def score_round(rules: RuleSet, state: RoundState, scores: tuple[Points, ...] | 
             carry[item] = carry.get(item, 0) + base
         return []
 
-    by_item: dict[str, list[Award]] = {"cards": majority("cards", cards, rules.points_cards),
-                                       "spades": majority("spades", spades, rules.points_spades)}
-    by_item["big_casino"] = [Award("big_casino", s, rules.points_big)
-                             for s in range(n) if piles[s] >> BIG_CASINO & 1 and rules.points_big]
-    by_item["little_casino"] = [Award("little_casino", s, rules.points_little)
-                                for s in range(n)
-                                if piles[s] >> LITTLE_CASINO & 1 and rules.points_little]
+    by_item: dict[str, list[Award]] = {
+        "cards": majority("cards", cards, rules.points_cards),
+        "spades": majority("spades", spades, rules.points_spades),
+    }
+    by_item["big_casino"] = [
+        Award("big_casino", s, rules.points_big)
+        for s in range(n)
+        if piles[s] >> BIG_CASINO & 1 and rules.points_big
+    ]
+    by_item["little_casino"] = [
+        Award("little_casino", s, rules.points_little)
+        for s in range(n)
+        if piles[s] >> LITTLE_CASINO & 1 and rules.points_little
+    ]
     aces: list[Award] = []
     for item, ace in zip(_ACE_ITEMS, ACES_COUNT_OUT, strict=True):
-        aces += [Award(item, s, rules.points_ace) for s in range(n)
-                 if piles[s] >> ace & 1 and rules.points_ace]
+        aces += [
+            Award(item, s, rules.points_ace) for s in range(n) if piles[s] >> ace & 1 and rules.points_ace
+        ]
     by_item["aces"] = aces
     by_item["sweeps"] = _sweep_awards(rules, state.sweeps, near)
     for item in rules.count_out_order:
@@ -108,14 +127,12 @@ def score_round(rules: RuleSet, state: RoundState, scores: tuple[Points, ...] | 
     if rules.last_capture_point and state.last_capturer >= 0:
         awards.append(Award("last_capture", state.last_capturer, rules.last_capture_point))
 
-    breakdown: list[dict[str, Points]] = [
-        {k: 0 for k in BREAKDOWN_ITEMS} for _ in range(n)]
+    breakdown: list[dict[str, Points]] = [{k: 0 for k in BREAKDOWN_ITEMS} for _ in range(n)]
     for a in awards:
         key = "aces" if a.item.startswith("ace_") else a.item
         breakdown[a.side][key] += a.points
     for s in range(n):
-        breakdown[s] |= {"card_count": cards[s], "spade_count": spades[s],
-                         "sweep_count": state.sweeps[s]}
+        breakdown[s] |= {"card_count": cards[s], "spade_count": spades[s], "sweep_count": state.sweeps[s]}
 
     raw: list[Points] = [0] * n
     for a in awards:
@@ -129,20 +146,32 @@ def score_round(rules: RuleSet, state: RoundState, scores: tuple[Points, ...] | 
                 added[s] = max(0, min(raw[s], rules.target - 1 - scores[s]))
     winner = _winner(rules, scores, awards, near, added)
     return RoundScore(
-        awards=tuple(awards), card_counts=cards, spade_counts=spades, sweep_counts=state.sweeps,
-        points=tuple(added), breakdown=tuple(breakdown), winner=winner, carry=carry,
+        awards=tuple(awards),
+        card_counts=cards,
+        spade_counts=spades,
+        sweep_counts=state.sweeps,
+        points=tuple(added),
+        breakdown=tuple(breakdown),
+        winner=winner,
+        carry=carry,
     )
 
 
-def _sweep_awards(rules: RuleSet, sweeps: tuple[int, ...], near: list[tuple[str, ...] | None],
-                  ) -> list[Award]:
+def _sweep_awards(
+    rules: RuleSet,
+    sweeps: tuple[int, ...],
+    near: list[tuple[str, ...] | None],
+) -> list[Award]:
     """S1-S3 and 1.10: sweeps score 1 each when on; opposing sweeps may cancel; a near-target side
     scores none but still cancels."""
     if not rules.sweeps or not rules.points_sweep:
         return []
     net = net_sweeps(rules, sweeps)
-    return [Award("sweeps", s, net[s] * rules.points_sweep)
-            for s in range(len(sweeps)) if net[s] and near[s] is None]
+    return [
+        Award("sweeps", s, net[s] * rules.points_sweep)
+        for s in range(len(sweeps))
+        if net[s] and near[s] is None
+    ]
 
 
 def net_sweeps(rules: RuleSet, sweeps: tuple[int, ...]) -> list[int]:
@@ -158,8 +187,13 @@ def net_sweeps(rules: RuleSet, sweeps: tuple[int, ...]) -> list[int]:
     return list(sweeps)
 
 
-def _winner(rules: RuleSet, scores: tuple[Points, ...], awards: list[Award],
-            near: list[tuple[str, ...] | None], added: list[Points]) -> int | None:
+def _winner(
+    rules: RuleSet,
+    scores: tuple[Points, ...],
+    awards: list[Award],
+    near: list[tuple[str, ...] | None],
+    added: list[Points],
+) -> int | None:
     n = len(scores)
     # Near-target conditions (1.14.4): the first met condition in count-out order wins.
     met: int | None = None

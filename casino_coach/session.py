@@ -94,16 +94,42 @@ class Note:
 
 
 COMMANDS = ("hint", "why", "undo", "moves", "table", "score", "help", "quit")
-_ALIASES = {"h": "hint", "?": "help", "m": "moves", "ls": "moves", "list": "moves", "t": "table",
-            "show": "table", "board": "table", "q": "quit", "exit": "quit", "u": "undo",
-            "scores": "score", "back": "undo", "takeback": "undo"}
+_ALIASES = {
+    "h": "hint",
+    "?": "help",
+    "m": "moves",
+    "ls": "moves",
+    "list": "moves",
+    "t": "table",
+    "show": "table",
+    "board": "table",
+    "q": "quit",
+    "exit": "quit",
+    "u": "undo",
+    "scores": "score",
+    "back": "undo",
+    "takeback": "undo",
+}
 _PLAY_WORDS = {"p", "play", "y", "yes", "anyway", "play anyway", "ok"}
 _RETHINK_WORDS = {"r", "rethink", "n", "no", "cancel"}
-_ACTION_WORDS = {"x": "x", "*": "x", ":": "x", "take": "x", "takes": "x", "capture": "x",
-                 "captures": "x", "t": "t", "-": "t", "trail": "t", "trails": "t", "b": "b",
-                 "=": "b", "build": "b", "builds": "b"}
-_TOKEN = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]|[x*:+,-]|[b=]\d+|[a-z]+\d*|=|\d+|\S",
-                    re.IGNORECASE)
+_ACTION_WORDS = {
+    "x": "x",
+    "*": "x",
+    ":": "x",
+    "take": "x",
+    "takes": "x",
+    "capture": "x",
+    "captures": "x",
+    "t": "t",
+    "-": "t",
+    "trail": "t",
+    "trails": "t",
+    "b": "b",
+    "=": "b",
+    "build": "b",
+    "builds": "b",
+}
+_TOKEN = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]|[x*:+,-]|[b=]\d+|[a-z]+\d*|=|\d+|\S", re.IGNORECASE)
 
 LISTED_IN_ERRORS = 6  # legal moves of the card named in an error message
 
@@ -163,11 +189,22 @@ class Session:
     file of moves cannot answer "which one?"); otherwise a bare card with several moves is ambiguous.
     """
 
-    def __init__(self, rules: RuleSet, *, players: int = 2, human: int = 0, name: str = "You",
-                 opponent: str = "counter", seed: int = 0, practice: bool = False,
-                 tutor: str | None = None, limits: Limits | None = None,
-                 out: str | Path | None = None, date: str | None = None,
-                 literal: bool = False) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        players: int = 2,
+        human: int = 0,
+        name: str = "You",
+        opponent: str = "counter",
+        seed: int = 0,
+        practice: bool = False,
+        tutor: str | None = None,
+        limits: Limits | None = None,
+        out: str | Path | None = None,
+        date: str | None = None,
+        literal: bool = False,
+    ) -> None:
         if not 2 <= players <= 4:
             raise CoachError(f"Casino is played by 2, 3 or 4 players, not {players}")
         if not 0 <= human < players:
@@ -187,8 +224,7 @@ class Session:
         names = list(bots)
         names.insert(human, name)
         self.players = names
-        self.policies: dict[int, Policy] = {
-            s: make_policy(opponent) for s in range(players) if s != human}
+        self.policies: dict[int, Policy] = {s: make_policy(opponent) for s in range(players) if s != human}
         self.opponent = opponent
         self.game = self._new_game()
         self.quit = False
@@ -269,8 +305,13 @@ class Session:
             if _command_word(low) != "hint":
                 dec.pending = None  # anything else is a new choice
         elif low in _PLAY_WORDS | _RETHINK_WORDS:
-            return [Note(NoteKind.ERROR, f"{text!r} answers the tutor, but no move is held back: type "
-                                         "a move or its number (help lists the commands)")]
+            return [
+                Note(
+                    NoteKind.ERROR,
+                    f"{text!r} answers the tutor, but no move is held back: type "
+                    "a move or its number (help lists the commands)",
+                )
+            ]
         if not text:
             return [Note(NoteKind.TABLE, "")]
         if text.isdigit():
@@ -307,8 +348,11 @@ class Session:
     def _by_number(self, n: int) -> list[Note]:
         legal = self.legal()
         if not 1 <= n <= len(legal):
-            one = "there is only 1 legal move: type 1" if len(legal) == 1 else \
-                f"there are {len(legal)} legal moves: type a number from 1 to {len(legal)}"
+            one = (
+                "there is only 1 legal move: type 1"
+                if len(legal) == 1
+                else f"there are {len(legal)} legal moves: type a number from 1 to {len(legal)}"
+            )
             return [Note(NoteKind.ERROR, f"No move {n}: {one} (moves lists them)")]
         return self._try_play(legal[n - 1])
 
@@ -320,8 +364,13 @@ class Session:
             return [Note(NoteKind.ERROR, found)]
         trail = next((m for m in found if m.action == TRAIL and not m.take), None)
         extra = f" ({card_symbol(trail.card)} alone: type {move_text(trail)} t to trail)" if trail else ""
-        return [Note(NoteKind.CANDIDATES, f"{text!r} fits {len(found)} moves: type more of the move "
-                                          f"or its number{extra}", moves=self.numbered(found))]
+        return [
+            Note(
+                NoteKind.CANDIDATES,
+                f"{text!r} fits {len(found)} moves: type more of the move or its number{extra}",
+                moves=self.numbered(found),
+            )
+        ]
 
     def resolve(self, text: str) -> Move | str | list[Move]:
         """The legal move ``text`` means: a Move, the candidates when it is ambiguous, or an error
@@ -365,8 +414,9 @@ class Session:
         rng = random.Random(f"{self.seed}:{self.ply}")
         move = self.policies[seat].choose(self.rules, obs, self.legal(), rng)
         before = self.state
-        notes = [Note(NoteKind.BOT, move_words(self.rules, before, move, self.players[seat]),
-                      seat=seat, move=move)]
+        notes = [
+            Note(NoteKind.BOT, move_words(self.rules, before, move, self.players[seat]), seat=seat, move=move)
+        ]
         return notes + self._after_play(before, move)
 
     def _after_play(self, before: RoundState, move: Move) -> list[Note]:
@@ -381,7 +431,7 @@ class Session:
                 notes.append(Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {dealer} deals."))
             notes += self._save_note()
         elif before.stock != self.state.stock:
-            last = " The dealer says \"last\": the final deal." if self.state.last_deal else ""
+            last = ' The dealer says "last": the final deal.' if self.state.last_deal else ""
             notes.append(Note(NoteKind.DEAL, f"New deal: 4 cards each.{last}"))
         return notes
 
@@ -407,11 +457,15 @@ class Session:
         best = self.search().best.move
         dec.hint_level += 1
         if dec.hint_level == 1:
-            return [Note(NoteKind.HINT, f"Hint: play your {card_symbol(best.card)}. "
-                                        "(hint again for the whole move)", move=best)]
-        (num, _), = self.numbered([best])
-        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {move_text(best)}.",
-                     move=best)]
+            return [
+                Note(
+                    NoteKind.HINT,
+                    f"Hint: play your {card_symbol(best.card)}. (hint again for the whole move)",
+                    move=best,
+                )
+            ]
+        ((num, _),) = self.numbered([best])
+        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {move_text(best)}.", move=best)]
 
     def why(self, arg: str) -> list[Note]:
         """Why a move is illegal: the engine's reason (rules.md section)."""
@@ -484,13 +538,18 @@ class Session:
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(score.points)]
         items = []
         for s in range(len(score.points)):
-            got = [f"{k.replace('_', ' ')} {_pts(v)}" for k, v in score.breakdown[s].items()
-                   if k in ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps",
-                            "last_capture") and v]
-            items.append(f"{self.side_name(s)}: {', '.join(got) or 'nothing'} "
-                         f"({score.card_counts[s]} cards, {score.spade_counts[s]} spades)")
+            got = [
+                f"{k.replace('_', ' ')} {_pts(v)}"
+                for k, v in score.breakdown[s].items()
+                if k in ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps", "last_capture")
+                and v
+            ]
+            items.append(
+                f"{self.side_name(s)}: {', '.join(got) or 'nothing'} "
+                f"({score.card_counts[s]} cards, {score.spade_counts[s]} spades)"
+            )
         number = len(self.game.match.rounds)
-        return (f"Round {number}: {', '.join(parts)}. " + "; ".join(items) + ". " + self.score_text())
+        return f"Round {number}: {', '.join(parts)}. " + "; ".join(items) + ". " + self.score_text()
 
     def result_text(self) -> str:
         w = self.game.winner
@@ -533,8 +592,9 @@ class Session:
 # Reading a typed move
 
 
-def resolve(rules: RuleSet, state: RoundState, text: str,
-            legal: Sequence[Move] | None = None) -> Move | str | list[Move]:
+def resolve(
+    rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] | None = None
+) -> Move | str | list[Move]:
     """The legal move of the seat to move that ``text`` means, completing a unique prefix.
 
     ``8C`` is the 8♣'s only legal move, ``8C x`` its only capture, ``3H b8`` its only build of 8, and
@@ -613,8 +673,9 @@ def resolve(rules: RuleSet, state: RoundState, text: str,
     lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
     index = {m: i + 1 for i, m in enumerate(legal)}
     nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own[:LISTED_IN_ERRORS])
-    more = f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" \
-        if len(own) > LISTED_IN_ERRORS else ""
+    more = (
+        f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
+    )
     return f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}"
 
 
@@ -630,8 +691,10 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     if guess:
         return f"{first!r} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
     example = move_text(legal[0]) if legal else "8C x 3H 5S"
-    return (f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
-            "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)")
+    return (
+        f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
+        "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
+    )
 
 
 def _table_words(state: RoundState) -> str:
@@ -701,21 +764,28 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
         kind = "a new build"
         if builds:
             b = builds[0]
-            kind = (f"raising the build of {b.value}" if b.value != move.value
-                    else f"adding to the build of {b.value}")
+            kind = (
+                f"raising the build of {b.value}"
+                if b.value != move.value
+                else f"adding to the build of {b.value}"
+            )
         total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
         single = "single" if total == move.value else "multiple"
         gathered = f" with {mask_symbols(move.take)}"
         return f"{who} {verb} {move.value} from {c}{gathered} ({kind}; now {_a(single)} {move.value})"
     if move.take:
-        return f"{who} {'trail' if who == 'You' else 'trails'} {c}, building {move.value} from " \
-               f"{mask_symbols(move.take)}"
+        return (
+            f"{who} {'trail' if who == 'You' else 'trails'} {c}, building {move.value} from "
+            f"{mask_symbols(move.take)}"
+        )
     return f"{who} {'trail' if who == 'You' else 'trails'} {c}"
 
 
 def _tutor_text(w: TutorWarning) -> str:
-    lines = [f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
-             f"against the best move: {_a(w.cls)}."]
+    lines = [
+        f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
+        f"against the best move: {_a(w.cls)}."
+    ]
     lines += [f"  - {r}" for r in w.reasons]
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
     return "\n".join(lines)

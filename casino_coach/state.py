@@ -111,8 +111,15 @@ def new_round(nplayers: int, nsides: int, dealer: int, table: int, hands: tuple[
     for h in hands:
         used |= h
     return RoundState(
-        hands=tuple(hands), loose=table, builds=(), captured=(0,) * nsides, sweeps=(0,) * nsides,
-        to_move=(dealer + 1) % nplayers, last_capturer=-1, stock=FULL_DECK & ~used, dealer=dealer,
+        hands=tuple(hands),
+        loose=table,
+        builds=(),
+        captured=(0,) * nsides,
+        sweeps=(0,) * nsides,
+        to_move=(dealer + 1) % nplayers,
+        last_capturer=-1,
+        stock=FULL_DECK & ~used,
+        dealer=dealer,
         nsides=nsides,
     )
 
@@ -139,8 +146,10 @@ def _check_hands(hands: tuple[int, ...], nplayers: int, available: int) -> None:
             raise CardError(f"seat {seat}: card {mask_names(h & seen)[0]} is dealt twice")
         if h & ~available:
             bad = h & ~available
-            raise CardError(f"seat {seat}: card {card_name((bad & -bad).bit_length() - 1)} "
-                            "is not available to deal (already on the table or dealt)")
+            raise CardError(
+                f"seat {seat}: card {card_name((bad & -bad).bit_length() - 1)} "
+                "is not available to deal (already on the table or dealt)"
+            )
         seen |= h
 
 
@@ -164,7 +173,7 @@ def shuffle_round(rng: random.Random, nplayers: int) -> Shuffle:
         hands = []
         for _seat in range(nplayers):
             h = 0
-            for c in pack[pos:pos + HAND_SIZE]:
+            for c in pack[pos : pos + HAND_SIZE]:
                 h |= 1 << c
             hands.append(h)
             pos += HAND_SIZE

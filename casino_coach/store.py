@@ -139,11 +139,12 @@ class Store:
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row is None:
-                self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)",
-                                 (str(SCHEMA_VERSION),))
+                self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
-                raise StoreError(f"{self.path}: results store of schema {row[0]}, this program "
-                                 f"reads schema {SCHEMA_VERSION}")
+                raise StoreError(
+                    f"{self.path}: results store of schema {row[0]}, this program "
+                    f"reads schema {SCHEMA_VERSION}"
+                )
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a results store ({e})") from None
 
@@ -160,8 +161,9 @@ class Store:
 
     def has(self, key: GameKey) -> bool:
         """Whether this game was already analysed with these settings."""
-        row = self._db.execute("SELECT 1 FROM games WHERE hash = ? AND settings = ?",
-                               (key.hash, key.settings)).fetchone()
+        row = self._db.execute(
+            "SELECT 1 FROM games WHERE hash = ? AND settings = ?", (key.hash, key.settings)
+        ).fetchone()
         return row is not None
 
     def done(self, settings: str) -> set[str]:
@@ -174,14 +176,22 @@ class Store:
 
     def analysis(self, key: GameKey) -> dict[str, Any] | None:
         """The stored casino-analysis document of one game, or None."""
-        row = self._db.execute("SELECT analysis FROM games WHERE hash = ? AND settings = ?",
-                               (key.hash, key.settings)).fetchone()
+        row = self._db.execute(
+            "SELECT analysis FROM games WHERE hash = ? AND settings = ?", (key.hash, key.settings)
+        ).fetchone()
         return None if row is None else dict(orjson.loads(row[0]))
 
     # --- writing -----------------------------------------------------------------------------------
 
-    def add(self, key: GameKey, analysis: Mapping[str, Any], *, source: str | None = None,
-            played: str | None = None, analysed_at: datetime | None = None) -> bool:
+    def add(
+        self,
+        key: GameKey,
+        analysis: Mapping[str, Any],
+        *,
+        source: str | None = None,
+        played: str | None = None,
+        analysed_at: datetime | None = None,
+    ) -> bool:
         """Store one game's analysis (a casino-analysis JSON object) in one transaction. Returns False
         (and changes nothing) when the same game was already stored with the same settings."""
         try:
@@ -201,28 +211,72 @@ class Store:
             cur = db.execute(
                 "INSERT INTO games (hash, settings, source, rules, players, viewer, played, analysed_at,"
                 " seconds, nmoves, analysis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (key.hash, key.settings, source, _dumps(rules), _dumps(players), analysis.get("viewer"),
-                 played, when, float(analysis.get("seconds") or 0.0), len(moves), _dumps(analysis)))
+                (
+                    key.hash,
+                    key.settings,
+                    source,
+                    _dumps(rules),
+                    _dumps(players),
+                    analysis.get("viewer"),
+                    played,
+                    when,
+                    float(analysis.get("seconds") or 0.0),
+                    len(moves),
+                    _dumps(analysis),
+                ),
+            )
             gid = cur.lastrowid
             db.executemany(
                 "INSERT INTO moves (game_id, ply, round, deal, seat, player, rated, forced, class, loss,"
                 " exact, played, best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(gid, m["ply"], m.get("round", 0), m.get("deal", 0), m["seat"], players[m["seat"]],
-                  bool(m.get("rated")), bool(m.get("forced")), m.get("class"), m.get("loss"),
-                  bool(m.get("exact")), _dumps(m["played"]),
-                  _dumps(m["best"]) if m.get("best") is not None else None) for m in moves])
+                [
+                    (
+                        gid,
+                        m["ply"],
+                        m.get("round", 0),
+                        m.get("deal", 0),
+                        m["seat"],
+                        players[m["seat"]],
+                        bool(m.get("rated")),
+                        bool(m.get("forced")),
+                        m.get("class"),
+                        m.get("loss"),
+                        bool(m.get("exact")),
+                        _dumps(m["played"]),
+                        _dumps(m["best"]) if m.get("best") is not None else None,
+                    )
+                    for m in moves
+                ],
+            )
             db.executemany(
                 "INSERT INTO explanations (game_id, ply, idx, kind, points) VALUES (?, ?, ?, ?, ?)",
-                [(gid, m["ply"], i, e["kind"], float(e.get("points") or 0.0))
-                 for m in moves for i, e in enumerate(m.get("explanations") or ())])
+                [
+                    (gid, m["ply"], i, e["kind"], float(e.get("points") or 0.0))
+                    for m in moves
+                    for i, e in enumerate(m.get("explanations") or ())
+                ],
+            )
             db.executemany(
                 "INSERT INTO players (game_id, seat, player, side, moves, decisions, best, good,"
                 " inaccuracy, mistake, blunder, loss_total, accuracy, result, luck_total)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(gid, s["seat"], players[s["seat"]], s.get("side", s["seat"]), s.get("moves", 0),
-                  s.get("unforced", 0), *(int(s.get("classes", {}).get(c, 0)) for c in CLASS_NAMES),
-                  float(s.get("loss_total") or 0.0), s.get("accuracy"), s.get("result"),
-                  s.get("luck_total")) for s in summary])
+                [
+                    (
+                        gid,
+                        s["seat"],
+                        players[s["seat"]],
+                        s.get("side", s["seat"]),
+                        s.get("moves", 0),
+                        s.get("unforced", 0),
+                        *(int(s.get("classes", {}).get(c, 0)) for c in CLASS_NAMES),
+                        float(s.get("loss_total") or 0.0),
+                        s.get("accuracy"),
+                        s.get("result"),
+                        s.get("luck_total"),
+                    )
+                    for s in summary
+                ],
+            )
             db.execute("COMMIT")
         except (KeyError, TypeError, IndexError, ValueError) as e:
             db.execute("ROLLBACK")
@@ -254,9 +308,20 @@ class Store:
             ORDER BY COALESCE(g.played, g.analysed_at), g.id"""
         out = []
         for r in self._db.execute(sql, (player,)):
-            out.append(GameLine(game_id=r[0], hash=r[1], source=r[2], date=r[3], decisions=r[4],
-                                moves=r[5], classes=dict(zip(CLASS_NAMES, r[6:11], strict=True)),
-                                loss_total=r[11], accuracy=r[12], result=r[13]))
+            out.append(
+                GameLine(
+                    game_id=r[0],
+                    hash=r[1],
+                    source=r[2],
+                    date=r[3],
+                    decisions=r[4],
+                    moves=r[5],
+                    classes=dict(zip(CLASS_NAMES, r[6:11], strict=True)),
+                    loss_total=r[11],
+                    accuracy=r[12],
+                    result=r[13],
+                )
+            )
         return out
 
     def mistake_kinds(self, player: str) -> list[KindCount]:
@@ -269,8 +334,10 @@ class Store:
             WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
               AND e.kind != ? AND e.game_id IN ({self._latest()})"""
         sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
-        return [KindCount(r[0], r[1], round(r[2], 3))
-                for r in self._db.execute(sql, (player, *MISS_CLASSES, NOT_A_KIND))]
+        return [
+            KindCount(r[0], r[1], round(r[2], 3))
+            for r in self._db.execute(sql, (player, *MISS_CLASSES, NOT_A_KIND))
+        ]
 
     def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
@@ -345,10 +412,15 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "period": self.label, "games": self.games, "decisions": self.decisions,
-            "classes": dict(self.classes), "errors": self.errors,
-            "error_rate": _r(self.error_rate, 4), "accuracy": _r(self.accuracy, 1),
-            "loss_total": _r(self.loss_total, 3), "loss_per_decision": _r(self.loss_per_decision, 3),
+            "period": self.label,
+            "games": self.games,
+            "decisions": self.decisions,
+            "classes": dict(self.classes),
+            "errors": self.errors,
+            "error_rate": _r(self.error_rate, 4),
+            "accuracy": _r(self.accuracy, 1),
+            "loss_total": _r(self.loss_total, 3),
+            "loss_per_decision": _r(self.loss_per_decision, 3),
         }
 
 
@@ -364,10 +436,13 @@ class PlayerStats:
     games: tuple[GameLine, ...] = field(default=(), repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "by": self.by, "total": self.total.to_json(),
-                "periods": [p.to_json() for p in self.periods],
-                "mistake_kinds": [{"kind": k.kind, "moves": k.moves, "points": k.points}
-                                  for k in self.kinds]}
+        return {
+            "player": self.player,
+            "by": self.by,
+            "total": self.total.to_json(),
+            "periods": [p.to_json() for p in self.periods],
+            "mistake_kinds": [{"kind": k.kind, "moves": k.moves, "points": k.points} for k in self.kinds],
+        }
 
 
 def _r(x: float | None, nd: int) -> float | None:
@@ -377,7 +452,7 @@ def _r(x: float | None, nd: int) -> float | None:
 def _period(line: GameLine, by: str) -> str:
     if by == "game":
         return f"{line.date[:10]} {line.hash[:6]}"
-    return line.date[:{"day": 10, "month": 7, "year": 4}[by]]
+    return line.date[: {"day": 10, "month": 7, "year": 4}[by]]
 
 
 def summarise(label: str, lines: Sequence[GameLine]) -> Record:

@@ -47,14 +47,18 @@ def main() -> None:
         each = [m.seconds for m in rated]
         per_game.append(dt)
         per_move.append(dt / max(1, len(rated)))
-        print(f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall, "
-              f"{cpu:.1f} s CPU ({dt / max(1, len(rated)) * 1000:.0f} ms wall per move; one move's "
-              f"search: median {statistics.median(each) * 1000:.0f} ms, max {max(each):.2f} s)",
-              flush=True)
-    print(f"median per game: {statistics.median(per_game):.1f} s wall with --jobs {args.jobs} "
-          f"(target <= 60 s), {statistics.median(cpu_game):.1f} s CPU; median per move: "
-          f"{statistics.median(per_move) * 1000:.0f} ms wall; load average now "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(
+            f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall, "
+            f"{cpu:.1f} s CPU ({dt / max(1, len(rated)) * 1000:.0f} ms wall per move; one move's "
+            f"search: median {statistics.median(each) * 1000:.0f} ms, max {max(each):.2f} s)",
+            flush=True,
+        )
+    print(
+        f"median per game: {statistics.median(per_game):.1f} s wall with --jobs {args.jobs} "
+        f"(target <= 60 s), {statistics.median(cpu_game):.1f} s CPU; median per move: "
+        f"{statistics.median(per_move) * 1000:.0f} ms wall; load average now "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
 
 
 def _cpu() -> float:

@@ -52,8 +52,11 @@ def run(folder: Path, store: Path, settings: BatchSettings, **how: Any) -> dict[
         rep = run_batch([folder], st, settings, **how)
     if rep.failed:
         raise SystemExit(f"error: {rep.failed[0][0]}: {rep.failed[0][1]}")
-    return {"games": len(rep.analysed), "seconds": round(rep.seconds, 2),
-            "games_per_minute": round(rep.games_per_minute, 2)}
+    return {
+        "games": len(rep.analysed),
+        "seconds": round(rep.seconds, 2),
+        "games_per_minute": round(rep.games_per_minute, 2),
+    }
 
 
 def same_analyses(a: Path, b: Path, settings: BatchSettings) -> bool:
@@ -75,17 +78,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=1, help="rounds per game (0: play to the target)")
     ap.add_argument("--preset", default="classic", help="classic, royal or dominican")
     ap.add_argument("--samples", type=int, default=8, help="sampled deals per move")
-    ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True,
-                    help="also value each move against the real cards")
+    ap.add_argument(
+        "--world",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also value each move against the real cards",
+    )
     ap.add_argument("--seed", type=int, default=1, help="seed of the self-play games")
     ap.add_argument("--workers", type=int, default=2, help="local processes and Dask workers")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask cluster")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args(argv)
     settings = BatchSettings(samples=args.samples, world=args.world)
-    results: dict[str, Any] = {"games": args.games, "rounds": args.rounds or None, "preset": args.preset,
-                               "samples": args.samples, "world": args.world, "cpus": os.cpu_count(),
-                               "load_before": round(os.getloadavg()[0], 2)}
+    results: dict[str, Any] = {
+        "games": args.games,
+        "rounds": args.rounds or None,
+        "preset": args.preset,
+        "samples": args.samples,
+        "world": args.world,
+        "cpus": os.cpu_count(),
+        "load_before": round(os.getloadavg()[0], 2),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folder = root / "games"
@@ -100,23 +113,32 @@ def main(argv: list[str] | None = None) -> int:
             except ImportError:
                 results["dask"] = "skipped: pip install 'casino-coach[cluster]'"
             else:
-                with distributed.LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                              processes=True, host="127.0.0.1",
-                                              dashboard_address=None) as cluster:
+                with distributed.LocalCluster(
+                    n_workers=args.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                ) as cluster:
                     results[f"dask_{args.workers}_workers"] = run(
-                        folder, root / "dask.db", settings, cluster=cluster.scheduler_address)
+                        folder, root / "dask.db", settings, cluster=cluster.scheduler_address
+                    )
                 results["dask_same_as_one"] = same_analyses(root / "one.db", root / "dask.db", settings)
     if args.json:
         print(orjson.dumps(results, option=orjson.OPT_INDENT_2).decode())
     else:
-        print(f"{args.games} games ({results['moves']} moves, {args.preset}, "
-              f"{args.rounds or 'to the target'} round(s)), {args.samples} samples per move, "
-              f"world {'on' if args.world else 'off'}, {os.cpu_count()} CPUs, load average "
-              f"{results['load_before']} before the run")
+        print(
+            f"{args.games} games ({results['moves']} moves, {args.preset}, "
+            f"{args.rounds or 'to the target'} round(s)), {args.samples} samples per move, "
+            f"world {'on' if args.world else 'off'}, {os.cpu_count()} CPUs, load average "
+            f"{results['load_before']} before the run"
+        )
         for key, value in results.items():
             if isinstance(value, dict):
-                print(f"  {key:<18} {value['games']} games in {value['seconds']:>7.2f} s: "
-                      f"{value['games_per_minute']:>7.2f} games per minute")
+                print(
+                    f"  {key:<18} {value['games']} games in {value['seconds']:>7.2f} s: "
+                    f"{value['games_per_minute']:>7.2f} games per minute"
+                )
             elif key.endswith("same_as_one") or key == "dask":
                 print(f"  {key:<18} {value}")
     return 0

@@ -22,8 +22,9 @@ from casino_coach.rules import RuleSet
 from casino_coach.state import RoundState, deal, new_round, shuffle_round
 
 
-def random_round(rules: RuleSet, nplayers: int, rng: random.Random,
-                 collect: list[RoundState] | None = None) -> int:
+def random_round(
+    rules: RuleSet, nplayers: int, rng: random.Random, collect: list[RoundState] | None = None
+) -> int:
     """Play one round with uniformly random legal moves; return the number of plies."""
     sh = shuffle_round(rng, nplayers)
     nsides = 2 if nplayers == 4 else nplayers
@@ -73,10 +74,12 @@ def main() -> None:
             for _ in range(args.rounds):
                 random_round(rules, 2, rng)
             rounds.append(args.rounds / (time.process_time() - t))
-        print(f"{preset:9s} 2p: movegen {statistics.median(cold):8,.0f} positions/s cold, "
-              f"{statistics.median(warm):8,.0f} warm ({len(positions)} positions from random play); "
-              f"rounds {statistics.median(rounds):5,.0f}/s over {args.rounds} from cold "
-              f"(full movegen every ply; CPU time)")
+        print(
+            f"{preset:9s} 2p: movegen {statistics.median(cold):8,.0f} positions/s cold, "
+            f"{statistics.median(warm):8,.0f} warm ({len(positions)} positions from random play); "
+            f"rounds {statistics.median(rounds):5,.0f}/s over {args.rounds} from cold "
+            f"(full movegen every ply; CPU time)"
+        )
 
 
 if __name__ == "__main__":

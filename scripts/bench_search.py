@@ -23,8 +23,9 @@ from casino_coach.search import Limits, evaluate
 from casino_coach.state import deal, new_round, shuffle_round
 
 
-def decisions(rules: RuleSet, rounds: int, seed: int,
-              last_rounds: int) -> tuple[list[Observation], list[Observation]]:
+def decisions(
+    rules: RuleSet, rounds: int, seed: int, last_rounds: int
+) -> tuple[list[Observation], list[Observation]]:
     """Observations of the mover at every decision of the first two deals of ``rounds`` random
     rounds, and at the first decision of the last deal (8 cards to play) of ``last_rounds``."""
     early: list[Observation] = []
@@ -55,10 +56,16 @@ def run(rules: RuleSet, observations: list[Observation], limits: Limits) -> dict
         wall.append(r.seconds)
         nodes.append(r.nodes)
         worlds.append(r.samples)
-    return {"wall_median": statistics.median(wall), "wall_mean": statistics.mean(wall),
-            "cpu_median": statistics.median(cpu), "cpu_mean": statistics.mean(cpu),
-            "cpu_max": max(cpu), "worlds_mean": statistics.mean(worlds),
-            "nodes_per_cpu_s": sum(nodes) / max(sum(cpu), 1e-9), "n": len(observations)}
+    return {
+        "wall_median": statistics.median(wall),
+        "wall_mean": statistics.mean(wall),
+        "cpu_median": statistics.median(cpu),
+        "cpu_mean": statistics.mean(cpu),
+        "cpu_max": max(cpu),
+        "worlds_mean": statistics.mean(worlds),
+        "nodes_per_cpu_s": sum(nodes) / max(sum(cpu), 1e-9),
+        "n": len(observations),
+    }
 
 
 def main() -> None:
@@ -71,15 +78,19 @@ def main() -> None:
     for preset in args.preset or ["classic", "royal"]:
         rules = RuleSet.from_preset(preset)
         early, last = decisions(rules, args.rounds, args.seed, args.last_rounds)
-        for what, obs, limits in (("evaluate, first two deals", early, Limits()),
-                                  ("exact last-deal solve", last, Limits())):
+        for what, obs, limits in (
+            ("evaluate, first two deals", early, Limits()),
+            ("exact last-deal solve", last, Limits()),
+        ):
             if not obs:
                 continue
             f = run(rules, obs, limits)
-            print(f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
-                  f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "
-                  f"worlds {f['worlds_mean']:.1f}  {f['nodes_per_cpu_s']:,.0f} nodes/CPU-s",
-                  flush=True)
+            print(
+                f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
+                f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "
+                f"worlds {f['worlds_mean']:.1f}  {f['nodes_per_cpu_s']:,.0f} nodes/CPU-s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,9 @@ def main() -> int:
         rules = RuleSet.from_preset(preset)
         for a, b in matches:
             t0 = time.perf_counter()
-            stats = mirrored_pairs(rules, args.players, a, b, args.pairs, args.seed, args.jobs,
-                                   unit=args.unit)
+            stats = mirrored_pairs(
+                rules, args.players, a, b, args.pairs, args.seed, args.jobs, unit=args.unit
+            )
             print(f"{stats.text()}  [{time.perf_counter() - t0:.0f}s]", flush=True)
             results.append(stats.to_json())
             shown = shown and stats.low > 0

@@ -78,15 +78,16 @@ def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
     if len(a.moves) < 2:
         return None
     best_a = a.moves[0].move
-    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919), focus=best_a,
-                 bands=Thresholds().bands)
+    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919), focus=best_a, bands=Thresholds().bands)
     noise, low, _ = b.loss(best_a)
     rng = random.Random(seed)
     legal = [mv.move for mv in a.moves]
     greedy = make_policy("greedy").choose(rules, obs, legal, rng)
-    losses = {"counter": a.moves[0].ev - a.value_of(played).ev,
-              "greedy": a.moves[0].ev - a.value_of(greedy).ev,
-              "random": a.moves[0].ev - a.value_of(rng.choice(legal)).ev}
+    losses = {
+        "counter": a.moves[0].ev - a.value_of(played).ev,
+        "greedy": a.moves[0].ev - a.value_of(greedy).ev,
+        "random": a.moves[0].ev - a.value_of(rng.choice(legal)).ev,
+    }
     return Sample(noise, low, a.exact, losses)
 
 
@@ -115,14 +116,20 @@ def main() -> None:
         samples = [s for s in pool.map(_measure, items, chunksize=1) if s is not None]
     sampled = [s for s in samples if not s.exact]
     noise = [s.noise for s in sampled]
-    print(f"{len(samples)} positions with a choice ({len(sampled)} sampled, "
-          f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {args.preset}")
-    print("noise: loss in run B of run A's best move (sampled positions), points: "
-          + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.3f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
-          + f", max {max(noise, default=0.0):.3f}; zero in {sum(1 for x in noise if x == 0)}")
+    print(
+        f"{len(samples)} positions with a choice ({len(sampled)} sampled, "
+        f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {args.preset}"
+    )
+    print(
+        "noise: loss in run B of run A's best move (sampled positions), points: "
+        + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.3f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
+        + f", max {max(noise, default=0.0):.3f}; zero in {sum(1 for x in noise if x == 0)}"
+    )
     inside = sum(1 for s in sampled if s.low <= Thresholds().best)
-    print(f"interval: for {inside}/{len(sampled)} of run A's best moves run B's loss interval reaches "
-          f"down to best ({100 * inside / max(1, len(sampled)):.0f}%)")
+    print(
+        f"interval: for {inside}/{len(sampled)} of run A's best moves run B's loss interval reaches "
+        f"down to best ({100 * inside / max(1, len(sampled)):.0f}%)"
+    )
     inacc = max(0.1, _up(_pct(noise, 0.95)))
     mistake = max(_up(2 * inacc), 0.5)
     th = Thresholds(inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2))
@@ -130,8 +137,10 @@ def main() -> None:
     for name in ("counter", "greedy", "random"):
         losses = [s.losses[name] for s in samples]
         counts = Counter(th.classify(x).value for x in losses)
-        print(f"  {name:8s} mean loss {statistics.mean(losses):.3f}: "
-              + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES))
+        print(
+            f"  {name:8s} mean loss {statistics.mean(losses):.3f}: "
+            + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES)
+        )
 
 
 if __name__ == "__main__":

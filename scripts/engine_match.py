@@ -66,8 +66,10 @@ class Engine:
         if answer.get("id") != rid:
             raise MatchError(f"engine of seat {self.seat} answered {answer.get('id')!r} to {rid!r}")
         if answer.get("type") != expect:
-            raise MatchError(f"engine of seat {self.seat} answered {request['type']} with "
-                             f"{answer.get('type')}: {answer.get('error', answer)}")
+            raise MatchError(
+                f"engine of seat {self.seat} answered {request['type']} with "
+                f"{answer.get('type')}: {answer.get('error', answer)}"
+            )
         return answer
 
     def close(self) -> None:
@@ -81,8 +83,14 @@ class Engine:
             self.proc.wait(timeout=30)
 
 
-def play_match(rules: RuleSet, nplayers: int, seed: int, limits: dict[str, Any],
-               max_rounds: int | None = None, commands: list[list[str]] | None = None) -> dict[str, Any]:
+def play_match(
+    rules: RuleSet,
+    nplayers: int,
+    seed: int,
+    limits: dict[str, Any],
+    max_rounds: int | None = None,
+    commands: list[list[str]] | None = None,
+) -> dict[str, Any]:
     """Play one game between engines; the result as JSON data (and the game log under "log").
     ``commands`` are the engines' command lines, repeated round the table (default: casino-coach's)."""
     names = [f"engine {s}" for s in range(nplayers)]
@@ -94,8 +102,7 @@ def play_match(rules: RuleSet, nplayers: int, seed: int, limits: dict[str, Any],
     try:
         for e in engines:
             e.ask({"type": "hello"}, "hello")
-            e.ask({"type": "new_game", "rules": rules.to_dict(), "players": names, "seat": e.seat},
-                  "ready")
+            e.ask({"type": "new_game", "rules": rules.to_dict(), "players": names, "seat": e.seat}, "ready")
         dealt: tuple[int, int] | None = None
         while not game.over:
             st = game.state
@@ -109,8 +116,10 @@ def play_match(rules: RuleSet, nplayers: int, seed: int, limits: dict[str, Any],
                         req |= {"table": mask_names(st.loose), "dealer": st.dealer}
                     ans = e.ask(req, "state")
                     if ans["to_move"] != game.to_move:
-                        raise MatchError(f"engine of seat {e.seat} thinks seat {ans['to_move']} is to "
-                                         f"move, the game says seat {game.to_move}")
+                        raise MatchError(
+                            f"engine of seat {e.seat} thinks seat {ans['to_move']} is to "
+                            f"move, the game says seat {game.to_move}"
+                        )
             mover = game.to_move
             best = engines[mover].ask({"type": "go", **limits, "seed": seed + plies}, "best_move")
             seat, move = move_from_json(best["move"], f"engine of seat {mover}'s move")
@@ -124,20 +133,36 @@ def play_match(rules: RuleSet, nplayers: int, seed: int, limits: dict[str, Any],
             for e in engines:
                 ans = e.ask({"type": "move", "move": move_to_json(move, mover)}, "state")
                 if score is not None and ans.get("round_points") != [_num(p) for p in score.points]:
-                    raise MatchError(f"engine of seat {e.seat} scored the round {ans.get('round_points')},"
-                                     f" the game says {list(score.points)}")
-                if score is not None and game.over and ans["winner"] != game.winner \
-                        and game.winner is not None:
-                    raise MatchError(f"engine of seat {e.seat} says side {ans['winner']} won, the game "
-                                     f"says side {game.winner}")
+                    raise MatchError(
+                        f"engine of seat {e.seat} scored the round {ans.get('round_points')},"
+                        f" the game says {list(score.points)}"
+                    )
+                if (
+                    score is not None
+                    and game.over
+                    and ans["winner"] != game.winner
+                    and game.winner is not None
+                ):
+                    raise MatchError(
+                        f"engine of seat {e.seat} says side {ans['winner']} won, the game "
+                        f"says side {game.winner}"
+                    )
     finally:
         for e in engines:
             e.close()
     seconds = time.perf_counter() - t0
-    return {"rules": rules.to_dict(), "players": names, "seed": seed, "rounds": len(game.round_scores()),
-            "round_points": [[_num(p) for p in r.points] for r in game.round_scores()],
-            "scores": [_num(p) for p in game.scores], "winner": game.winner, "plies": plies,
-            "seconds": round(seconds, 2), "log": orjson.loads(log_to_json(game.to_log()))}
+    return {
+        "rules": rules.to_dict(),
+        "players": names,
+        "seed": seed,
+        "rounds": len(game.round_scores()),
+        "round_points": [[_num(p) for p in r.points] for r in game.round_scores()],
+        "scores": [_num(p) for p in game.scores],
+        "winner": game.winner,
+        "plies": plies,
+        "seconds": round(seconds, 2),
+        "log": orjson.loads(log_to_json(game.to_log())),
+    }
 
 
 def _num(x: float) -> float | int:
@@ -146,17 +171,25 @@ def _num(x: float) -> float | int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rules", default="classic",
-                    help="a preset name, or a rules object as JSON ('{\"preset\": \"royal\"}')")
+    ap.add_argument(
+        "--rules",
+        default="classic",
+        help='a preset name, or a rules object as JSON (\'{"preset": "royal"}\')',
+    )
     ap.add_argument("--players", type=int, default=2, help="2, 3 or 4 seats, one engine each")
     ap.add_argument("--seed", type=int, default=1, help="the shuffle seed of the game")
     ap.add_argument("--samples", type=int, default=8, help="samples per decision (go)")
     ap.add_argument("--depth", type=int, default=None, help="plies per sampled world")
     ap.add_argument("--time", type=float, default=None, help="seconds per decision")
     ap.add_argument("--max-rounds", type=int, default=None, help="stop after N rounds")
-    ap.add_argument("--engine", action="append", default=[], metavar="COMMAND",
-                    help="an engine's command line, one per seat in turn (repeated round the table; "
-                         "default: casino-coach engine)")
+    ap.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="an engine's command line, one per seat in turn (repeated round the table; "
+        "default: casino-coach engine)",
+    )
     ap.add_argument("--out", help="write the game log (casino-replay) here")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
@@ -180,9 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     else:
         winner = result["winner"]
-        print(f"{result['rounds']} rounds, {result['plies']} moves in {result['seconds']} s; "
-              f"scores {result['scores']}; "
-              + (f"side {winner} wins" if winner is not None else "no winner"))
+        print(
+            f"{result['rounds']} rounds, {result['plies']} moves in {result['seconds']} s; "
+            f"scores {result['scores']}; " + (f"side {winner} wins" if winner is not None else "no winner")
+        )
     return 0
 
 

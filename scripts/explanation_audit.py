@@ -76,20 +76,27 @@ def main() -> None:
                     violations.append(f"game {gi + 1} ply {m.ply}: {', '.join(bad)}: {e.text}")
             if picked < per_game and m.loss and m.loss >= 0.3 and len(shown) < args.show:
                 picked += 1
-                head = (f"[game {gi + 1}, {preset} {len(bots)}p, ply {m.ply}, {log.players[m.seat]}] "
-                        f"{m.played.describe()}: {m.cls.value if m.cls else ''}, lost {m.loss:.2f} "
-                        f"({m.loss_low:.2f} to {m.loss_high:.2f}, {m.samples} worlds); best "
-                        f"{m.best.describe() if m.best else '?'}")
+                head = (
+                    f"[game {gi + 1}, {preset} {len(bots)}p, ply {m.ply}, {log.players[m.seat]}] "
+                    f"{m.played.describe()}: {m.cls.value if m.cls else ''}, lost {m.loss:.2f} "
+                    f"({m.loss_low:.2f} to {m.loss_high:.2f}, {m.samples} worlds); best "
+                    f"{m.best.describe() if m.best else '?'}"
+                )
                 shown.append("\n".join([head, *(f"  - {e.text} ({e.points:.2f})" for e in m.explanations)]))
         lost += g_lost
         other += g_other
         share = 100 * (1 - g_other / g_lost) if g_lost else 100.0
-        print(f"game {gi + 1:2d} {preset} {len(bots)}p: {g_lost:.2f} points lost and explained, "
-              f"{share:.1f}% by named categories", flush=True)
+        print(
+            f"game {gi + 1:2d} {preset} {len(bots)}p: {g_lost:.2f} points lost and explained, "
+            f"{share:.1f}% by named categories",
+            flush=True,
+        )
     print()
-    print(f"{count} explanations; lost points explained by named categories and events: "
-          f"{100 * (1 - other / lost) if lost else 100:.1f}% (target >= 80%); the catch-all: "
-          f"{other:.2f} of {lost:.2f} points")
+    print(
+        f"{count} explanations; lost points explained by named categories and events: "
+        f"{100 * (1 - other / lost) if lost else 100:.1f}% (target >= 80%); the catch-all: "
+        f"{other:.2f} of {lost:.2f} points"
+    )
     print(f"explanations naming a card the mover had not seen as held: {len(violations)} (target 0)")
     for v in violations[:5]:
         print("  " + v)

@@ -24,12 +24,18 @@ NAMES = ["Ana", "Ben", "Cy", "Dee"]
 CREATED = f"{CREATED_BY} scripts/make_replays.py"
 
 
-def run(rules: RuleSet, n: int, seed: int, stop_after: int | None = None,
-        bots: tuple[str, ...] = ("counter", "greedy")) -> Game:
+def run(
+    rules: RuleSet,
+    n: int,
+    seed: int,
+    stop_after: int | None = None,
+    bots: tuple[str, ...] = ("counter", "greedy"),
+) -> Game:
     """A bot game from ``seed``, played to the end or stopped after ``stop_after`` moves."""
     policies: list[Policy] = [make_policy(bots[s % len(bots)]) for s in range(n)]
-    game = Game(rules, NAMES[:n], seed=seed, created_by=CREATED, event="casino_coach sample games",
-                date="2026-11-29")
+    game = Game(
+        rules, NAMES[:n], seed=seed, created_by=CREATED, event="casino_coach sample games", date="2026-11-29"
+    )
     rngs = [random.Random(f"sample:{seed}:{s}") for s in range(n)]
     played = 0
     while not game.over and (stop_after is None or played < stop_after):
@@ -63,17 +69,30 @@ SAMPLES: dict[str, tuple[str, dict[str, Any], int, int, int | None, int | None]]
     "dominican-2p-progress": ("dominican", {}, 2, 321, 25, None),
     "dominican-3p-progress-viewer": ("dominican", {}, 3, 322, 50, 0),
     "dominican-4p-progress": ("dominican", {}, 4, 323, 90, None),
-    "classic-2p-options-sweeps-split": ("classic", {"sweeps": True, "majority_tie": "split"}, 2, 131,
-                                        None, None),
+    "classic-2p-options-sweeps-split": (
+        "classic",
+        {"sweeps": True, "majority_tie": "split"},
+        2,
+        131,
+        None,
+        None,
+    ),
     "royal-4p-individual": ("royal", {"partnerships": False}, 4, 231, None, None),
-    "dominican-2p-pagat-options": ("dominican", {"near_target_20": "most_spades",
-                                                 "partner_build_interaction": "raise_only"}, 2, 331,
-                                   None, None),
+    "dominican-2p-pagat-options": (
+        "dominican",
+        {"near_target_20": "most_spades", "partner_build_interaction": "raise_only"},
+        2,
+        331,
+        None,
+        None,
+    ),
 }
 
 # Positions: where these in-progress logs stop (the seat to move holds known cards there).
-POSITIONS = {"royal-2p-position": "royal-2p-progress-viewer",
-             "dominican-3p-position": "dominican-3p-progress-viewer"}
+POSITIONS = {
+    "royal-2p-position": "royal-2p-progress-viewer",
+    "dominican-3p-position": "dominican-3p-progress-viewer",
+}
 
 
 def main() -> None:

@@ -51,8 +51,9 @@ def play_round(rules: RuleSet, rng: random.Random, dealer: int) -> tuple[list[Ro
     return ends, s
 
 
-def tally(rules: RuleSet, ends: list[RoundState], final: RoundState, table_tally: Tally,
-          hidden_tally: Tally) -> None:
+def tally(
+    rules: RuleSet, ends: list[RoundState], final: RoundState, table_tally: Tally, hidden_tally: Tally
+) -> None:
     for s in ends:
         lead = s.to_move % 2
         table = s.table

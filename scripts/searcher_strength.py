@@ -32,16 +32,22 @@ _JOB: dict[str, Any] = {}
 
 
 def _init(rules: dict[str, Any], opponent: str, options: dict[str, Any]) -> None:
-    _JOB.update(rules=RuleSet.from_dict(rules), a=make_policy("searcher", **options),
-                b=make_policy(opponent))
+    _JOB.update(rules=RuleSet.from_dict(rules), a=make_policy("searcher", **options), b=make_policy(opponent))
 
 
 def _pair(seed: int) -> float:
     return mirrored_pair(_JOB["rules"], 2, _JOB["a"], _JOB["b"], seed)
 
 
-def matchup(rules: RuleSet, opponent: str, pairs: int, seed: int, jobs: int, options: dict[str, Any],
-            deadline: float | None) -> PairStats:
+def matchup(
+    rules: RuleSet,
+    opponent: str,
+    pairs: int,
+    seed: int,
+    jobs: int,
+    options: dict[str, Any],
+    deadline: float | None,
+) -> PairStats:
     """Mirrored pairs of the searcher against ``opponent``, stopping at ``deadline`` if given."""
     seeds = [pair_seed(seed, i) for i in range(pairs)]
     values: list[float] = []
@@ -51,8 +57,11 @@ def matchup(rules: RuleSet, opponent: str, pairs: int, seed: int, jobs: int, opt
             values.append(v)
             if len(values) % 25 == 0:
                 s = summarise("searcher", opponent, rules, 2, "round", values)
-                print(f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} "
-                      f"± {s.ci95:.2f}", file=sys.stderr, flush=True)
+                print(
+                    f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if deadline is not None and time.time() > deadline and len(values) >= 2:
                 pool.terminate()
                 break
@@ -72,8 +81,7 @@ def main() -> int:
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--json", type=Path, help="Also write the figures to this JSON file.")
     args = ap.parse_args()
-    options: dict[str, Any] = {"samples": args.samples, "min_samples": args.min_samples,
-                               "nodes": args.nodes}
+    options: dict[str, Any] = {"samples": args.samples, "min_samples": args.min_samples, "nodes": args.nodes}
     deadline = time.time() + 60 * args.max_minutes if args.max_minutes else None
     results = []
     shown = True
@@ -82,8 +90,7 @@ def main() -> int:
         for opponent in args.opponent or ["counter", "greedy"]:
             t0 = time.perf_counter()
             stats = matchup(rules, opponent, args.pairs, args.seed, args.jobs, options, deadline)
-            print(f"{stats.text()}  [searcher {options}, {time.perf_counter() - t0:.0f}s]",
-                  flush=True)
+            print(f"{stats.text()}  [searcher {options}, {time.perf_counter() - t0:.0f}s]", flush=True)
             results.append(stats.to_json() | {"searcher_options": options})
             shown = shown and stats.low > 0
     if args.json:

@@ -57,9 +57,11 @@ def send(name: str, *keys: str) -> None:
 
 def check(out: Path, quiet: bool) -> None:
     name = f"casino-play-check-{os.getpid()}"
-    cmd = (f"cd {tempfile.gettempdir()} && exec env LANG=C.UTF-8 LC_ALL=C.UTF-8 {sys.executable} -c "
-           f"'from casino_coach.cli import main; main()' play --seed 7 --practice --samples 4 "
-           f"--out {out}")
+    cmd = (
+        f"cd {tempfile.gettempdir()} && exec env LANG=C.UTF-8 LC_ALL=C.UTF-8 {sys.executable} -c "
+        f"'from casino_coach.cli import main; main()' play --seed 7 --practice --samples 4 "
+        f"--out {out}"
+    )
     tmux("-u", "new-session", "-d", "-s", name, "-x", str(WIDTH), "-y", str(HEIGHT), cmd)
     try:
         first = wait_for(name, PROMPT)
@@ -88,9 +90,14 @@ def check(out: Path, quiet: bool) -> None:
         assert "Interrupted." in last
         assert out.exists(), f"no log at {out}"
         if not quiet:
-            for title, shown in (("first screen", first), ("after hint, hint", hinted),
-                                 ("after playing move 1", played), ("after undo", undone),
-                                 ("after a typo", typo), ("after Ctrl-C", last)):
+            for title, shown in (
+                ("first screen", first),
+                ("after hint, hint", hinted),
+                ("after playing move 1", played),
+                ("after undo", undone),
+                ("after a typo", typo),
+                ("after Ctrl-C", last),
+            ):
                 print(f"===== {title} " + "=" * (WIDTH - 7 - len(title)))
                 print(shown.rstrip())
     finally:

@@ -64,28 +64,40 @@ def game_log(index: int) -> GameLog:
 OVERRIDES: dict[str, Any] = {}  # --set NAME=VALUE: limits to try instead of the defaults (tuning)
 
 
-def run(log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0) -> tuple[list[dict[str, Any]],
-                                                                                     float]:
+def run(
+    log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0
+) -> tuple[list[dict[str, Any]], float]:
     """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
     limits = dataclasses.replace(analysis_limits(seed=seed, nplayers=log.nplayers), **OVERRIDES)
     if scale != 1 or deeper:
         limits = dataclasses.replace(
-            limits, samples=limits.samples * scale, min_samples=limits.min_samples * scale,
+            limits,
+            samples=limits.samples * scale,
+            min_samples=limits.min_samples * scale,
             nodes=None if limits.nodes is None else limits.nodes * scale,
-            depth=None if limits.depth is None else limits.depth + deeper)
+            depth=None if limits.depth is None else limits.depth + deeper,
+        )
     t0 = time.perf_counter()
     a = analyze(log, AnalysisOptions(limits=limits, jobs=jobs))
     dt = time.perf_counter() - t0
-    rows = [{"ply": m.ply, "cls": str(m.cls), "loss": m.loss or 0.0, "forced": m.forced,
-             "worlds": m.samples} for m in a.moves if m.rated]
+    rows = [
+        {"ply": m.ply, "cls": str(m.cls), "loss": m.loss or 0.0, "forced": m.forced, "worlds": m.samples}
+        for m in a.moves
+        if m.rated
+    ]
     return rows, dt
 
 
 def _time_elsewhere(code: str, index: int, jobs: int) -> float:
     """Analysis time of game ``index`` with the casino_coach found in ``code``."""
     env = dict(os.environ, PYTHONPATH=code)
-    out = subprocess.run([sys.executable, __file__, "--time-only", str(index), "--jobs", str(jobs)],
-                         env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--time-only", str(index), "--jobs", str(jobs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -102,8 +114,13 @@ def main() -> None:
     ap.add_argument("--reference", action="store_true")
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
     ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
-    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                    help="try other search limits (samples, min_samples, nodes, exact_worlds)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="try other search limits (samples, min_samples, nodes, exact_worlds)",
+    )
     ap.add_argument("--time-only", type=int, metavar="GAME", help=argparse.SUPPRESS)
     args = ap.parse_args()
     for item in args.set:
@@ -159,28 +176,46 @@ def main() -> None:
         same += g_same
         total += g_total
         flips += g_flips
-        saved.append({"game": gi, "preset": preset, "bots": bots, "seed": gseed,
-                      "seeds": [list(p.values()) for p in per_seed]})
+        saved.append(
+            {
+                "game": gi,
+                "preset": preset,
+                "bots": bots,
+                "seed": gseed,
+                "seeds": [list(p.values()) for p in per_seed],
+            }
+        )
         old = f" (DIR: {old_times[-1]:.1f} s)" if args.compare else ""
-        print(f"game {gi + 1:2d} {preset} {len(bots)}p {'/'.join(bots)}: {g_same}/{g_total} unforced "
-              f"moves keep their class, {g_flips} good<->bad flips{ref_note}; {times[-1]:.1f} s{old}",
-              flush=True)
+        print(
+            f"game {gi + 1:2d} {preset} {len(bots)}p {'/'.join(bots)}: {g_same}/{g_total} unforced "
+            f"moves keep their class, {g_flips} good<->bad flips{ref_note}; {times[-1]:.1f} s{old}",
+            flush=True,
+        )
     print()
-    print(f"class the same under all {args.seeds} seeds: {same}/{total} = {100 * same / max(1, total):.1f}% "
-          f"(target >= 97%)")
+    print(
+        f"class the same under all {args.seeds} seeds: {same}/{total} = {100 * same / max(1, total):.1f}% "
+        f"(target >= 97%)"
+    )
     print(f"best/good <-> mistake/blunder flips: {flips} (target 0)")
-    print(f"spread of the loss over the seeds: mean {statistics.fmean(spreads or [0]):.3f}, "
-          f"95th percentile {_pct(spreads, 0.95):.3f} points")
+    print(
+        f"spread of the loss over the seeds: mean {statistics.fmean(spreads or [0]):.3f}, "
+        f"95th percentile {_pct(spreads, 0.95):.3f} points"
+    )
     print(f"median analysis time per game (--jobs {args.jobs}): {statistics.median(times):.1f} s", end="")
     if old_times:
         ratio = statistics.median(times) / statistics.median(old_times)
-        print(f"; the code in {args.compare}: {statistics.median(old_times):.1f} s; ratio {ratio:.2f} "
-              f"(target <= 1.5)", end="")
+        print(
+            f"; the code in {args.compare}: {statistics.median(old_times):.1f} s; ratio {ratio:.2f} "
+            f"(target <= 1.5)",
+            end="",
+        )
     print()
     if args.reference:
-        print(f"agreement with the heavy reference (10x worlds, 2 plies deeper): {ref_agree}/{ref_total} = "
-              f"{100 * ref_agree / max(1, ref_total):.1f}% (target >= 90%); mean absolute loss error "
-              f"{statistics.fmean(ref_err or [0]):.3f} points")
+        print(
+            f"agreement with the heavy reference (10x worlds, 2 plies deeper): {ref_agree}/{ref_total} = "
+            f"{100 * ref_agree / max(1, ref_total):.1f}% (target >= 90%); mean absolute loss error "
+            f"{statistics.fmean(ref_err or [0]):.3f} points"
+        )
     print(f"({time.perf_counter() - t_start:.0f} s in all; load average {os.getloadavg()[0]:.1f})")
     if args.save:
         Path(args.save).write_text(json.dumps(saved))

@@ -10,15 +10,27 @@ from casino_coach.rules import RuleSet
 from casino_coach.state import RoundState
 
 
-def position(rules: RuleSet, hands: list[str], table: str = "", to_move: int = 0,
-             nsides: int | None = None, stock: int = 0) -> RoundState:
+def position(
+    rules: RuleSet,
+    hands: list[str],
+    table: str = "",
+    to_move: int = 0,
+    nsides: int | None = None,
+    stock: int = 0,
+) -> RoundState:
     """A round state with the given hands (one string per seat) and table notation."""
     n = len(hands)
     loose, builds = parse_table(table, pair_value=rules.pair_value, default_owner=1)
     return RoundState(
-        hands=tuple(parse_hand(h) for h in hands), loose=loose, builds=builds,
-        captured=(0,) * (nsides or (2 if n == 4 else n)), sweeps=(0,) * (nsides or (2 if n == 4 else n)),
-        to_move=to_move, last_capturer=-1, stock=stock, dealer=(to_move - 1) % n,
+        hands=tuple(parse_hand(h) for h in hands),
+        loose=loose,
+        builds=builds,
+        captured=(0,) * (nsides or (2 if n == 4 else n)),
+        sweeps=(0,) * (nsides or (2 if n == 4 else n)),
+        to_move=to_move,
+        last_capturer=-1,
+        stock=stock,
+        dealer=(to_move - 1) % n,
         nsides=nsides or (2 if n == 4 else n),
     )
 

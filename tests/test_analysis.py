@@ -147,8 +147,9 @@ def _greedy(rules: RuleSet, moves: list[Move], rng: random.Random) -> Move:
     return rng.choice(moves)
 
 
-def make_log(seed: int, preset: str = "classic", deals: int | None = None,
-             viewer: int | None = None) -> dict[str, Any]:
+def make_log(
+    seed: int, preset: str = "classic", deals: int | None = None, viewer: int | None = None
+) -> dict[str, Any]:
     """A casino-replay log of one round played by a greedy policy (``deals`` stops it early)."""
     rules = RuleSet.from_preset(preset)
     rng = random.Random(seed)
@@ -171,8 +172,14 @@ def make_log(seed: int, preset: str = "classic", deals: int | None = None,
             entry["moves"].append(move_to_json(m, seat))
             s = apply(rules, s, m)
         out_deals.append(entry)
-    return {"format": "casino-replay", "version": 1, "rules": {"preset": preset},
-            "players": list(NAMES), "viewer": viewer, "rounds": [{"dealer": 1, "deals": out_deals}]}
+    return {
+        "format": "casino-replay",
+        "version": 1,
+        "rules": {"preset": preset},
+        "players": list(NAMES),
+        "viewer": viewer,
+        "rounds": [{"dealer": 1, "deals": out_deals}],
+    }
 
 
 def _log(obj: dict[str, Any]) -> GameLog:
@@ -238,8 +245,7 @@ def test_viewer_log_rates_the_viewer_only_and_keeps_hidden_cards_hidden() -> Non
     # The viewer's ratings depend only on what the viewer could see: the same as in the full log.
     for mf, mv in zip(a_full.moves, a_view.moves, strict=True):
         if mv.rated:
-            assert (mf.best, mf.loss, mf.cls, mf.explanations) == (mv.best, mv.loss, mv.cls,
-                                                                   mv.explanations)
+            assert (mf.best, mf.loss, mf.cls, mf.explanations) == (mv.best, mv.loss, mv.cls, mv.explanations)
             assert mv.world is None
 
 
@@ -261,11 +267,32 @@ def test_luck_with_three_sides_is_relative_to_the_table() -> None:
     from casino_coach.analysis import MoveAnalysis
 
     def mv(ply: int, deal_: int, seat: int, best: float, played: float) -> MoveAnalysis:
-        return MoveAnalysis(ply, 0, deal_, ply % 12, seat, seat, parse_move("KC"), True, 0, (), 0,
-                            best=parse_move("KC"), played_value=played, best_value=best, loss=0.0)
+        return MoveAnalysis(
+            ply,
+            0,
+            deal_,
+            ply % 12,
+            seat,
+            seat,
+            parse_move("KC"),
+            True,
+            0,
+            (),
+            0,
+            best=parse_move("KC"),
+            played_value=played,
+            best_value=best,
+            loss=0.0,
+        )
 
-    moves = [mv(0, 0, 0, 1.0, 1.0), mv(1, 0, 1, 2.0, 2.0), mv(2, 0, 2, -3.0, -3.0),
-             mv(12, 1, 0, 0.5, 0.5), mv(13, 1, 1, 1.0, 1.0), mv(14, 1, 2, -4.0, -4.0)]
+    moves = [
+        mv(0, 0, 0, 1.0, 1.0),
+        mv(1, 0, 1, 2.0, 2.0),
+        mv(2, 0, 2, -3.0, -3.0),
+        mv(12, 1, 0, 0.5, 0.5),
+        mv(13, 1, 1, 1.0, 1.0),
+        mv(14, 1, 2, -4.0, -4.0),
+    ]
     luck = luck_by_deal(moves, 3)
     for d in (0, 1):
         assert sum(x.points for s in luck for x in luck[s] if x.deal == d) == pytest.approx(0.0)

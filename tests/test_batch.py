@@ -73,8 +73,9 @@ def test_run_skip_duplicates_and_failures(games: Path, tmp_path: Path) -> None:
         rep = run_batch([games], st, FAST)
         assert rep.found == 7 and len(rep.analysed) == 4 and len(rep.duplicates) == 1
         assert rep.not_logs == [str(games / "position.json")]
-        assert rep.failed == [(str(games / "broken.json"),
-                               "players: expected 2, 3 or 4 player names, got [\"A\"]")]
+        assert rep.failed == [
+            (str(games / "broken.json"), 'players: expected 2, 3 or 4 player names, got ["A"]')
+        ]
         assert st.count() == 4
         again = run_batch([games], st, FAST)
         assert again.analysed == [] and len(again.skipped) == 5 and st.count() == 4
@@ -109,8 +110,16 @@ def test_a_killed_process_loses_nothing(games: Path, tmp_path: Path) -> None:
     for i in range(4, 10):
         (games / f"g{i}.json").write_bytes(make_game(i))
     path = tmp_path / "r.db"
-    cmd = [sys.executable, "-c", "from casino_coach.cli import main; main()", "analyze-all", str(games),
-           "--store", str(path), *FAST_ARGS]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from casino_coach.cli import main; main()",
+        "analyze-all",
+        str(games),
+        "--store",
+        str(path),
+        *FAST_ARGS,
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     stored = 0
@@ -167,8 +176,9 @@ def test_player_filter_skips_games_without_the_player(games: Path, tmp_path: Pat
 
 def test_on_a_local_dask_cluster(games: Path, tmp_path: Path) -> None:
     distributed: Any = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")
         with Store(tmp_path / "dask.db") as st, Store(tmp_path / "local.db") as local:
@@ -201,8 +211,9 @@ def runner() -> CliRunner:
 
 def test_analyze_all_then_stats(runner: CliRunner, games: Path, tmp_path: Path) -> None:
     store = tmp_path / "r.db"
-    res = runner.invoke(app, ["analyze-all", str(games / "*.json"), "--store", str(store), "--json",
-                              *FAST_ARGS])
+    res = runner.invoke(
+        app, ["analyze-all", str(games / "*.json"), "--store", str(store), "--json", *FAST_ARGS]
+    )
     assert res.exit_code == 0, res.output
     summary = orjson.loads(res.stdout)
     assert summary["analysed"] == 3 and summary["failed"] == [] and summary["games_per_minute"] > 0
@@ -227,8 +238,10 @@ def test_analyze_all_then_stats(runner: CliRunner, games: Path, tmp_path: Path) 
 def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: Path) -> None:
     cases = [
         (["stats", "--store", str(tmp_path / "none.db")], "no results store here"),
-        (["analyze-all", str(tmp_path / "nope" / "*.json"), "--store", str(tmp_path / "r.db")],
-         "no such file, folder or matching log"),
+        (
+            ["analyze-all", str(tmp_path / "nope" / "*.json"), "--store", str(tmp_path / "r.db")],
+            "no such file, folder or matching log",
+        ),
         (["analyze-all", str(games), "--jobs", "0"], "--jobs must be at least 1"),
         (["stats", "--player", "Zed", "--store", str(tmp_path / "r.db")], "no analysed game"),
     ]
@@ -240,8 +253,7 @@ def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: P
         assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], lines
 
 
-def test_a_bad_file_fails_the_run_but_not_the_others(runner: CliRunner, games: Path,
-                                                     tmp_path: Path) -> None:
+def test_a_bad_file_fails_the_run_but_not_the_others(runner: CliRunner, games: Path, tmp_path: Path) -> None:
     (games / "bad.json").write_bytes(b"{oops")
     res = runner.invoke(app, ["analyze-all", str(games), "--store", str(tmp_path / "r.db"), *FAST_ARGS])
     assert res.exit_code == 1
@@ -249,11 +261,24 @@ def test_a_bad_file_fails_the_run_but_not_the_others(runner: CliRunner, games: P
     assert f"error: {games / 'bad.json'}: " in res.stderr
 
 
-def test_analyze_with_many_logs_or_a_store_goes_to_the_store(runner: CliRunner, games: Path,
-                                                             tmp_path: Path) -> None:
+def test_analyze_with_many_logs_or_a_store_goes_to_the_store(
+    runner: CliRunner, games: Path, tmp_path: Path
+) -> None:
     store = tmp_path / "r.db"
-    res = runner.invoke(app, ["analyze", str(games / "g0.json"), str(games / "g1.json"), "--store",
-                              str(store), "--jobs", "1", "--json", *FAST_ARGS])
+    res = runner.invoke(
+        app,
+        [
+            "analyze",
+            str(games / "g0.json"),
+            str(games / "g1.json"),
+            "--store",
+            str(store),
+            "--jobs",
+            "1",
+            "--json",
+            *FAST_ARGS,
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert orjson.loads(res.stdout)["analysed"] == 2
     # A folder: the two already stored are skipped, with the same settings.
@@ -274,7 +299,8 @@ def test_a_log_changed_during_the_run_fails_alone(games: Path, tmp_path: Path) -
 
     with Store(tmp_path / "r.db") as st:
         rep = run_batch([games], st, FAST, jobs=2, progress=rewrite_at_start)
-        assert rep.failed == [(str(games / "g1.json"), "the file changed during the run; run again to "
-                                                       "analyse it")]
+        assert rep.failed == [
+            (str(games / "g1.json"), "the file changed during the run; run again to analyse it")
+        ]
         assert len(rep.analysed) == 3
         assert len(run_batch([games], st, FAST).analysed) == 1

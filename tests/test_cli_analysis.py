@@ -47,21 +47,28 @@ def test_analyze_terminal(runner: CliRunner, game: Path) -> None:
 
 
 def test_export_formats(runner: CliRunner, game: Path, tmp_path: Path) -> None:
-    for fmt, marker in (("html", b"<!DOCTYPE html>"), ("md", b"# Game analysis"),
-                        ("json", b'"format": "casino-analysis"')):
+    for fmt, marker in (
+        ("html", b"<!DOCTYPE html>"),
+        ("md", b"# Game analysis"),
+        ("json", b'"format": "casino-analysis"'),
+    ):
         out = tmp_path / f"report.{fmt}"
         res = runner.invoke(app, ["export", str(game), "--format", fmt, "--out", str(out), *FAST])
         assert res.exit_code == 0, res.output
         assert marker in out.read_bytes()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--player", "Zoe"], "player 'Zoe' is not in this game"),
-    (["--jobs", "0"], "--jobs must be at least 1"),
-    (["--mistake", "0.1"], "class thresholds must grow"),
-])
-def test_bad_options_fail_in_one_line(runner: CliRunner, game: Path, tmp_path: Path, args: list[str],
-                                      message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--player", "Zoe"], "player 'Zoe' is not in this game"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--mistake", "0.1"], "class thresholds must grow"),
+    ],
+)
+def test_bad_options_fail_in_one_line(
+    runner: CliRunner, game: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
     out = tmp_path / "r.html"
     res = runner.invoke(app, ["export", str(game), "--out", str(out), *FAST, *args])
     assert res.exit_code == 1

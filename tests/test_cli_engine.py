@@ -19,8 +19,9 @@ ENGINE = [sys.executable, "-c", "from casino_coach.cli import main; main()", "en
 
 
 def run_engine(lines: list[bytes], *args: str) -> list[dict[str, Any]]:
-    proc = subprocess.run([*ENGINE, *args], input=b"\n".join(lines) + b"\n", capture_output=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [*ENGINE, *args], input=b"\n".join(lines) + b"\n", capture_output=True, timeout=120, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b""
     return [orjson.loads(x) for x in proc.stdout.splitlines()]
@@ -29,26 +30,47 @@ def run_engine(lines: list[bytes], *args: str) -> list[dict[str, Any]]:
 def test_scripted_session_through_a_subprocess() -> None:
     req = [
         {"type": "hello", "id": 1},
-        {"type": "new_game", "id": 2, "rules": {"preset": "classic"}, "players": ["Ana", "Ben"],
-         "seat": 0},
-        {"type": "deal", "id": 3, "hand": ["8C", "KH", "2D", "5S"], "table": ["3H", "5D", "7C", "QS"],
-         "dealer": 1},
+        {"type": "new_game", "id": 2, "rules": {"preset": "classic"}, "players": ["Ana", "Ben"], "seat": 0},
+        {
+            "type": "deal",
+            "id": 3,
+            "hand": ["8C", "KH", "2D", "5S"],
+            "table": ["3H", "5D", "7C", "QS"],
+            "dealer": 1,
+        },
         {"type": "legal", "id": 4},
         {"type": "go", "id": 5, "samples": 3, "depth": 2, "seed": 1},
-        {"type": "move", "id": 6, "move": {"seat": 0, "card": "8C", "action": "capture",
-                                           "take": ["3H", "5D"]}},
-        {"type": "move", "id": 7, "move": {"seat": 1, "card": "QD", "action": "capture",
-                                           "take": ["QS"]}},
+        {
+            "type": "move",
+            "id": 6,
+            "move": {"seat": 0, "card": "8C", "action": "capture", "take": ["3H", "5D"]},
+        },
+        {"type": "move", "id": 7, "move": {"seat": 1, "card": "QD", "action": "capture", "take": ["QS"]}},
         {"type": "analyze", "id": 8, "samples": 2, "depth": 1, "top": 1},
         {"type": "quit", "id": 9},
     ]
-    bad = [b"this is not json", b'{"type": "castle", "id": "b1"}',
-           b'{"type": "move", "id": "b2", "move": {"seat": 1, "card": "2D", "action": "trail"}}']
+    bad = [
+        b"this is not json",
+        b'{"type": "castle", "id": "b1"}',
+        b'{"type": "move", "id": "b2", "move": {"seat": 1, "card": "2D", "action": "trail"}}',
+    ]
     lines = [orjson.dumps(r) for r in req[:6]] + bad + [orjson.dumps(r) for r in req[6:]]
     answers = run_engine(lines)
     types = [a["type"] for a in answers]
-    assert types == ["hello", "ready", "state", "legal", "best_move", "state", "error", "error", "error",
-                     "state", "analysis", "bye"]
+    assert types == [
+        "hello",
+        "ready",
+        "state",
+        "legal",
+        "best_move",
+        "state",
+        "error",
+        "error",
+        "error",
+        "state",
+        "analysis",
+        "bye",
+    ]
     assert [a.get("id") for a in answers] == [1, 2, 3, 4, 5, 6, None, "b1", "b2", 7, 8, 9]
     legal = answers[3]["moves"]
     assert {"seat": 0, "card": "8C", "action": "capture", "take": ["3H", "5D"]} in legal
@@ -64,9 +86,11 @@ def test_scripted_session_through_a_subprocess() -> None:
 
 
 def test_engine_ends_at_end_of_input_and_options_set_default_limits() -> None:
-    lines = [b'{"type": "new_game", "seat": 0}',
-             b'{"type": "deal", "hand": ["8C", "KH", "2D", "5S"], "table": ["3H", "5D", "7C", "QS"]}',
-             b'{"type": "go"}']
+    lines = [
+        b'{"type": "new_game", "seat": 0}',
+        b'{"type": "deal", "hand": ["8C", "KH", "2D", "5S"], "table": ["3H", "5D", "7C", "QS"]}',
+        b'{"type": "go"}',
+    ]
     answers = run_engine(lines, "--samples", "2", "--seed", "4", "--depth", "1")
     assert answers[-1]["type"] == "best_move" and answers[-1]["samples"] <= 2
 
@@ -80,9 +104,23 @@ def test_bad_engine_options_exit_1_with_one_line() -> None:
 def test_a_whole_game_between_two_engine_processes(tmp_path: Path) -> None:
     out = tmp_path / "match.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "engine_match.py"), "--seed", "3", "--samples", "1",
-         "--depth", "1", "--json", "--out", str(out)],
-        capture_output=True, timeout=600, check=False)
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "engine_match.py"),
+            "--seed",
+            "3",
+            "--samples",
+            "1",
+            "--depth",
+            "1",
+            "--json",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     result = orjson.loads(proc.stdout)
     assert result["winner"] in (0, 1)

@@ -61,7 +61,8 @@ def test_samples_cover_presets_players_and_kinds() -> None:
     games = [d for d in logs if isinstance(d, GameLog)]
     assert 10 <= len(SAMPLES) <= 40
     assert {(g.rules.preset, g.nplayers) for g in games} == {
-        (p, n) for p in ("classic", "royal", "dominican") for n in (2, 3, 4)}
+        (p, n) for p in ("classic", "royal", "dominican") for n in (2, 3, 4)
+    }
     reps = [replay(g) for g in games]
     assert any(r.winner is not None and g.viewer is None for g, r in zip(games, reps, strict=True))
     assert any(r.winner is not None and g.viewer is not None for g, r in zip(games, reps, strict=True))
@@ -85,8 +86,9 @@ def test_every_sample_validates_and_replays_to_its_result(path: Path) -> None:
     results = [r.result for r in doc.rounds if r.result is not None]
     assert summary["totals"] == [sum(r[side] for r in results) for side in range(doc.nsides)]
     assert summary["winner"] == rep.winner
-    assert [r["points"] for r in summary["rounds"]] == [list(r.result or ()) for r in doc.rounds
-                                                         if r.result is not None]
+    assert [r["points"] for r in summary["rounds"]] == [
+        list(r.result or ()) for r in doc.rounds if r.result is not None
+    ]
     if rep.winner is not None:
         assert max(rep.match.scores) >= doc.rules.target - 3  # Dominican wins at 18-20 by an item
 
@@ -111,9 +113,11 @@ def test_moves_at_n_and_for_every_ply(tmp_path: Path, game_obj: dict[str, Any]) 
     ply = rep.plies[7]
     assert ply.state is not None
     one = orjson.loads(cli("moves", str(path), "--at", "7", "--json").stdout)
-    assert one == {"ply": 7, "seat": ply.seat,
-                   "legal": [move_to_json(m) for m in legal_moves(RuleSet.from_preset("royal"),
-                                                                  ply.state)]}
+    assert one == {
+        "ply": 7,
+        "seat": ply.seat,
+        "legal": [move_to_json(m) for m in legal_moves(RuleSet.from_preset("royal"), ply.state)],
+    }
     assert all(set(m) <= {"card", "action", "take", "value"} for m in one["legal"])
     assert all(m["take"] == sorted(m["take"]) for m in one["legal"])
     assert all(("value" in m) == (m["action"] == "build") for m in one["legal"])
@@ -147,8 +151,21 @@ def test_moves_on_viewer_logs_and_positions() -> None:
 
 def test_selfplay_writes_complete_seeded_logs(tmp_path: Path) -> None:
     out = tmp_path / "games"
-    result = cli("selfplay", "--bots", "greedy,counter", "--preset", "royal", "--players", "2",
-                 "--games", "2", "--seed", "7", "--out", str(out))
+    result = cli(
+        "selfplay",
+        "--bots",
+        "greedy,counter",
+        "--preset",
+        "royal",
+        "--players",
+        "2",
+        "--games",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        str(out),
+    )
     assert result.exit_code == 0, result.output
     files = sorted(out.glob("*.json"))
     assert len(files) == 2
@@ -160,8 +177,19 @@ def test_selfplay_writes_complete_seeded_logs(tmp_path: Path) -> None:
         assert rep.winner is not None and rep.complete
         assert str(f) in result.stdout
     again = tmp_path / "again"
-    cli("selfplay", "--bots", "greedy,counter", "--preset", "royal", "--games", "2", "--seed", "7",
-        "--out", str(again))
+    cli(
+        "selfplay",
+        "--bots",
+        "greedy,counter",
+        "--preset",
+        "royal",
+        "--games",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        str(again),
+    )
     assert [f.read_bytes() for f in files] == [f.read_bytes() for f in sorted(again.glob("*.json"))]
 
 
@@ -190,28 +218,50 @@ def _capture_own_card(o: dict[str, Any]) -> None:
 
 ERRORS: list[tuple[str, Any, str]] = [
     ("bad JSON", b'{"format": "casino-replay",', "bad JSON at line 1"),
-    ("unknown format", {"format": "casino-log", "version": 1}, "format: unknown format \"casino-log\""),
-    ("unknown version", {"format": "casino-replay", "version": 9},
-     "version: unknown casino-replay version 9"),
-    ("unknown card", lambda o: o["rounds"][0]["deals"][1]["hands"][0].__setitem__(2, "1X"),
-     "round 1, deal 2, seat 0 hand: unknown card '1X'"),
-    ("card twice", lambda o: o["rounds"][0]["deals"][0]["table"].__setitem__(
-        1, o["rounds"][0]["deals"][0]["table"][0]), "round 1, deal 1, table: card"),
-    ("wrong number of cards", lambda o: o["rounds"][0]["deals"][0]["hands"][1].pop(),
-     "round 1, deal 1, seat 1 hand: expected 4 cards, got 3"),
-    ("wrong seat", lambda o: _first_moves(o)[1].__setitem__("seat", _first_moves(o)[0]["seat"]),
-     "round 1, deal 1, move 2 (ply 1), seat"),
+    ("unknown format", {"format": "casino-log", "version": 1}, 'format: unknown format "casino-log"'),
+    (
+        "unknown version",
+        {"format": "casino-replay", "version": 9},
+        "version: unknown casino-replay version 9",
+    ),
+    (
+        "unknown card",
+        lambda o: o["rounds"][0]["deals"][1]["hands"][0].__setitem__(2, "1X"),
+        "round 1, deal 2, seat 0 hand: unknown card '1X'",
+    ),
+    (
+        "card twice",
+        lambda o: o["rounds"][0]["deals"][0]["table"].__setitem__(1, o["rounds"][0]["deals"][0]["table"][0]),
+        "round 1, deal 1, table: card",
+    ),
+    (
+        "wrong number of cards",
+        lambda o: o["rounds"][0]["deals"][0]["hands"][1].pop(),
+        "round 1, deal 1, seat 1 hand: expected 4 cards, got 3",
+    ),
+    (
+        "wrong seat",
+        lambda o: _first_moves(o)[1].__setitem__("seat", _first_moves(o)[0]["seat"]),
+        "round 1, deal 1, move 2 (ply 1), seat",
+    ),
     ("illegal move", _capture_own_card, "round 1, deal 1, move 1 (ply 0), seat"),
-    ("result mismatch", lambda o: o["rounds"][0]["result"].__setitem__("points", [0, 0]),
-     "round 1, result: the log declares points [0, 0], but the round scores"),
-    ("unknown rule option", lambda o: o["rules"].__setitem__("jokers", True),
-     "rules: unknown rule option 'jokers'"),
+    (
+        "result mismatch",
+        lambda o: o["rounds"][0]["result"].__setitem__("points", [0, 0]),
+        "round 1, result: the log declares points [0, 0], but the round scores",
+    ),
+    (
+        "unknown rule option",
+        lambda o: o["rules"].__setitem__("jokers", True),
+        "rules: unknown rule option 'jokers'",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("what", "change", "message"), ERRORS, ids=[e[0] for e in ERRORS])
-def test_validate_errors(tmp_path: Path, game_obj: dict[str, Any], what: str, change: Any,
-                         message: str) -> None:
+def test_validate_errors(
+    tmp_path: Path, game_obj: dict[str, Any], what: str, change: Any, message: str
+) -> None:
     doc = change if not callable(change) else mutate(game_obj, change)
     path = write(tmp_path, doc)
     for command in ("validate", "replay", "moves"):
@@ -226,26 +276,34 @@ def test_cli_usage_and_file_errors(tmp_path: Path) -> None:
     assert "missing.json" in err
     sample = str(REPLAYS / "royal-2p-full.json")
     assert "--at 100000" in one_error_line(cli("moves", sample, "--at", "100000"))
-    assert "unknown bot 'deep'" in one_error_line(cli("selfplay", "--bots", "greedy,deep",
-                                                      "--out", str(tmp_path / "x")))
+    assert "unknown bot 'deep'" in one_error_line(
+        cli("selfplay", "--bots", "greedy,deep", "--out", str(tmp_path / "x"))
+    )
     assert not (tmp_path / "x").exists()
-    assert "unknown preset" in one_error_line(cli("selfplay", "--preset", "poker",
-                                                  "--out", str(tmp_path / "y")))
+    assert "unknown preset" in one_error_line(
+        cli("selfplay", "--preset", "poker", "--out", str(tmp_path / "y"))
+    )
     assert "no moves to replay" in one_error_line(cli("replay", str(REPLAYS / "royal-2p-position.json")))
 
 
 def test_real_script_exit_status_one_line_no_traceback(tmp_path: Path) -> None:
-    bad = write(tmp_path, {"format": "casino-replay", "version": 1, "players": ["a", "b"],
-                           "rounds": [{"dealer": 0, "deals": [{"table": ["AS", "2S", "3S", "ZZ"],
-                                                               "hands": [None, None]}]}]})
+    bad = write(
+        tmp_path,
+        {
+            "format": "casino-replay",
+            "version": 1,
+            "players": ["a", "b"],
+            "rounds": [{"dealer": 0, "deals": [{"table": ["AS", "2S", "3S", "ZZ"], "hands": [None, None]}]}],
+        },
+    )
     exe = Path(sys.executable).parent / "casino-coach"
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c",
-                                           "from casino_coach.cli import main; main()"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-c", "from casino_coach.cli import main; main()"]
     proc = subprocess.run([*cmd, "validate", str(bad)], capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"error: {bad}: round 1, deal 1, table: unknown card 'ZZ'")
-    ok = subprocess.run([*cmd, "validate", str(REPLAYS / "classic-2p-full.json")], capture_output=True,
-                        text=True, check=False)
+    ok = subprocess.run(
+        [*cmd, "validate", str(REPLAYS / "classic-2p-full.json")], capture_output=True, text=True, check=False
+    )
     assert ok.returncode == 0 and ok.stdout.startswith("OK: ")

@@ -26,11 +26,11 @@ def runner() -> CliRunner:
     return CliRunner(env={"NO_COLOR": "1", "TERM": "dumb", "COLUMNS": "80"})
 
 
-def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRunner,
-                                                                   tmp_path: Path) -> None:
+def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "game.json"
-    res = runner.invoke(app, ["play", "--seed", "5", "--out", str(out), "--opponent", "greedy"],
-                        input="1\n" * 600)
+    res = runner.invoke(
+        app, ["play", "--seed", "5", "--out", str(out), "--opponent", "greedy"], input="1\n" * 600
+    )
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())  # long paths wrap at 80 columns
     assert "Game over" in text and f"Game saved to {out}" in text
@@ -68,8 +68,11 @@ def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, t
 
 
 def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Path) -> None:
-    res = runner.invoke(app, ["play", "--seed", "4", "--out", str(tmp_path / "g.json")],
-                        input="hnit\n9Z\n77\nwhy 8C x\nundo\nquit\n")
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "4", "--out", str(tmp_path / "g.json")],
+        input="hnit\n9Z\n77\nwhy 8C x\nundo\nquit\n",
+    )
     assert res.exit_code == 0, res.output
     assert "did you mean 'hint'?" in res.output
     assert "'9Z' is not a card" in res.output or "Cannot read '9Z'" in res.output
@@ -89,11 +92,15 @@ def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
     s.run_bots()
     hand, state = s.state.hands[0], s.state
     card = next(c for c in range(52) if hand >> c & 1)
-    target = next(t for t in range(52) if state.loose >> t & 1
-                  and rules.pair_value[t] != rules.pair_value[card])
+    target = next(
+        t for t in range(52) if state.loose >> t & 1 and rules.pair_value[t] != rules.pair_value[card]
+    )
     bad = Move(card, CAPTURE, 1 << target)
-    res = runner.invoke(app, ["play", "--seed", "4", "--out", str(tmp_path / "g.json"), *FAST],
-                        input=f"hint\nhint\nwhy {move_text(bad)}\n{move_text(bad)}\nwhy\nquit\n")
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "4", "--out", str(tmp_path / "g.json"), *FAST],
+        input=f"hint\nhint\nwhy {move_text(bad)}\n{move_text(bad)}\nwhy\nquit\n",
+    )
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert "Hint: play your " in text and "— move " in text
@@ -114,8 +121,21 @@ def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
     if not stopped:
         pytest.fail("seed 2 has no inaccuracy at the first decision; pick another seed")
     n = stopped[0]
-    res = runner.invoke(app, ["play", "--seed", "2", "--tutor", "inaccuracy", "--samples", "12",
-                              "--out", str(tmp_path / "g.json")], input=f"{n}\nr\n{n}\np\nquit\n")
+    res = runner.invoke(
+        app,
+        [
+            "play",
+            "--seed",
+            "2",
+            "--tutor",
+            "inaccuracy",
+            "--samples",
+            "12",
+            "--out",
+            str(tmp_path / "g.json"),
+        ],
+        input=f"{n}\nr\n{n}\np\nquit\n",
+    )
     assert res.exit_code == 0, res.output
     assert res.output.count("Tutor") >= 2 and "r to rethink, p to play it anyway" in res.output
     assert "r rethink / p play anyway / h hint> r" in res.output
@@ -126,24 +146,37 @@ def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
 
 
 def test_tutor_flag_takes_an_optional_level(runner: CliRunner, tmp_path: Path) -> None:
-    res = runner.invoke(app, ["play", "--seed", "1", "--tutor", "--out", str(tmp_path / "a.json")],
-                        input="quit\n")
+    res = runner.invoke(
+        app, ["play", "--seed", "1", "--tutor", "--out", str(tmp_path / "a.json")], input="quit\n"
+    )
     assert res.exit_code == 0, res.output
     assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
-    res = runner.invoke(app, ["play", "--tutor", "blunder", "--seed", "1",
-                              "--out", str(tmp_path / "b.json")], input="quit\n")
+    res = runner.invoke(
+        app, ["play", "--tutor", "blunder", "--seed", "1", "--out", str(tmp_path / "b.json")], input="quit\n"
+    )
     assert "tutor: stops a blunder or worse" in " ".join(res.output.split())
-    res = runner.invoke(app, ["play", "--seed", "1", "--out", str(tmp_path / "c.json"), "--tutor"],
-                        input="quit\n")
+    res = runner.invoke(
+        app, ["play", "--seed", "1", "--out", str(tmp_path / "c.json"), "--tutor"], input="quit\n"
+    )
     assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
 
 
-@pytest.mark.parametrize("args", [["--tutor", "sometimes"], ["--opponent", "nobody"],
-                                  ["--players", "5"], ["--preset", "poker"], ["--seat", "3"],
-                                  ["--moves", "/nonexistent/moves.txt"], ["--samples", "0"],
-                                  ["--colour"]])
-def test_bad_options_are_one_line_errors(args: list[str], tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--tutor", "sometimes"],
+        ["--opponent", "nobody"],
+        ["--players", "5"],
+        ["--preset", "poker"],
+        ["--seat", "3"],
+        ["--moves", "/nonexistent/moves.txt"],
+        ["--samples", "0"],
+        ["--colour"],
+    ],
+)
+def test_bad_options_are_one_line_errors(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["play", "--seed", "1", "--out", str(tmp_path / "x.json"), *args])
     assert exit_info.value.code == 1
@@ -162,8 +195,12 @@ def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: P
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"),
-                           "--out", str(tmp_path / "tmux.json")],
-                          capture_output=True, text=True, check=False, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(tmp_path / "tmux.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert replay(read_log(tmp_path / "tmux.json")).log.rounds

@@ -29,8 +29,7 @@ def game_in_last_deal(plies_into_it: int, viewer: int | None = None) -> tuple[Ga
     """A royal game stopped ``plies_into_it`` moves into the last deal of its first round."""
     game = Game(ROYAL, ["Ana", "Ben"], seed=7, max_rounds=1)
     played = 0
-    while not (game.state.stock == 0 and sum(h.bit_count() for h in game.state.hands) == 8
-               - plies_into_it):
+    while not (game.state.stock == 0 and sum(h.bit_count() for h in game.state.hands) == 8 - plies_into_it):
         moves = game.legal()
         game.play(moves[played % len(moves)])
         played += 1
@@ -52,8 +51,11 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     evs = [m["ev"] for m in out["moves"]]
     assert evs == sorted(evs, reverse=True)
     for m in out["moves"]:
-        keys = ["card", "action", "take", "value", "ev", "stderr"] if m["action"] == "build" else \
-            ["card", "action", "take", "ev", "stderr"]
+        keys = (
+            ["card", "action", "take", "value", "ev", "stderr"]
+            if m["action"] == "build"
+            else ["card", "action", "take", "ev", "stderr"]
+        )
         assert list(m) == keys
         assert m["take"] == sorted(m["take"])
         assert m["stderr"] == 0 and math.isfinite(m["ev"])
@@ -76,8 +78,21 @@ def test_suggest_at_an_earlier_move_and_viewer_logs(tmp_path: Path) -> None:
 
 
 def test_suggest_typed_position_text() -> None:
-    result = cli("suggest", "--preset", "royal", "--hand", "8S 9C", "--table", "AC 2D [6S 3H =9 @1]",
-                 "--hand-sizes", "2,2", "--seen", "KD 5C", "--samples", "6")
+    result = cli(
+        "suggest",
+        "--preset",
+        "royal",
+        "--hand",
+        "8S 9C",
+        "--table",
+        "AC 2D [6S 3H =9 @1]",
+        "--hand-sizes",
+        "2,2",
+        "--seen",
+        "KD 5C",
+        "--samples",
+        "6",
+    )
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert "9♣ captures 3♥ 6♠" in text  # the 9 takes seat 1's build of 9
@@ -86,8 +101,18 @@ def test_suggest_typed_position_text() -> None:
 
 
 def test_suggest_typed_position_json_has_null_ply() -> None:
-    result = cli("suggest", "--hand", "8S", "--table", "8D 3C", "--hand-sizes", "1,1", "--json",
-                 "--seen", " ".join(["2C 2D 2H 2S 3D 3H 3S 4C 4D 4H 4S"]))
+    result = cli(
+        "suggest",
+        "--hand",
+        "8S",
+        "--table",
+        "8D 3C",
+        "--hand-sizes",
+        "1,1",
+        "--json",
+        "--seen",
+        " ".join(["2C 2D 2H 2S 3D 3H 3S 4C 4D 4H 4S"]),
+    )
     out = orjson.loads(result.stdout)
     assert out["ply"] is None and out["seat"] == 0
     assert out["moves"][0]["action"] == "capture" and out["moves"][0]["take"] == ["8D"]
@@ -105,8 +130,9 @@ def test_suggest_errors_are_one_line(tmp_path: Path) -> None:
     bad.write_bytes(b'{"format": "casino-replay"')
     one_error_line(cli("suggest", str(bad)))
     one_error_line(cli("suggest", str(tmp_path / "missing.json")))
-    assert "unseen cards" in one_error_line(cli("suggest", "--hand", "8S 9S", "--table", "8D",
-                                                 "--hand-sizes", "2,2", "--stock", "48"))
+    assert "unseen cards" in one_error_line(
+        cli("suggest", "--hand", "8S 9S", "--table", "8D", "--hand-sizes", "2,2", "--stock", "48")
+    )
 
 
 def test_tree_writes_graphml_and_refuses_unknown_formats(tmp_path: Path) -> None:

@@ -51,10 +51,12 @@ def _check_sentences(obs: Observation, texts: list[str]) -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), preset=st.sampled_from(["classic", "royal"]),
-       nplayers=st.sampled_from([2, 3, 4]))
-def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: str,
-                                                               nplayers: int) -> None:
+@given(
+    seed=st.integers(0, 10**6),
+    preset=st.sampled_from(["classic", "royal"]),
+    nplayers=st.sampled_from([2, 3, 4]),
+)
+def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: str, nplayers: int) -> None:
     rules = RuleSet.from_preset(preset)
     s = random_state(rules, nplayers, seed, random.Random(seed).randrange(0, 8 * nplayers))
     if s.is_over:
@@ -93,8 +95,9 @@ def test_a_cash_card_the_move_played_takes_is_said_to_be_taken() -> None:
 def test_a_build_owner_always_holds_its_card() -> None:
     # Regression: "Ana can take A♥ 10♦ with a jack (39%)" about a build whose owner must hold the card.
     # Ben owns a build of 10: in every world the search draws, Ben holds a 10.
-    s = _with_stock(position(CLASSIC, ["9C 4D 3H", "TH 5S 6C"], "KD [6D 4S =10 @1]"),
-                    "TC TD TS 9D 8C 8D 7C 7D")
+    s = _with_stock(
+        position(CLASSIC, ["9C 4D 3H", "TH 5S 6C"], "KD [6D 4S =10 @1]"), "TC TD TS 9D 8C 8D 7C 7D"
+    )
     obs = observe(s, 0)
     tens = sum(1 << c for c in iter_cards(obs.unseen) if 10 in CLASSIC.capture_values[c])
     rng = random.Random(1)
@@ -135,7 +138,10 @@ def test_a_build_taken_is_a_share_of_the_worlds() -> None:
     found = re.search(r"In (\d+)% of the deals you could face, Ben holds a 9 and takes your build", text)
     assert found, text
     build = move.take | 1 << move.card
-    taken = sum(w for w, o in zip(res.weights, res.value_of(move).outcomes, strict=True)
-                if o is not None and (o.gained[1] & build) == build) / sum(res.weights)
+    taken = sum(
+        w
+        for w, o in zip(res.weights, res.value_of(move).outcomes, strict=True)
+        if o is not None and (o.gained[1] & build) == build
+    ) / sum(res.weights)
     assert 0 < taken < 1 and int(found.group(1)) / 100 == pytest.approx(taken, abs=0.006)
     assert move.action == BUILD

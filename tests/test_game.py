@@ -27,8 +27,11 @@ def random_game(preset: str, n: int, seed: int, **opts: object) -> Game:
 
 
 @settings(max_examples=12, deadline=None)
-@given(preset=st.sampled_from(["classic", "royal", "dominican"]), n=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**31))
+@given(
+    preset=st.sampled_from(["classic", "royal", "dominican"]),
+    n=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**31),
+)
 def test_game_runs_to_a_winner_and_its_log_replays(preset: str, n: int, seed: int) -> None:
     game = random_game(preset, n, seed)
     assert game.winner is not None and game.over and game.legal() == []

@@ -30,9 +30,9 @@ def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
     pos, idat = 8, b""
     width = height = bpp = 0
     while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        body = data[pos + 8:pos + 8 + length]
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        body = data[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
             assert depth == 8 and colour in (2, 6) and interlace == 0
@@ -46,7 +46,7 @@ def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
     prev = bytearray(stride)
     for y in range(height):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
             b = prev[i]
@@ -61,8 +61,9 @@ def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line) if bpp == 3 else bytes(
-            v for k in range(0, stride, 4) for v in line[k:k + 3]))
+        rows.append(
+            bytes(line) if bpp == 3 else bytes(v for k in range(0, stride, 4) for v in line[k : k + 3])
+        )
         prev = line
     return width, height, rows
 
@@ -77,10 +78,21 @@ def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     atomic_write_text(page, to_html(analysis))
     shot = tmp_path / "shot.png"
-    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}",
-           "--window-size=1200,2000", page.as_uri()]
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        f"--screenshot={shot}",
+        "--window-size=1200,2000",
+        page.as_uri(),
+    ]
     subprocess.run(cmd, check=True, capture_output=True, timeout=180)
     width, height, rows = decode_png(shot.read_bytes())
     assert (width, height) == (1200, 2000)

@@ -30,9 +30,15 @@ def test_pagat_eight_takes_sets_not_all_six() -> None:
     s = position(CLASSIC, ["8C", "KH"], "AD 2D 3D 5D 6D 8D")
     assert moves_text(CLASSIC, s) == {
         "8C",
-        "8C x 8D", "8C x 2D 6D", "8C x 3D 5D", "8C x AD 2D 5D",
-        "8C x 2D 6D 8D", "8C x 3D 5D 8D", "8C x AD 2D 5D 8D",
-        "8C x 2D 3D 5D 6D", "8C x 2D 3D 5D 6D 8D",
+        "8C x 8D",
+        "8C x 2D 6D",
+        "8C x 3D 5D",
+        "8C x AD 2D 5D",
+        "8C x 2D 6D 8D",
+        "8C x 3D 5D 8D",
+        "8C x AD 2D 5D 8D",
+        "8C x 2D 3D 5D 6D",
+        "8C x 2D 3D 5D 6D 8D",
     }
     assert "8C x AD 2D 3D 5D 6D 8D" not in moves_text(CLASSIC, s)
 
@@ -103,8 +109,7 @@ def test_build_taken_only_by_its_value() -> None:
     s = position(CLASSIC, ["7C 8S", "2H"], "[3C 4C =7 @1] [5D 3D =8 @1]")
     caps = {m for m in moves_text(CLASSIC, s) if " x " in m}
     assert caps == {"7C x 3C 4C", "8S x 3D 5D"}
-    assert "a 7-build can only be taken by a 7" in illegal_reason(
-        CLASSIC, s, parse_move("8S x 3C 4C"))
+    assert "a 7-build can only be taken by a 7" in illegal_reason(CLASSIC, s, parse_move("8S x 3C 4C"))
 
 
 def test_must_hold_and_owner_may_not_trail() -> None:
@@ -121,8 +126,7 @@ def test_raise_single_not_multiple() -> None:
     assert "3C b8 2D 3D" in moves_text(CLASSIC, s)
     m = position(CLASSIC, ["3C 8S", "2H"], "[2D 3D 5H =5 @1]")
     assert "3C b8 2D 3D 5H" not in moves_text(CLASSIC, m)
-    assert "multiple builds can never be raised" in illegal_reason(
-        CLASSIC, m, parse_move("3C b8 2D 3D 5H"))
+    assert "multiple builds can never be raised" in illegal_reason(CLASSIC, m, parse_move("3C b8 2D 3D 5H"))
 
 
 def test_table_cards_never_raise() -> None:
@@ -140,8 +144,7 @@ def test_dominican_equal_loose_must_take_both_tens() -> None:
     assert got == {"TC x TD TH"}  # no trail, no single ten
     ace = moves_text(DOMINICAN, s, "AS")
     assert "AS x 6D 8S" in ace
-    assert "must take every loose card worth 10" in illegal_reason(
-        DOMINICAN, s, parse_move("TC x TD"))
+    assert "must take every loose card worth 10" in illegal_reason(DOMINICAN, s, parse_move("TC x TD"))
     assert "may not be trailed" in illegal_reason(DOMINICAN, s, parse_move("TC"))
 
 

@@ -62,16 +62,19 @@ def reference_moves(rules: RuleSet, s: RoundState) -> set[Move]:
 
     out: set[Move] = set()
     for c in hand:
-
         rest = [o for o in hand if o != c]
 
         def holds(take: int, new_value: int | None = None, rest: list[int] = rest) -> bool:
             # Must-hold (1.8.2) with one card per build value: the values still owned after the
             # move must be matched to distinct remaining cards able to capture them.
-            need = sorted({b.value for b in own if not b.cards & take} | (
-                {new_value} if new_value is not None else set()))
-            return any(all(v in capture_values(rules, card) for v, card in zip(need, pick, strict=True))
-                       for pick in permutations(rest, len(need)))
+            need = sorted(
+                {b.value for b in own if not b.cards & take}
+                | ({new_value} if new_value is not None else set())
+            )
+            return any(
+                all(v in capture_values(rules, card) for v, card in zip(need, pick, strict=True))
+                for pick in permutations(rest, len(need))
+            )
 
         v = value(rules, c)
         # Captures (1.6): every non-empty collection of items.
@@ -115,9 +118,13 @@ def reference_moves(rules: RuleSet, s: RoundState) -> set[Move]:
                         if splits([v, *nums], b.value) and holds(smask | b.cards, b.value):
                             out.add(Move(c, BUILD, smask | b.cards, b.value))
                         raised = b.value + v
-                        if (not b.multiple and raised <= maxv and splits(nums, raised)
-                                and not (dominican and b.owner == seat)
-                                and holds(smask | b.cards, raised)):
+                        if (
+                            not b.multiple
+                            and raised <= maxv
+                            and splits(nums, raised)
+                            and not (dominican and b.owner == seat)
+                            and holds(smask | b.cards, raised)
+                        ):
                             out.add(Move(c, BUILD, smask | b.cards, raised))
         # Trail (1.8.3, 1.9).
         if own:
@@ -149,8 +156,9 @@ def positions(rules: RuleSet, nplayers: int, seed: int, max_items: int = 8) -> l
 
 
 @settings(max_examples=12, deadline=None)
-@given(preset=st.sampled_from(sorted(PRESETS)), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(
+    preset=st.sampled_from(sorted(PRESETS)), nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32)
+)
 def test_legal_moves_match_reference(preset: str, nplayers: int, seed: int) -> None:
     rules = PRESETS[preset]
     for s in positions(rules, nplayers, seed):

@@ -38,8 +38,12 @@ def test_opponent_move_judged_on_some_consistent_hand() -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(preset=st.sampled_from(["classic", "royal", "dominican"]), n=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32), viewer=st.integers(0, 3))
+@given(
+    preset=st.sampled_from(["classic", "royal", "dominican"]),
+    n=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+    viewer=st.integers(0, 3),
+)
 def test_viewer_tracking_matches_full_state(preset: str, n: int, seed: int, viewer: int) -> None:
     rules = RuleSet.from_preset(preset)
     viewer %= n

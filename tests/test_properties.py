@@ -47,8 +47,9 @@ def playout(rules: RuleSet, nplayers: int, seed: int, partnerships: bool = True)
 
 
 @settings(max_examples=30, deadline=None)
-@given(preset=st.sampled_from(sorted(PRESETS)), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(
+    preset=st.sampled_from(sorted(PRESETS)), nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32)
+)
 def test_random_playouts(preset: str, nplayers: int, seed: int) -> None:
     rules = PRESETS[preset]
     s = playout(rules, nplayers, seed)
@@ -87,8 +88,11 @@ OPTION_VARIANTS = [
 
 
 @settings(max_examples=30, deadline=None)
-@given(variant=st.sampled_from(range(len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(
+    variant=st.sampled_from(range(len(OPTION_VARIANTS))),
+    nplayers=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+)
 def test_option_variants_play_out(variant: int, nplayers: int, seed: int) -> None:
     rules = RuleSet.from_dict(OPTION_VARIANTS[variant])
     playout(rules, nplayers, seed)
@@ -115,8 +119,7 @@ def random_candidates(s: RoundState, rng: random.Random, k: int) -> list[Move]:
 
 def variant_rules(variant: int) -> RuleSet:
     """A preset (variant < 0) or one of OPTION_VARIANTS."""
-    return (list(PRESETS.values())[variant] if variant < 0
-            else RuleSet.from_dict(OPTION_VARIANTS[variant]))
+    return list(PRESETS.values())[variant] if variant < 0 else RuleSet.from_dict(OPTION_VARIANTS[variant])
 
 
 def walk(rules: RuleSet, nplayers: int, rng: random.Random) -> Iterator[tuple[RoundState, list[Move]]]:
@@ -134,8 +137,11 @@ def walk(rules: RuleSet, nplayers: int, rng: random.Random) -> Iterator[tuple[Ro
 
 
 @settings(max_examples=25, deadline=None)
-@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(
+    variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))),
+    nplayers=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+)
 def test_is_legal_agrees_with_legal_moves(variant: int, nplayers: int, seed: int) -> None:
     rules = variant_rules(variant)
     rng = random.Random(seed)
@@ -155,21 +161,35 @@ def test_one_move_on_a_huge_table_is_judged_directly() -> None:
     for r in range(8):
         for suit in range(3):
             loose |= 1 << (r * 4 + suit)
-    s = RoundState(hands=(parse_hand("TC TH KD"), parse_hand("KS")), loose=loose, builds=(),
-                   captured=(0, 0), sweeps=(0, 0), to_move=0, last_capturer=-1, stock=0, dealer=1,
-                   nsides=2)
+    s = RoundState(
+        hands=(parse_hand("TC TH KD"), parse_hand("KS")),
+        loose=loose,
+        builds=(),
+        captured=(0, 0),
+        sweeps=(0, 0),
+        to_move=0,
+        last_capturer=-1,
+        stock=0,
+        dealer=1,
+        nsides=2,
+    )
     assert is_legal(rules, s, parse_move("TC x 2C 8C 3D 7D"))
     assert not is_legal(rules, s, parse_move("TC x 2C 8C 3D 6D"))
     assert "cannot be split into sets each worth 10" in illegal_reason(
-        rules, s, parse_move("TC x 2C 8C 3D 6D"))
+        rules, s, parse_move("TC x 2C 8C 3D 6D")
+    )
     assert play(rules, s, parse_move("TC b10 2C 8C")).builds
 
 
 @settings(max_examples=25, deadline=None)
-@given(variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(
+    variant=st.sampled_from(range(-3, len(OPTION_VARIANTS))),
+    nplayers=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+)
 def test_fast_path_for_tables_without_builds_agrees_with_the_general_one(
-        variant: int, nplayers: int, seed: int) -> None:
+    variant: int, nplayers: int, seed: int
+) -> None:
     rules = variant_rules(variant)
     general = dataclasses.replace(rules)
     object.__setattr__(general, "simple_tables", False)  # force movegen's general path

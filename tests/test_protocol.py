@@ -38,8 +38,12 @@ def deal_request(game: Game, seat: int, first: bool) -> dict[str, Any]:
 def started(seed: int = 5, rules: str = "classic", seat: int = 0) -> tuple[Session, Game]:
     game = Game(RuleSet.from_preset(rules), ["Ana", "Ben"], seed=seed, dealer=1)
     s = Session()
-    assert ask(s, {"type": "new_game", "rules": {"preset": rules}, "players": ["Ana", "Ben"],
-                   "seat": seat})["type"] == "ready"
+    assert (
+        ask(s, {"type": "new_game", "rules": {"preset": rules}, "players": ["Ana", "Ben"], "seat": seat})[
+            "type"
+        ]
+        == "ready"
+    )
     assert ask(s, deal_request(game, seat, True))["awaiting"] == "move"
     return s, game
 
@@ -56,9 +60,16 @@ def test_hello_lists_every_request_and_echoes_the_id() -> None:
 def test_new_game_answers_ready_with_the_rules_and_seat() -> None:
     s = Session()
     a = ask(s, {"type": "new_game", "id": "g", "rules": {"preset": "royal"}, "players": 4, "seat": 3})
-    assert a == {"type": "ready", "id": "g", "rules": {"preset": "royal"},
-                 "players": ["seat 0", "seat 1", "seat 2", "seat 3"], "seat": 3, "side": 1, "nsides": 2,
-                 "awaiting": "new_round"}
+    assert a == {
+        "type": "ready",
+        "id": "g",
+        "rules": {"preset": "royal"},
+        "players": ["seat 0", "seat 1", "seat 2", "seat 3"],
+        "seat": 3,
+        "side": 1,
+        "nsides": 2,
+        "awaiting": "new_round",
+    }
     a = ask(s, {"type": "new_game", "players": 4, "partnerships": False, "seat": 3})
     assert a["nsides"] == 4 and a["side"] == 3 and a["rules"]["partnerships"] is False
 
@@ -107,25 +118,29 @@ def test_analyze_lists_moves_best_first_and_top_limits_them() -> None:
     assert a["type"] == "analysis" and a["legal"] == len(game.legal())
     evs = [m["ev"] for m in a["moves"]]
     assert evs == sorted(evs, reverse=True)
-    assert {orjson.dumps(m["move"]) for m in a["moves"]} == \
-        {orjson.dumps(move_to_json(m, 0)) for m in game.legal()}
+    assert {orjson.dumps(m["move"]) for m in a["moves"]} == {
+        orjson.dumps(move_to_json(m, 0)) for m in game.legal()
+    }
     assert len(ask(s, {"type": "analyze", "top": 2, **FAST})["moves"]) == 2
     # The same seed gives the same answer.
     first = ask(s, {"type": "go", **FAST, "seed": 3})
     assert ask(s, {"type": "go", **FAST, "seed": 3})["move"] == first["move"]
 
 
-@pytest.mark.parametrize(("line", "fragment", "request_tag"), [
-    (b"{not json", "not valid JSON", None),
-    (b"[1, 2]", "expected a JSON object", None),
-    (b'"hello"', "expected a JSON object", None),
-    (b'{"id": 4}', "needs a 'type'", 4),
-    (b'{"type": 3}', "needs a 'type'", None),
-    (b'{"type": "uci", "id": "x"}', 'unknown request type "uci"', "x"),
-    (b'{"type": "deal", "hand": ["2C", "3C", "4C", "5C"]}', "no game", "deal"),
-    (b'{"type": "go"}', "no game", "go"),
-    (b"\xff\xfe{}", "not valid JSON", None),
-])
+@pytest.mark.parametrize(
+    ("line", "fragment", "request_tag"),
+    [
+        (b"{not json", "not valid JSON", None),
+        (b"[1, 2]", "expected a JSON object", None),
+        (b'"hello"', "expected a JSON object", None),
+        (b'{"id": 4}', "needs a 'type'", 4),
+        (b'{"type": 3}', "needs a 'type'", None),
+        (b'{"type": "uci", "id": "x"}', 'unknown request type "uci"', "x"),
+        (b'{"type": "deal", "hand": ["2C", "3C", "4C", "5C"]}', "no game", "deal"),
+        (b'{"type": "go"}', "no game", "go"),
+        (b"\xff\xfe{}", "not valid JSON", None),
+    ],
+)
 def test_bad_lines_are_answered_with_errors(line: bytes, fragment: str, request_tag: Any) -> None:
     s = Session()
     a = s.handle(line)
@@ -139,14 +154,27 @@ def test_game_errors_change_nothing() -> None:
     s, _ = started(seed=2)
     before = ask(s, {"type": "state"})
     hand = before["hand"]
-    not_held = next(c for c in mask_names((1 << 52) - 1) if c not in hand and c not in
-                    before["table"]["loose"])
+    not_held = next(
+        c for c in mask_names((1 << 52) - 1) if c not in hand and c not in before["table"]["loose"]
+    )
     bad: list[tuple[dict[str, Any], str]] = [
-        ({"type": "move", "move": {"seat": 1, "card": hand[0], "action": "trail"}},
-         "it is seat 0's turn, not seat 1's"),
+        (
+            {"type": "move", "move": {"seat": 1, "card": hand[0], "action": "trail"}},
+            "it is seat 0's turn, not seat 1's",
+        ),
         ({"type": "move", "move": {"seat": 0, "card": not_held, "action": "trail"}}, "not in the hand"),
-        ({"type": "move", "move": {"seat": 0, "card": hand[0], "action": "capture",
-                                   "take": [c for c in before["table"]["loose"]]}}, "capture"),
+        (
+            {
+                "type": "move",
+                "move": {
+                    "seat": 0,
+                    "card": hand[0],
+                    "action": "capture",
+                    "take": [c for c in before["table"]["loose"]],
+                },
+            },
+            "capture",
+        ),
         ({"type": "move", "move": {"card": "ZZ"}}, "unknown card"),
         ({"type": "move", "move": 5}, "'move' must be a move object"),
         ({"type": "move", "move": "8C x"}, ""),
@@ -216,9 +244,16 @@ def test_moves_in_compact_notation_and_without_a_seat() -> None:
 
 
 def test_position_request_then_go() -> None:
-    pos = {"format": "casino-position", "version": 1, "rules": {"preset": "classic"}, "players": 2,
-           "to_move": 0, "hand": ["8S", "9C"], "table": {"loose": ["AC", "7D"], "builds": []},
-           "hand_sizes": [2, 2]}
+    pos = {
+        "format": "casino-position",
+        "version": 1,
+        "rules": {"preset": "classic"},
+        "players": 2,
+        "to_move": 0,
+        "hand": ["8S", "9C"],
+        "table": {"loose": ["AC", "7D"], "builds": []},
+        "hand_sizes": [2, 2],
+    }
     s = Session()
     a = ask(s, {"type": "position", "position": pos})
     assert a["type"] == "state" and a["awaiting"] == "move" and a["seat"] == 0
@@ -236,15 +271,25 @@ def test_internal_errors_are_answers(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(protocol, "judge", boom)
     a = ask(s, {"type": "go", "id": 1})
-    assert a == {"type": "error", "id": 1, "error": "internal error while answering \"go\": "
-                 "RuntimeError: search exploded", "request": 1}
+    assert a == {
+        "type": "error",
+        "id": 1,
+        "error": 'internal error while answering "go": RuntimeError: search exploded',
+        "request": 1,
+    }
     assert ask(s, {"type": "state"})["type"] == "state"
 
 
 def test_serve_answers_every_line_until_quit() -> None:
     out: list[bytes] = []
-    lines = [b'{"type": "hello", "id": 1}\n', b"\n", b"   \n", b"oops\n", b'{"type": "quit", "id": 2}\n',
-             b'{"type": "hello", "id": 3}\n']
+    lines = [
+        b'{"type": "hello", "id": 1}\n',
+        b"\n",
+        b"   \n",
+        b"oops\n",
+        b'{"type": "quit", "id": 2}\n',
+        b'{"type": "hello", "id": 3}\n',
+    ]
     s = serve(lines, out.append)
     answers = [orjson.loads(x) for x in out]
     assert [a["type"] for a in answers] == ["hello", "error", "bye"]

@@ -68,11 +68,16 @@ def error_of(obj: Any) -> str:
 
 
 @settings(max_examples=15, deadline=None)
-@given(preset=st.sampled_from(["classic", "royal", "dominican"]), n=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**31), viewer=st.one_of(st.none(), st.integers(0, 3)),
-       stop=st.one_of(st.none(), st.integers(0, 150)))
-def test_written_logs_read_back_equal(preset: str, n: int, seed: int, viewer: int | None,
-                                      stop: int | None) -> None:
+@given(
+    preset=st.sampled_from(["classic", "royal", "dominican"]),
+    n=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**31),
+    viewer=st.one_of(st.none(), st.integers(0, 3)),
+    stop=st.one_of(st.none(), st.integers(0, 150)),
+)
+def test_written_logs_read_back_equal(
+    preset: str, n: int, seed: int, viewer: int | None, stop: int | None
+) -> None:
     viewer = None if viewer is None else viewer % n
     game = played(preset, n, seed, stop)
     log = game.to_log(viewer)
@@ -81,8 +86,7 @@ def test_written_logs_read_back_equal(preset: str, n: int, seed: int, viewer: in
     back = read_log(data)
     assert back == log
     assert log_to_json(back) == data
-    assert orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n" \
-        == data
+    assert orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n" == data
     rep = replay(back)
     assert len(rep.plies) == len(game.history)
     assert rep.match.scores == game.match.scores
@@ -96,8 +100,13 @@ def test_written_logs_read_back_equal(preset: str, n: int, seed: int, viewer: in
 
 
 def test_optional_fields_rules_options_and_partnerships_round_trip() -> None:
-    game = Game(RuleSet.from_preset("classic", sweeps=True, partnerships=False), 4, seed=3,
-                event="club night", date="2026-11-29")
+    game = Game(
+        RuleSet.from_preset("classic", sweeps=True, partnerships=False),
+        4,
+        seed=3,
+        event="club night",
+        date="2026-11-29",
+    )
     for _ in range(5):
         game.play(game.legal()[0])
     log = game.to_log()
@@ -121,17 +130,26 @@ def test_reader_accepts_other_card_spellings_and_ignores_unknown_fields(royal_ga
 
 def test_move_json_shape() -> None:
     cap = Move(parse_card("8C"), CAPTURE, parse_cards(["5S", "3H", "8D"]))
-    assert move_to_json(cap, 0) == {"seat": 0, "card": "8C", "action": "capture",
-                                    "take": ["3H", "5S", "8D"]}
+    assert move_to_json(cap, 0) == {"seat": 0, "card": "8C", "action": "capture", "take": ["3H", "5S", "8D"]}
     build = Move(parse_card("3H"), BUILD, parse_cards(["2D", "3C"]), 8)
-    assert move_to_json(build, 1) == {"seat": 1, "card": "3H", "action": "build",
-                                      "take": ["2D", "3C"], "value": 8}
+    assert move_to_json(build, 1) == {
+        "seat": 1,
+        "card": "3H",
+        "action": "build",
+        "take": ["2D", "3C"],
+        "value": 8,
+    }
     assert move_to_json(Move(parse_card("7H"), TRAIL)) == {"card": "7H", "action": "trail", "take": []}
-    for m in (cap, build, Move(parse_card("7H"), TRAIL),
-              Move(parse_card("7H"), TRAIL, parse_cards(["2D", "6C"]), 8)):
+    for m in (
+        cap,
+        build,
+        Move(parse_card("7H"), TRAIL),
+        Move(parse_card("7H"), TRAIL, parse_cards(["2D", "6C"]), 8),
+    ):
         assert move_from_json(move_to_json(m, 2)) == (2, m)
-    assert move_from_json({"seat": 0, "card": "10d", "action": "capture", "take": ["t♣"]})[1] == \
-        Move(parse_card("TD"), CAPTURE, parse_card("TC") and 1 << parse_card("TC"))
+    assert move_from_json({"seat": 0, "card": "10d", "action": "capture", "take": ["t♣"]})[1] == Move(
+        parse_card("TD"), CAPTURE, parse_card("TC") and 1 << parse_card("TC")
+    )
 
 
 # --- errors, each naming where ---------------------------------------------------------------------
@@ -142,9 +160,15 @@ def test_bad_json_format_and_version() -> None:
     assert "unknown format" in error_of({"format": "pgn", "version": 1})
     assert "version" in error_of({"format": "casino-replay", "version": 2})
     assert "expected a JSON object" in error_of([1, 2])
-    assert "unknown preset" in error_of({"format": "casino-replay", "version": 1,
-                                         "rules": {"preset": "poker"}, "players": ["a", "b"],
-                                         "rounds": []})
+    assert "unknown preset" in error_of(
+        {
+            "format": "casino-replay",
+            "version": 1,
+            "rules": {"preset": "poker"},
+            "players": ["a", "b"],
+            "rounds": [],
+        }
+    )
 
 
 def test_unknown_card_card_twice_wrong_count(royal_game: Game) -> None:
@@ -188,20 +212,32 @@ def test_illegal_move_names_the_rule() -> None:
     obj = log_to_obj(log)
     hands = [["7C", "9S", "2D", "KH"], ["5D", "6H", "QC", "4S"]]
     table = ["3C", "4D", "8H", "JS"]
-    obj["rounds"] = [{"dealer": 1, "deals": [{"table": table, "hands": hands, "moves": [
-        {"seat": 0, "card": "7C", "action": "capture", "take": ["8H"]}]}]}]
+    obj["rounds"] = [
+        {
+            "dealer": 1,
+            "deals": [
+                {
+                    "table": table,
+                    "hands": hands,
+                    "moves": [{"seat": 0, "card": "7C", "action": "capture", "take": ["8H"]}],
+                }
+            ],
+        }
+    ]
     msg = error_of(obj)
     assert msg.startswith("round 1, deal 1, move 1 (ply 0), seat 0, card 7C: illegal move")
     assert "rules.md 1.6.1" in msg
     obj["rounds"][0]["deals"][0]["moves"] = [
         {"seat": 0, "card": "2D", "action": "build", "value": 9, "take": ["3C", "4D"]},
         {"seat": 1, "card": "5D", "action": "trail"},
-        {"seat": 0, "card": "7C", "action": "trail"}]
+        {"seat": 0, "card": "7C", "action": "trail"},
+    ]
     msg = error_of(obj)
     assert msg.startswith("round 1, deal 1, move 3 (ply 2), seat 0, card 7C: illegal move")
     assert "rules.md 1.8.3" in msg
     obj["rounds"][0]["deals"][0]["moves"] = [
-        {"seat": 0, "card": "2D", "action": "build", "value": 5, "take": ["3C"]}]
+        {"seat": 0, "card": "2D", "action": "build", "value": 5, "take": ["3C"]}
+    ]
     assert "without a 5" in error_of(obj)
 
 
@@ -210,8 +246,10 @@ def test_declared_result_is_checked(royal_game: Game) -> None:
     pts = obj["rounds"][0]["result"]["points"]
     obj["rounds"][0]["result"]["points"] = [pts[0] + 1, pts[1]]
     msg = error_of(obj)
-    assert msg.startswith(f"round 1, result: the log declares points [{pts[0] + 1}, {pts[1]}], "
-                          f"but the round scores [{pts[0]}, {pts[1]}]")
+    assert msg.startswith(
+        f"round 1, result: the log declares points [{pts[0] + 1}, {pts[1]}], "
+        f"but the round scores [{pts[0]}, {pts[1]}]"
+    )
 
 
 def test_structure_of_rounds(royal_game: Game) -> None:
@@ -286,11 +324,20 @@ def test_viewer_plies_of_other_seats_have_no_legal_moves(royal_game: Game) -> No
 # --- positions -------------------------------------------------------------------------------------
 
 EXAMPLE = {
-    "format": "casino-position", "version": 1, "rules": {"preset": "royal"}, "players": 2,
-    "to_move": 0, "hand": ["8S", "9C"],
+    "format": "casino-position",
+    "version": 1,
+    "rules": {"preset": "royal"},
+    "players": 2,
+    "to_move": 0,
+    "hand": ["8S", "9C"],
     "table": {"loose": ["AC", "2D"], "builds": [{"cards": ["6S", "3H"], "value": 9, "owner": 1}]},
-    "hand_sizes": [2, 2], "stock": 8, "seen": ["KD", "5C"], "captured": [["5C"], ["KD"]],
-    "sweeps": [0, 0], "last_capture": 1, "scores": [4, 9],
+    "hand_sizes": [2, 2],
+    "stock": 8,
+    "seen": ["KD", "5C"],
+    "captured": [["5C"], ["KD"]],
+    "sweeps": [0, 0],
+    "last_capture": 1,
+    "scores": [4, 9],
 }
 
 
@@ -303,31 +350,47 @@ def test_position_example_reads_and_round_trips() -> None:
     assert obs.last_capturer == 1 and obs.hidden_count() == 10
     data = position_to_json(pos)
     assert read_position(data) == pos and position_to_json(read_position(data)) == data
-    assert isinstance(read_any(data), Position) and isinstance(read_any(orjson.dumps(
-        log_to_obj(GameLog(pos.rules, ["a", "b"], None, [])))), GameLog)
+    assert isinstance(read_any(data), Position) and isinstance(
+        read_any(orjson.dumps(log_to_obj(GameLog(pos.rules, ["a", "b"], None, [])))), GameLog
+    )
 
 
 def test_minimal_position_defaults() -> None:
-    pos = read_position(orjson.dumps({"format": "casino-position", "version": 1, "players": 3,
-                                      "to_move": 2, "hand": ["5H"], "table": {"loose": ["5C"]}}))
+    pos = read_position(
+        orjson.dumps(
+            {
+                "format": "casino-position",
+                "version": 1,
+                "players": 3,
+                "to_move": 2,
+                "hand": ["5H"],
+                "table": {"loose": ["5C"]},
+            }
+        )
+    )
     assert pos.rules.preset == "classic" and pos.observation.hand_sizes == (1, 1, 1)
     assert pos.observation.stock_count == 0 and pos.scores == (0, 0, 0)
     obs = observation_from_position(pos.rules, 3, 2, parse_cards(["5H"]), parse_cards(["5C"]), ())
     assert obs == pos.observation
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"hand": ["8S", "8S"]}, "hand: card 8S appears twice"),
-    ({"hand": ["8X"]}, "hand: unknown card '8X'"),
-    ({"to_move": 5}, "'to_move' must be a whole number from 0 to 1"),
-    ({"table": {"loose": ["8S"]}}, "table: card 8S is also in the hand"),
-    ({"table": {"builds": [{"cards": ["6S", "4H"], "value": 9, "owner": 1}]}},
-     "table, build 1: cards 4H 6S do not split into sets worth 9"),
-    ({"hand_sizes": [3, 2]}, "hand_sizes: seat 0 holds 2 cards, not 3"),
-    ({"stock": 7}, "stock: 7 is not a whole number of deals"),
-    ({"captured": [["8S"], []]}, "captured, side 0: card 8S is in two places"),
-    ({"version": 3}, "version: unknown casino-position version 3"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"hand": ["8S", "8S"]}, "hand: card 8S appears twice"),
+        ({"hand": ["8X"]}, "hand: unknown card '8X'"),
+        ({"to_move": 5}, "'to_move' must be a whole number from 0 to 1"),
+        ({"table": {"loose": ["8S"]}}, "table: card 8S is also in the hand"),
+        (
+            {"table": {"builds": [{"cards": ["6S", "4H"], "value": 9, "owner": 1}]}},
+            "table, build 1: cards 4H 6S do not split into sets worth 9",
+        ),
+        ({"hand_sizes": [3, 2]}, "hand_sizes: seat 0 holds 2 cards, not 3"),
+        ({"stock": 7}, "stock: 7 is not a whole number of deals"),
+        ({"captured": [["8S"], []]}, "captured, side 0: card 8S is in two places"),
+        ({"version": 3}, "version: unknown casino-position version 3"),
+    ],
+)
 def test_position_errors(change: dict[str, Any], message: str) -> None:
     with pytest.raises(LogError) as e:
         read_position(orjson.dumps({**EXAMPLE, **change}))
@@ -354,15 +417,40 @@ def _leaf_paths(o: Any, p: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 _FUZZ_GAME = log_to_obj(played("royal", 3, 3, moves=40).to_log())
 _FUZZ_VIEW = log_to_obj(played("dominican", 2, 8, moves=30).to_log(viewer=1))
-_FUZZ_VALUES = [None, 0, -1, 1, 5, 99, 1.5, True, "", "x", "AS", "TD", "ZZ", [], ["AS"], {}, {"a": 1},
-                "trail", "capture", "build", [None], "10♦"]
+_FUZZ_VALUES = [
+    None,
+    0,
+    -1,
+    1,
+    5,
+    99,
+    1.5,
+    True,
+    "",
+    "x",
+    "AS",
+    "TD",
+    "ZZ",
+    [],
+    ["AS"],
+    {},
+    {"a": 1},
+    "trail",
+    "capture",
+    "build",
+    [None],
+    "10♦",
+]
 
 
 @settings(max_examples=150, deadline=None)
-@given(which=st.sampled_from(["game", "view", "position"]), pick=st.integers(0, 10**6),
-       value=st.sampled_from(_FUZZ_VALUES), delete=st.booleans())
-def test_any_corruption_is_a_log_error_never_a_crash(which: str, pick: int, value: Any,
-                                                     delete: bool) -> None:
+@given(
+    which=st.sampled_from(["game", "view", "position"]),
+    pick=st.integers(0, 10**6),
+    value=st.sampled_from(_FUZZ_VALUES),
+    delete=st.booleans(),
+)
+def test_any_corruption_is_a_log_error_never_a_crash(which: str, pick: int, value: Any, delete: bool) -> None:
     src = {"game": _FUZZ_GAME, "view": _FUZZ_VIEW, "position": EXAMPLE}[which]
     obj = copy.deepcopy(src)
     paths = _leaf_paths(obj)[1:]

@@ -23,37 +23,106 @@ from casino_coach.rules import RuleSet
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")
-PLAYERS = ("Ana <&> \"A\"", "Ben")
+PLAYERS = ('Ana <&> "A"', "Ben")
 
 
 def _analysis() -> GameAnalysis:
     loose, builds = parse_table("3H 5S [2C 3C =5 @1]")
     miss = MoveAnalysis(
-        ply=0, round=0, deal=0, move_index=0, seat=0, side=0, played=parse_move("4D"), rated=True,
-        loose=loose, builds=builds, hand=parse_hand("8C 4D"), best=parse_move("8C x 3H 5S"),
-        played_value=-1.0, best_value=1.5, loss=2.5, stderr=0.1, cls=MoveClass.BLUNDER, exact=True,
+        ply=0,
+        round=0,
+        deal=0,
+        move_index=0,
+        seat=0,
+        side=0,
+        played=parse_move("4D"),
+        rated=True,
+        loose=loose,
+        builds=builds,
+        hand=parse_hand("8C 4D"),
+        best=parse_move("8C x 3H 5S"),
+        played_value=-1.0,
+        best_value=1.5,
+        loss=2.5,
+        stderr=0.1,
+        cls=MoveClass.BLUNDER,
+        exact=True,
         legal=3,
-        explanations=(Explanation("missed_sweep", "Missed sweep: 8♣ takes 3♥ 5♠", 1.5),
-                      Explanation("other", "The rest <is> small items", 1.0)),
+        explanations=(
+            Explanation("missed_sweep", "Missed sweep: 8♣ takes 3♥ 5♠", 1.5),
+            Explanation("other", "The rest <is> small items", 1.0),
+        ),
         alternatives=((parse_move("8C x 3H 5S"), 1.5), (parse_move("4D"), -1.0)),
-        world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -2.0, 3.0, MoveClass.BLUNDER))
+        world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -2.0, 3.0, MoveClass.BLUNDER),
+    )
     forced = MoveAnalysis(
-        ply=1, round=0, deal=0, move_index=1, seat=1, side=1, played=parse_move("KS"), rated=True,
-        loose=loose | parse_hand("4D"), builds=builds, hand=parse_hand("KS"), best=parse_move("KS"),
-        played_value=0.5, best_value=0.5, loss=0.0, cls=MoveClass.BEST, forced=True, legal=1,
-        alternatives=((parse_move("KS"), 0.5),))
+        ply=1,
+        round=0,
+        deal=0,
+        move_index=1,
+        seat=1,
+        side=1,
+        played=parse_move("KS"),
+        rated=True,
+        loose=loose | parse_hand("4D"),
+        builds=builds,
+        hand=parse_hand("KS"),
+        best=parse_move("KS"),
+        played_value=0.5,
+        best_value=0.5,
+        loss=0.0,
+        cls=MoveClass.BEST,
+        forced=True,
+        legal=1,
+        alternatives=((parse_move("KS"), 0.5),),
+    )
     good = MoveAnalysis(
-        ply=2, round=0, deal=1, move_index=0, seat=0, side=0, played=parse_move("9H"), rated=True,
-        loose=0, builds=(), hand=parse_hand("9H TD"), best=parse_move("TD"), played_value=0.9,
-        best_value=1.0, loss=0.1, cls=MoveClass.GOOD, legal=2,
+        ply=2,
+        round=0,
+        deal=1,
+        move_index=0,
+        seat=0,
+        side=0,
+        played=parse_move("9H"),
+        rated=True,
+        loose=0,
+        builds=(),
+        hand=parse_hand("9H TD"),
+        best=parse_move("TD"),
+        played_value=0.9,
+        best_value=1.0,
+        loss=0.1,
+        cls=MoveClass.GOOD,
+        legal=2,
         explanations=(Explanation("other", "The rest (+0.10 points): small items", 0.1),),
-        verdict=Explanation("unlucky", "Right on what you knew, unlucky", 0.0))
-    shown = MoveAnalysis(ply=3, round=0, deal=1, move_index=1, seat=1, side=1, played=parse_move("2S"),
-                         rated=False, loose=parse_hand("9H"), builds=(), hand=None)
+        verdict=Explanation("unlucky", "Right on what you knew, unlucky", 0.0),
+    )
+    shown = MoveAnalysis(
+        ply=3,
+        round=0,
+        deal=1,
+        move_index=1,
+        seat=1,
+        side=1,
+        played=parse_move("2S"),
+        rated=False,
+        loose=parse_hand("9H"),
+        builds=(),
+        hand=None,
+    )
     moves = (miss, forced, good, shown)
     points = ((7.0, 4.0),)
-    return GameAnalysis(RULES, PLAYERS, None, 2, AnalysisOptions(limits=Limits(samples=4, min_samples=2)),
-                        moves, summarize(moves, PLAYERS, 2, points), points, 1.25)
+    return GameAnalysis(
+        RULES,
+        PLAYERS,
+        None,
+        2,
+        AnalysisOptions(limits=Limits(samples=4, min_samples=2)),
+        moves,
+        summarize(moves, PLAYERS, 2, points),
+        points,
+        1.25,
+    )
 
 
 def test_json_has_the_contract_fields() -> None:
@@ -63,12 +132,16 @@ def test_json_has_the_contract_fields() -> None:
     m = obj["moves"][0]
     for key in ("ply", "seat", "played", "best", "loss", "class", "explanations", "exact"):
         assert key in m
-    assert m["played"] == {"seat": 0, "card": "4D", "action": "trail", "take": []} or \
-        m["played"]["card"] == "4D"
+    assert (
+        m["played"] == {"seat": 0, "card": "4D", "action": "trail", "take": []} or m["played"]["card"] == "4D"
+    )
     assert m["best"]["action"] == "capture" and sorted(m["best"]["take"]) == ["3H", "5S"]
     assert m["class"] == "blunder" and m["loss"] == 2.5 and m["exact"] is True
-    assert m["explanations"][0] == {"kind": "missed_sweep", "text": "Missed sweep: 8♣ takes 3♥ 5♠",
-                                    "points": 1.5}
+    assert m["explanations"][0] == {
+        "kind": "missed_sweep",
+        "text": "Missed sweep: 8♣ takes 3♥ 5♠",
+        "points": 1.5,
+    }
     assert m["world"]["class"] == "blunder" and m["world"]["loss"] == 3.0
     assert m["table"]["builds"][0]["value"] == 5
     assert obj["moves"][1]["forced"] is True
@@ -97,7 +170,7 @@ def test_markdown_lists_worst_moves_and_the_game() -> None:
     assert "4♦ trails" in worst and "*blunder*" in worst and "8♣ captures 3♥ 5♠" in worst
     assert "Missed sweep: 8♣ takes 3♥ 5♠ (1.50)" in md
     assert "*forced*" in md and "Right on what you knew, unlucky" in md
-    assert "| Ana <&> \"A\" | 2 | 2 |" in md
+    assert '| Ana <&> "A" | 2 | 2 |' in md
 
 
 def test_html_is_self_contained_and_escaped() -> None:

@@ -19,35 +19,58 @@ def test_presets_defaults() -> None:
 
 
 def test_options_override_and_round_trip() -> None:
-    r = RuleSet.from_dict({"preset": "classic", "sweeps": True, "count_out_order": [
-        "big_casino", "little_casino", "cards", "spades", "aces", "sweeps"]})
+    r = RuleSet.from_dict(
+        {
+            "preset": "classic",
+            "sweeps": True,
+            "count_out_order": ["big_casino", "little_casino", "cards", "spades", "aces", "sweeps"],
+        }
+    )
     assert r.sweeps
     assert RuleSet.from_dict(r.to_dict()) == r
     assert r.to_dict()["preset"] == "classic"
     assert RuleSet.from_dict({"preset": "royal"}).to_dict() == {"preset": "royal"}
 
 
-@pytest.mark.parametrize(("data", "msg"), [
-    ({"preset": "klondike"}, "unknown preset"),
-    ({"preset": "classic", "jokers": True}, "unknown rule option 'jokers'"),
-    ({"preset": "classic", "sweeps": "yes"}, "must be true or false"),
-    ({"preset": "classic", "trail_restriction": "never"}, "must be one of"),
-    ({"preset": "classic", "target": -3}, "whole number"),
-    ({"preset": "classic", "count_out_order": ["cards"]}, "count_out_order"),
-    ({"preset": "classic", "ace_value": "one_or_fourteen"}, "numeric courts"),
-    ({"preset": "classic", "false_build": "penalty"}, "not supported"),
-    ({"preset": "classic", "claim_during_play": True}, "not supported"),
-    ({"preset": "royal", "court_builds": True}, "court_builds"),
-])
+@pytest.mark.parametrize(
+    ("data", "msg"),
+    [
+        ({"preset": "klondike"}, "unknown preset"),
+        ({"preset": "classic", "jokers": True}, "unknown rule option 'jokers'"),
+        ({"preset": "classic", "sweeps": "yes"}, "must be true or false"),
+        ({"preset": "classic", "trail_restriction": "never"}, "must be one of"),
+        ({"preset": "classic", "target": -3}, "whole number"),
+        ({"preset": "classic", "count_out_order": ["cards"]}, "count_out_order"),
+        ({"preset": "classic", "ace_value": "one_or_fourteen"}, "numeric courts"),
+        ({"preset": "classic", "false_build": "penalty"}, "not supported"),
+        ({"preset": "classic", "claim_during_play": True}, "not supported"),
+        ({"preset": "royal", "court_builds": True}, "court_builds"),
+    ],
+)
 def test_bad_options(data: dict[str, object], msg: str) -> None:
     with pytest.raises(RulesError, match=msg):
         RuleSet.from_dict(data)
 
 
 def test_every_option_is_named() -> None:
-    for name in ("partnerships", "court_pairing_count", "trail_restriction", "equal_loose_capture",
-                 "build_as_card_in_sums", "raise_own_build", "partner_build_interaction",
-                 "table_cards_in_raise", "allow_duplicate_value_builds", "merge_builds",
-                 "owner_may_trail", "sweeps", "sweep_cancellation", "near_target_20",
-                 "near_target_mode", "majority_tie", "count_out", "target"):
+    for name in (
+        "partnerships",
+        "court_pairing_count",
+        "trail_restriction",
+        "equal_loose_capture",
+        "build_as_card_in_sums",
+        "raise_own_build",
+        "partner_build_interaction",
+        "table_cards_in_raise",
+        "allow_duplicate_value_builds",
+        "merge_builds",
+        "owner_may_trail",
+        "sweeps",
+        "sweep_cancellation",
+        "near_target_20",
+        "near_target_mode",
+        "majority_tie",
+        "count_out",
+        "target",
+    ):
         assert name in OPTION_NAMES

@@ -14,8 +14,18 @@ DOMINICAN = RuleSet.from_preset("dominican")
 
 def finished(piles: list[int], sweeps: tuple[int, ...] = (0, 0), last: int = 0) -> RoundState:
     n = len(piles)
-    return RoundState(hands=(0,) * n, loose=0, builds=(), captured=tuple(piles), sweeps=sweeps,
-                      to_move=0, last_capturer=last, stock=0, dealer=0, nsides=n)
+    return RoundState(
+        hands=(0,) * n,
+        loose=0,
+        builds=(),
+        captured=tuple(piles),
+        sweeps=sweeps,
+        to_move=0,
+        last_capturer=last,
+        stock=0,
+        dealer=0,
+        nsides=n,
+    )
 
 
 def split(first: list[str]) -> list[int]:
@@ -24,8 +34,35 @@ def split(first: list[str]) -> list[int]:
 
 
 # Side 0: 27 cards with 7 spades, 10♦, 2♠ and two aces; side 1 the rest.
-SIDE0 = ["TD", "2S", "AS", "AC", "3S", "4S", "5S", "6S", "7S", "8S",
-         "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "2D", "3D", "4D", "5D", "6D"]
+SIDE0 = [
+    "TD",
+    "2S",
+    "AS",
+    "AC",
+    "3S",
+    "4S",
+    "5S",
+    "6S",
+    "7S",
+    "8S",
+    "2C",
+    "3C",
+    "4C",
+    "5C",
+    "6C",
+    "7C",
+    "8C",
+    "9C",
+    "TC",
+    "JC",
+    "QC",
+    "KC",
+    "2D",
+    "3D",
+    "4D",
+    "5D",
+    "6D",
+]
 
 
 def test_breakdown_and_checksum() -> None:

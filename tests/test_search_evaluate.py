@@ -17,8 +17,11 @@ from casino_coach.search.evaluate import Evaluator, final_points, majority_odds,
 from casino_coach.state import RoundState, deal, new_round, shuffle_round
 
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
-VARIANTS = [*PRESETS, RuleSet.from_preset("classic", sweeps=True, majority_tie="split"),
-            RuleSet.from_preset("royal", last_capture_point=1, majority_tie="carry_over")]
+VARIANTS = [
+    *PRESETS,
+    RuleSet.from_preset("classic", sweeps=True, majority_tie="split"),
+    RuleSet.from_preset("royal", last_capture_point=1, majority_tie="carry_over"),
+]
 
 
 def playout(rules: RuleSet, nplayers: int, seed: int) -> RoundState:
@@ -35,8 +38,7 @@ def playout(rules: RuleSet, nplayers: int, seed: int) -> RoundState:
 
 
 @settings(max_examples=40, deadline=None)
-@given(rules=st.sampled_from(VARIANTS), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32))
+@given(rules=st.sampled_from(VARIANTS), nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32))
 def test_final_points_agree_with_score_round(rules: RuleSet, nplayers: int, seed: int) -> None:
     s = playout(rules, nplayers, seed)
     assert final_points(rules, s) == pytest.approx(list(score_round(rules, s).points))
@@ -56,7 +58,7 @@ def brute_majority(counts: tuple[int, ...], remaining: int) -> tuple[list[float]
     n = len(counts)
     wins = [0.0] * n
     tie = 0.0
-    p = n ** -remaining
+    p = n**-remaining
     for owners in product(range(n), repeat=remaining):
         final = list(counts)
         for o in owners:
@@ -70,8 +72,9 @@ def brute_majority(counts: tuple[int, ...], remaining: int) -> tuple[list[float]
     return wins, tie
 
 
-@pytest.mark.parametrize(("counts", "remaining"), [((20, 18), 10), ((3, 3), 7), ((0, 9), 8),
-                                                    ((5, 2), 0), ((26, 26), 0)])
+@pytest.mark.parametrize(
+    ("counts", "remaining"), [((20, 18), 10), ((3, 3), 7), ((0, 9), 8), ((5, 2), 0), ((26, 26), 0)]
+)
 def test_two_side_majority_is_exact(counts: tuple[int, int], remaining: int) -> None:
     wins, tie = majority_odds(counts, remaining)
     bw, bt = brute_majority(counts, remaining)
@@ -101,8 +104,18 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
     others = [c for c in range(52) if not SPADES_MASK >> c & 1 and c != 37]  # 37 = 10♦
     p0 = sum(1 << c for c in spades[:7] + others[:20])
     p1 = 1 << 37
-    s = RoundState(hands=(0, 0), loose=0, builds=(), captured=(p0, p1), sweeps=(0, 0), to_move=0,
-                   last_capturer=0, stock=FULL_DECK & ~(p0 | p1), dealer=1, nsides=2)
+    s = RoundState(
+        hands=(0, 0),
+        loose=0,
+        builds=(),
+        captured=(p0, p1),
+        sweeps=(0, 0),
+        to_move=0,
+        last_capturer=0,
+        stock=FULL_DECK & ~(p0 | p1),
+        dealer=1,
+        nsides=2,
+    )
     ev = Evaluator(classic, 2, 0)
     # Side 0: most cards 3, most spades 1, four aces 4 and 2♠ 1; side 1: 10♦ 2.
     assert p0 & 0b1111 == 0b1111 and p0 >> 7 & 1
@@ -121,8 +134,17 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
     # mostly goes to the side that plays last: on the table it is worth less to the side to move
     # than one still to be dealt.
     tens = (1 << 36) | (1 << 38) | (1 << 39)
-    dead = RoundState(hands=(0, 0), loose=1 << 37, builds=(), captured=(0, tens), sweeps=(0, 0),
-                      to_move=0, last_capturer=1, stock=FULL_DECK & ~tens & ~(1 << 37), dealer=1,
-                      nsides=2)
+    dead = RoundState(
+        hands=(0, 0),
+        loose=1 << 37,
+        builds=(),
+        captured=(0, tens),
+        sweeps=(0, 0),
+        to_move=0,
+        last_capturer=1,
+        stock=FULL_DECK & ~tens & ~(1 << 37),
+        dealer=1,
+        nsides=2,
+    )
     hidden = dead._replace(loose=0, stock=FULL_DECK & ~tens)
     assert ev.leaf(dead) < ev.leaf(hidden) - 0.5

@@ -23,8 +23,7 @@ def reach(rules: RuleSet, nplayers: int, seed: int, deals_left: int, plies: int)
     """Random play into the deal with ``deals_left`` deals after it, then ``plies`` more moves."""
     rng = random.Random(seed)
     sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table,
-                  sh.deals[0])
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
     nxt = 1
     while s.deals_left() > deals_left or s.needs_deal:
         if s.needs_deal:

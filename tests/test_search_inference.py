@@ -72,8 +72,7 @@ def test_next_evidence_follows_the_deal_and_forgets_other_games() -> None:
     assert [e.move for e in ev] == [Move(card("9H"), TRAIL, 0, 0)]
     assert ev[0].before.to_move == 1
     # A view that does not follow from the previous decision (another game) gives no evidence.
-    other = observe(new_round(2, 2, 1, mask("2D 3D 4D 5D"), (mask("6D 7D 8D 9D"),
-                                                              mask("6S 7S 8S 9S"))), 0)
+    other = observe(new_round(2, 2, 1, mask("2D 3D 4D 5D"), (mask("6D 7D 8D 9D"), mask("6S 7S 8S 9S"))), 0)
     assert next_evidence(CLASSIC, other, Move(card("6D"), TRAIL, 0, 0), (), now) == ()
 
 
@@ -97,9 +96,9 @@ def test_evidence_changes_the_search_and_keeps_it_reproducible() -> None:
     before, mine, now = after_two_trails()
     ev = next_evidence(CLASSIC, before, mine, (), now)
     limits = Limits(samples=24, min_samples=24, seed=3)
+
     def values(evidence: tuple[Evidence, ...]) -> list[tuple[Move, float, float]]:
-        return [(m.move, m.ev, m.stderr) for m in evaluate(CLASSIC, now, limits,
-                                                           evidence=evidence).moves]
+        return [(m.move, m.ev, m.stderr) for m in evaluate(CLASSIC, now, limits, evidence=evidence).moves]
 
     assert values(ev) == values(ev)
     assert values(ev) != values(())

@@ -32,8 +32,7 @@ def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: boo
     """Random play until ``left`` cards remain in the hands, in the last deal or the first."""
     rng = random.Random(seed)
     sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table,
-                  sh.deals[0])
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
     nxt = 1
     while True:
         if s.needs_deal:
@@ -46,8 +45,12 @@ def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: boo
 
 
 @settings(max_examples=30, deadline=None)
-@given(rules=st.sampled_from(PRESETS), nplayers=st.sampled_from([2, 3, 4]),
-       seed=st.integers(0, 2**32), last=st.booleans())
+@given(
+    rules=st.sampled_from(PRESETS),
+    nplayers=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+    last=st.booleans(),
+)
 def test_solver_agrees_with_brute_force(rules: RuleSet, nplayers: int, seed: int, last: bool) -> None:
     s = near_deal_end(rules, nplayers, seed, 5 if nplayers < 4 else 6, last)
     side = s.to_move % s.nsides
@@ -67,9 +70,18 @@ def test_solver_agrees_with_brute_force(rules: RuleSet, nplayers: int, seed: int
 
 
 def last_deal(hands: tuple[str, str], table: str, p0: int, p1: int, last_capturer: int) -> RoundState:
-    return RoundState(hands=(parse_hand(hands[0]), parse_hand(hands[1])), loose=parse_hand(table),
-                      builds=(), captured=(p0, p1), sweeps=(0, 0), to_move=0,
-                      last_capturer=last_capturer, stock=0, dealer=1, nsides=2)
+    return RoundState(
+        hands=(parse_hand(hands[0]), parse_hand(hands[1])),
+        loose=parse_hand(table),
+        builds=(),
+        captured=(p0, p1),
+        sweeps=(0, 0),
+        to_move=0,
+        last_capturer=last_capturer,
+        stock=0,
+        dealer=1,
+        nsides=2,
+    )
 
 
 def test_capture_wins_the_residue() -> None:

@@ -34,8 +34,7 @@ def random_state(rules: RuleSet, nplayers: int, seed: int, plies: int) -> RoundS
     """A state reached by random play: ``plies`` moves into a random round."""
     rng = random.Random(seed)
     sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table,
-                  sh.deals[0])
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
     nxt = 1
     for _ in range(plies):
         if s.needs_deal:
@@ -72,7 +71,7 @@ def test_worlds_are_consistent_and_never_leak(nplayers: int, seed: int, plies: i
     pos = 0
     for o in range(nplayers):
         if o != seat:
-            hands[o] = sum(1 << c for c in hidden[pos:pos + s.hands[o].bit_count()])
+            hands[o] = sum(1 << c for c in hidden[pos : pos + s.hands[o].bit_count()])
             pos += s.hands[o].bit_count()
     other = s._replace(hands=tuple(hands), stock=sum(1 << c for c in hidden[pos:]))
     assert observe(other, seat) == obs
@@ -114,8 +113,9 @@ def test_each_unseen_card_equally_likely_in_the_other_hand() -> None:
     obs = observe(s, s.to_move)
     rng = random.Random(2)
     n = 3000
-    counts = Counter(c for _ in range(n)
-                     for c in iter_cards(sample_world(CLASSIC, obs, rng).hands[1 - s.to_move]))
+    counts = Counter(
+        c for _ in range(n) for c in iter_cards(sample_world(CLASSIC, obs, rng).hands[1 - s.to_move])
+    )
     u = obs.unseen.bit_count()
     expected = n * 4 / u
     chi2 = sum((counts[c] - expected) ** 2 / expected for c in iter_cards(obs.unseen))
@@ -161,8 +161,9 @@ def test_owner_of_builds_of_one_and_fourteen_is_dealt_two_aces() -> None:
     from casino_coach.search.worlds import sample_world, world_state
 
     rules = RuleSet.from_preset("royal")
-    s = position(rules, ["5C 6C", "AD AH 2C"], "[AC AS =1 @1] [2D QC =14 @1]",
-                 stock=parse_hand("3H 4H 7D 8D 9S TS"))
+    s = position(
+        rules, ["5C 6C", "AD AH 2C"], "[AC AS =1 @1] [2D QC =14 @1]", stock=parse_hand("3H 4H 7D 8D 9S TS")
+    )
     obs = observe(s, 0)
     rng = random.Random(5)
     for _ in range(50):

@@ -50,8 +50,7 @@ def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
     found = resolve(CLASSIC, STATE, "3D b8")
     legal = legal_moves(CLASSIC, STATE)
     assert isinstance(found, list)
-    assert found == [m for m in legal if m.card == parse_move("3D").card and m.action == 2
-                     and m.value == 8]
+    assert found == [m for m in legal if m.card == parse_move("3D").card and m.action == 2 and m.value == 8]
     caps = resolve(CLASSIC, STATE, "8C x")
     assert isinstance(caps, list) and all(m.action == CAPTURE for m in caps) and len(caps) == 9
     # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
@@ -59,14 +58,17 @@ def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
     assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("9C", "You do not hold 9♣"),
-    ("8X", "did you mean 8♣?"),
-    ("8C x 9H", "9♥ is not on the table"),
-    ("qiut", "did you mean 'quit'?"),
-    ("8C x b8", "the action (x, b8 or t) comes right after the card played"),
-    ("@@", "Cannot read '@@'"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("9C", "You do not hold 9♣"),
+        ("8X", "did you mean 8♣?"),
+        ("8C x 9H", "9♥ is not on the table"),
+        ("qiut", "did you mean 'quit'?"),
+        ("8C x b8", "the action (x, b8 or t) comes right after the card played"),
+        ("@@", "Cannot read '@@'"),
+    ],
+)
 def test_bad_input_gets_a_suggestion(text: str, expected: str) -> None:
     found = resolve(CLASSIC, STATE, text)
     assert isinstance(found, str) and expected in found
@@ -94,8 +96,27 @@ def test_numbers_play_moves_and_out_of_range_numbers_are_refused() -> None:
     assert s.game.history[ply] == (s.human, legal[0])
 
 
-@pytest.mark.parametrize("line", ["", "   ", "hnit", "zz", "8", "why", "why x", "why 99", "moves",
-                                  "help", "score", "table", "x x x", "10", "♠", "AS AS AS"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "   ",
+        "hnit",
+        "zz",
+        "8",
+        "why",
+        "why x",
+        "why 99",
+        "moves",
+        "help",
+        "score",
+        "table",
+        "x x x",
+        "10",
+        "♠",
+        "AS AS AS",
+    ],
+)
 def test_any_line_is_answered_without_an_exception(line: str) -> None:
     s = session()
     notes = s.handle(line)
@@ -107,8 +128,9 @@ def test_why_gives_the_engines_reason_for_an_illegal_move() -> None:
     hand, state = s.state.hands[s.human], s.state
     # a capture of a table card by a hand card of another value: illegal in classic
     card = next(c for c in range(52) if hand >> c & 1)
-    target = next(t for t in range(52) if state.loose >> t & 1
-                  and CLASSIC.pair_value[t] != CLASSIC.pair_value[card])
+    target = next(
+        t for t in range(52) if state.loose >> t & 1 and CLASSIC.pair_value[t] != CLASSIC.pair_value[card]
+    )
     move = Move(card, CAPTURE, 1 << target)
     (note,) = s.why(move_text(move))
     assert note.kind == NoteKind.WHY
@@ -217,8 +239,9 @@ def test_bot_moves_are_told_in_words_with_what_they_took() -> None:
     st = position(CLASSIC, ["8C", "KH"], "3H 5S [2D 6D =8 @1]")
     text = move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
     assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
-    build = move_words(CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"),
-                       parse_move("3H b8 2D 3C"), "Ben")
+    build = move_words(
+        CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "Ben"
+    )
     assert build == "Ben builds 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
     assert move_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
 
@@ -259,12 +282,21 @@ def test_bad_arguments_are_coach_errors() -> None:
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(
-    st.text(max_size=20),
-    st.sampled_from(["hint", "why", "undo", "moves", "1", "2", "p", "r", "h", "quit", "8C x", "b8"]),
-    st.builds(lambda a, b: f"{a} {b}", st.sampled_from(["AC", "TD", "10♦", "ks", "7h", "2S"]),
-              st.sampled_from(["", "x", "b8", "t", "x 3H 5S", "b 9 6D", ": 4c", "+"]))),
-    min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=20),
+            st.sampled_from(["hint", "why", "undo", "moves", "1", "2", "p", "r", "h", "quit", "8C x", "b8"]),
+            st.builds(
+                lambda a, b: f"{a} {b}",
+                st.sampled_from(["AC", "TD", "10♦", "ks", "7h", "2S"]),
+                st.sampled_from(["", "x", "b8", "t", "x 3H 5S", "b 9 6D", ": 4c", "+"]),
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_typed_lines_never_raise(lines: list[str]) -> None:
     s = session(practice=True, tutor="blunder")
     for line in lines:

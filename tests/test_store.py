@@ -14,48 +14,90 @@ from casino_coach.store import GameKey, Store, StoreError, all_players, normal_d
 SETTINGS = '{"samples":2}'
 
 
-def move(ply: int, seat: int, cls: str | None, loss: float | None, *, forced: bool = False,
-         kinds: tuple[tuple[str, float], ...] = (), rated: bool = True) -> dict[str, Any]:
-    return {"ply": ply, "round": 0, "deal": 0, "seat": seat, "rated": rated, "forced": forced,
-            "class": cls, "loss": loss, "exact": False,
-            "played": {"seat": seat, "card": "7H", "action": "trail", "take": []},
-            "best": {"seat": seat, "card": "8C", "action": "capture", "take": ["8D"]},
-            "explanations": [{"kind": k, "text": k, "points": p} for k, p in kinds]}
+def move(
+    ply: int,
+    seat: int,
+    cls: str | None,
+    loss: float | None,
+    *,
+    forced: bool = False,
+    kinds: tuple[tuple[str, float], ...] = (),
+    rated: bool = True,
+) -> dict[str, Any]:
+    return {
+        "ply": ply,
+        "round": 0,
+        "deal": 0,
+        "seat": seat,
+        "rated": rated,
+        "forced": forced,
+        "class": cls,
+        "loss": loss,
+        "exact": False,
+        "played": {"seat": seat, "card": "7H", "action": "trail", "take": []},
+        "best": {"seat": seat, "card": "8C", "action": "capture", "take": ["8D"]},
+        "explanations": [{"kind": k, "text": k, "points": p} for k, p in kinds],
+    }
 
 
 def summary(seat: int, player: str, moves: list[dict[str, Any]], accuracy: float | None) -> dict[str, Any]:
     mine = [m for m in moves if m["seat"] == seat and m["rated"]]
     unforced = [m for m in mine if not m["forced"]]
-    classes = {c: sum(1 for m in unforced if m["class"] == c)
-               for c in ("best", "good", "inaccuracy", "mistake", "blunder")}
-    return {"seat": seat, "player": player, "side": seat, "moves": len(mine), "unforced": len(unforced),
-            "classes": classes, "loss_total": sum(m["loss"] or 0.0 for m in unforced),
-            "accuracy": accuracy, "result": 0.0, "luck_total": 0.0}
+    classes = {
+        c: sum(1 for m in unforced if m["class"] == c)
+        for c in ("best", "good", "inaccuracy", "mistake", "blunder")
+    }
+    return {
+        "seat": seat,
+        "player": player,
+        "side": seat,
+        "moves": len(mine),
+        "unforced": len(unforced),
+        "classes": classes,
+        "loss_total": sum(m["loss"] or 0.0 for m in unforced),
+        "accuracy": accuracy,
+        "result": 0.0,
+        "luck_total": 0.0,
+    }
 
 
 def analysis(players: list[str], moves: list[dict[str, Any]], accuracy: list[float | None]) -> dict[str, Any]:
-    return {"format": "casino-analysis", "version": 1, "rules": {"preset": "classic"}, "players": players,
-            "viewer": None, "moves": moves,
-            "summary": [summary(s, p, moves, accuracy[s]) for s, p in enumerate(players)],
-            "seconds": 1.5}
+    return {
+        "format": "casino-analysis",
+        "version": 1,
+        "rules": {"preset": "classic"},
+        "players": players,
+        "viewer": None,
+        "moves": moves,
+        "summary": [summary(s, p, moves, accuracy[s]) for s, p in enumerate(players)],
+        "seconds": 1.5,
+    }
 
 
 # Game 1 (January): Ana has 4 decisions (best, mistake, blunder, inaccuracy) and a forced move.
-G1 = analysis(["Ana", "Ben"], [
-    move(0, 0, "best", 0.0),
-    move(1, 1, "good", 0.1),
-    move(2, 0, "mistake", 0.6, kinds=(("missed_capture", 0.4), ("card_exposed", 0.2))),
-    move(3, 1, "blunder", 2.0, kinds=(("missed_sweep", 2.0),)),
-    move(4, 0, "blunder", 1.5, kinds=(("missed_capture", 1.0), ("other", 0.5))),
-    move(5, 0, "inaccuracy", 0.3, kinds=(("card_exposed", 0.3),)),
-    move(6, 0, "good", 0.0, forced=True, kinds=(("missed_sweep", 9.0),)),
-], [80.0, 70.0])
+G1 = analysis(
+    ["Ana", "Ben"],
+    [
+        move(0, 0, "best", 0.0),
+        move(1, 1, "good", 0.1),
+        move(2, 0, "mistake", 0.6, kinds=(("missed_capture", 0.4), ("card_exposed", 0.2))),
+        move(3, 1, "blunder", 2.0, kinds=(("missed_sweep", 2.0),)),
+        move(4, 0, "blunder", 1.5, kinds=(("missed_capture", 1.0), ("other", 0.5))),
+        move(5, 0, "inaccuracy", 0.3, kinds=(("card_exposed", 0.3),)),
+        move(6, 0, "good", 0.0, forced=True, kinds=(("missed_sweep", 9.0),)),
+    ],
+    [80.0, 70.0],
+)
 # Game 2 (March): Ana (now seat 1, written "ana") has 2 decisions: good and mistake.
-G2 = analysis(["Cleo", "ana"], [
-    move(0, 0, "best", 0.0),
-    move(1, 1, "good", 0.15, kinds=(("bigger_capture", 0.15),)),
-    move(2, 1, "mistake", 0.7, kinds=(("missed_capture", 0.7),)),
-], [100.0, 90.0])
+G2 = analysis(
+    ["Cleo", "ana"],
+    [
+        move(0, 0, "best", 0.0),
+        move(1, 1, "good", 0.15, kinds=(("bigger_capture", 0.15),)),
+        move(2, 1, "mistake", 0.7, kinds=(("missed_capture", 0.7),)),
+    ],
+    [100.0, 90.0],
+)
 
 
 @pytest.fixture
@@ -101,8 +143,11 @@ def test_stats_by_game_day_and_year(store: Store) -> None:
 
 def test_every_player_and_an_unknown_one(store: Store) -> None:
     assert store.players() == ["Ana", "Ben", "Cleo"]
-    assert [(r.label, r.games, r.decisions) for r in all_players(store)] == \
-        [("Ana", 2, 6), ("Ben", 1, 2), ("Cleo", 1, 1)]
+    assert [(r.label, r.games, r.decisions) for r in all_players(store)] == [
+        ("Ana", 2, 6),
+        ("Ben", 1, 2),
+        ("Cleo", 1, 1),
+    ]
     with pytest.raises(StoreError, match=r"no analysed game of player 'Zed'.*players: Ana, Ben, Cleo"):
         player_stats(store, "Zed")
 

@@ -35,8 +35,9 @@ LIMITS = analysis_limits(SAMPLES)
 
 @pytest.fixture(scope="module")
 def game() -> GameLog:
-    return play(RuleSet.from_preset("classic"), [make_policy("greedy"), make_policy("counter")], 31,
-                rounds=1).to_log()
+    return play(
+        RuleSet.from_preset("classic"), [make_policy("greedy"), make_policy("counter")], 31, rounds=1
+    ).to_log()
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +54,8 @@ def _cli(*args: str) -> Any:
 def _unforced(analysis: Any, count: int = 4) -> list[Any]:
     """A few rated, unforced moves, some of them not the best."""
     moves = [m for m in analysis.moves if m.rated and not m.forced]
-    missed = [m for m in moves if m.missed][:count // 2]
-    return missed + [m for m in moves if m not in missed][:count - len(missed)]
+    missed = [m for m in moves if m.missed][: count // 2]
+    return missed + [m for m in moves if m not in missed][: count - len(missed)]
 
 
 def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis: Any) -> None:
@@ -63,8 +64,13 @@ def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis:
         ply = rep.plies[m.ply]
         assert ply.observation is not None
         again = rate_move(game.rules, ply.observation, ply.move, LIMITS, names=game.players)
-        assert (again.loss, again.loss_low, again.loss_high, again.cls, again.samples) == \
-            (m.loss, m.loss_low, m.loss_high, m.cls, m.samples)
+        assert (again.loss, again.loss_low, again.loss_high, again.cls, again.samples) == (
+            m.loss,
+            m.loss_low,
+            m.loss_high,
+            m.cls,
+            m.samples,
+        )
         assert again.explanations == m.explanations
     # Another seed is another salt: other worlds.
     ply = rep.plies[_unforced(analysis)[0].ply]
@@ -77,16 +83,35 @@ def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis:
 def test_analyze_export_and_suggest_agree(tmp_path: Path, game: GameLog, analysis: Any) -> None:
     path = tmp_path / "game.json"
     path.write_bytes(log_to_json(game))
-    cli_moves = _cli("analyze", str(path), "--json", "--samples", str(SAMPLES), "--no-world",
-                     "--jobs", "2")["moves"]
+    cli_moves = _cli("analyze", str(path), "--json", "--samples", str(SAMPLES), "--no-world", "--jobs", "2")[
+        "moves"
+    ]
     out = tmp_path / "report.json"
-    CliRunner().invoke(app, ["export", str(path), "--format", "json", "--out", str(out), "--samples",
-                             str(SAMPLES), "--no-world", "--jobs", "1"])
+    CliRunner().invoke(
+        app,
+        [
+            "export",
+            str(path),
+            "--format",
+            "json",
+            "--out",
+            str(out),
+            "--samples",
+            str(SAMPLES),
+            "--no-world",
+            "--jobs",
+            "1",
+        ],
+    )
     exported = orjson.loads(out.read_bytes())["moves"]
     for m in _unforced(analysis):
         a, e = cli_moves[m.ply], exported[m.ply]
-        assert (a["loss"], a["class"], a["loss_interval"], a["worlds"]) == \
-            (e["loss"], e["class"], e["loss_interval"], e["worlds"])
+        assert (a["loss"], a["class"], a["loss_interval"], a["worlds"]) == (
+            e["loss"],
+            e["class"],
+            e["loss_interval"],
+            e["worlds"],
+        )
         assert a["loss"] == round(m.loss, 3) and a["class"] == m.cls.value
         s = _cli("suggest", str(path), "--at", str(m.ply), "--json", "--samples", str(SAMPLES))
         assert s["played"]["loss"] == round(m.loss, 4)
@@ -101,8 +126,11 @@ def _engine_at(game: GameLog, ply_index: int, seat: int) -> EngineSession:
     """An engine playing ``seat``, told the game up to move ``ply_index``."""
     s = EngineSession(LIMITS)
     rnd = game.rounds[0]
-    s.handle(orjson.dumps({"type": "new_game", "rules": game.rules.to_dict(),
-                           "players": list(game.players), "seat": seat}).decode())
+    s.handle(
+        orjson.dumps(
+            {"type": "new_game", "rules": game.rules.to_dict(), "players": list(game.players), "seat": seat}
+        ).decode()
+    )
     done = 0
     for d, deal in enumerate(rnd.deals):
         req: dict[str, Any] = {"type": "deal", "hand": _names(deal.hands[seat])}
@@ -127,8 +155,9 @@ def _names(mask: int | None) -> list[str]:
 def test_the_engine_judges_as_analyze_does(game: GameLog, analysis: Any) -> None:
     for m in _unforced(analysis, 2):
         engine = _engine_at(game, m.ply, m.seat)
-        answer = engine.handle(orjson.dumps(
-            {"type": "analyze", "move": move_to_json(m.played, m.seat), "samples": SAMPLES}))
+        answer = engine.handle(
+            orjson.dumps({"type": "analyze", "move": move_to_json(m.played, m.seat), "samples": SAMPLES})
+        )
         assert answer is not None and answer["type"] == "analysis", answer
         v = answer["verdict"]
         assert v["loss"] == round(m.loss, 4) and v["class"] == m.cls.value
@@ -141,8 +170,12 @@ def test_the_tutor_judges_as_analyze_does(tmp_path: Path) -> None:
     s = Session(rules, seed=2, tutor="inaccuracy", limits=LIMITS, out=tmp_path / "g.json")
     s.run_bots()
     obs = s.observation()
-    worst = max(s.legal(), key=lambda mv: verdict_of(
-        rules, obs, judge(rules, obs, LIMITS, Thresholds(), mv), mv, Thresholds()).loss)
+    worst = max(
+        s.legal(),
+        key=lambda mv: (
+            verdict_of(rules, obs, judge(rules, obs, LIMITS, Thresholds(), mv), mv, Thresholds()).loss
+        ),
+    )
     warning = s.tutor_check(worst)
     assert warning is not None
     s.handle(f"{s.legal().index(worst) + 1}")

@@ -29,8 +29,19 @@ _DEFAULT = Thresholds()
 DEFAULT_SAMPLES = analysis_limits().samples
 
 
-def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, inaccuracy: float,
-         mistake: float, blunder: float, noise: float, world: bool, depth: int | None) -> GameAnalysis:
+def _run(
+    file: Path,
+    jobs: int,
+    player: str | None,
+    samples: int,
+    seed: int,
+    inaccuracy: float,
+    mistake: float,
+    blunder: float,
+    noise: float,
+    world: bool,
+    depth: int | None,
+) -> GameAnalysis:
     """Read, check and analyse the log with a progress bar on stderr."""
     if jobs < 1:
         raise CoachError(f"--jobs must be at least 1, got {jobs}")
@@ -48,10 +59,19 @@ def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, ina
     options = AnalysisOptions(
         limits=analysis_limits(samples, seed, log.nplayers, depth),
         thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
-        seats=seats, world=world, jobs=jobs)
-    with Progress(TextColumn("analysing {task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err_console, transient=True,
-                  disable=not err_console.is_terminal) as progress:
+        seats=seats,
+        world=world,
+        jobs=jobs,
+    )
+    with Progress(
+        TextColumn("analysing {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+        disable=not err_console.is_terminal,
+    ) as progress:
         task = progress.add_task(file.name, total=None)
 
         def step(done: int, total: int) -> None:
@@ -62,32 +82,50 @@ def _run(file: Path, jobs: int, player: str | None, samples: int, seed: int, ina
 
 _FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)
 DEFAULT_JOBS = max(1, min(os.cpu_count() or 1, 8))
-_JOBS = typer.Option(DEFAULT_JOBS, "--jobs", "-j", help="Analyse with N processes (moves are "
-                     "independent; the result does not depend on N). Default: the number of CPUs.")
+_JOBS = typer.Option(
+    DEFAULT_JOBS,
+    "--jobs",
+    "-j",
+    help="Analyse with N processes (moves are "
+    "independent; the result does not depend on N). Default: the number of CPUs.",
+)
 _PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's moves (name or seat).")
 _SAMPLES = typer.Option(DEFAULT_SAMPLES, "--samples", help="Sampled deals of the unseen cards per move.")
 _SEED = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index).")
-_INACC = typer.Option(_DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is "
-                      "an inaccuracy.")
-_MISTAKE = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss (points) from which a move is a "
-                        "mistake.")
-_BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from which a move is a "
-                        "blunder.")
-_NOISE = typer.Option(_DEFAULT.noise, "--noise", help="Losses within this many standard errors of the "
-                      "search are at most inaccuracies.")
-_DEPTH = typer.Option(None, "--depth", help="Plies searched per sampled deal before estimating "
-                      "(default: 8 with 2 players, 5 with 3, 4 with 4).", show_default=False)
-_WORLD = typer.Option(True, "--world/--no-world", help="Also value each move against the cards "
-                      "actually held (logs with every hand).")
+_INACC = typer.Option(
+    _DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is an inaccuracy."
+)
+_MISTAKE = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss (points) from which a move is a mistake.")
+_BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from which a move is a blunder.")
+_NOISE = typer.Option(
+    _DEFAULT.noise,
+    "--noise",
+    help="Losses within this many standard errors of the search are at most inaccuracies.",
+)
+_DEPTH = typer.Option(
+    None,
+    "--depth",
+    help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
+    show_default=False,
+)
+_WORLD = typer.Option(
+    True,
+    "--world/--no-world",
+    help="Also value each move against the cards actually held (logs with every hand).",
+)
 
 
 @app.command("analyze")
 @handle_errors
 def analyze_command(
-    files: list[Path] = typer.Argument(..., help="A casino-replay log (JSON). Several logs, a folder or "
-                                       "a glob pattern (or --store) analyse them all into a results "
-                                       "store, as analyze-all does.", show_default=False,
-                                       metavar="LOG"),
+    files: list[Path] = typer.Argument(
+        ...,
+        help="A casino-replay log (JSON). Several logs, a folder or "
+        "a glob pattern (or --store) analyse them all into a results "
+        "store, as analyze-all does.",
+        show_default=False,
+        metavar="LOG",
+    ),
     json: bool = typer.Option(False, "--json", help="Print the analysis as JSON instead."),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
@@ -100,12 +138,18 @@ def analyze_command(
     world: bool = _WORLD,
     depth: int | None = _DEPTH,
     worst: int = typer.Option(5, "--worst", help="How many of the worst moves to explain first."),
-    moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst "
-                               "moves."),
-    store: Path | None = typer.Option(None, "--store", "-s", help="Analyse into this results store "
-                                      "(SQLite), skipping games already there; see analyze-all."),
-    cluster: str | None = typer.Option(None, "--cluster", help="With many logs: run on this Dask "
-                                       "scheduler (tcp://HOST:PORT); see analyze-all."),
+    moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst moves."),
+    store: Path | None = typer.Option(
+        None,
+        "--store",
+        "-s",
+        help="Analyse into this results store (SQLite), skipping games already there; see analyze-all.",
+    ),
+    cluster: str | None = typer.Option(
+        None,
+        "--cluster",
+        help="With many logs: run on this Dask scheduler (tcp://HOST:PORT); see analyze-all.",
+    ),
 ) -> None:
     """Rate every move of a game log: the loss in expected points against the best move, a class
     (best, good, inaccuracy, mistake, blunder), and why, naming the cards.
@@ -113,13 +157,30 @@ def analyze_command(
     Example: casino-coach analyze replays/classic-2p-full.json --jobs 2 --player Ana
     """
     # Many logs (several inputs, a folder, a glob) or a store: the batch path of cli/batch.py.
-    if store is not None or cluster is not None or len(files) != 1 or files[0].is_dir() \
-            or any(c in str(files[0]) for c in "*?["):
+    if (
+        store is not None
+        or cluster is not None
+        or len(files) != 1
+        or files[0].is_dir()
+        or any(c in str(files[0]) for c in "*?[")
+    ):
         from casino_coach.cli import batch
 
-        raise typer.Exit(batch.analyze_command_many(
-            files, store, cluster, jobs=jobs, player=player, samples=samples, seed=seed, depth=depth,
-            world=world, thresholds=Thresholds(inaccuracy, mistake, blunder, noise=noise), json=json))
+        raise typer.Exit(
+            batch.analyze_command_many(
+                files,
+                store,
+                cluster,
+                jobs=jobs,
+                player=player,
+                samples=samples,
+                seed=seed,
+                depth=depth,
+                world=world,
+                thresholds=Thresholds(inaccuracy, mistake, blunder, noise=noise),
+                json=json,
+            )
+        )
     file = files[0]
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
@@ -133,10 +194,10 @@ def analyze_command(
 @handle_errors
 def export_command(
     file: Path = _FILE,
-    fmt: ReportFormat = typer.Option(ReportFormat.HTML, "--format", "-f",
-                                     help="html (one self-contained page), md or json."),
-    out: Path = typer.Option(..., "--out", "-o", help="The report file to write.",
-                             show_default=False),
+    fmt: ReportFormat = typer.Option(
+        ReportFormat.HTML, "--format", "-f", help="html (one self-contained page), md or json."
+    ),
+    out: Path = typer.Option(..., "--out", "-o", help="The report file to write.", show_default=False),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
     samples: int = _SAMPLES,

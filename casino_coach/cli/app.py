@@ -19,7 +19,7 @@ from casino_coach.errors import CoachError
 app = typer.Typer(
     name="casino-coach",
     help="A coach for the card game Casino: replay, check, search and analyse games "
-         "(classic, royal and dominican rules).",
+    "(classic, royal and dominican rules).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

@@ -27,74 +27,131 @@ _DEFAULT = Thresholds()
 _STORE = typer.Option(DEFAULT_STORE, "--store", "-s", help="The results store (an SQLite file).")
 
 
-def analyze_many(inputs: list[str], store: Path = DEFAULT_STORE, *, settings: BatchSettings,
-                 jobs: int = 1, cluster: str | None = None, limit: int | None = None,
-                 json: bool = False) -> int:
+def analyze_many(
+    inputs: list[str],
+    store: Path = DEFAULT_STORE,
+    *,
+    settings: BatchSettings,
+    jobs: int = 1,
+    cluster: str | None = None,
+    limit: int | None = None,
+    json: bool = False,
+) -> int:
     """Analyse every log of ``inputs`` into ``store`` with a progress bar on stderr; print what was
     done (a line, or JSON) and one ``error:`` line on stderr per file that failed. Returns the exit
     status: 1 when a file failed, else 0."""
-    with Store(store) as st, Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=err_console, transient=True, disable=not err_console.is_terminal) as progress:
+    with (
+        Store(store) as st,
+        Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+            transient=True,
+            disable=not err_console.is_terminal,
+        ) as progress,
+    ):
         task = progress.add_task("analysing", total=None)
 
         def step(event: str, source: str, done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total,
-                            description=f"analysing {Path(source).name}" if source else "analysing")
+            progress.update(
+                task,
+                completed=done,
+                total=total,
+                description=f"analysing {Path(source).name}" if source else "analysing",
+            )
 
         report = run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
     for source, reason in report.failed:
         err_console.print(f"error: {source}: {reason}", markup=False)
     if json:
-        typer.echo(orjson.dumps({"store": str(store), **report.to_json()},
-                                option=orjson.OPT_INDENT_2).decode())
+        typer.echo(
+            orjson.dumps({"store": str(store), **report.to_json()}, option=orjson.OPT_INDENT_2).decode()
+        )
     else:
         Console(highlight=False).print(batch_view(report, str(store)))
     return 1 if report.failed else 0
 
 
-def analyze_command_many(inputs: list[Path], store: Path | None, cluster: str | None, *, jobs: int,
-                         player: str | None, samples: int, seed: int, depth: int | None, world: bool,
-                         thresholds: Thresholds, json: bool) -> int:
+def analyze_command_many(
+    inputs: list[Path],
+    store: Path | None,
+    cluster: str | None,
+    *,
+    jobs: int,
+    player: str | None,
+    samples: int,
+    seed: int,
+    depth: int | None,
+    world: bool,
+    thresholds: Thresholds,
+    json: bool,
+) -> int:
     """``casino-coach analyze`` given many logs or ``--store``: its options, handed to ``analyze_many``
     (``--jobs`` is then the number of games analysed at once). Returns the exit status."""
     if jobs < 1:
         raise CoachError(f"--jobs must be at least 1, got {jobs}")
-    settings = BatchSettings(samples=samples, seed=seed, depth=depth, world=world, player=player,
-                             thresholds=thresholds)
-    return analyze_many([str(p) for p in inputs], store or DEFAULT_STORE, settings=settings, jobs=jobs,
-                        cluster=cluster, json=json)
+    settings = BatchSettings(
+        samples=samples, seed=seed, depth=depth, world=world, player=player, thresholds=thresholds
+    )
+    return analyze_many(
+        [str(p) for p in inputs],
+        store or DEFAULT_STORE,
+        settings=settings,
+        jobs=jobs,
+        cluster=cluster,
+        json=json,
+    )
 
 
 @app.command("analyze-all")
 @handle_errors
 def analyze_all_command(
-    inputs: list[str] = typer.Argument(..., help="Logs: files, folders (every *.json inside) or glob "
-                                       "patterns like 'games/**/*.json'.", show_default=False),
+    inputs: list[str] = typer.Argument(
+        ...,
+        help="Logs: files, folders (every *.json inside) or glob patterns like 'games/**/*.json'.",
+        show_default=False,
+    ),
     store: Path = _STORE,
     jobs: int = typer.Option(1, "--jobs", "-j", help="Analyse N games at once in local processes."),
-    cluster: str | None = typer.Option(None, "--cluster", help="Run on a Dask distributed scheduler "
-                                       "(tcp://HOST:PORT) instead; needs the 'cluster' extra."),
-    player: str | None = typer.Option(None, "--player", "-p", help="Rate only this player's moves; "
-                                      "games without the player are skipped."),
-    samples: int = typer.Option(BatchSettings.samples, "--samples", help="Sampled deals of the unseen "
-                                "cards per move."),
+    cluster: str | None = typer.Option(
+        None,
+        "--cluster",
+        help="Run on a Dask distributed scheduler (tcp://HOST:PORT) instead; needs the 'cluster' extra.",
+    ),
+    player: str | None = typer.Option(
+        None, "--player", "-p", help="Rate only this player's moves; games without the player are skipped."
+    ),
+    samples: int = typer.Option(
+        BatchSettings.samples, "--samples", help="Sampled deals of the unseen cards per move."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index)."),
-    depth: int | None = typer.Option(None, "--depth", help="Plies searched per sampled deal before "
-                                     "estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
-                                     show_default=False),
-    world: bool = typer.Option(True, "--world/--no-world", help="Also value each move against the "
-                               "cards actually held (logs with every hand)."),
-    inaccuracy: float = typer.Option(_DEFAULT.inaccuracy, "--inaccuracy", help="Loss from which a "
-                                     "move is an inaccuracy."),
-    mistake: float = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss from which a move is a "
-                                  "mistake."),
-    blunder: float = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss from which a move is a "
-                                  "blunder."),
-    noise: float = typer.Option(_DEFAULT.noise, "--noise", help="Losses within this many standard "
-                                "errors of the search are at most inaccuracies."),
-    limit: int | None = typer.Option(None, "--limit", help="Stop after analysing N games (run again "
-                                     "to go on)."),
+    depth: int | None = typer.Option(
+        None,
+        "--depth",
+        help="Plies searched per sampled deal before "
+        "estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
+        show_default=False,
+    ),
+    world: bool = typer.Option(
+        True,
+        "--world/--no-world",
+        help="Also value each move against the cards actually held (logs with every hand).",
+    ),
+    inaccuracy: float = typer.Option(
+        _DEFAULT.inaccuracy, "--inaccuracy", help="Loss from which a move is an inaccuracy."
+    ),
+    mistake: float = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss from which a move is a mistake."),
+    blunder: float = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss from which a move is a blunder."),
+    noise: float = typer.Option(
+        _DEFAULT.noise,
+        "--noise",
+        help="Losses within this many standard errors of the search are at most inaccuracies.",
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Stop after analysing N games (run again to go on)."
+    ),
     json: bool = typer.Option(False, "--json", help="Print the run's summary as JSON."),
 ) -> None:
     """Analyse many game logs into a results store. Games already analysed with the same settings
@@ -105,10 +162,16 @@ def analyze_all_command(
     if jobs < 1:
         raise CoachError(f"--jobs must be at least 1, got {jobs}")
     settings = BatchSettings(
-        samples=samples, seed=seed, depth=depth, world=world, player=player,
-        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise))
-    status = analyze_many(inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit,
-                          json=json)
+        samples=samples,
+        seed=seed,
+        depth=depth,
+        world=world,
+        player=player,
+        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
+    )
+    status = analyze_many(
+        inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit, json=json
+    )
     if status:
         raise typer.Exit(status)
 
@@ -116,8 +179,9 @@ def analyze_all_command(
 @app.command("stats")
 @handle_errors
 def stats_command(
-    player: str | None = typer.Option(None, "--player", "-p", help="Show this player's record over "
-                                      "time (default: every player's totals)."),
+    player: str | None = typer.Option(
+        None, "--player", "-p", help="Show this player's record over time (default: every player's totals)."
+    ),
     store: Path = _STORE,
     by: str = typer.Option("month", "--by", help=f"Period of the record: {', '.join(PERIODS)}."),
     top: int = typer.Option(5, "--top", help="How many kinds of mistake to list."),
@@ -136,9 +200,18 @@ def stats_command(
         if player is None:
             records = all_players(st)
             if json:
-                typer.echo(orjson.dumps({"store": str(store), "players": [
-                    {"player": r.label, **{k: v for k, v in r.to_json().items() if k != "period"}}
-                    for r in records]}, option=orjson.OPT_INDENT_2).decode())
+                typer.echo(
+                    orjson.dumps(
+                        {
+                            "store": str(store),
+                            "players": [
+                                {"player": r.label, **{k: v for k, v in r.to_json().items() if k != "period"}}
+                                for r in records
+                            ],
+                        },
+                        option=orjson.OPT_INDENT_2,
+                    ).decode()
+                )
             else:
                 Console(highlight=False).print(players_view(records, str(store)))
             return

@@ -16,15 +16,22 @@ from casino_coach.search import Limits
 @app.command("engine")
 @handle_errors
 def engine_command(
-    samples: int = typer.Option(DEFAULT_LIMITS.samples, "--samples",
-                                help="Sampled deals of the unseen cards per go/analyze, unless the "
-                                     "request says."),
-    time: float | None = typer.Option(None, "--time", help="Seconds per go/analyze, unless the "
-                                      "request says (default: no time limit)."),
+    samples: int = typer.Option(
+        DEFAULT_LIMITS.samples,
+        "--samples",
+        help="Sampled deals of the unseen cards per go/analyze, unless the request says.",
+    ),
+    time: float | None = typer.Option(
+        None, "--time", help="Seconds per go/analyze, unless the request says (default: no time limit)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling, unless the request says."),
-    depth: int | None = typer.Option(None, "--depth", help="Plies searched per sampled deal, unless the "
-                                     "request says (default: 8 with 2 players, 5 with 3, 4 with 4).",
-                                     show_default=False),
+    depth: int | None = typer.Option(
+        None,
+        "--depth",
+        help="Plies searched per sampled deal, unless the "
+        "request says (default: 8 with 2 players, 5 with 3, 4 with 4).",
+        show_default=False,
+    ),
 ) -> None:
     """Run as an engine for other programs: one JSON request per line on stdin, one JSON answer per
     line on stdout, until {"type": "quit"} or the end of the input. See the README for the protocol.
@@ -37,8 +44,13 @@ def engine_command(
         raise CoachError(f"--time must be a positive number of seconds, got {time}")
     if depth is not None and depth < 1:
         raise CoachError(f"--depth must be at least 1, got {depth}")
-    limits = Limits(samples=samples, min_samples=min(samples, DEFAULT_LIMITS.min_samples), time=time,
-                    seed=seed, depth=depth if depth is not None else DEFAULT_LIMITS.depth)
+    limits = Limits(
+        samples=samples,
+        min_samples=min(samples, DEFAULT_LIMITS.min_samples),
+        time=time,
+        seed=seed,
+        depth=depth if depth is not None else DEFAULT_LIMITS.depth,
+    )
     out = sys.stdout.buffer
 
     def write(data: bytes) -> None:

@@ -65,8 +65,10 @@ def validate_command(
     if isinstance(doc, Position):
         obs = doc.observation
         n = len(legal_in(doc.rules, obs))
-        typer.echo(f"OK: {file}: casino-position, {doc.rules.describe()}, {doc.players} players, "
-                   f"seat {obs.to_move} to move with {n} legal move{'s' if n != 1 else ''}")
+        typer.echo(
+            f"OK: {file}: casino-position, {doc.rules.describe()}, {doc.players} players, "
+            f"seat {obs.to_move} to move with {n} legal move{'s' if n != 1 else ''}"
+        )
         return
     rep = _replay(file, doc)
     typer.echo(f"OK: {file}: casino-replay, {describe_log(doc, rep)}")
@@ -100,10 +102,14 @@ def replay_command(
 @handle_errors
 def moves_command(
     file: Path = typer.Argument(..., help="A casino-replay log or a casino-position."),
-    at: int | None = typer.Option(None, "--at", help="Ply N of a log: the position just before move "
-                                  "N (0-based, counted across the whole log); N = the number of moves "
-                                  "is where a game in progress stops."),
-    json: bool = typer.Option(False, "--json", help="Print {\"ply\", \"seat\", \"legal\"} as JSON."),
+    at: int | None = typer.Option(
+        None,
+        "--at",
+        help="Ply N of a log: the position just before move "
+        "N (0-based, counted across the whole log); N = the number of moves "
+        "is where a game in progress stops.",
+    ),
+    json: bool = typer.Option(False, "--json", help='Print {"ply", "seat", "legal"} as JSON.'),
 ) -> None:
     """List the legal moves at a position, at ply N of a log, or at every move of a log.
 
@@ -143,8 +149,9 @@ def moves_command(
             continue
         entries.append((ply.index, ply.seat, legal_at(rules, ply), ply.move))
     if json:
-        _print_json([{"ply": i, "seat": s, "legal": [move_to_json(m) for m in legal]}
-                     for i, s, legal, _ in entries])
+        _print_json(
+            [{"ply": i, "seat": s, "legal": [move_to_json(m) for m in legal]} for i, s, legal, _ in entries]
+        )
         return
     rows: list[tuple[str, list[Move] | None, Move | None]] = []
     skipped = {i for i, _, _ in unknown}
@@ -152,8 +159,9 @@ def moves_command(
     for ply in rep.plies:
         who = doc.players[ply.seat]
         if ply.index in skipped:
-            rows.append((f"ply {ply.index}, {who} (seat {ply.seat}) played {move_text(ply.move)}",
-                         None, None))
+            rows.append(
+                (f"ply {ply.index}, {who} (seat {ply.seat}) played {move_text(ply.move)}", None, None)
+            )
         else:
             s, legal, played = by_index[ply.index]
             rows.append((f"ply {ply.index}, {who} (seat {s}): {len(legal)} legal", legal, played))
@@ -170,9 +178,12 @@ def _show_one(ply: int, seat: int, legal: list[Move], played: Move | None, json:
 @app.command("selfplay")
 @handle_errors
 def selfplay_command(
-    bots: str = typer.Option("greedy,counter", "--bots",
-                             help="Bots by seat, comma separated (random, greedy, counter, searcher); "
-                                  "repeated round the table if fewer than the players."),
+    bots: str = typer.Option(
+        "greedy,counter",
+        "--bots",
+        help="Bots by seat, comma separated (random, greedy, counter, searcher); "
+        "repeated round the table if fewer than the players.",
+    ),
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
     option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
@@ -197,13 +208,11 @@ def selfplay_command(
     created = f"{CREATED_BY} selfplay --bots {','.join(p.name for p in seat_policies)}"
     for i in range(games):
         game_seed = seed * 1000 + i
-        game = play(rules, seat_policies, game_seed, rounds=None, bot_seed="selfplay",
-                    created_by=created)
+        game = play(rules, seat_policies, game_seed, rounds=None, bot_seed="selfplay", created_by=created)
         log = game.to_log()
         path = out / (f"{rules.preset}-{players}p-{'-'.join(names)}-seed{game_seed}.json")
         atomic_write_bytes(path, log_to_json(log))
         sides = side_names(log)
         winner = sides[game.winner] if game.winner is not None else "nobody"
         score = "-".join(str(s) for s in game.scores)
-        typer.echo(f"{path}: {len(log.rounds)} rounds, {len(game.history)} moves, "
-                   f"won by {winner} {score}")
+        typer.echo(f"{path}: {len(log.rounds)} rounds, {len(game.history)} moves, won by {winner} {score}")

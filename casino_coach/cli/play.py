@@ -47,8 +47,13 @@ class LineSource:
     """Typed lines: from a terminal (prompt, line editing, tab completion) or a file/pipe (echoed so
     the transcript reads like the game). ``read`` returns None at the end of the input."""
 
-    def __init__(self, console: Console, stream: TextIO, interactive: bool,
-                 complete: Callable[[str], list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        stream: TextIO,
+        interactive: bool,
+        complete: Callable[[str], list[str]] | None = None,
+    ) -> None:
         self.console = console
         self.stream = stream
         self.interactive = interactive
@@ -108,25 +113,37 @@ class _PlayCommand(TyperCommand):
 def play_command(
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
-        [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."),
+        [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."
+    ),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players (you and bots)."),
-    opponent: str = typer.Option("counter", "--opponent",
-                                 help="The bots: counter, searcher, greedy or random."),
+    opponent: str = typer.Option(
+        "counter", "--opponent", help="The bots: counter, searcher, greedy or random."
+    ),
     seed: int | None = typer.Option(None, "--seed", help="Shuffle seed (default: a random one)."),
     seat: int = typer.Option(0, "--seat", help="Your seat, 0 to players-1."),
     name: str = typer.Option("You", "--name", help="Your name in the log."),
     practice: bool = typer.Option(False, "--practice", help="Allow undo."),
     tutor: str | None = typer.Option(
-        None, "--tutor", metavar="[inaccuracy|mistake|blunder]",
-        help="Stop moves that lose at least this much (default mistake) and say why."),
+        None,
+        "--tutor",
+        metavar="[inaccuracy|mistake|blunder]",
+        help="Stop moves that lose at least this much (default mistake) and say why.",
+    ),
     samples: int | None = typer.Option(
-        None, "--samples", help="Search effort of hints and the tutor: at most this many deals of the "
+        None,
+        "--samples",
+        help="Search effort of hints and the tutor: at most this many deals of the "
         "hidden cards per decision (default: as analyze, so the tutor's verdicts are analyze's).",
-        show_default=False),
-    out: Path | None = typer.Option(None, "--out", help="Where to write the game log (default: "
-                                    "casino-DATE-seedS.json here)."),
-    moves: Path | None = typer.Option(None, "--moves", help="Read the moves from this file instead "
-                                      "of the keyboard (one a line, # comments)."),
+        show_default=False,
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", help="Where to write the game log (default: casino-DATE-seedS.json here)."
+    ),
+    moves: Path | None = typer.Option(
+        None,
+        "--moves",
+        help="Read the moves from this file instead of the keyboard (one a line, # comments).",
+    ),
 ) -> None:
     """Play Casino against the coach's bots, with hints, a tutor and undo.
 
@@ -143,30 +160,50 @@ def play_command(
     path = out if out is not None else default_out(seed, today)
     interactive = moves is None and sys.stdin.isatty()
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
-    session = Session(rules, players=players, human=seat, name=name, opponent=opponent, seed=seed,
-                      practice=practice, tutor=tutor, out=path, date=today.isoformat(),
-                      limits=analysis_limits(samples, nplayers=players) if samples else None,
-                      literal=not interactive)
+    session = Session(
+        rules,
+        players=players,
+        human=seat,
+        name=name,
+        opponent=opponent,
+        seed=seed,
+        practice=practice,
+        tutor=tutor,
+        out=path,
+        date=today.isoformat(),
+        limits=analysis_limits(samples, nplayers=players) if samples else None,
+        literal=not interactive,
+    )
     console = Console(highlight=False)
     if moves is not None:
         with moves.open(encoding="utf-8") as f:
             run(session, console, LineSource(console, f, interactive=False))
     else:
         stdin = sys.stdin
-        source = LineSource(console, stdin, interactive=interactive,
-                            complete=session.completions)
+        source = LineSource(console, stdin, interactive=interactive, complete=session.completions)
         run(session, console, source)
 
 
 def run(session: Session, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
     opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
-    extras = [x for x, on in (("practice: undo allowed", session.practice),
-                              (f"tutor: stops a {session.tutor} or worse", session.tutor)) if on]
-    console.print(words(f"Casino ({session.rules.describe()}) against {opponents}, seed "
-                        f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)))
-    console.print("Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim",
-                  markup=False)
+    extras = [
+        x
+        for x, on in (
+            ("practice: undo allowed", session.practice),
+            (f"tutor: stops a {session.tutor} or worse", session.tutor),
+        )
+        if on
+    ]
+    console.print(
+        words(
+            f"Casino ({session.rules.describe()}) against {opponents}, seed "
+            f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)
+        )
+    )
+    console.print(
+        "Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim", markup=False
+    )
     try:
         _loop(session, console, source)
     except KeyboardInterrupt:  # Ctrl-C quits like ``quit``: the game so far is saved

@@ -16,7 +16,8 @@ from casino_coach.rules import OPTION_NAMES, PRESETS, RuleSet
 def rules_command(
     preset: str = typer.Argument("classic", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
-        [], "--option", "-o", help="Override an option, NAME=VALUE (JSON value), repeatable."),
+        [], "--option", "-o", help="Override an option, NAME=VALUE (JSON value), repeatable."
+    ),
     json: bool = typer.Option(False, "--json", help="Print the full rule set as JSON."),
 ) -> None:
     """Show every rule option of a preset (rules.md §2), with any overrides.
@@ -26,8 +27,11 @@ def rules_command(
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     full = {name: getattr(rules, name) for name in OPTION_NAMES}
     if json:
-        typer.echo(orjson.dumps({"preset": rules.preset, **full},
-                                option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+        typer.echo(
+            orjson.dumps(
+                {"preset": rules.preset, **full}, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+            ).decode()
+        )
         return
     table = Table(title=f"Rules: {rules.describe()}")
     table.add_column("option")

@@ -72,8 +72,7 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
         if not 0 <= at < n:
             raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
-        return Decision(doc.rules, position_at(doc, at_ply).observation, at, at_ply.move,
-                        tuple(doc.players))
+        return Decision(doc.rules, position_at(doc, at_ply).observation, at, at_ply.move, tuple(doc.players))
     if at is not None:
         raise CoachError(f"--at: {path} is a position, not a log")
     ply = _position_ply(path)
@@ -97,29 +96,53 @@ def _int_list(text: str, what: str) -> list[int]:
         raise CoachError(f"{what}: expected whole numbers separated by commas, got {text!r}") from None
 
 
-def typed_decision(hand: str, table: str, preset: str, options: list[str], players: int,
-                   to_move: int, hand_sizes: str | None, stock: int, seen: str, captured: list[str],
-                   last_capture: int | None) -> Decision:
+def typed_decision(
+    hand: str,
+    table: str,
+    preset: str,
+    options: list[str],
+    players: int,
+    to_move: int,
+    hand_sizes: str | None,
+    stock: int,
+    seen: str,
+    captured: list[str],
+    last_capture: int | None,
+) -> Decision:
     """A position typed in the compact notation (rules.md, notation.py)."""
     rules = RuleSet.from_dict({"preset": preset, **parse_options(options)})
     nsides = sides_for(players, rules.partnerships) if players in (2, 3, 4) else players
-    loose, builds = parse_table(table, pair_value=rules.pair_value,
-                                default_owner=(to_move + 1) % max(players, 1))
+    loose, builds = parse_table(
+        table, pair_value=rules.pair_value, default_owner=(to_move + 1) % max(players, 1)
+    )
     sizes = _int_list(hand_sizes, "--hand-sizes") if hand_sizes is not None else None
     piles = [parse_hand(c) for c in captured] if captured else None
     if piles is not None and len(piles) != nsides:
         raise CoachError(f"--captured: give one pile per side ({nsides}), in side order")
     obs = observation_from_position(
-        rules, players, to_move, parse_hand(hand), loose, builds, hand_sizes=sizes, stock=stock,
-        seen=parse_hand(seen), captured=piles, last_capture=-1 if last_capture is None else last_capture,
-        partnerships=rules.partnerships)
+        rules,
+        players,
+        to_move,
+        parse_hand(hand),
+        loose,
+        builds,
+        hand_sizes=sizes,
+        stock=stock,
+        seen=parse_hand(seen),
+        captured=piles,
+        last_capture=-1 if last_capture is None else last_capture,
+        partnerships=rules.partnerships,
+    )
     return Decision(rules, obs, None)
 
 
 def move_json(move: Move) -> dict[str, Any]:
     """A move as replay-format.md writes it (take sorted by card name)."""
-    out: dict[str, Any] = {"card": card_name(move.card), "action": ACTION_NAMES[move.action],
-                           "take": sorted(card_name(c) for c in iter_cards(move.take))}
+    out: dict[str, Any] = {
+        "card": card_name(move.card),
+        "action": ACTION_NAMES[move.action],
+        "take": sorted(card_name(c) for c in iter_cards(move.take)),
+    }
     if move.action == BUILD:
         out["value"] = move.value
     return out
@@ -131,22 +154,30 @@ def _number(x: float) -> float:
     return round(x, 4)
 
 
-def result_json(decision: Decision, result: SearchResult, top: int | None,
-                verdict: Verdict | None = None) -> dict[str, Any]:
+def result_json(
+    decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
+) -> dict[str, Any]:
     """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}]}``,
     best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it."""
     moves = result.moves if top is None else result.moves[:top]
     out: dict[str, Any] = {
-        "ply": decision.ply, "seat": result.seat, "exact": result.exact, "worlds": result.samples,
-        "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
-                  for mv in moves]}
+        "ply": decision.ply,
+        "seat": result.seat,
+        "exact": result.exact,
+        "worlds": result.samples,
+        "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves],
+    }
     if verdict is not None and decision.played is not None:
         out["played"] = move_json(decision.played) | {
-            "ev": _number(result.value_of(decision.played).ev), "loss": _number(verdict.loss),
+            "ev": _number(result.value_of(decision.played).ev),
+            "loss": _number(verdict.loss),
             "loss_interval": [_number(verdict.low), _number(verdict.high)],
-            "class": verdict.cls.value, "forced": verdict.forced,
-            "explanations": [{"kind": e.kind, "text": e.text, "points": e.points}
-                             for e in verdict.explanations]}
+            "class": verdict.cls.value,
+            "forced": verdict.forced,
+            "explanations": [
+                {"kind": e.kind, "text": e.text, "points": e.points} for e in verdict.explanations
+            ],
+        }
     return out
 
 
@@ -157,12 +188,18 @@ def _limits(samples: int | None, seed: int, time: float | None, nplayers: int) -
     return dataclasses.replace(base, time=time) if time is not None else base
 
 
-_FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).",
-                       show_default=False)
-_AT = typer.Option(None, "--at", help="The position just before move N of the log (0-based, counted "
-                   "across the whole log); default: where the log stops.")
-_SAMPLES = typer.Option(None, "--samples", help="At most this many deals of the hidden cards "
-                        f"(default {analysis_limits().samples}, as analyze).")
+_FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).", show_default=False)
+_AT = typer.Option(
+    None,
+    "--at",
+    help="The position just before move N of the log (0-based, counted "
+    "across the whole log); default: where the log stops.",
+)
+_SAMPLES = typer.Option(
+    None,
+    "--samples",
+    help=f"At most this many deals of the hidden cards (default {analysis_limits().samples}, as analyze).",
+)
 _SEED = typer.Option(0, "--seed", help="Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds.")
 
@@ -174,21 +211,26 @@ def suggest_command(
     at: int | None = _AT,
     top: int | None = typer.Option(None, "--top", "-k", help="Show only the K best moves."),
     json: bool = typer.Option(False, "--json", help="Print the ranked moves as JSON."),
-    hand: str | None = typer.Option(None, "--hand", help="Type a position instead of a file: "
-                                    "your cards, e.g. '8S 9C'."),
-    table: str = typer.Option("", "--table", help="The table: loose cards and [cards =value @owner] "
-                              "builds, e.g. 'AC 2D [6S 3H =9 @1]'."),
+    hand: str | None = typer.Option(
+        None, "--hand", help="Type a position instead of a file: your cards, e.g. '8S 9C'."
+    ),
+    table: str = typer.Option(
+        "",
+        "--table",
+        help="The table: loose cards and [cards =value @owner] builds, e.g. 'AC 2D [6S 3H =9 @1]'.",
+    ),
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
-    option: list[str] = typer.Option([], "--option", "-o", help="A rule option NAME=VALUE "
-                                     "(repeatable)."),
+    option: list[str] = typer.Option([], "--option", "-o", help="A rule option NAME=VALUE (repeatable)."),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
     to_move: int = typer.Option(0, "--to-move", help="Your seat (the seat to move)."),
-    hand_sizes: str | None = typer.Option(None, "--hand-sizes", help="Cards held by each seat, e.g. "
-                                          "'2,2' (default: as many as your hand)."),
+    hand_sizes: str | None = typer.Option(
+        None, "--hand-sizes", help="Cards held by each seat, e.g. '2,2' (default: as many as your hand)."
+    ),
     stock: int = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal)."),
     seen: str = typer.Option("", "--seen", help="Cards already played and gone, e.g. 'KD 5C'."),
-    captured: list[str] = typer.Option([], "--captured", help="Cards captured by each side, one "
-                                       "option per side in side order (repeatable)."),
+    captured: list[str] = typer.Option(
+        [], "--captured", help="Cards captured by each side, one option per side in side order (repeatable)."
+    ),
     last_capture: int | None = typer.Option(None, "--last-capture", help="Side that captured last."),
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
@@ -212,29 +254,37 @@ def suggest_command(
         if at is not None:
             raise CoachError("--at needs a log FILE")
         assert hand is not None
-        decision = typed_decision(hand, table, preset, option, players, to_move, hand_sizes, stock,
-                                  seen, captured, last_capture)
+        decision = typed_decision(
+            hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
+        )
     obs = decision.obs
     thresholds = Thresholds()
-    result = judge(decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds,
-                   decision.played)
-    verdict = (verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
-               if decision.played is not None else None)
+    result = judge(
+        decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds, decision.played
+    )
+    verdict = (
+        verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
+        if decision.played is not None
+        else None
+    )
     if json:
         typer.echo(orjson.dumps(result_json(decision, result, top, verdict)).decode())
         return
     why = why_not_second(decision.rules, obs, result, thresholds, decision.names)
-    Console().print(suggestion_view(obs, result, why, top=top, ply=decision.ply,
-                                    played=decision.played, verdict=verdict))
+    Console().print(
+        suggestion_view(obs, result, why, top=top, ply=decision.ply, played=decision.played, verdict=verdict)
+    )
 
 
 @app.command("tree")
 @handle_errors
 def tree_command(
-    file: Path = typer.Argument(..., help="A casino-replay log or casino-position file (JSON).",
-                                show_default=False),
-    out: Path = typer.Option(..., "--out", "-o", help="Output file: .graphml, .dot/.gv or .json "
-                             "(node-link).", show_default=False),
+    file: Path = typer.Argument(
+        ..., help="A casino-replay log or casino-position file (JSON).", show_default=False
+    ),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Output file: .graphml, .dot/.gv or .json (node-link).", show_default=False
+    ),
     at: int | None = _AT,
     max_depth: int | None = typer.Option(None, "--max-depth", help="Keep only the first D levels."),
     samples: int | None = _SAMPLES,
@@ -249,11 +299,16 @@ def tree_command(
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
-    result = evaluate(decision.rules, decision.obs,
-                      decision_limits(_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
-                      record=True)
+    result = evaluate(
+        decision.rules,
+        decision.obs,
+        decision_limits(_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
+        record=True,
+    )
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
     write_graph(g, out)
-    typer.echo(f"wrote {out}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
-               f"({result.samples} worlds, {result.nodes:,} search nodes)")
+    typer.echo(
+        f"wrote {out}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
+        f"({result.samples} worlds, {result.nodes:,} search nodes)"
+    )

@@ -59,8 +59,7 @@ def build_text(build: Build, players: Sequence[str] | None = None) -> Text:
     t.append_text(cards_text(build.cards))
     t.append("]")
     owner = players[build.owner] if players and 0 <= build.owner < len(players) else f"seat {build.owner}"
-    t.append(f" {build.value} {'multiple' if build.multiple else 'single'}, {owner}'s",
-             style=BUILD_STYLE)
+    t.append(f" {build.value} {'multiple' if build.multiple else 'single'}, {owner}'s", style=BUILD_STYLE)
     return t
 
 
@@ -76,8 +75,9 @@ def table_text(loose: int, builds: Sequence[Build], players: Sequence[str] | Non
     return t
 
 
-def table_panel(loose: int, builds: Sequence[Build], players: Sequence[str] | None = None,
-                title: str = "Table") -> Panel:
+def table_panel(
+    loose: int, builds: Sequence[Build], players: Sequence[str] | None = None, title: str = "Table"
+) -> Panel:
     """A panel with the loose cards on the first line and one build per line below."""
     body = Text("loose: ", style="dim")
     body.append_text(cards_text(loose, empty="none"))
@@ -87,8 +87,9 @@ def table_panel(loose: int, builds: Sequence[Build], players: Sequence[str] | No
     return Panel(body, title=title, title_align="left", expand=False)
 
 
-def move_words(move: Move, *, sweep: bool = False, seat: int | None = None,
-               players: Sequence[str] | None = None) -> Text:
+def move_words(
+    move: Move, *, sweep: bool = False, seat: int | None = None, players: Sequence[str] | None = None
+) -> Text:
     """A move in words: "8♣ captures 3♥ 5♠", "3♥ builds 8 with 2♦ 3♣", "7♥ trails"; a sweep is
     marked. With ``seat`` the mover's name comes first."""
     t = Text()
@@ -111,5 +112,13 @@ def move_words(move: Move, *, sweep: bool = False, seat: int | None = None,
     return t
 
 
-__all__ = ["build_text", "card_style", "card_text", "cards_text", "move_words", "seat_name",
-           "table_panel", "table_text"]
+__all__ = [
+    "build_text",
+    "card_style",
+    "card_text",
+    "cards_text",
+    "move_words",
+    "seat_name",
+    "table_panel",
+    "table_text",
+]

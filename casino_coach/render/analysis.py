@@ -14,9 +14,15 @@ from casino_coach.render import cards_text, move_words
 from casino_coach.report import class_label, loss_words, luck_words
 from casino_coach.state import Build
 
-CLASS_STYLES = {"best": "bold green", "good": "green", "inaccuracy": "yellow",
-                "mistake": "bold dark_orange", "blunder": "bold red", "forced": "grey50",
-                "not rated": "dim"}
+CLASS_STYLES = {
+    "best": "bold green",
+    "good": "green",
+    "inaccuracy": "yellow",
+    "mistake": "bold dark_orange",
+    "blunder": "bold red",
+    "forced": "grey50",
+    "not rated": "dim",
+}
 
 
 def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
@@ -41,8 +47,9 @@ def summary_table(a: GameAnalysis) -> Table:
         ("moves rated", [str(s.moves) for s in a.summaries], ""),
         ("unforced", [str(s.unforced) for s in a.summaries], ""),
     ]
-    rows += [(c.value, [str(s.classes[c.value]) for s in a.summaries], CLASS_STYLES[c.value])
-             for c in CLASSES]
+    rows += [
+        (c.value, [str(s.classes[c.value]) for s in a.summaries], CLASS_STYLES[c.value]) for c in CLASSES
+    ]
     rows += [
         ("points lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
         ("lost per decision", [f"{s.loss_per_decision:.3f}" for s in a.summaries], ""),
@@ -85,8 +92,9 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     if m.verdict is not None:
         lines.append(Text(m.verdict.text, style="magenta"))
     loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
-    title = Text.assemble(f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ",
-                          (lab, style), loss)
+    title = Text.assemble(
+        f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
+    )
     return Panel(Group(*lines), title=title, title_align="left", border_style=style or "dim")
 
 
@@ -112,26 +120,40 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
         cells: list[RenderableType] = [str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat]]
         if wide:
             cells.append(table_text(m.loose, m.builds))
-        cells += [move_words(m.played), Text(lab, style=CLASS_STYLES[lab]),
-                  f"{m.loss:.2f}" if m.missed and m.loss is not None else "", best]
+        cells += [
+            move_words(m.played),
+            Text(lab, style=CLASS_STYLES[lab]),
+            f"{m.loss:.2f}" if m.missed and m.loss is not None else "",
+            best,
+        ]
         t.add_row(*cells)
     return t
 
 
-def analysis_view(a: GameAnalysis, worst: int = 5, whole_game: bool = True, wide: bool = False,
-                  ) -> Group:
+def analysis_view(
+    a: GameAnalysis,
+    worst: int = 5,
+    whole_game: bool = True,
+    wide: bool = False,
+) -> Group:
     """The terminal report: header, summary, the worst moves first, then the whole game."""
     lim = a.options.limits
     th = a.options.thresholds
     head = Text.assemble(
-        (f"Game analysis: {' vs '.join(a.players)}", "bold"), f"  ({a.rules.describe()})\n",
-        (f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
-         f"{lim.depth or 'all'} plies deep, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
-         f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points, low "
-         f"end of the interval); {a.seconds:.1f} s", "dim"))
+        (f"Game analysis: {' vs '.join(a.players)}", "bold"),
+        f"  ({a.rules.describe()})\n",
+        (
+            f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
+            f"{lim.depth or 'all'} plies deep, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
+            f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points, low "
+            f"end of the interval); {a.seconds:.1f} s",
+            "dim",
+        ),
+    )
     parts: list[RenderableType] = [head, summary_table(a)]
-    luck = [Text.assemble((f"luck per deal, {s.player}: ", "dim"), luck_words(s))
-            for s in a.summaries if s.luck]
+    luck = [
+        Text.assemble((f"luck per deal, {s.player}: ", "dim"), luck_words(s)) for s in a.summaries if s.luck
+    ]
     parts += luck
     bad = a.worst(worst)
     if bad:

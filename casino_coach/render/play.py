@@ -22,11 +22,22 @@ from casino_coach.state import deals_per_round
 MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
 
 NOTE_STYLES = {
-    NoteKind.INFO: "", NoteKind.ERROR: "bold red", NoteKind.CANDIDATES: "yellow",
-    NoteKind.MOVES: "", NoteKind.PLAYED: "green", NoteKind.BOT: "cyan", NoteKind.DEAL: "bold",
-    NoteKind.ROUND: "bold", NoteKind.GAME_OVER: "bold green", NoteKind.HINT: "yellow",
-    NoteKind.WHY: "yellow", NoteKind.TUTOR: "magenta", NoteKind.HELP: "", NoteKind.TABLE: "",
-    NoteKind.SAVED: "dim", NoteKind.QUIT: "bold",
+    NoteKind.INFO: "",
+    NoteKind.ERROR: "bold red",
+    NoteKind.CANDIDATES: "yellow",
+    NoteKind.MOVES: "",
+    NoteKind.PLAYED: "green",
+    NoteKind.BOT: "cyan",
+    NoteKind.DEAL: "bold",
+    NoteKind.ROUND: "bold",
+    NoteKind.GAME_OVER: "bold green",
+    NoteKind.HINT: "yellow",
+    NoteKind.WHY: "yellow",
+    NoteKind.TUTOR: "magenta",
+    NoteKind.HELP: "",
+    NoteKind.TABLE: "",
+    NoteKind.SAVED: "dim",
+    NoteKind.QUIT: "bold",
 }
 _RED_CARD = re.compile(r"(?:10|[2-9AJQK])[♦♥]")
 _BLACK_CARD = re.compile(r"(?:10|[2-9AJQK])[♣♠]")
@@ -66,10 +77,14 @@ def table_panel(session: Session) -> Panel:
     total = deals_per_round(st.nplayers)
     deal_no = total - st.deals_left()
     last = ", the last" if st.last_deal else ""
-    grid.add_row("Left", Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}) · "
-                              f"other hands {others}"))
-    title = (f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · "
-             f"{session.rules.preset} to {session.rules.target}")
+    grid.add_row(
+        "Left",
+        Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}) · other hands {others}"),
+    )
+    title = (
+        f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · "
+        f"{session.rules.preset} to {session.rules.target}"
+    )
     return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))
 
 
@@ -81,15 +96,16 @@ def _num(p: float) -> str:
     return str(int(p)) if p == int(p) else f"{p:.1f}"
 
 
-def moves_columns(numbered: Sequence[tuple[int, Move]], limit: int | None = MAX_LISTED,
-                  ) -> RenderableType:
+def moves_columns(
+    numbered: Sequence[tuple[int, Move]],
+    limit: int | None = MAX_LISTED,
+) -> RenderableType:
     """Numbered moves in the compact notation, in columns."""
     shown = numbered if limit is None else numbered[:limit]
     cells = [Text.assemble((f"{n:>2} ", "dim"), words(move_text(m))) for n, m in shown]
     parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=22)]
     if limit is not None and len(numbered) > limit:
-        parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all",
-                          style="dim"))
+        parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all", style="dim"))
     return Group(*parts)
 
 
@@ -128,8 +144,7 @@ def note_view(note: Note) -> RenderableType:
         listing = moves_list(note.moves)
         return Group(words(note.text, style), listing)
     if note.kind == NoteKind.TUTOR and note.warning is not None:
-        return Panel(tutor_view(note), title="Tutor", title_align="left", border_style="magenta",
-                     width=80)
+        return Panel(tutor_view(note), title="Tutor", title_align="left", border_style="magenta", width=80)
     if note.kind == NoteKind.ROUND:
         return Panel(words(note.text), title="Round over", title_align="left", width=80)
     if note.kind == NoteKind.GAME_OVER:

@@ -15,9 +15,15 @@ from casino_coach.render import cards_text, move_words, seat_name, table_panel, 
 from casino_coach.replay import GameLog, Replay, RoundReplay
 from casino_coach.scoring import BREAKDOWN_ITEMS, Points
 
-ITEM_LABELS = {"cards": "most cards", "spades": "most spades", "big_casino": "Big Casino 10♦",
-               "little_casino": "Little Casino 2♠", "aces": "aces", "sweeps": "sweeps",
-               "last_capture": "last capture"}
+ITEM_LABELS = {
+    "cards": "most cards",
+    "spades": "most spades",
+    "big_casino": "Big Casino 10♦",
+    "little_casino": "Little Casino 2♠",
+    "aces": "aces",
+    "sweeps": "sweeps",
+    "last_capture": "last capture",
+}
 COUNTS = {"cards": "card_count", "spades": "spade_count", "sweeps": "sweep_count"}
 
 
@@ -68,8 +74,7 @@ def breakdown_table(log: GameLog, rnd: RoundReplay, totals: Sequence[Points]) ->
                 cell += f" ({b[COUNTS[item]]})"
             row.append(cell)
         t.add_row(*row)
-    t.add_row(Text("round points", style="bold"),
-              *[Text(_points(p), style="bold") for p in score.points])
+    t.add_row(Text("round points", style="bold"), *[Text(_points(p), style="bold") for p in score.points])
     t.add_row(Text("game score", style="bold"), *[Text(_points(p), style="bold") for p in totals])
     return t
 
@@ -87,15 +92,25 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
     running = [0.0] * log.nsides
     for ri, rlog in enumerate(log.rounds):
         rnd = rep.rounds[ri] if ri < len(rep.rounds) else None
-        before = " - ".join(f"{n} {_points(s)}" for n, s in zip(names, rnd.scores_before, strict=True)) \
-            if rnd else ""
-        yield Rule(f"Round {ri + 1}: {seat_name(rlog.dealer, players)} deals"
-                   + (f"; game {before}" if before else ""), align="left")
+        before = (
+            " - ".join(f"{n} {_points(s)}" for n, s in zip(names, rnd.scores_before, strict=True))
+            if rnd
+            else ""
+        )
+        yield Rule(
+            f"Round {ri + 1}: {seat_name(rlog.dealer, players)} deals"
+            + (f"; game {before}" if before else ""),
+            align="left",
+        )
         idx = plies_by_round.get(ri, [])
         pos = 0
         for di, dlog in enumerate(rlog.deals):
-            hands = Text(f"Deal {di + 1}" + (" (last)" if di == len(rlog.deals) - 1 and rnd
-                                             and rnd.score else "") + ": ", style="bold")
+            hands = Text(
+                f"Deal {di + 1}"
+                + (" (last)" if di == len(rlog.deals) - 1 and rnd and rnd.score else "")
+                + ": ",
+                style="bold",
+            )
             for s, h in enumerate(dlog.hands):
                 hands.append(f"\n  {seat_name(s, players)}: ")
                 hands.append_text(cards_text(h) if h is not None else Text("(unknown)", style="dim"))
@@ -111,9 +126,11 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
                 pos += 1
                 p = rep.plies[i]
                 loose, builds = rep.after[i]
-                moves.add_row(str(p.index), move_words(p.move, sweep=p.index in rep.sweeps,
-                                                       seat=p.seat, players=players),
-                              table_text(loose, builds, players))
+                moves.add_row(
+                    str(p.index),
+                    move_words(p.move, sweep=p.index in rep.sweeps, seat=p.seat, players=players),
+                    table_text(loose, builds, players),
+                )
             if dlog.moves:
                 yield moves
         if rnd is not None and rnd.score is not None:
@@ -122,8 +139,10 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
         elif rnd is not None:
             yield Text("(the round is in progress: the log stops here)", style="yellow")
     if rep.match.winner is not None:
-        yield Text(f"Winner: {names[rep.match.winner]} "
-                   f"({' - '.join(_points(s) for s in rep.match.scores)})", style="bold green")
+        yield Text(
+            f"Winner: {names[rep.match.winner]} ({' - '.join(_points(s) for s in rep.match.scores)})",
+            style="bold green",
+        )
     else:
         yield Text(f"No winner yet: {' - '.join(_points(s) for s in rep.match.scores)}", style="yellow")
 

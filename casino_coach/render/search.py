@@ -25,7 +25,7 @@ def line_text(line: Sequence[Move], limit: int = 4) -> str:
 
 
 def verdict_words(v: Verdict, result: SearchResult) -> str:
-    """"mistake, lost 0.62 (0.51 to 0.74)", "best", "forced"."""
+    """ "mistake, lost 0.62 (0.51 to 0.74)", "best", "forced"."""
     if v.forced:
         return "forced"
     if result.exact or v.high <= v.low:
@@ -41,14 +41,24 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
 def effort_text(result: SearchResult) -> str:
     """How the values were found: exact, or over how many worlds, with nodes and speed."""
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
-    how = ("exact: every world solved to the end of the round" if result.exact
-           else f"{result.samples} world{'s' if result.samples != 1 else ''} searched")
+    how = (
+        "exact: every world solved to the end of the round"
+        if result.exact
+        else f"{result.samples} world{'s' if result.samples != 1 else ''} searched"
+    )
     return f"{how}; {result.nodes:,} nodes in {result.seconds:.2f} s ({rate:,.0f} nodes/s)"
 
 
-def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: int | None = None,
-                    ply: int | None = None, played: Move | None = None,
-                    verdict: Verdict | None = None) -> Group:
+def suggestion_view(
+    obs: Observation,
+    result: SearchResult,
+    why: str,
+    *,
+    top: int | None = None,
+    ply: int | None = None,
+    played: Move | None = None,
+    verdict: Verdict | None = None,
+) -> Group:
     """The position, the ranked moves with value ± standard error (and the line, when the values are
     exact: otherwise a line would be played with cards the player cannot see), the reason, and the
     verdict on the move the log plays here."""
@@ -65,8 +75,12 @@ def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: in
         table.add_column("best line")
     moves = result.moves if top is None else result.moves[:top]
     for i, mv in enumerate(moves, 1):
-        row: list[Text | str] = [str(i), move_words(mv.move), f"{mv.ev:+.2f}",
-                                 "exact" if result.exact else f"{mv.stderr:.2f}"]
+        row: list[Text | str] = [
+            str(i),
+            move_words(mv.move),
+            f"{mv.ev:+.2f}",
+            "exact" if result.exact else f"{mv.stderr:.2f}",
+        ]
         table.add_row(*row, *([line_text(mv.line)] if result.exact else []))
     hidden = len(result.moves) - len(moves)
     parts: list[Text | Table] = [head, table_line, Text(""), table]
@@ -77,7 +91,11 @@ def suggestion_view(obs: Observation, result: SearchResult, why: str, *, top: in
         parts.append(Text(""))
         parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
         parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
-    parts += [Text(effort_text(result), style="dim"),
-              Text("Values: points of the round for your side minus the others', averaged over the "
-                   "hidden cards.", style="dim")]
+    parts += [
+        Text(effort_text(result), style="dim"),
+        Text(
+            "Values: points of the round for your side minus the others', averaged over the hidden cards.",
+            style="dim",
+        ),
+    ]
     return Group(*parts)

@@ -14,10 +14,15 @@ from casino_coach.batch import BatchReport
 from casino_coach.store import PlayerStats, Record
 
 # Short headers so that a record fits 80 columns; the caption spells them out.
-_CLASS_COLUMNS = (("inaccuracy", "inacc.", "yellow"), ("mistake", "mist.", "dark_orange"),
-                  ("blunder", "blund.", "red"))
-_LEGEND = ("dec.: decisions (rated moves that were not forced); err.: mistakes and blunders per decision; "
-           "acc.: accuracy; loss: average points lost per decision")
+_CLASS_COLUMNS = (
+    ("inaccuracy", "inacc.", "yellow"),
+    ("mistake", "mist.", "dark_orange"),
+    ("blunder", "blund.", "red"),
+)
+_LEGEND = (
+    "dec.: decisions (rated moves that were not forced); err.: mistakes and blunders per decision; "
+    "acc.: accuracy; loss: average points lost per decision"
+)
 
 
 def _pct(x: float | None, nd: int = 1) -> str:
@@ -29,13 +34,21 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def _record_table(title: str, first: str, records: Sequence[Record], total: Record | None) -> Table:
-    table = Table(title=title, title_justify="left", show_footer=total is not None, box=box.SIMPLE_HEAD,
-                  pad_edge=False, collapse_padding=True, caption=_LEGEND, caption_justify="left")
+    table = Table(
+        title=title,
+        title_justify="left",
+        show_footer=total is not None,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+        caption=_LEGEND,
+        caption_justify="left",
+    )
     table.add_column(first, footer=total.label if total else "", no_wrap=True)
+
     def col(head: str, footer: str, style: str = "", width: int = 5) -> None:
         # Numbers never wrap (min_width): the headers wrap instead when the terminal is narrow.
-        table.add_column(head, footer=footer if total else "", style=style, justify="right",
-                         min_width=width)
+        table.add_column(head, footer=footer if total else "", style=style, justify="right", min_width=width)
 
     t = total if total is not None else Record("", 0, 0, {}, 0.0, None)
     col("games", str(t.games))
@@ -46,21 +59,32 @@ def _record_table(title: str, first: str, records: Sequence[Record], total: Reco
     col("acc.", _num(t.accuracy, ".1f"))
     col("loss", _num(t.loss_per_decision, ".3f"))
     for r in records:
-        table.add_row(r.label, str(r.games), str(r.decisions),
-                      *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
-                      _pct(r.error_rate), _num(r.accuracy, ".1f"), _num(r.loss_per_decision, ".3f"))
+        table.add_row(
+            r.label,
+            str(r.games),
+            str(r.decisions),
+            *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
+            _pct(r.error_rate),
+            _num(r.accuracy, ".1f"),
+            _num(r.loss_per_decision, ".3f"),
+        )
     return table
 
 
 def player_stats_view(stats: PlayerStats) -> RenderableType:
     """A player's record per period with the total, then the most frequent kinds of mistake."""
     parts: list[RenderableType] = [
-        _record_table(f"{stats.player}: record by {stats.by}", stats.by, stats.periods, stats.total)]
+        _record_table(f"{stats.player}: record by {stats.by}", stats.by, stats.periods, stats.total)
+    ]
     if stats.kinds:
-        kinds = Table(title="Most frequent kinds of mistake", title_justify="left", box=box.SIMPLE_HEAD,
-                      pad_edge=False,
-                      caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
-                      caption_justify="left")
+        kinds = Table(
+            title="Most frequent kinds of mistake",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
+            caption_justify="left",
+        )
         kinds.add_column("kind")
         kinds.add_column("moves", justify="right")
         kinds.add_column("points", justify="right")

@@ -21,6 +21,21 @@ from casino_coach.search.worlds import (
     world_state,
 )
 
-__all__ = ["Limits", "MoveValue", "Outcome", "SearchError", "SearchResult", "SearchTree", "TreeNode", "World",
-           "count_worlds", "decision_seed", "enumerate_worlds", "evaluate", "evaluate_world", "root_moves",
-           "sample_world", "world_state"]
+__all__ = [
+    "Limits",
+    "MoveValue",
+    "Outcome",
+    "SearchError",
+    "SearchResult",
+    "SearchTree",
+    "TreeNode",
+    "World",
+    "count_worlds",
+    "decision_seed",
+    "enumerate_worlds",
+    "evaluate",
+    "evaluate_world",
+    "root_moves",
+    "sample_world",
+    "world_state",
+]

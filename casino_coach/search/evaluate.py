@@ -67,12 +67,20 @@ def final_points(rules: RuleSet, state: RoundState, parts: Parts | None = None) 
     piles = state.captured
     n = len(piles)
     pts = [0.0] * n
-    _credit_majority(pts, parts, "cards",
-                     _majority_share(tuple(p.bit_count() for p in piles), rules.points_cards,
-                                     rules.majority_tie))
-    _credit_majority(pts, parts, "spades",
-                     _majority_share(tuple((p & SPADES_MASK).bit_count() for p in piles),
-                                     rules.points_spades, rules.majority_tie))
+    _credit_majority(
+        pts,
+        parts,
+        "cards",
+        _majority_share(tuple(p.bit_count() for p in piles), rules.points_cards, rules.majority_tie),
+    )
+    _credit_majority(
+        pts,
+        parts,
+        "spades",
+        _majority_share(
+            tuple((p & SPADES_MASK).bit_count() for p in piles), rules.points_spades, rules.majority_tie
+        ),
+    )
     _credit_owned(rules, pts, parts, piles, state.sweeps)
     if rules.last_capture_point and state.last_capturer >= 0:
         _credit(pts, parts, "last", state.last_capturer, rules.last_capture_point)
@@ -101,8 +109,9 @@ def _credit_majority(pts: list[float], parts: Parts | None, key: str, share: lis
             _credit(pts, parts, key, s, v)
 
 
-def _credit_owned(rules: RuleSet, pts: list[float], parts: Parts | None, piles: tuple[int, ...],
-                  sweeps: tuple[int, ...]) -> None:
+def _credit_owned(
+    rules: RuleSet, pts: list[float], parts: Parts | None, piles: tuple[int, ...], sweeps: tuple[int, ...]
+) -> None:
     """What the piles already hold for sure: sweeps, aces, Big and Little Casino."""
     if rules.sweeps and any(sweeps):
         for s, v in enumerate(sweep_points(rules, sweeps)):
@@ -111,8 +120,11 @@ def _credit_owned(rules: RuleSet, pts: list[float], parts: Parts | None, piles: 
     ace = rules.points_ace
     for s, p in enumerate(piles):
         if parts is None:  # the search's hot path: the same sums, without naming the categories
-            pts[s] += ace * (p & ACES_MASK).bit_count() + (rules.points_big if p & _BIG else 0) + \
-                (rules.points_little if p & _LITTLE else 0)
+            pts[s] += (
+                ace * (p & ACES_MASK).bit_count()
+                + (rules.points_big if p & _BIG else 0)
+                + (rules.points_little if p & _LITTLE else 0)
+            )
             continue
         if ace:
             for c in iter_cards(p & ACES_MASK):
@@ -205,7 +217,7 @@ def majority_odds(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float,
 def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, ...], float]:
     """Exact multinomial over the (remaining + 1)(remaining + 2) / 2 splits."""
     wins = [0.0, 0.0, 0.0]
-    scale = 3.0 ** -remaining
+    scale = 3.0**-remaining
     c0, c1, c2 = counts
     for x0 in range(remaining + 1):
         a = comb(remaining, x0) * scale
@@ -363,12 +375,20 @@ class Evaluator:
         else:
             # Cards still out are worth the same to every side: they cancel in the value.
             self._majority(pts, parts, "cards", counts, out.bit_count(), rules.points_cards)
-            self._majority(pts, parts, "spades", spades, (out & SPADES_MASK).bit_count(),
-                           rules.points_spades)
+            self._majority(pts, parts, "spades", spades, (out & SPADES_MASK).bit_count(), rules.points_spades)
         return pts
 
-    def _two_sides(self, pts: list[float], parts: Parts | None, lead: int, counts: tuple[int, ...],
-                   spades: tuple[int, ...], table: int, rest: int, deals: int) -> None:
+    def _two_sides(
+        self,
+        pts: list[float],
+        parts: Parts | None,
+        lead: int,
+        counts: tuple[int, ...],
+        spades: tuple[int, ...],
+        table: int,
+        rest: int,
+        deals: int,
+    ) -> None:
         """Two sides: each card still out goes to the side to move next (``lead``) with the
         probability measured for its class (P_PAIR_DEAD ... P_HIDDEN_BY_DEALS), independently."""
         rules = self.rules
@@ -379,8 +399,10 @@ class Evaluator:
             p = table_odds(*table_class(rules, x, table, rest), last)
             groups[p] = groups.get(p, 0) | 1 << x
         tie_share = rules.majority_tie == "split"
-        for key, points, c, only in (("cards", rules.points_cards, counts, FULL_DECK),
-                                     ("spades", rules.points_spades, spades, SPADES_MASK)):
+        for key, points, c, only in (
+            ("cards", rules.points_cards, counts, FULL_DECK),
+            ("spades", rules.points_spades, spades, SPADES_MASK),
+        ):
             if not points:
                 continue
             pmf = _count_pmf(tuple(sorted(((m & only).bit_count(), p) for p, m in groups.items())))
@@ -400,8 +422,15 @@ class Evaluator:
                     _credit(pts, parts, f"ace{ace}", lead, rules.points_ace * p)
                     _credit(pts, parts, f"ace{ace}", other, rules.points_ace * (1 - p))
 
-    def _majority(self, pts: list[float], parts: Parts | None, key: str, counts: tuple[int, ...],
-                  remaining: int, points: int) -> None:
+    def _majority(
+        self,
+        pts: list[float],
+        parts: Parts | None,
+        key: str,
+        counts: tuple[int, ...],
+        remaining: int,
+        points: int,
+    ) -> None:
         if not points:
             return
         wins, tie = majority_odds(counts, remaining)

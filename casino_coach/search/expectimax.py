@@ -65,8 +65,9 @@ class _Ladder:
     than the node budget (a table full of cards in Royal can), that world and the rest are searched
     FALLBACK_DEPTHS plies deep instead, and the result is no longer exact."""
 
-    def __init__(self, rules: RuleSet, side: int, nsides: int, horizon: int, in_hands: int,
-                 budget: int | None) -> None:
+    def __init__(
+        self, rules: RuleSet, side: int, nsides: int, horizon: int, in_hands: int, budget: int | None
+    ) -> None:
         self.rules = rules
         self.side = side
         self.nsides = nsides
@@ -83,8 +84,9 @@ class _Ladder:
     def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
         while True:
             solver = self.solvers[-1]
-            solver.node_limit = (solver.nodes + self.budget if self.budget is not None and self.depths
-                                 else 1 << 62)
+            solver.node_limit = (
+                solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
+            )
             try:
                 return solver.root_values(state, moves)
             except OutOfNodes:
@@ -99,8 +101,9 @@ FALLBACK_DEPTHS = (4, 2, 1)
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the observer, who must be the seat to move."""
     if obs.to_move != obs.seat:
-        raise SearchError(f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: "
-                          "only the seat to move can be advised")
+        raise SearchError(
+            f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: only the seat to move can be advised"
+        )
     if not obs.hand:
         raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
     state = as_state(obs, obs.known, STOCK_MARK if obs.stock_count else 0)
@@ -125,8 +128,12 @@ class _Race:
         self.lines: list[Counter[tuple[Move, ...]]] = [Counter() for _ in moves]
         self.active = list(range(len(moves)))
 
-    def add(self, weight: float, per_move: dict[Move, tuple[float, tuple[Move, ...]]],
-            outcomes: dict[Move, Outcome] | None = None) -> None:
+    def add(
+        self,
+        weight: float,
+        per_move: dict[Move, tuple[float, tuple[Move, ...]]],
+        outcomes: dict[Move, Outcome] | None = None,
+    ) -> None:
         self.weights.append(weight)
         for i, m in enumerate(self.moves):
             got = per_move.get(m)
@@ -148,8 +155,9 @@ class _Race:
 
     def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
         """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
-        return paired_stats([a - b for a, b in zip(self.values[i], self.values[j], strict=True)],
-                            self.weights, population)
+        return paired_stats(
+            [a - b for a, b in zip(self.values[i], self.values[j], strict=True)], self.weights, population
+        )
 
     def update(self, z: float, margin: float) -> bool:
         """Drop the moves clearly behind the best; True when the race is decided: every move left
@@ -231,36 +239,51 @@ class _Race:
 _MIN_PAIRED = 4  # worlds before a move may leave the race
 
 
-def decision_seed(rules: RuleSet, obs: Observation, limits: Limits,
-                  evidence: Sequence[Evidence] = ()) -> int:
+def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
     """The seed of a decision's worlds, from the decision itself: the rules, the observation, the
     limits (``Limits.seed`` is a salt: other seeds, other worlds) and the evidence. Never from where
     the position stands in a log or which command asks, so every command that searches the same
     position with the same settings draws the same worlds, in the same order (whichever move it
     judges: the move played only decides how many of them are searched)."""
-    key = repr((sorted(rules.to_dict().items()), tuple(obs), dataclasses.astuple(limits),
-                tuple((tuple(e.before), tuple(e.move)) for e in evidence)))
+    key = repr(
+        (
+            sorted(rules.to_dict().items()),
+            tuple(obs),
+            dataclasses.astuple(limits),
+            tuple((tuple(e.before), tuple(e.move)) for e in evidence),
+        )
+    )
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
-def _worlds(rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random,
-            weigh: Likelihood | None) -> tuple[Iterator[tuple[World, float]], int | None]:
+def _worlds(
+    rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random, weigh: Likelihood | None
+) -> tuple[Iterator[tuple[World, float]], int | None]:
     """The decision's worlds with their weights, and the number of consistent worlds when they are
     few enough to enumerate (every one, in a random order so that a time limit stops on a random
     subset); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence."""
     if count_worlds(obs) <= limits.exact_worlds:
         enumerated = enumerate_worlds(rules, obs)
         rng.shuffle(enumerated)
-        return ((w, w.probability * (weigh(w.hands) if weigh is not None else 1.0))
-                for w in enumerated), len(enumerated)
+        return ((w, w.probability * (weigh(w.hands) if weigh is not None else 1.0)) for w in enumerated), len(
+            enumerated
+        )
     if weigh is not None:
         return ((sample_with_evidence(rules, obs, rng, weigh), 1.0) for _ in itertools.count()), None
     return ((w, 1.0) for w in balanced_worlds(rules, obs, rng)), None
 
 
-def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
-             record: bool = False, evidence: Sequence[Evidence] = (), focus: Move | None = None,
-             bands: Sequence[float] = (), detail: bool = False) -> SearchResult:
+def evaluate(
+    rules: RuleSet,
+    obs: Observation,
+    limits: Limits = Limits(),
+    *,
+    record: bool = False,
+    evidence: Sequence[Evidence] = (),
+    focus: Move | None = None,
+    bands: Sequence[float] = (),
+    detail: bool = False,
+) -> SearchResult:
     """Value every legal move of the seat to move from its own observation only.
 
     ``evidence`` (the other seats' plays of this deal, ``inference.py``) makes worlds where those
@@ -312,8 +335,9 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
                 legal = set(legal_moves(rules, state))
                 wm = [m for m in wm if m in legal]
             values = solver.root_values(state, wm)
-            outcomes = ({rv.move: follow(rules, solver.solvers[-1], state, rv) for rv in values}
-                        if detail else None)
+            outcomes = (
+                {rv.move: follow(rules, solver.solvers[-1], state, rv) for rv in values} if detail else None
+            )
             race.add(weight, {rv.move: (rv.value, rv.line[1:]) for rv in values}, outcomes)
             if tree is not None:
                 for rv in values:
@@ -355,10 +379,19 @@ def evaluate(rules: RuleSet, obs: Observation, limits: Limits = Limits(), *,
     if tree is not None:
         tree.exact = exact
         tree.set_root(done, out[0].ev)
-    return SearchResult(seat=obs.seat, exact=exact, moves=tuple(out), samples=done, nodes=nodes,
-                        seconds=time.perf_counter() - t0, tree=tree, weights=tuple(race.weights),
-                        population=population, shallow=shallow,
-                        depth=in_hands - horizon if horizon else None)
+    return SearchResult(
+        seat=obs.seat,
+        exact=exact,
+        moves=tuple(out),
+        samples=done,
+        nodes=nodes,
+        seconds=time.perf_counter() - t0,
+        tree=tree,
+        weights=tuple(race.weights),
+        population=population,
+        shallow=shallow,
+        depth=in_hands - horizon if horizon else None,
+    )
 
 
 def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> Outcome:
@@ -399,5 +432,12 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     values.sort(key=lambda rv: (-rv.value, rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
     exact = state.stock == 0 and horizon == 0 and not solver.shallow
-    return SearchResult(seat=seat, exact=exact, moves=out, samples=1, nodes=solver.nodes,
-                        seconds=time.perf_counter() - t0, tree=None)
+    return SearchResult(
+        seat=seat,
+        exact=exact,
+        moves=out,
+        samples=1,
+        nodes=solver.nodes,
+        seconds=time.perf_counter() - t0,
+        tree=None,
+    )

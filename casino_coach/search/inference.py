@@ -75,8 +75,9 @@ class Likelihood:
         return weight
 
 
-def sample_with_evidence(rules: RuleSet, obs: Observation, rng: random.Random,
-                         weigh: Likelihood | None) -> World:
+def sample_with_evidence(
+    rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood | None
+) -> World:
     """A world drawn with probability proportional to prior x ``weigh`` (by rejection)."""
     world = sample_world(rules, obs, rng)
     if weigh is None:
@@ -109,14 +110,36 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
 
 
 def _same_public(a: Observation, b: Observation) -> bool:
-    return (a.loose, a.builds, a.captured, a.sweeps, a.to_move, a.last_capturer, a.hand_sizes,
-            a.stock_count, a.unseen, a.set_aside, a.dealer) == (
-            b.loose, b.builds, b.captured, b.sweeps, b.to_move, b.last_capturer, b.hand_sizes,
-            b.stock_count, b.unseen, b.set_aside, b.dealer)
+    return (
+        a.loose,
+        a.builds,
+        a.captured,
+        a.sweeps,
+        a.to_move,
+        a.last_capturer,
+        a.hand_sizes,
+        a.stock_count,
+        a.unseen,
+        a.set_aside,
+        a.dealer,
+    ) == (
+        b.loose,
+        b.builds,
+        b.captured,
+        b.sweeps,
+        b.to_move,
+        b.last_capturer,
+        b.hand_sizes,
+        b.stock_count,
+        b.unseen,
+        b.set_aside,
+        b.dealer,
+    )
 
 
-def next_evidence(rules: RuleSet, previous: Observation, played: Move, evidence: tuple[Evidence, ...],
-                  now: Observation) -> tuple[Evidence, ...]:
+def next_evidence(
+    rules: RuleSet, previous: Observation, played: Move, evidence: tuple[Evidence, ...], now: Observation
+) -> tuple[Evidence, ...]:
     """The evidence for the observer's decision at ``now``, from its previous decision (``previous``,
     where it played ``played`` with ``evidence`` known) and the one play of the other seat between
     them, possibly after a new deal (which clears the evidence). Two players only; () whenever the

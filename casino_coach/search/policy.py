@@ -33,8 +33,7 @@ class SearcherPolicy:
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(_FIELDS))
         if unknown:
-            raise SearchError(f"bot 'searcher': unknown option {unknown[0]!r}; "
-                              f"options: {', '.join(_FIELDS)}")
+            raise SearchError(f"bot 'searcher': unknown option {unknown[0]!r}; options: {', '.join(_FIELDS)}")
         try:
             self.limits = Limits(**options)
         except TypeError as e:
@@ -44,16 +43,21 @@ class SearcherPolicy:
         # seat's play since (two players).
         self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move],
-               rng: random.Random) -> Move:
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         previous = self._previous.get(obs.seat)
         evidence = next_evidence(rules, *previous, obs) if previous else ()
         move = legal[0] if len(legal) == 1 else self._search(rules, obs, legal, rng, evidence)
         self._previous[obs.seat] = (obs, move, evidence)
         return move
 
-    def _search(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random,
-                evidence: tuple[Evidence, ...]) -> Move:
+    def _search(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        evidence: tuple[Evidence, ...],
+    ) -> Move:
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
         result = evaluate(rules, obs, limits, evidence=evidence)
         allowed = set(legal)

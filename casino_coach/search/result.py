@@ -32,8 +32,9 @@ class Limits:
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
-            raise SearchError(f"samples and min_samples must be at least 1, got {self.samples}, "
-                              f"{self.min_samples}")
+            raise SearchError(
+                f"samples and min_samples must be at least 1, got {self.samples}, {self.min_samples}"
+            )
         if self.time is not None and not self.time > 0:
             raise SearchError(f"the time limit must be a positive number of seconds, got {self.time}")
         if self.exact_worlds < 0:
@@ -114,8 +115,7 @@ class SearchResult:
         both were searched: the same worlds value both, so the difference is far less noisy than
         either value."""
         va, vb = self.value_of(a).values, self.value_of(b).values
-        return paired_stats([x - y for x, y in zip(va, vb, strict=True)], self.weights,
-                            self.population)
+        return paired_stats([x - y for x, y in zip(va, vb, strict=True)], self.weights, self.population)
 
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
@@ -144,8 +144,9 @@ class SearchResult:
 UNKNOWN_STDERR = 11.0
 
 
-def paired_stats(diffs: Sequence[float], weights: Sequence[float],
-                 population: int | None = None) -> tuple[float, float, int]:
+def paired_stats(
+    diffs: Sequence[float], weights: Sequence[float], population: int | None = None
+) -> tuple[float, float, int]:
     """Weighted mean, standard error and count of the finite values of ``diffs`` (NaN: not searched).
     The standard error uses the effective number of worlds (sum w)^2 / sum w^2, and the
     finite-population correction when the worlds come from an enumeration of ``population``."""
@@ -169,8 +170,22 @@ def paired_stats(diffs: Sequence[float], weights: Sequence[float],
 
 
 # Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.
-_T975 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-         10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+_T975 = {
+    1: 12.71,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    12: 2.179,
+    15: 2.131,
+    20: 2.086,
+    30: 2.042,
+}
 
 
 def t_factor(n: int) -> float:

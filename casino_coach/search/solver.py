@@ -215,8 +215,7 @@ class Solver:
         a0, b0 = alpha, beta
         best_i = e.best
         # The stored best move first, then the rest in their order.
-        order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves))
-                                                                    if i != best_i])
+        order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves)) if i != best_i])
         # Principal variation search: the first move with the full window, the others with a null
         # window that only asks "better than the best so far?", searched again when they are.
         search = self.search

@@ -75,13 +75,16 @@ def slots(obs: Observation) -> Slots:
     if obs.hand & obs.unseen:
         raise SearchError("a card of the hand to search is also listed as unseen")
     if obs.hand.bit_count() != obs.hand_sizes[obs.seat]:
-        raise SearchError(f"seat {obs.seat} holds {obs.hand.bit_count()} cards, "
-                          f"but its hand size is {obs.hand_sizes[obs.seat]}")
+        raise SearchError(
+            f"seat {obs.seat} holds {obs.hand.bit_count()} cards, "
+            f"but its hand size is {obs.hand_sizes[obs.seat]}"
+        )
     gone = free.bit_count() - sum(per_seat) - obs.stock_count
     if gone < 0:
         raise SearchError(
             f"{free.bit_count()} cards are unseen, but the other hands and the stock need "
-            f"{sum(per_seat) + obs.stock_count}: the position's counts do not add up")
+            f"{sum(per_seat) + obs.stock_count}: the position's counts do not add up"
+        )
     return Slots(free, tuple(per_seat), obs.stock_count, gone)
 
 
@@ -116,8 +119,9 @@ def _holds_all(rules: RuleSet, hand: int, values: frozenset[int]) -> bool:
     return values <= have
 
 
-def _check_possible(rules: RuleSet, obs: Observation, sl: Slots,
-                    constraints: list[tuple[int, frozenset[int]]]) -> None:
+def _check_possible(
+    rules: RuleSet, obs: Observation, sl: Slots, constraints: list[tuple[int, frozenset[int]]]
+) -> None:
     caps = rules.capture_values
     for seat, values in constraints:
         pool = sl.free | obs.known[seat]
@@ -127,8 +131,10 @@ def _check_possible(rules: RuleSet, obs: Observation, sl: Slots,
         missing = sorted(values - have)
         if missing or obs.hand_sizes[seat] == 0:
             what = ", ".join(str(v) for v in missing) or "any value"
-            raise SearchError(f"seat {seat} owns a build but cannot hold a card to take it "
-                              f"({what}): every such card has been seen elsewhere")
+            raise SearchError(
+                f"seat {seat} owns a build but cannot hold a card to take it "
+                f"({what}): every such card has been seen elsewhere"
+            )
 
 
 def sample_world(rules: RuleSet, obs: Observation, rng: random.Random) -> World:
@@ -173,8 +179,8 @@ def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
         rng.shuffle(cards)
         found = False
         for b in range(blocks):
-            block = cards[b * size:(b + 1) * size]
-            rest = cards[:b * size] + cards[(b + 1) * size:]
+            block = cards[b * size : (b + 1) * size]
+            rest = cards[: b * size] + cards[(b + 1) * size :]
             rng.shuffle(rest)
             hands, stock, gone = _cut(obs, sl, block + rest)
             if all(_holds_all(rules, hands[s], v) for s, v in constraints):
@@ -189,12 +195,12 @@ def _cut(obs: Observation, sl: Slots, cards: list[int]) -> tuple[tuple[int, ...]
     pos = 0
     for s in range(obs.nplayers):
         h = obs.hand if s == obs.seat else obs.known[s]
-        for c in cards[pos:pos + sl.per_seat[s]]:
+        for c in cards[pos : pos + sl.per_seat[s]]:
             h |= 1 << c
         pos += sl.per_seat[s]
         hands.append(h)
     stock = 0
-    for c in cards[pos:pos + sl.stock]:
+    for c in cards[pos : pos + sl.stock]:
         stock |= 1 << c
     pos += sl.stock
     gone = 0
@@ -225,8 +231,9 @@ def enumerate_worlds(rules: RuleSet, obs: Observation) -> list[World]:
     return [World(h, st, g, p) for h, st, g in out]
 
 
-def _deal_seats(obs: Observation, sl: Slots, seat: int, free: int,
-                acc: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], int]]:
+def _deal_seats(
+    obs: Observation, sl: Slots, seat: int, free: int, acc: tuple[int, ...]
+) -> Iterator[tuple[tuple[int, ...], int]]:
     if seat == obs.nplayers:
         yield acc, free
         return
@@ -243,8 +250,15 @@ def _deal_seats(obs: Observation, sl: Slots, seat: int, free: int,
 def world_state(obs: Observation, world: World) -> RoundState:
     """The full state of the round in ``world``."""
     return RoundState(
-        hands=world.hands, loose=obs.loose, builds=obs.builds, captured=obs.captured,
-        sweeps=obs.sweeps, to_move=obs.to_move, last_capturer=obs.last_capturer, stock=world.stock,
-        dealer=obs.dealer, nsides=obs.nsides, set_aside=obs.set_aside | world.gone,
+        hands=world.hands,
+        loose=obs.loose,
+        builds=obs.builds,
+        captured=obs.captured,
+        sweeps=obs.sweeps,
+        to_move=obs.to_move,
+        last_capturer=obs.last_capturer,
+        stock=world.stock,
+        dealer=obs.dealer,
+        nsides=obs.nsides,
+        set_aside=obs.set_aside | world.gone,
     )
-
