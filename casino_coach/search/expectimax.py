@@ -37,6 +37,7 @@ from casino_coach.search.result import (
     SearchResult,
     paired_stats,
     t_factor,
+    verdict_stderr,
 )
 from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, canonical, order_key
 from casino_coach.search.tree import SearchTree
@@ -189,14 +190,14 @@ class _Race:
             d, se, n = self.diff(best, f)
             if n < _MIN_PAIRED:
                 return None
-            lo = d - z * t_factor(n) * se
+            lo = d - z * t_factor(n) * verdict_stderr(se, n, None)
         for j in self.active:
             if j == f:
                 continue
             d, se, n = self.diff(j, f)
             if n < _MIN_PAIRED:
                 return None
-            hi = max(hi, d + z * t_factor(n) * se)
+            hi = max(hi, d + z * t_factor(n) * verdict_stderr(se, n, None))
         low = bisect.bisect_right(bands, max(0.0, lo))
         return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
 

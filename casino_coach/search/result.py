@@ -126,6 +126,7 @@ class SearchResult:
             loss = lo = 0.0
         else:
             d, se, n = self.paired(best.move, move)
+            se = verdict_stderr(se, n, self.population)
             loss = max(0.0, best.ev - self.value_of(move).ev)
             lo = max(0.0, loss - z * t_factor(n) * se)
         hi = loss
@@ -134,6 +135,7 @@ class SearchResult:
             if mv.move == move or not mv.values or any(v != v for v in mv.values):
                 continue
             d, se, n = self.paired(mv.move, move)
+            se = verdict_stderr(se, n, self.population)
             if n:
                 hi = max(hi, d + z * t_factor(n) * se if math.isfinite(se) else d + UNKNOWN_STDERR)
         return loss, lo, max(hi, loss)
@@ -142,6 +144,20 @@ class SearchResult:
 # With one sampled world the spread is unknown; report the full scale of a round's points instead of
 # pretending to know (values must stay finite numbers).
 UNKNOWN_STDERR = 11.0
+
+
+# The spread of a paired difference that a sample of worlds may not show: a move can lose only in the
+# few worlds where an opponent holds one particular card, and a handful of draws can miss them all
+# (and then the measured spread is nearly 0). So a verdict's interval over sampled worlds is never
+# narrower than this per-world spread allows (``verdict_stderr``); an enumeration needs no such care.
+RARE_WORLDS_SPREAD = 0.5
+
+
+def verdict_stderr(se: float, n: int, population: int | None) -> float:
+    """The standard error a verdict uses for a paired difference over ``n`` worlds."""
+    if population is not None or n == 0:
+        return se
+    return max(se, RARE_WORLDS_SPREAD / math.sqrt(n))
 
 
 def paired_stats(
