@@ -206,8 +206,8 @@ def _sentence(
         them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
         them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
         head = f"{name} {card_symbol(card)}{seen}: {lead}. {where}"
-        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_pct(mine_p)} of them {yours}"
-        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_pct(them_b)} of them {theirs}"
+        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, in {_pct(mine_p)} {yours}"
+        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, in {_pct(them_b)} {theirs}"
         if abs(mine_b - mine_p) >= abs(them_p - them_b):
             text = f"{head} {mine}" + (
                 f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
@@ -243,7 +243,7 @@ def _sentence(
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
         return (
             f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
-            f"{_pct(them_b)} of them {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
+            f"in {_pct(them_b)} {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
             f"{_pct(mine_p)} after {w.yours}."
         )
     if key == "last":
@@ -251,7 +251,7 @@ def _sentence(
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
         return (
             f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
-            f"{theirs}, {_pct(mine_p)} of them {yours}."
+            f"{theirs}, in {_pct(mine_p)} {yours}."
         )
     return f"{key}: {lead}."
 

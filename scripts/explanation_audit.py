@@ -30,6 +30,9 @@ from verdict_stability import GAMES, game_log
 CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
 SYMBOLS = {card_symbol(c): c for c in range(52)}
 CASH = ACES_MASK | 1 << BIG_CASINO | 1 << LITTLE_CASINO
+# The catch-all lines: today's "other", and the "later play" and "likely continuation" lines of the
+# explanations before (so that the script measures older code too, run with its PYTHONPATH).
+CATCH_ALL = ("other", "later_play", "continuation")
 
 
 def named_as_held(text: str, unseen: int) -> list[str]:
@@ -69,7 +72,7 @@ def main() -> None:
             assert obs is not None
             count += len(m.explanations)
             g_lost += sum(e.points for e in m.explanations)
-            g_other += sum(abs(e.points) for e in m.explanations if e.kind == "other")
+            g_other += sum(abs(e.points) for e in m.explanations if e.kind in CATCH_ALL)
             for e in m.explanations:
                 bad = named_as_held(e.text, obs.unseen)
                 if bad:
