@@ -325,3 +325,20 @@ def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyP
     ask(fixed, deal_request(game, 0, True))
     ask(fixed, {"type": "go", "samples": 1})
     assert [lim.depth for lim in seen] == [5, 2, protocol.DEFAULT_LIMITS.depth]
+
+
+def test_analyze_judges_a_given_move_and_refuses_a_bad_one() -> None:
+    s, game = started()
+    legal = game.legal()
+    move = move_to_json(legal[-1], 0)
+    a = ask(s, {"type": "analyze", "samples": 8, "move": move})
+    v = a["verdict"]
+    assert v["move"] == move and v["class"] in ("best", "good", "inaccuracy", "mistake", "blunder")
+    assert v["loss_interval"][0] <= v["loss"] <= v["loss_interval"][1]
+    assert "verdict" not in ask(s, {"type": "analyze", "samples": 8})
+    assert "not a legal move" in ask(s, {"type": "analyze", "move": "5S x 8S 9D"})["error"]
+    assert (
+        "seat 0's turn"
+        in ask(s, {"type": "analyze", "move": {"seat": 1, "card": "5S", "action": "trail"}})["error"]
+    )
+    assert "must be a move object" in ask(s, {"type": "analyze", "move": 7})["error"]
