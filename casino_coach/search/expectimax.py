@@ -35,9 +35,10 @@ from casino_coach.search.result import (
     MoveValue,
     Outcome,
     SearchResult,
+    loss_high,
+    loss_low,
     paired_stats,
     t_factor,
-    verdict_stderr,
 )
 from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, canonical, order_key
 from casino_coach.search.tree import SearchTree
@@ -190,15 +191,15 @@ class _Race:
             d, se, n = self.diff(best, f)
             if n < _MIN_PAIRED:
                 return None
-            lo = d - z * t_factor(n) * verdict_stderr(se, n, None)
+            lo = loss_low(d, se, n, z, None)
         for j in self.active:
             if j == f:
                 continue
             d, se, n = self.diff(j, f)
             if n < _MIN_PAIRED:
                 return None
-            hi = max(hi, d + z * t_factor(n) * verdict_stderr(se, n, None))
-        low = bisect.bisect_right(bands, max(0.0, lo))
+            hi = max(hi, loss_high(d, se, n, z, None))
+        low = bisect.bisect_right(bands, lo)
         return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
 
     def results(self, population: int | None) -> list[tuple[float, float]]:

@@ -125,20 +125,30 @@ class SearchResult:
         if best.move == move:
             loss = lo = 0.0
         else:
-            d, se, n = self.paired(best.move, move)
-            se = verdict_stderr(se, n, self.population)
+            _, se, n = self.paired(best.move, move)
             loss = max(0.0, best.ev - self.value_of(move).ev)
-            lo = max(0.0, loss - z * t_factor(n) * se)
+            lo = loss_low(loss, se, n, z, self.population)
         hi = loss
         for mv in self.moves:
             # Moves that left the race were clearly behind the best: they bound nothing.
             if mv.move == move or not mv.values or any(v != v for v in mv.values):
                 continue
             d, se, n = self.paired(mv.move, move)
-            se = verdict_stderr(se, n, self.population)
             if n:
-                hi = max(hi, d + z * t_factor(n) * se if math.isfinite(se) else d + UNKNOWN_STDERR)
+                hi = max(hi, loss_high(d, se, n, z, self.population))
         return loss, lo, max(hi, loss)
+
+
+def loss_low(loss: float, se: float, n: int, z: float, population: int | None) -> float:
+    """The low end of a loss's interval: the paired difference to the best move, ``z`` of its
+    standard errors (``verdict_stderr``, Student's t over ``n`` worlds) below the loss."""
+    return max(0.0, loss - z * t_factor(n) * verdict_stderr(se, n, population))
+
+
+def loss_high(d: float, se: float, n: int, z: float, population: int | None) -> float:
+    """The high end that a move worth ``d`` more than the focus (paired) sets to its loss."""
+    se = verdict_stderr(se, n, population)
+    return d + z * t_factor(n) * se if math.isfinite(se) else d + UNKNOWN_STDERR
 
 
 # With one sampled world the spread is unknown; report the full scale of a round's points instead of
