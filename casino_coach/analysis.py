@@ -362,7 +362,10 @@ def verdict_of(
     whether the move was forced, and the explanations of the loss."""
     best = res.moves[0]
     loss, low, high = res.loss(move, thresholds.noise)
-    _, stderr, _ = res.paired(best.move, move) if best.move != move else (0.0, 0.0, 0)
+    # The standard error of the paired difference to the best move, or for the best move itself to
+    # the runner-up: a best verdict carries its error bar too.
+    other = best.move if best.move != move else (res.moves[1].move if len(res.moves) > 1 else move)
+    _, stderr, _ = res.paired(other, move) if other != move else (0.0, 0.0, 0)
     forced = _forced(res)
     cls = thresholds.classify_interval(loss, low)
     explanations: tuple[Explanation, ...] = ()

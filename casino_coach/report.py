@@ -184,7 +184,7 @@ def loss_words(m: MoveAnalysis) -> str:
     if m.exact:
         return f"lost {m.loss:.2f} (exact)"
     worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
-    if m.loss_high <= m.loss_low:
+    if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
         text = f"lost {m.loss:.2f} (over all {worlds} the player could face"
     else:
         text = f"lost {m.loss:.2f} ({m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"

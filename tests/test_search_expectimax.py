@@ -102,3 +102,14 @@ def test_a_world_past_the_node_budget_falls_back_to_a_shallower_search() -> None
     assert all(math.isfinite(mv.ev) for mv in tight.moves)
     assert not evaluate_world(ROYAL, s, Limits(nodes=40)).exact
     assert evaluate_world(ROYAL, s, Limits(nodes=None)).exact
+
+
+def test_the_node_budget_searches_shallower_rather_than_on_fewer_worlds() -> None:
+    # A full first-deal search of 16 worlds does not fit in 3,000 nodes: the decision is searched
+    # again shallower, on at least min_samples worlds, and says so.
+    sh = shuffle_round(random.Random(4), 2)
+    obs = observe(new_round(2, 2, 1, sh.table, sh.deals[0]), 0)
+    full = evaluate(CLASSIC, obs, Limits(samples=16, min_samples=16, nodes=None))
+    assert not full.shallow and full.samples == 16 and full.nodes > 3000
+    cut = evaluate(CLASSIC, obs, Limits(samples=16, min_samples=16, nodes=3000))
+    assert cut.shallow and cut.samples == 16 and cut.depth is not None and cut.depth < 8

@@ -28,8 +28,10 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     """ "mistake, lost 0.62 (0.51 to 0.74)", "best", "forced"."""
     if v.forced:
         return "forced"
-    if result.exact or v.high <= v.low:
-        interval = " (exact)" if result.exact else ""
+    if result.exact:
+        interval = " (exact)"
+    elif result.population is not None and result.samples >= result.population:
+        interval = f" (over all {result.samples} worlds)"
     else:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
     text = f"{v.cls.value}, lost {v.loss:.2f}{interval}"
