@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import orjson
 import pytest
+from rich.console import Console
 
 from casino_coach.analysis import (
     AnalysisOptions,
@@ -18,7 +20,8 @@ from casino_coach.analysis import (
 )
 from casino_coach.explain import Explanation
 from casino_coach.notation import parse_hand, parse_move, parse_table
-from casino_coach.report import ReportFormat, chart_svg, render, to_html, to_markdown, to_obj
+from casino_coach.render.analysis import move_panel
+from casino_coach.report import ReportFormat, chart_svg, loss_words, render, to_html, to_markdown, to_obj
 from casino_coach.rules import RuleSet
 from casino_coach.search import Limits
 
@@ -225,3 +228,26 @@ def test_luck_per_deal_is_listed() -> None:
     a = _analysis()
     assert '- Ana <&> "A": round 1: +1.50 +1.50' in to_markdown(a)
     assert "Ben: round 1: +0.50" in to_html(a)
+
+
+def test_a_loss_of_nothing_on_the_real_cards_names_no_better_move() -> None:
+    # Regression: "lost 0.00 · best there 7♥ trails".
+    m = _analysis().moves[0]
+    tied = dataclasses.replace(m, world=WorldCost(parse_move("8C x 3H 5S"), 1.0, 1.0, 0.0, MoveClass.BEST))
+    console = Console(width=100, record=True)
+    console.print(move_panel(tied, PLAYERS))
+    text = console.export_text()
+    assert "lost 0.00" in text and "best there" not in text
+    console.print(move_panel(m, PLAYERS))
+    assert "best there" in console.export_text()
+
+
+def test_the_loss_says_what_it_rests_on() -> None:
+    m = _analysis().moves[0]
+    assert loss_words(m) == "lost 2.50 (exact)"
+    sampled = dataclasses.replace(m, exact=False, loss_low=1.9, loss_high=3.1, samples=40)
+    assert loss_words(sampled) == "lost 2.50 (1.90 to 3.10 over 40 worlds)"
+    uncertain = dataclasses.replace(sampled, uncertain=True, shallow=True)
+    assert "shallower" in loss_words(uncertain) and "the milder is given" in loss_words(uncertain)
+    enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
+    assert loss_words(enumerated) == "lost 2.50 (over all 9 worlds the player could face)"
