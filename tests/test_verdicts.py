@@ -23,6 +23,7 @@ from casino_coach.analysis import (
 from casino_coach.arena import play
 from casino_coach.bots import make_policy
 from casino_coach.cli import app
+from casino_coach.movegen import BUILD
 from casino_coach.protocol import Session as EngineSession
 from casino_coach.replay import GameLog, log_to_json, move_to_json, replay
 from casino_coach.rules import RuleSet
@@ -197,3 +198,23 @@ def test_batch_analysis_judges_as_analyze_does(game: GameLog, analysis: Any) -> 
     for m in _unforced(analysis):
         row = doc["moves"][m.ply]
         assert (row["loss"], row["class"], row["worlds"]) == (round(m.loss, 3), m.cls.value, m.samples)
+
+
+def test_a_build_for_partner_is_judged() -> None:
+    # With build_for_partner the mover's legal moves depend on the partner's hand: a build for the
+    # partner, played in the log, is judged on the worlds that allow it (it used to be "not a legal
+    # move of this decision").
+    rules = RuleSet.from_preset("classic", build_for_partner="announced")
+    bots = [make_policy(b) for b in ("counter", "greedy", "counter", "greedy")]
+    log = play(rules, bots, 3000, rounds=None).to_log()
+    for ply in replay(log).plies:
+        obs = ply.observation
+        assert obs is not None
+        caps = {
+            v for c in range(52) if obs.hand >> c & 1 and c != ply.move.card for v in rules.capture_values[c]
+        }
+        if ply.move.action == BUILD and ply.move.value not in caps:
+            m = rate_move(rules, obs, ply.move, analysis_limits(8), names=log.players)
+            assert m.rated and m.loss is not None and m.loss_low <= m.loss <= m.loss_high
+            return
+    raise AssertionError("no build for a partner in this game: pick another seed")

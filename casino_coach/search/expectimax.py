@@ -108,7 +108,13 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         )
     if not obs.hand:
         raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
-    state = as_state(obs, obs.known, STOCK_MARK if obs.stock_count else 0)
+    hands = list(obs.known)
+    if rules.build_for_partner != "never" and obs.nplayers == 4:
+        # Building for a partner depends on the partner's hand: offer every build some world allows
+        # (each world then searches those its partner's hand makes legal).
+        partner = (obs.seat + 2) % 4
+        hands[partner] |= obs.unseen
+    state = as_state(obs, tuple(hands), STOCK_MARK if obs.stock_count else 0)
     moves = legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
@@ -368,10 +374,12 @@ def evaluate(
             break
     values_se = race.results(population)
     order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], not race.complete(i), moves[i]))
-    out = []
+    out: list[MoveValue] = []
     for i in order:
         ev, se = values_se[i]
         if not math.isfinite(ev):
+            if moves[i] != focus and out:
+                continue  # a build for a partner that no searched world's partner can take
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         line = race.lines[i].most_common(1)[0][0] if race.lines[i] else ()
         out.append(MoveValue(moves[i], ev, se, line, tuple(race.values[i]), tuple(race.outcomes[i])))
