@@ -247,7 +247,7 @@ def analysis_limits(
 
 @dataclass(frozen=True)
 class AnalysisOptions:
-    """How to analyse: search limits (the seed is offset by the ply index), class thresholds, which
+    """How to analyse: search limits (the seed is a salt: each decision seeds itself), class thresholds, which
     seats to rate (None: every seat whose hand is known), whether to search the real cards too, and
     how many processes to use."""
 

@@ -90,8 +90,12 @@ _JOBS = typer.Option(
     "independent; the result does not depend on N). Default: the number of CPUs.",
 )
 _PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's moves (name or seat).")
-_SAMPLES = typer.Option(DEFAULT_SAMPLES, "--samples", help="Sampled deals of the unseen cards per move.")
-_SEED = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index).")
+_SAMPLES = typer.Option(
+    DEFAULT_SAMPLES, "--samples", help="At most this many sampled deals of the unseen cards per move."
+)
+_SEED = typer.Option(
+    0, "--seed", help="Salt of the search's sampling: each position draws its own worlds from it."
+)
 _INACC = typer.Option(
     _DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is an inaccuracy."
 )
@@ -100,7 +104,7 @@ _BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from 
 _NOISE = typer.Option(
     _DEFAULT.noise,
     "--noise",
-    help="Losses within this many standard errors of the search are at most inaccuracies.",
+    help="Width of the loss's interval in standard errors; a class is taken at its low end.",
 )
 _DEPTH = typer.Option(
     None,

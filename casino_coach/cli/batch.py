@@ -124,9 +124,13 @@ def analyze_all_command(
         None, "--player", "-p", help="Rate only this player's moves; games without the player are skipped."
     ),
     samples: int = typer.Option(
-        BatchSettings.samples, "--samples", help="Sampled deals of the unseen cards per move."
+        BatchSettings.samples,
+        "--samples",
+        help="At most this many sampled deals of the unseen cards per move.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the search's sampling (offset by the move index)."),
+    seed: int = typer.Option(
+        0, "--seed", help="Salt of the search's sampling (each position draws its own worlds)."
+    ),
     depth: int | None = typer.Option(
         None,
         "--depth",
