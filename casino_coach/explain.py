@@ -15,7 +15,7 @@ proved) is one short line, ``other``. The shares add up to the loss.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from casino_coach.cards import BIG_CASINO, LITTLE_CASINO, RANK, SPADES_MASK, card_symbol, mask_symbols
@@ -104,10 +104,15 @@ def _share(p: float) -> str:
     return f"in {round(100 * p)}% of the deals you could face"
 
 
-def _mean(pairs: Sequence[_Pair], f: object) -> float:
-    assert callable(f)
+def _mean(pairs: Sequence[_Pair], f: Callable[[_Pair], float]) -> float:
+    """The weighted mean of ``f`` over the worlds (a share, for a yes/no ``f``)."""
     total = sum(p.weight for p in pairs)
     return sum(p.weight * f(p) for p in pairs) / total if total else 0.0
+
+
+def _part_gain(key: str) -> Callable[[_Pair], float]:
+    """How much more the best move gets of one category than the move played, in one world."""
+    return lambda p: p.best.parts.get(key, 0.0) - p.played.parts.get(key, 0.0)
 
 
 def _category(key: str) -> str:
@@ -138,15 +143,13 @@ def explain(
     p_out = result.value_of(played).outcomes
     pairs = [
         _Pair(w, b, p)
-        for w, b, p in zip(result.weights, b_out, p_out, strict=False)
+        for w, b, p in zip(result.weights, b_out, p_out, strict=True)
         if b is not None and p is not None and w > 0
     ]
     if not pairs:
         return (Explanation("other", "No world searched both moves to compare them.", round(loss, 2)),)
     keys = sorted({k for p in pairs for k in (*p.best.parts, *p.played.parts)})
-    stakes = {
-        k: _mean(pairs, lambda p, k=k: p.best.parts.get(k, 0.0) - p.played.parts.get(k, 0.0)) for k in keys
-    }
+    stakes = {k: _mean(pairs, _part_gain(k)) for k in keys}
     words = _Words(obs, names, yours)
     items: list[tuple[str, str, float]] = []
     for key, stake in stakes.items():
