@@ -176,24 +176,29 @@ def class_label(m: MoveAnalysis) -> str:
     return m.cls.value if m.cls is not None else ""
 
 
+def loss_basis(m: MoveAnalysis) -> str:
+    """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 worlds the player
+    could face", with ", searched shallower to fit the node budget" when it was."""
+    if m.exact:
+        return "exact"
+    worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
+    if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
+        text = f"over all {worlds} the player could face"
+    else:
+        text = f"{m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"
+    return text + (", searched shallower to fit the node budget" if m.shallow else "")
+
+
+UNCERTAIN_WORDS = "the interval spans two classes, so the milder is given"
+
+
 def loss_words(m: MoveAnalysis) -> str:
     """The loss with what it rests on: "lost 2.15 (1.01 to 3.28 over 56 worlds)", "lost 4.00
     (exact)"; an uncertain class says that it is the milder of the classes its interval spans."""
     if m.loss is None:
         return ""
-    if m.exact:
-        return f"lost {m.loss:.2f} (exact)"
-    worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
-    if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
-        text = f"lost {m.loss:.2f} (over all {worlds} the player could face"
-    else:
-        text = f"lost {m.loss:.2f} ({m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"
-    if m.shallow:
-        text += ", searched shallower to fit the node budget"
-    text += ")"
-    if m.uncertain:
-        text += "; the interval spans two classes, so the milder is given"
-    return text
+    text = f"lost {m.loss:.2f} ({loss_basis(m)})"
+    return text + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
 
 
 def where(m: MoveAnalysis) -> str:
@@ -399,6 +404,9 @@ def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) ->
             )
         if m.exact:
             parts.append('<span class="note">exact</span>')
+        elif m.missed:
+            note = loss_basis(m) + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
+            parts.append(f'<span class="note">{e(note)}</span>')
         if m.world is not None:
             parts.append(
                 f'<span><span class="lbl">on the cards actually held</span>'

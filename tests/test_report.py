@@ -251,3 +251,12 @@ def test_the_loss_says_what_it_rests_on() -> None:
     assert "shallower" in loss_words(uncertain) and "the milder is given" in loss_words(uncertain)
     enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
     assert loss_words(enumerated) == "lost 2.50 (over all 9 worlds the player could face)"
+
+
+def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
+    a = _analysis()
+    sampled = dataclasses.replace(
+        a.moves[0], exact=False, loss_low=1.9, loss_high=3.1, samples=40, uncertain=True
+    )
+    page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
+    assert '<span class="note">1.90 to 3.10 over 40 worlds; the interval spans two classes' in page
