@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from casino_coach.errors import CoachError
 from casino_coach.explain import Explanation, explain
@@ -397,6 +398,20 @@ class Verdict:
     forced: bool
     uncertain: bool
     explanations: tuple[Explanation, ...]
+
+
+def verdict_json(v: Verdict, ev: float, num: Callable[[float], Any]) -> dict[str, Any]:
+    """A verdict as JSON data, as ``suggest --json`` and the engine write it: the move's ``ev``, its
+    ``loss`` with ``loss_interval``, ``class``, ``forced`` and ``explanations``; ``num`` writes the
+    numbers (each output keeps its own convention)."""
+    return {
+        "ev": num(ev),
+        "loss": num(v.loss),
+        "loss_interval": [num(v.low), num(v.high)],
+        "class": v.cls.value,
+        "forced": v.forced,
+        "explanations": [{"kind": e.kind, "text": e.text, "points": e.points} for e in v.explanations],
+    }
 
 
 def _band(loss: float, thresholds: Thresholds) -> int:

@@ -45,7 +45,14 @@ from typing import Any
 import orjson
 
 from casino_coach import __version__
-from casino_coach.analysis import ANALYSIS_DEPTH, Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.analysis import (
+    ANALYSIS_DEPTH,
+    Thresholds,
+    analysis_limits,
+    judge,
+    verdict_json,
+    verdict_of,
+)
 from casino_coach.cards import FULL_DECK, mask_names, parse_cards
 from casino_coach.errors import CoachError
 from casino_coach.movegen import Move, legal_moves
@@ -423,17 +430,9 @@ class Session:
         if move is not None:
             g = self._game()
             v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players)
-            out["verdict"] = {
-                "move": move_to_json(move, res.seat),
-                "ev": _num(res.value_of(move).ev),
-                "loss": _num(v.loss),
-                "loss_interval": [_num(v.low), _num(v.high)],
-                "class": v.cls.value,
-                "forced": v.forced,
-                "explanations": [
-                    {"kind": e.kind, "text": e.text, "points": e.points} for e in v.explanations
-                ],
-            }
+            out["verdict"] = {"move": move_to_json(move, res.seat)} | verdict_json(
+                v, res.value_of(move).ev, _num
+            )
         return out
 
     def _quit(self, req: Mapping[str, Any]) -> Answer:

@@ -23,6 +23,7 @@ from casino_coach.analysis import (
     analysis_limits,
     decision_limits,
     judge,
+    verdict_json,
     verdict_of,
     why_not_second,
 )
@@ -168,16 +169,9 @@ def result_json(
         "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves],
     }
     if verdict is not None and decision.played is not None:
-        out["played"] = move_json(decision.played) | {
-            "ev": _number(result.value_of(decision.played).ev),
-            "loss": _number(verdict.loss),
-            "loss_interval": [_number(verdict.low), _number(verdict.high)],
-            "class": verdict.cls.value,
-            "forced": verdict.forced,
-            "explanations": [
-                {"kind": e.kind, "text": e.text, "points": e.points} for e in verdict.explanations
-            ],
-        }
+        out["played"] = move_json(decision.played) | verdict_json(
+            verdict, result.value_of(decision.played).ev, _number
+        )
     return out
 
 
