@@ -310,14 +310,10 @@ def judge(
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
-    if move is None:
-        return evaluate(rules, obs, limits, detail=True)
     return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True)
 
 
-def why_not_second(
-    rules: RuleSet, obs: Observation, res: SearchResult, thresholds: Thresholds, names: Sequence[str] = ()
-) -> str:
+def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, names: Sequence[str] = ()) -> str:
     """Why the best move of ``res`` (a search made with ``detail``) beats the runner-up, in the
     explanations' words: what the runner-up would lose, category by category."""
     best = res.moves[0]
@@ -432,11 +428,6 @@ def _forced(res: SearchResult) -> bool:
     return True
 
 
-def _values(res: SearchResult, move: Move) -> tuple[float, float]:
-    mv = res.value_of(move)
-    return mv.ev, mv.stderr
-
-
 def _rate(
     rules: RuleSet, ply: Ply, limits: Limits, thresholds: Thresholds, names: tuple[str, ...], world: bool
 ) -> MoveAnalysis:
@@ -453,7 +444,7 @@ def _rate(
     if world and ply.state is not None and not v.forced:
         wres = evaluate_world(rules, ply.state, decision_limits(limits, obs))
         wbest = wres.moves[0]
-        wp_ev, _ = _values(wres, ply.move)
+        wp_ev = wres.value_of(ply.move).ev
         wloss = max(0.0, wbest.ev - wp_ev)
         wcls = thresholds.classify(wloss, 0.0, wbest.move == ply.move)
         wc = WorldCost(wbest.move, wbest.ev, wp_ev, wloss, wcls)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from casino_coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
-from casino_coach.explain import _Words
+from casino_coach.explain import KINDS, _Words
 from casino_coach.movegen import BUILD, CAPTURE, legal_moves
 from casino_coach.notation import parse_hand, parse_move
 from casino_coach.observation import Observation, observe
@@ -67,6 +67,7 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
     if m.explanations:
         assert sum(e.points for e in m.explanations) == pytest.approx(round(m.loss or 0, 2), abs=0.011)
     _check_sentences(obs, [e.text for e in m.explanations])
+    assert all(e.kind in KINDS for e in m.explanations)
     taken = move.take | 1 << move.card if move.action == CAPTURE else 0
     for e in m.explanations:
         cash = re.match(r"(?:Big Casino|Little Casino|The ace) ((?:10|[2-9AJQK])[♣♦♥♠])", e.text)

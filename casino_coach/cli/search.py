@@ -264,7 +264,7 @@ def suggest_command(
     if json:
         typer.echo(orjson.dumps(result_json(decision, result, top, verdict)).decode())
         return
-    why = why_not_second(decision.rules, obs, result, thresholds, decision.names)
+    why = why_not_second(decision.rules, obs, result, decision.names)
     Console().print(
         suggestion_view(obs, result, why, top=top, ply=decision.ply, played=decision.played, verdict=verdict)
     )

@@ -213,7 +213,7 @@ class _Race:
         difference to the best complete move over the worlds it was searched in, so every value
         rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
         nworlds = len(self.weights)
-        complete = [i for i, vals in enumerate(self.values) if all(v == v for v in vals)]
+        complete = [i for i in range(len(self.moves)) if self.complete(i)]
         ref = max(complete, key=self.mean) if complete else None
         out = []
         for i in range(len(self.moves)):
@@ -233,6 +233,7 @@ class _Race:
         return out
 
     def complete(self, i: int) -> bool:
+        """Whether move ``i`` was searched in every world (it never left the race)."""
         return all(v == v for v in self.values[i])
 
     def _stderr(self, i: int, population: int | None) -> float:
