@@ -546,7 +546,7 @@ def seat_of(log: GameLog, player: str) -> int:
     for i, name in enumerate(names):
         if name.casefold() == player.strip().casefold():
             return i
-    if player.strip().isdigit() and int(player) < len(names):
+    if player.strip().isdecimal() and int(player) < len(names):
         return int(player)
     raise CoachError(f"player {player!r} is not in this game (players: {', '.join(names)})")
 

@@ -314,7 +314,7 @@ class Session:
             ]
         if not text:
             return [Note(NoteKind.TABLE, "")]
-        if text.isdigit():
+        if text.isdecimal():
             return self._by_number(int(text))
         first, _, rest = text.partition(" ")
         word = _command_word(first.lower())
@@ -473,7 +473,7 @@ class Session:
         text = arg or dec.refused or ""
         if not text:
             return [Note(NoteKind.WHY, "Type why and a move, like: why 8C x 3H")]
-        if text.isdigit():
+        if text.isdecimal():
             n = int(text)
             legal = self.legal()
             if 1 <= n <= len(legal):
@@ -625,7 +625,7 @@ def resolve(
             rest = rest[1:]
             if m.group(1):
                 value = int(m.group(1))
-            elif rest and rest[0].isdigit():
+            elif rest and rest[0].isdecimal():
                 value = int(rest[0])
                 rest = rest[1:]
         elif head in _ACTION_WORDS:

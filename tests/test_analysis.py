@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -306,3 +307,9 @@ def test_a_viewer_log_rates_no_other_player() -> None:
     with pytest.raises(CoachError, match="Ana's viewer log"):
         check_seats(view, frozenset({1}))
     check_seats(view, frozenset({0}))
+
+
+def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
+    log = read_log(Path(__file__).parent.parent / "replays" / "classic-2p-full.json")
+    with pytest.raises(CoachError, match="not in this game"):
+        seat_of(log, "²")

@@ -306,3 +306,11 @@ def test_typed_lines_never_raise(lines: list[str]) -> None:
         assert notes
         s.run_bots()
     assert s.game.state.accounted().bit_count() == 52 or s.over
+
+
+def test_superscript_digits_are_not_numbers() -> None:
+    # '¹'.isdigit() is true but int('¹') fails: a typed '¹' is an unknown command, not a crash.
+    s = session()
+    for line in ("¹", "²", "why ³", "7H b²"):
+        notes = s.handle(line)
+        assert notes and all(n.kind is not None for n in notes)
