@@ -11,12 +11,23 @@ from casino_coach.state import RoundState
 
 __version__ = "0.1.0"
 
+
+def build() -> str:
+    """``compiled`` when the hot modules run as mypyc extensions (a wheel built where a C compiler was
+    found, hatch_build.py), ``pure`` when they are the Python sources (an editable install, or a
+    machine without a compiler)."""
+    from casino_coach import movegen
+
+    return "pure" if movegen.__file__.endswith(".py") else "compiled"
+
+
 __all__ = [
     "Move",
     "RoundState",
     "RuleSet",
     "__version__",
     "apply",
+    "build",
     "card_name",
     "legal_moves",
     "parse_card",

@@ -14,6 +14,7 @@ from typing import Any
 
 from casino_coach.cards import ACE, NUM_CARDS, RANK
 from casino_coach.errors import RulesError
+from casino_coach.frozen import Frozen
 
 COUNT_OUT_ITEMS = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
 
@@ -73,7 +74,7 @@ _POINTS = {
 
 
 @dataclass(frozen=True)
-class RuleSet:
+class RuleSet(Frozen):
     """One complete set of rules. Build it with ``RuleSet.preset(name, **options)``."""
 
     preset: str = "classic"
@@ -141,7 +142,7 @@ class RuleSet:
     simple_tables: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check(self)
+        _check({name: getattr(self, name) for name in OPTION_NAMES})
         numeric = self.face_cards == "numeric"
         # rules.md 1.2: value of a card in a sum or a build (an ace counts 1 there, V3/B13);
         # classic courts have no number (0) and only pair.
@@ -193,6 +194,9 @@ class RuleSet:
             if key == "count_out_order" and isinstance(value, list):
                 value = tuple(value)
             values[key] = value
+        # Checked before the dataclass is built: the compiled build refuses a wrong type itself,
+        # with a TypeError instead of the option's name and its choices.
+        _check({**_DEFAULTS, **values})
         return cls(preset=preset, **values)
 
     def to_dict(self) -> dict[str, Any]:
@@ -208,7 +212,7 @@ class RuleSet:
 
     def replace(self, **options: Any) -> RuleSet:
         """A copy with some options changed (checked like any other)."""
-        return dataclasses.replace(self, **options)
+        return RuleSet.from_dict({**self.to_dict(), **options})
 
     def describe(self) -> str:
         """One line for people: the preset and the options that differ from it."""
@@ -250,9 +254,10 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-def _check(rules: RuleSet) -> None:
+def _check(options: Mapping[str, Any]) -> None:
+    """Raise RulesError unless ``options`` (every option by name) make a supported rule set."""
     for name in OPTION_NAMES:
-        value = getattr(rules, name)
+        value = options[name]
         if name in _BOOLS:
             if not isinstance(value, bool):
                 raise RulesError(f"rule option {name!r} must be true or false, got {value!r}")
@@ -272,20 +277,22 @@ def _check(rules: RuleSet) -> None:
             if name == "target" and value < 1:
                 raise RulesError(f"rule option 'target' must be at least 1, got {value!r}")
         elif name == "count_out_order" and (
-            not isinstance(value, tuple) or sorted(value) != sorted(COUNT_OUT_ITEMS)
+            not isinstance(value, tuple)
+            or not all(isinstance(x, str) for x in value)
+            or sorted(value) != sorted(COUNT_OUT_ITEMS)
         ):
             raise RulesError(
                 "rule option 'count_out_order' must list each of "
                 f"{', '.join(COUNT_OUT_ITEMS)} once, got {value!r}"
             )
-    if rules.face_cards == "pair_only" and rules.ace_value != "one":
+    if options["face_cards"] == "pair_only" and options["ace_value"] != "one":
         raise RulesError(
             "rule option 'ace_value' must be 'one' when face_cards is 'pair_only' (a 14 needs numeric courts)"
         )
-    if rules.claim_during_play:
+    if options["claim_during_play"]:
         raise RulesError(
             "rule option 'claim_during_play' is not supported: casino_coach counts "
             "every round out at its end (set it to false)"
         )
-    if rules.face_cards == "numeric" and rules.court_builds:
+    if options["face_cards"] == "numeric" and options["court_builds"]:
         raise RulesError("rule option 'court_builds' only applies when face_cards is 'pair_only'")

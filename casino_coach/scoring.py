@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from casino_coach.cards import ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
+from casino_coach.frozen import Frozen
 from casino_coach.rules import RuleSet
 from casino_coach.state import RoundState
 
@@ -30,7 +31,7 @@ class Award(NamedTuple):
 
 
 @dataclass(frozen=True)
-class RoundScore:
+class RoundScore(Frozen):
     """What a round was worth to each side, and how the game stands after it."""
 
     awards: tuple[Award, ...]

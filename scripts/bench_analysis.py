@@ -5,7 +5,10 @@ games are played by the ``counter`` bot against itself (seeds 1, 2, 3, classic r
 ``--preset``); each is analysed as ``casino-coach analyze --jobs 2`` would. Prints the median seconds
 per game and per rated move.
 
-    python scripts/bench_analysis.py [--games 3] [--jobs 2] [--preset classic]
+    python scripts/bench_analysis.py [--games 3] [--jobs 2] [--preset classic] [--compare]
+
+``--compare`` analyses each game on the pure and on the compiled build, alternating game by game, and
+prints the medians and their ratio (issue 8: >= 2.5x; ``compare_builds.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import os
 import resource
 import statistics
 import time
+
+import compare_builds
 
 from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze
 from casino_coach.arena import play
@@ -29,12 +34,21 @@ def main() -> None:
     ap.add_argument("--preset", default="classic")
     ap.add_argument("--bot", default="counter")
     ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument("--first", type=int, default=1, help="seed of the first game")
+    ap.add_argument("--compare", action="store_true", help="the pure and the compiled build, interleaved")
+    ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
+    if args.compare:  # one game per child, pure and compiled alternating game by game
+        argv = ["--games", "1", "--jobs", str(args.jobs), "--preset", args.preset, "--bot", args.bot]
+        argv += [] if args.world else ["--no-world"]
+        compare_builds.compare(__file__, argv, args.games, lambda r: ["--first", str(args.first + r)])
+        return
+    compare_builds.check_build()
     rules = RuleSet.from_preset(args.preset)
     per_game: list[float] = []
     per_move: list[float] = []
     cpu_game: list[float] = []
-    for seed in range(1, args.games + 1):
+    for seed in range(args.first, args.first + args.games):
         game = play(rules, [make_policy(args.bot), make_policy(args.bot)], seed, rounds=None)
         log = game.to_log()
         c0 = _cpu()
@@ -47,12 +61,19 @@ def main() -> None:
         each = [m.seconds for m in rated]
         per_game.append(dt)
         per_move.append(dt / max(1, len(rated)))
+        if args.figures:
+            continue
         print(
             f"game {seed}: {len(log.rounds)} rounds, {len(rated)} moves, {dt:.1f} s wall, "
             f"{cpu:.1f} s CPU ({dt / max(1, len(rated)) * 1000:.0f} ms wall per move; one move's "
             f"search: median {statistics.median(each) * 1000:.0f} ms, max {max(each):.2f} s)",
             flush=True,
         )
+    if args.figures:
+        compare_builds.emit(
+            {"wall per game_s": statistics.median(per_game), "CPU per game_s": statistics.median(cpu_game)}
+        )
+        return
     print(
         f"median per game: {statistics.median(per_game):.1f} s wall with --jobs {args.jobs} "
         f"(target <= 60 s), {statistics.median(cpu_game):.1f} s CPU; median per move: "

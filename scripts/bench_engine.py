@@ -6,7 +6,10 @@ throughput of a long run from that cold start (as in self-play or search, where 
 warm up), the positions figure is given cold (first pass) and warm (later passes). Medians of repeats,
 timed in process CPU time so that other work on the shared machine does not count against us.
 
-    python scripts/bench_engine.py [--rounds 2000] [--repeat 3]
+    python scripts/bench_engine.py [--rounds 2000] [--repeat 3] [--compare]
+
+``--compare`` measures the pure and the compiled build in one run, interleaved, and prints the ratios
+(issue 8: >= 3x on move generation and random rounds; ``compare_builds.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import argparse
 import random
 import statistics
 import time
+
+import compare_builds
 
 from casino_coach import movegen
 from casino_coach.movegen import apply, legal_moves
@@ -53,7 +58,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description="Benchmark the rules engine.")
     ap.add_argument("--rounds", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--compare", action="store_true", help="the pure and the compiled build, interleaved")
+    ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
+    if args.compare:
+        argv = ["--rounds", str(args.rounds), "--repeat", "1"]
+        compare_builds.compare(__file__, argv, args.repeat)
+        return
+    compare_builds.check_build()
+    figures: dict[str, float] = {}
     for preset in ("classic", "royal", "dominican"):
         rules = RuleSet.from_preset(preset)
         positions: list[RoundState] = []
@@ -74,12 +87,18 @@ def main() -> None:
             for _ in range(args.rounds):
                 random_round(rules, 2, rng)
             rounds.append(args.rounds / (time.process_time() - t))
-        print(
-            f"{preset:9s} 2p: movegen {statistics.median(cold):8,.0f} positions/s cold, "
-            f"{statistics.median(warm):8,.0f} warm ({len(positions)} positions from random play); "
-            f"rounds {statistics.median(rounds):5,.0f}/s over {args.rounds} from cold "
-            f"(full movegen every ply; CPU time)"
-        )
+        figures[f"{preset} movegen positions/s cold"] = statistics.median(cold)
+        figures[f"{preset} movegen positions/s warm"] = statistics.median(warm)
+        figures[f"{preset} rounds/s"] = statistics.median(rounds)
+        if not args.figures:
+            print(
+                f"{preset:9s} 2p: movegen {statistics.median(cold):8,.0f} positions/s cold, "
+                f"{statistics.median(warm):8,.0f} warm ({len(positions)} positions from random play); "
+                f"rounds {statistics.median(rounds):5,.0f}/s over {args.rounds} from cold "
+                f"(full movegen every ply; CPU time)"
+            )
+    if args.figures:
+        compare_builds.emit(figures)
 
 
 if __name__ == "__main__":

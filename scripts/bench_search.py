@@ -5,6 +5,10 @@ Targets (issue 3): ``suggest`` at default settings at most 0.5 s per decision in
 2-player game; an exact last-deal solve at most 0.1 s.
 
     python scripts/bench_search.py [--rounds 6] [--last-rounds 30] [--preset classic --preset royal]
+    python scripts/bench_search.py --compare [--repeat 3]
+
+``--compare`` measures the pure and the compiled build in one run, interleaved, and prints the ratios
+(issue 8: >= 3x nodes per second; ``compare_builds.py``).
 
 Times are wall-clock and CPU (process) seconds; on a shared machine the CPU figure is the steadier.
 """
@@ -15,6 +19,8 @@ import argparse
 import random
 import statistics
 import time
+
+import compare_builds
 
 from casino_coach.movegen import apply, legal_moves
 from casino_coach.observation import Observation, observe
@@ -74,23 +80,45 @@ def main() -> None:
     ap.add_argument("--last-rounds", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
+    ap.add_argument("--compare", action="store_true", help="the pure and the compiled build, interleaved")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per build with --compare")
+    ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
-    for preset in args.preset or ["classic", "royal"]:
+    presets = args.preset or ["classic", "royal"]
+    if args.compare:
+        argv = [
+            "--rounds",
+            str(args.rounds),
+            "--last-rounds",
+            str(args.last_rounds),
+            "--seed",
+            str(args.seed),
+        ]
+        compare_builds.compare(__file__, [*argv, *(a for p in presets for a in ("--preset", p))], args.repeat)
+        return
+    compare_builds.check_build()
+    figures: dict[str, float] = {}
+    for preset in presets:
         rules = RuleSet.from_preset(preset)
         early, last = decisions(rules, args.rounds, args.seed, args.last_rounds)
-        for what, obs, limits in (
-            ("evaluate, first two deals", early, Limits()),
-            ("exact last-deal solve", last, Limits()),
+        for what, key, obs, limits in (
+            ("evaluate, first two deals", "evaluate", early, Limits()),
+            ("exact last-deal solve", "last deal", last, Limits()),
         ):
             if not obs:
                 continue
             f = run(rules, obs, limits)
-            print(
-                f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
-                f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "
-                f"worlds {f['worlds_mean']:.1f}  {f['nodes_per_cpu_s']:,.0f} nodes/CPU-s",
-                flush=True,
-            )
+            figures[f"{preset} {key} CPU mean_s"] = f["cpu_mean"]
+            figures[f"{preset} {key} nodes/CPU-s"] = f["nodes_per_cpu_s"]
+            if not args.figures:
+                print(
+                    f"{preset:9s} {what:26s} n={f['n']:3.0f}  median {f['wall_median']:.3f} s wall, "
+                    f"{f['cpu_median']:.3f} s CPU (mean {f['cpu_mean']:.3f}, max {f['cpu_max']:.2f})  "
+                    f"worlds {f['worlds_mean']:.1f}  {f['nodes_per_cpu_s']:,.0f} nodes/CPU-s",
+                    flush=True,
+                )
+    if args.figures:
+        compare_builds.emit(figures)
 
 
 if __name__ == "__main__":

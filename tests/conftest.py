@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from casino_coach.movegen import ACTION_NAMES, Move, legal_moves
 from casino_coach.notation import move_text, parse_hand, parse_table
@@ -57,3 +61,22 @@ def one_error_line(result: Any) -> str:
     assert "\n" not in err and err.startswith("error: ")
     assert result.stdout == ""
     return err
+
+
+def pytest_report_header() -> str:
+    import casino_coach
+
+    return f"casino_coach {casino_coach.build()} build from {Path(casino_coach.__file__).parent}"
+
+
+def pytest_sessionstart() -> None:
+    """``CASINO_COACH_BUILD=compiled`` (or ``pure``): refuse to run on the other build, so that CI's
+    compiled run cannot silently test the sources instead (.ci/run)."""
+    import casino_coach
+
+    want = os.environ.get("CASINO_COACH_BUILD")
+    if want and casino_coach.build() != want:
+        raise pytest.UsageError(
+            f"CASINO_COACH_BUILD={want}, but casino_coach is the {casino_coach.build()} build "
+            f"from {casino_coach.__file__}"
+        )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import position
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,7 +32,6 @@ from casino_coach.replay import GameLog, move_to_json, read_log
 from casino_coach.rules import RuleSet
 from casino_coach.search import Limits
 from casino_coach.state import deal, new_round, shuffle_round
-from tests.conftest import position
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import position
 
 from casino_coach.bots import (
     BOT_NAMES,
@@ -23,7 +24,6 @@ from casino_coach.movegen import CAPTURE, TRAIL, legal_moves
 from casino_coach.notation import move_text, parse_move
 from casino_coach.observation import observe
 from casino_coach.rules import RuleSet
-from tests.conftest import position
 
 ROYAL = RuleSet.from_preset("royal")
 CLASSIC = RuleSet.from_preset("classic")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from test_analysis import make_log
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
-from tests.test_analysis import make_log
 
 FAST = ["--samples", "3", "--seed", "1"]
 

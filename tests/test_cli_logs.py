@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import one_error_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -28,7 +29,6 @@ from casino_coach.replay import (
     replay,
 )
 from casino_coach.rules import RuleSet
-from tests.conftest import one_error_line
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 SAMPLES = sorted(REPLAYS.glob("*.json"))

@@ -8,6 +8,7 @@ from typing import Any
 
 import networkx as nx
 import orjson
+from conftest import one_error_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -15,7 +16,6 @@ from casino_coach.game import Game
 from casino_coach.movegen import legal_moves
 from casino_coach.replay import log_to_json
 from casino_coach.rules import RuleSet
-from tests.conftest import one_error_line
 
 runner = CliRunner()
 ROYAL = RuleSet.from_preset("royal")

@@ -8,8 +8,10 @@ import random
 import re
 
 import pytest
+from conftest import position
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_search_worlds import random_state
 
 from casino_coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
@@ -20,8 +22,6 @@ from casino_coach.observation import Observation, observe
 from casino_coach.rules import RuleSet
 from casino_coach.search import worlds
 from casino_coach.state import RoundState
-from tests.conftest import position
-from tests.test_search_worlds import random_state
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

@@ -14,11 +14,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_analysis import FAST, _log, make_log
 
 from casino_coach.analysis import AnalysisOptions, analyze
 from casino_coach.files import atomic_write_text
 from casino_coach.report import to_html
-from tests.test_analysis import FAST, _log, make_log
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import moves_text, position
 
 from casino_coach.cards import parse_card
 from casino_coach.errors import IllegalMoveError
@@ -18,7 +19,6 @@ from casino_coach.movegen import (
 )
 from casino_coach.notation import parse_hand, parse_move
 from casino_coach.rules import RuleSet
-from tests.conftest import moves_text, position
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

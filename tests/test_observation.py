@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from casino_coach.notation import parse_hand, parse_move
 from casino_coach.observation import observe, observe_deal, observe_move, observed_legal
 from casino_coach.rules import RuleSet
 from casino_coach.state import deal, new_round, shuffle_round
-from tests.conftest import position
 
 ROYAL = RuleSet.from_preset("royal")
 

@@ -41,6 +41,9 @@ def test_options_override_and_round_trip() -> None:
         ({"preset": "classic", "trail_restriction": "never"}, "must be one of"),
         ({"preset": "classic", "target": -3}, "whole number"),
         ({"preset": "classic", "count_out_order": ["cards"]}, "count_out_order"),
+        # a number beside the names: sorted() cannot compare them (issue 16, item 2)
+        ({"preset": "royal", "count_out_order": [1, "cards"]}, "count_out_order"),
+        ({"preset": "royal", "count_out_order": [[1], "cards"]}, "count_out_order"),
         ({"preset": "classic", "ace_value": "one_or_fourteen"}, "numeric courts"),
         ({"preset": "classic", "false_build": "penalty"}, "not supported"),
         ({"preset": "classic", "claim_during_play": True}, "not supported"),
@@ -50,6 +53,10 @@ def test_options_override_and_round_trip() -> None:
 def test_bad_options(data: dict[str, object], msg: str) -> None:
     with pytest.raises(RulesError, match=msg):
         RuleSet.from_dict(data)
+    options = {k: v for k, v in data.items() if k != "preset"}
+    if data.get("preset") in RuleSet.preset_names() and "jokers" not in options:
+        with pytest.raises(RulesError, match=msg):  # a copy is checked like any other
+            RuleSet.from_preset(str(data["preset"])).replace(**options)
 
 
 def test_every_option_is_named() -> None:

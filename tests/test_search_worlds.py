@@ -8,6 +8,7 @@ from collections import Counter
 from math import comb
 
 import pytest
+from conftest import position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,6 @@ from casino_coach.search.worlds import (
     world_state,
 )
 from casino_coach.state import RoundState, deal, new_round, shuffle_round
-from tests.conftest import position
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

@@ -3,6 +3,7 @@ undo, bots' moves in words, and the log written after every round."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,7 @@ def test_bare_why_explains_the_last_refused_move() -> None:
 
 def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     s = session()
-    best = evaluate(CLASSIC, s.observation(), FAST.__class__(**{**FAST.__dict__, "seed": s.ply})).best.move
+    best = evaluate(CLASSIC, s.observation(), dataclasses.replace(FAST, seed=s.ply)).best.move
     (first,) = s.handle("hint")
     assert first.kind == NoteKind.HINT and first.move == best
     assert best.describe() not in first.text

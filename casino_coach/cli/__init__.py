@@ -12,6 +12,7 @@ import sys
 import typer
 
 import casino_coach.cli.analysis  # noqa: F401  (registers analyze and export)
+from casino_coach import __version__, build
 from casino_coach.cli import batch as _batch  # noqa: F401  (registers analyze-all and stats)
 from casino_coach.cli import engine as _engine  # noqa: F401  (registers engine)
 from casino_coach.cli import logs as _logs  # noqa: F401  (registers validate, replay, moves, selfplay)
@@ -21,8 +22,22 @@ from casino_coach.cli import search as _search  # noqa: F401  (registers suggest
 from casino_coach.cli.app import app, err_console
 
 
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"casino-coach {__version__} ({build()})")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_version,
+        is_eager=True,
+        help="Print the version and the build (compiled or pure Python) and exit.",
+    ),
+) -> None:
     """A coach for the card game Casino (classic, royal and dominican rules)."""
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import hashlib
-import itertools
 import math
 import random
 import time
@@ -40,7 +39,15 @@ from casino_coach.search.result import (
     paired_stats,
     t_factor,
 )
-from casino_coach.search.solver import STOCK_MARK, OutOfNodes, RootValue, Solver, canonical, order_key
+from casino_coach.search.solver import (
+    STOCK_MARK,
+    OutOfNodes,
+    RootValue,
+    Solver,
+    canonical,
+    order_key,
+    without_cycle_collection,
+)
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
     SearchError,
@@ -274,14 +281,32 @@ def _worlds(
     if count_worlds(obs) <= limits.exact_worlds:
         enumerated = enumerate_worlds(rules, obs)
         rng.shuffle(enumerated)
-        return ((w, w.probability * (weigh(w.hands) if weigh is not None else 1.0)) for w in enumerated), len(
-            enumerated
-        )
+        return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
-        return ((sample_with_evidence(rules, obs, rng, weigh), 1.0) for _ in itertools.count()), None
-    return ((w, 1.0) for w in balanced_worlds(rules, obs, rng)), None
+        return _with_evidence(rules, obs, rng, weigh), None
+    return _unweighted(balanced_worlds(rules, obs, rng)), None
 
 
+# The streams of ``_worlds`` are generator functions, not generator expressions: mypyc compiles a
+# returned generator expression into a list, which an endless stream never finishes.
+def _weighted(worlds: list[World], weigh: Likelihood | None) -> Iterator[tuple[World, float]]:
+    for w in worlds:
+        yield w, w.probability * (weigh(w.hands) if weigh is not None else 1.0)
+
+
+def _with_evidence(
+    rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood
+) -> Iterator[tuple[World, float]]:
+    while True:
+        yield sample_with_evidence(rules, obs, rng, weigh), 1.0
+
+
+def _unweighted(worlds: Iterator[World]) -> Iterator[tuple[World, float]]:
+    for w in worlds:
+        yield w, 1.0
+
+
+@without_cycle_collection
 def evaluate(
     rules: RuleSet,
     obs: Observation,
@@ -428,6 +453,7 @@ def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> 
     return Outcome(parts, rv.value - sum(parts.values()), tuple(gained), sweeps, end)
 
 
+@without_cycle_collection
 def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits()) -> SearchResult:
     """Perfect information: value every move of the seat to move knowing every hidden card (the
     cost of a move against the cards actually held). Exact when the search reaches the end of the

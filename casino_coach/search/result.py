@@ -6,12 +6,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from casino_coach.frozen import Frozen
 from casino_coach.movegen import Move
 from casino_coach.search.worlds import SearchError
 
 
 @dataclass(frozen=True)
-class Limits:
+class Limits(Frozen):
     """How much effort one decision may take. The same limits and seed give the same answer (with
     ``time=None``; a time limit makes the number of worlds depend on the machine).
 
@@ -50,7 +51,7 @@ class Limits:
 
 
 @dataclass(frozen=True)
-class MoveValue:
+class MoveValue(Frozen):
     """One legal move's value for the player to move.
 
     ``ev`` is in points: the mover's side's round points minus the mean of the other sides' round
@@ -69,7 +70,7 @@ class MoveValue:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(Frozen):
     """One root move in one world, followed along the solver's principal line to where the search
     stops: the value by scoring category (margins of the mover's side, ``evaluate.CATEGORIES``; they
     add up to the move's value in the world, but for ``other``, where the line does not reach the
@@ -84,7 +85,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class SearchResult:
+class SearchResult(Frozen):
     """Every legal move of one decision, best first, with the effort spent."""
 
     seat: int

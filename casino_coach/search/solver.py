@@ -21,7 +21,10 @@ states of different worlds that agree on everything else share entries.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import functools
+import gc
+from collections.abc import Callable
+from typing import NamedTuple, ParamSpec, TypeVar
 
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
@@ -86,6 +89,29 @@ def canonical(state: RoundState) -> RoundState:
     """The state as the search keys it: the stock reduced to a marker (see the module docstring)."""
     mark = STOCK_MARK if state.stock else 0
     return state if state.stock == mark else state._replace(stock=mark)
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def without_cycle_collection(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run ``fn`` with Python's cycle collector paused. A search allocates millions of small tuples
+    (states, moves, table entries) and no reference cycles, and the collector's passes over the
+    growing transposition table cost 10-15% of its time; whatever ``fn`` does leave behind is
+    collected as usual once the collector runs again."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return wrapper
 
 
 class OutOfNodes(Exception):
