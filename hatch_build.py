@@ -28,6 +28,15 @@ def _say(text: str) -> None:
     print(f"casino-coach build: {text}", file=sys.stderr, flush=True)
 
 
+def _reason(exc: Exception) -> str:
+    """One short line for why the compile failed."""
+    if type(exc).__name__ in ("CompileError", "LinkError", "DistutilsExecError", "CCompilerError"):
+        cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+        return f"the C compiler {cc!r} failed"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
 class CompileHook(BuildHookInterface):  # type: ignore[type-arg]
     PLUGIN_NAME = "custom"
 
@@ -43,8 +52,7 @@ class CompileHook(BuildHookInterface):  # type: ignore[type-arg]
         try:
             built = self._compile(modules)
         except Exception as exc:  # any failure at all: the pure wheel is always a correct fallback
-            reason = " ".join(str(exc).split()) or type(exc).__name__
-            _say(f"pure Python (could not compile with mypyc: {reason[:200]})")
+            _say(f"pure Python (could not compile with mypyc: {_reason(exc)})")
             return
         for path, target in built.items():
             build_data["force_include"][str(path)] = target

@@ -9,21 +9,22 @@ readers also accept ``10``, lower case and the suit symbols (``"10♦"``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 from casino_coach.errors import CardError
 
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"
-SUIT_SYMBOLS = "♣♦♥♠"
+RANKS: Final = "A23456789TJQK"
+SUITS: Final = "CDHS"
+SUIT_SYMBOLS: Final = "♣♦♥♠"
 CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 ACE, JACK, QUEEN, KING = 0, 10, 11, 12
 
-NUM_CARDS = 52
-FULL_DECK = (1 << NUM_CARDS) - 1
+NUM_CARDS: Final = 52
+FULL_DECK: Final = (1 << NUM_CARDS) - 1
 
-RANK: tuple[int, ...] = tuple(c >> 2 for c in range(NUM_CARDS))
-SUIT: tuple[int, ...] = tuple(c & 3 for c in range(NUM_CARDS))
-BIT: tuple[int, ...] = tuple(1 << c for c in range(NUM_CARDS))
+RANK: Final[tuple[int, ...]] = tuple(c >> 2 for c in range(NUM_CARDS))
+SUIT: Final[tuple[int, ...]] = tuple(c & 3 for c in range(NUM_CARDS))
+BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(NUM_CARDS))
 
 
 def card(rank: int, suit: int) -> int:
@@ -31,13 +32,18 @@ def card(rank: int, suit: int) -> int:
     return rank * 4 + suit
 
 
-BIG_CASINO = card(9, DIAMONDS)  # 10♦
-LITTLE_CASINO = card(1, SPADES)  # 2♠
-ACES_MASK = 0b1111  # rank 0 nibble
-SPADES_MASK = sum(1 << card(r, SPADES) for r in range(13))
-RANK_MASK: tuple[int, ...] = tuple(0b1111 << (4 * r) for r in range(13))
+BIG_CASINO: Final = card(9, DIAMONDS)  # 10♦
+LITTLE_CASINO: Final = card(1, SPADES)  # 2♠
+ACES_MASK: Final = 0b1111  # rank 0 nibble
+SPADES_MASK: Final = sum(1 << card(r, SPADES) for r in range(13))
+RANK_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * r) for r in range(13))
 # Aces in the count-out order of rules.md 1.14: spades, clubs, hearts, diamonds.
-ACES_COUNT_OUT = (card(ACE, SPADES), card(ACE, CLUBS), card(ACE, HEARTS), card(ACE, DIAMONDS))
+ACES_COUNT_OUT: Final[tuple[int, ...]] = (
+    card(ACE, SPADES),
+    card(ACE, CLUBS),
+    card(ACE, HEARTS),
+    card(ACE, DIAMONDS),
+)
 
 _ALIASES = {"10": "T", "1": "A"}
 _SUIT_INDEX = {s: i for i, s in enumerate(SUITS)} | {s: i for i, s in enumerate(SUIT_SYMBOLS)}

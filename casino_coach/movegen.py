@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from casino_coach.cards import ACES_MASK, RANK, RANK_MASK, card_symbol, cards_of, iter_cards, mask_symbols
 from casino_coach.errors import IllegalMoveError
 from casino_coach.rules import RuleSet
 from casino_coach.state import Build, RoundState
 
-TRAIL, CAPTURE, BUILD = 0, 1, 2
-ACTION_NAMES = ("trail", "capture", "build")
+TRAIL: Final = 0
+CAPTURE: Final = 1
+BUILD: Final = 2
+ACTION_NAMES: Final[tuple[str, ...]] = ("trail", "capture", "build")
 
 
 class Move(NamedTuple):
@@ -49,7 +51,7 @@ class Move(NamedTuple):
         return f"{c} trails"
 
 
-_new = tuple.__new__  # Move(...) and RoundState(...) through their __new__ cost three times as much
+_new: Final = tuple.__new__  # Move(...) and RoundState(...) through their __new__ cost three times as much
 
 # ---------------------------------------------------------------------------------------------------
 # Value sets of loose cards
@@ -66,12 +68,12 @@ def _sums_table(items: list[tuple[int, int]], limit: int) -> tuple[tuple[int, ..
     return tuple(map(tuple, out))
 
 
-_NUMERALS = sum(RANK_MASK[r] for r in range(10))
+_NUMERALS: Final = sum(RANK_MASK[r] for r in range(10))
 
 
 _SumsTable = tuple[tuple[int, ...], ...]
-_sums_cache: dict[tuple[int, int], _SumsTable] = {}
-_SUMS_CACHE_SIZE = 1 << 17
+_sums_cache: Final[dict[tuple[int, int], _SumsTable]] = {}
+_SUMS_CACHE_SIZE: Final = 1 << 17
 
 
 def _numeral_sums(summable: int, limit: int) -> _SumsTable:

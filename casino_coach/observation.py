@@ -10,7 +10,7 @@ stock (``casino_coach.search``); bots decide from an observation alone.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from casino_coach.cards import card_name
 from casino_coach.errors import IllegalMoveError
@@ -167,7 +167,7 @@ def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
     )
 
 
-_UNKNOWN_CARDS = 1 << 52
+_UNKNOWN_CARDS: Final = 1 << 52
 
 
 def observe_deal(obs: Observation, own_hand: int, hand_size: int = 4) -> Observation:

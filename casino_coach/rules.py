@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from casino_coach.cards import ACE, NUM_CARDS, RANK
 from casino_coach.errors import RulesError
 from casino_coach.frozen import Frozen
 
-COUNT_OUT_ITEMS = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
+COUNT_OUT_ITEMS: Final[tuple[str, ...]] = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
 
 # Option name -> allowed values (a tuple of choices), or a type for free values.
 _CHOICES: dict[str, tuple[Any, ...]] = {

@@ -9,7 +9,7 @@ higher total at or past the target, Royal and Dominican by counting out in order
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from casino_coach.cards import ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.frozen import Frozen
@@ -18,8 +18,16 @@ from casino_coach.state import RoundState
 
 Points = int | float
 
-BREAKDOWN_ITEMS = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps", "last_capture")
-_ACE_ITEMS = ("ace_spades", "ace_clubs", "ace_hearts", "ace_diamonds")
+BREAKDOWN_ITEMS: Final[tuple[str, ...]] = (
+    "cards",
+    "spades",
+    "big_casino",
+    "little_casino",
+    "aces",
+    "sweeps",
+    "last_capture",
+)
+_ACE_ITEMS: Final[tuple[str, ...]] = ("ace_spades", "ace_clubs", "ace_hearts", "ace_diamonds")
 
 
 class Award(NamedTuple):

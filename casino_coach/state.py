@@ -9,13 +9,13 @@ the next state; this module makes rounds and deals and answers questions about a
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from casino_coach.cards import FULL_DECK, card_name, mask_names
 from casino_coach.errors import CardError
 
-HAND_SIZE = 4
-TABLE_SIZE = 4
+HAND_SIZE: Final = 4
+TABLE_SIZE: Final = 4
 
 
 class Build(NamedTuple):

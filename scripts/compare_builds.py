@@ -79,15 +79,18 @@ def compare(
     runs: dict[str, list[dict[str, float]]] = {"pure": [], "compiled": []}
     for r in range(repeat):
         for build in ("pure", "compiled") if r % 2 == 0 else ("compiled", "pure"):
-            env = {**os.environ, "PYTHONPATH": str(trees[build]), "PYTHONSAFEPATH": "1", BUILD_ENV: build}
-            out = subprocess.run(
+            # PYTHONSAFEPATH: the tree on PYTHONPATH, not the checkout beside the script, is imported.
+            path = os.pathsep.join([str(trees[build]), str(Path(script).resolve().parent)])
+            env = {**os.environ, "PYTHONPATH": path, "PYTHONSAFEPATH": "1", BUILD_ENV: build}
+            proc = subprocess.run(
                 [sys.executable, script, *argv, *(per_repeat(r) if per_repeat else []), "--figures"],
                 env=env,
-                check=True,
                 capture_output=True,
                 text=True,
-            ).stdout
-            figures = json.loads(out.strip().splitlines()[-1])
+            )
+            if proc.returncode:
+                sys.exit(f"the {build} run failed:\n{proc.stderr.strip()}")
+            figures = json.loads(proc.stdout.strip().splitlines()[-1])
             runs[build].append(figures)
             print(f"repeat {r + 1}/{repeat} {build:8s} " + _line(figures), flush=True)
     print(f"\nmedians of {repeat} interleaved runs per build:")

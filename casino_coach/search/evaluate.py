@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 from math import comb
+from typing import Final
 
 from casino_coach.cards import (
     ACES_MASK,
@@ -35,8 +36,8 @@ from casino_coach.rules import RuleSet
 from casino_coach.scoring import net_sweeps
 from casino_coach.state import HAND_SIZE, RoundState, table_mask
 
-_BIG = 1 << BIG_CASINO
-_LITTLE = 1 << LITTLE_CASINO
+_BIG: Final = 1 << BIG_CASINO
+_LITTLE: Final = 1 << LITTLE_CASINO
 
 
 def _majority_share(counts: tuple[int, ...], points: int, tie: str) -> list[float]:
@@ -241,14 +242,23 @@ def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, 
 # Indexed [next deal is the last one]. The side to move does well with low table cards (it plays
 # first, and more cards on the table give more ways to take them) and badly with a card nobody can
 # take any more: that goes with the residue, usually to the other side, which plays last.
-P_PAIR_DEAD = (0.26, 0.24)  # a pair-only table card with no card of its rank unseen
-P_PAIR = (0.51, 0.50)  # a pair-only table card that can still be paired
-MAX_TABLE_CLASS = 8
-P_SUM_BY_SIZE = (  # any other table card, by the number of cards on the table (1..8 or more)
+P_PAIR_DEAD: Final[tuple[float, ...]] = (0.26, 0.24)  # a pair-only table card with no card of its rank unseen
+P_PAIR: Final[tuple[float, ...]] = (0.51, 0.50)  # a pair-only table card that can still be paired
+MAX_TABLE_CLASS: Final = 8
+P_SUM_BY_SIZE: Final[
+    tuple[tuple[float, ...], ...]
+] = (  # any other table card, by the number of cards on the table (1..8 or more)
     (0.60, 0.59, 0.61, 0.63, 0.64, 0.65, 0.67, 0.70),
     (0.50, 0.55, 0.57, 0.58, 0.59, 0.62, 0.64, 0.67),
 )
-P_HIDDEN_BY_DEALS = (0.40, 0.40, 0.45, 0.47, 0.48, 0.49)  # an unseen card, by deals still to come
+P_HIDDEN_BY_DEALS: Final[tuple[float, ...]] = (
+    0.40,
+    0.40,
+    0.45,
+    0.47,
+    0.48,
+    0.49,
+)  # an unseen card, by deals still to come
 
 
 def pair_only(rules: RuleSet, card: int) -> bool:
@@ -396,7 +406,8 @@ class Evaluator:
         last = 1 if deals <= 1 else 0
         groups: dict[float, int] = {P_HIDDEN_BY_DEALS[min(deals, len(P_HIDDEN_BY_DEALS) - 1)]: rest}
         for x in iter_cards(table):
-            p = table_odds(*table_class(rules, x, table, rest), last)
+            kind, k = table_class(rules, x, table, rest)  # no *args: a direct call when compiled
+            p = table_odds(kind, k, last)
             groups[p] = groups.get(p, 0) | 1 << x
         tie_share = rules.majority_tie == "split"
         for key, points, c, only in (

@@ -23,6 +23,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from typing import Final
 
 from casino_coach.movegen import Move, apply, legal_moves
 from casino_coach.observation import Observation, as_state
@@ -59,7 +60,7 @@ from casino_coach.search.worlds import (
 )
 from casino_coach.state import RoundState
 
-AUTO_DEPTH_MANY = 4  # plies per world with 3 or 4 players when Limits.depth is None
+AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
 
 def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
@@ -104,7 +105,7 @@ class _Ladder:
                 self.shallow = True
 
 
-FALLBACK_DEPTHS = (4, 2, 1)
+FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
@@ -252,7 +253,7 @@ class _Race:
         return se if math.isfinite(se) else UNKNOWN_STDERR
 
 
-_MIN_PAIRED = 4  # worlds before a move may leave the race
+_MIN_PAIRED: Final = 4  # worlds before a move may leave the race
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:

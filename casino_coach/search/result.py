@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from casino_coach.frozen import Frozen
 from casino_coach.movegen import Move
@@ -154,14 +155,14 @@ def loss_high(d: float, se: float, n: int, z: float, population: int | None) -> 
 
 # With one sampled world the spread is unknown; report the full scale of a round's points instead of
 # pretending to know (values must stay finite numbers).
-UNKNOWN_STDERR = 11.0
+UNKNOWN_STDERR: Final = 11.0
 
 
 # The spread of a paired difference that a sample of worlds may not show: a move can lose only in the
 # few worlds where an opponent holds one particular card, and a handful of draws can miss them all
 # (and then the measured spread is nearly 0). So a verdict's interval over sampled worlds is never
 # narrower than this per-world spread allows (``verdict_stderr``); an enumeration needs no such care.
-RARE_WORLDS_SPREAD = 0.5
+RARE_WORLDS_SPREAD: Final = 0.5
 
 
 def verdict_stderr(se: float, n: int, population: int | None) -> float:

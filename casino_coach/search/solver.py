@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable
-from typing import NamedTuple, ParamSpec, TypeVar
+from typing import Final, NamedTuple, ParamSpec, TypeVar
 
 from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
@@ -32,9 +32,9 @@ from casino_coach.rules import RuleSet
 from casino_coach.search.evaluate import Evaluator
 from casino_coach.state import Build, RoundState
 
-INF = float("inf")
-NULL = 1e-9  # width of a null window (values are points, far coarser)
-STOCK_MARK = 1 << 52  # stands for "cards remain to be dealt" inside a search
+INF: Final = float("inf")
+NULL: Final = 1e-9  # width of a null window (values are points, far coarser)
+STOCK_MARK: Final = 1 << 52  # stands for "cards remain to be dealt" inside a search
 
 # Move ordering (captures of valuable cards first): a weight per card, in tenths of a point of the
 # round scoring: each card counts toward most cards, spades toward most spades, the cash cards most.
@@ -46,7 +46,7 @@ for _c in range(52):
         _WEIGHT[_c] += 30
 _WEIGHT[BIG_CASINO] += 60
 _WEIGHT[LITTLE_CASINO] += 30
-WEIGHT: tuple[int, ...] = tuple(_WEIGHT)
+WEIGHT: Final[tuple[int, ...]] = tuple(_WEIGHT)
 
 
 def _mask_weight(mask: int) -> int:
@@ -244,19 +244,18 @@ class Solver:
         order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves)) if i != best_i])
         # Principal variation search: the first move with the full window, the others with a null
         # window that only asks "better than the best so far?", searched again when they are.
-        search = self.search
         first = True
         if s.to_move % self.nsides == self.root_side:
             best = -INF
             for i in order:
                 child = apply(rules, s, moves[i])
                 if first:
-                    v = search(child, alpha, beta)
+                    v = self.search(child, alpha, beta)
                     first = False
                 else:
-                    v = search(child, alpha, alpha + NULL)
+                    v = self.search(child, alpha, alpha + NULL)
                     if alpha < v < beta:
-                        v = search(child, v, beta)
+                        v = self.search(child, v, beta)
                 if v > best:
                     best = v
                     best_i = i
@@ -269,12 +268,12 @@ class Solver:
             for i in order:
                 child = apply(rules, s, moves[i])
                 if first:
-                    v = search(child, alpha, beta)
+                    v = self.search(child, alpha, beta)
                     first = False
                 else:
-                    v = search(child, beta - NULL, beta)
+                    v = self.search(child, beta - NULL, beta)
                     if alpha < v < beta:
-                        v = search(child, alpha, v)
+                        v = self.search(child, alpha, v)
                 if v < best:
                     best = v
                     best_i = i

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterator
 from itertools import combinations
 from math import comb
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from casino_coach.cards import ACES_MASK, iter_cards
 from casino_coach.errors import CoachError
@@ -29,7 +29,7 @@ from casino_coach.observation import Observation
 from casino_coach.rules import RuleSet
 from casino_coach.state import RoundState
 
-_REJECTION_TRIES = 2000
+_REJECTION_TRIES: Final = 2000
 
 
 class SearchError(CoachError):
