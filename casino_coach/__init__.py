@@ -1,22 +1,60 @@
 """casino_coach: a coach for the card game Casino (classic, Royal and Dominican).
 
-The library works without the CLI: cards and masks (``cards``), rule sets (``rules``), round states
-(``state``), legal moves (``movegen``), scoring (``scoring``) and the compact notation (``notation``).
+The package is built in layers, each importing only the ones before it (``tests/test_layers.py``):
+
+* ``errors``, ``frozen``: the exceptions and the base of frozen values;
+* ``engine/``: cards and masks, rule sets, round states, legal moves, scoring, observations, notation,
+  what cards are worth;
+* ``formats/``: the log and position formats, re-playing a log, a live game, atomic files;
+* ``search/``: sampled worlds, the solver, the leaf estimate, expectimax over worlds, inference;
+* ``bots/``: the policies and the arena;
+* ``coach/``: the analysis of a game and the explanations;
+* ``report/``: JSON, Markdown and HTML reports, search-tree graphs;
+* ``services/``: the play session, the engine session, batch analysis and the results store;
+* ``render/``, ``cli/``: the terminal and the ``casino-coach`` command, a thin layer over the rest.
+
+The names below are the library's front door; ``read_log``, ``replay``, ``evaluate`` and ``analyze``
+are imported on first use, so that ``import casino_coach`` stays light.
 """
 
-from casino_coach.cards import card_name, parse_card
-from casino_coach.movegen import Move, apply, legal_moves, play
-from casino_coach.rules import RuleSet
-from casino_coach.state import RoundState
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from casino_coach.engine.cards import card_name, parse_card
+from casino_coach.engine.movegen import Move, apply, legal_moves, play
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
+
+if TYPE_CHECKING:
+    from casino_coach.coach.analysis import analyze
+    from casino_coach.formats.replay import read_log, replay
+    from casino_coach.search import evaluate
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "read_log": "casino_coach.formats.replay",
+    "replay": "casino_coach.formats.replay",
+    "evaluate": "casino_coach.search",
+    "analyze": "casino_coach.coach.analysis",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'casino_coach' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
 
 
 def build() -> str:
     """``compiled`` when the hot modules run as mypyc extensions (a wheel built where a C compiler was
     found, hatch_build.py), ``pure`` when they are the Python sources (an editable install, or a
     machine without a compiler)."""
-    from casino_coach import movegen
+    from casino_coach.engine import movegen
 
     return "pure" if movegen.__file__.endswith(".py") else "compiled"
 
@@ -26,10 +64,14 @@ __all__ = [
     "RoundState",
     "RuleSet",
     "__version__",
+    "analyze",
     "apply",
     "build",
     "card_name",
+    "evaluate",
     "legal_moves",
     "parse_card",
     "play",
+    "read_log",
+    "replay",
 ]

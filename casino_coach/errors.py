@@ -30,3 +30,27 @@ class IllegalMoveError(CoachError):
 
 class LogError(CoachError):
     """A game log or position file that is malformed or inconsistent; the message says where."""
+
+
+class GameOverError(CoachError):
+    """A round scored into a game that is already won."""
+
+
+class SearchError(CoachError):
+    """A position the search cannot value: inconsistent counts, no consistent world."""
+
+
+class ProtocolError(CoachError):
+    """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
+
+
+class BatchError(CoachError):
+    """Inputs that name no log, or a cluster that cannot be reached."""
+
+
+class NotALog(CoachError):
+    """A JSON file of another casino_coach format (a position, an analysis): left out, not failed."""
+
+
+class StoreError(CoachError):
+    """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""

@@ -21,10 +21,10 @@ import time
 
 import compare_builds
 
-from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze
-from casino_coach.arena import play
-from casino_coach.bots import make_policy
-from casino_coach.rules import RuleSet
+from casino_coach.bots.arena import play
+from casino_coach.bots.policies import make_policy
+from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.engine.rules import RuleSet
 
 
 def main() -> None:

@@ -22,12 +22,12 @@ from typing import Any
 
 import orjson
 
-from casino_coach.batch import BatchSettings, run_batch
-from casino_coach.bots import make_policy
-from casino_coach.game import Game
-from casino_coach.replay import log_to_json
-from casino_coach.rules import RuleSet
-from casino_coach.store import GameKey, Store
+from casino_coach.bots.policies import make_policy
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json
+from casino_coach.services.batch import BatchSettings, run_batch
+from casino_coach.services.store import GameKey, Store
 
 
 def make_games(folder: Path, count: int, rounds: int | None, preset: str, seed: int) -> int:

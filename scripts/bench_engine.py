@@ -21,10 +21,10 @@ import time
 
 import compare_builds
 
-from casino_coach import movegen
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.rules import RuleSet
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine import movegen
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 
 
 def random_round(

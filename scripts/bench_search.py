@@ -22,11 +22,11 @@ import time
 
 import compare_builds
 
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.observation import Observation, observe
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.search import Limits, evaluate
-from casino_coach.state import deal, new_round, shuffle_round
 
 
 def decisions(

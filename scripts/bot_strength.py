@@ -1,6 +1,6 @@
 """Bot strength on mirrored deals: greedy against random, counter against greedy.
 
-Each pair plays one shuffled round twice with the seats swapped (``casino_coach.arena``); the figure is
+Each pair plays one shuffled round twice with the seats swapped (``casino_coach.bots.arena``); the figure is
 the first bot's points minus the second's, summed over the pair, as a mean with a 95% interval::
 
     python scripts/bot_strength.py --pairs 500 --seed 1 --jobs 2 [--preset royal ...] [--players 2]
@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from casino_coach.arena import mirrored_pairs
-from casino_coach.files import atomic_write_bytes
-from casino_coach.replay import dumps
-from casino_coach.rules import RuleSet
+from casino_coach.bots.arena import mirrored_pairs
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.replay import dumps
 
 
 def main() -> int:

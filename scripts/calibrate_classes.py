@@ -29,12 +29,12 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from casino_coach.analysis import CLASSES, Thresholds, analysis_limits
-from casino_coach.arena import play
-from casino_coach.bots import make_policy
-from casino_coach.movegen import Move
-from casino_coach.observation import Observation
-from casino_coach.rules import RuleSet
+from casino_coach.bots.arena import play
+from casino_coach.bots.policies import make_policy
+from casino_coach.coach.analysis import CLASSES, Thresholds, analysis_limits
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
 from casino_coach.search import evaluate
 
 
@@ -52,7 +52,7 @@ def _positions(rules: RuleSet, rounds: int, every: int) -> list[tuple[Observatio
     for seed in range(1, rounds + 1):
         game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=1)
         log = game.to_log()
-        from casino_coach.replay import replay
+        from casino_coach.formats.replay import replay
 
         for ply in replay(log).plies:
             if ply.index % every == 0 and ply.observation is not None:

@@ -1,6 +1,6 @@
 """Play a whole game between engine processes (one per seat) through the engine protocol.
 
-The driver holds the real game (``casino_coach.game.Game``, dealt from ``--seed``), starts one
+The driver holds the real game (``casino_coach.formats.game.Game``, dealt from ``--seed``), starts one
 ``casino-coach engine`` process per seat, tells every engine its own hand and the table at each deal,
 asks the engine of the seat to move for its move (``go``), plays it, and reports every move to every
 engine. It checks what the engines say against the real game: whose turn it is, and each round's
@@ -25,12 +25,12 @@ from typing import IO, Any
 
 import orjson
 
-from casino_coach.cards import mask_names
+from casino_coach.engine.cards import mask_names
+from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
-from casino_coach.files import atomic_write_bytes
-from casino_coach.game import Game
-from casino_coach.replay import log_to_json, move_from_json, move_to_json
-from casino_coach.rules import RuleSet
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json, move_from_json, move_to_json
 
 ENGINE = [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"]
 

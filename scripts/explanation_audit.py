@@ -20,9 +20,9 @@ import re
 import sys
 from pathlib import Path
 
-from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze
-from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
-from casino_coach.replay import replay
+from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
+from casino_coach.formats.replay import replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verdict_stability import GAMES, game_log

@@ -21,13 +21,13 @@ import argparse
 import random
 from collections import defaultdict
 
-from casino_coach.bots import make_policy
-from casino_coach.cards import FULL_DECK, iter_cards
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.observation import observe
-from casino_coach.rules import RuleSet
-from casino_coach.search.evaluate import deals_to_come, table_class
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.bots.policies import make_policy
+from casino_coach.engine.cards import FULL_DECK, iter_cards
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.search.leaf import deals_to_come, table_class
 
 Tally = defaultdict[tuple[object, ...], list[int]]
 

@@ -1,6 +1,6 @@
 """Searcher strength on mirrored deals: the search bot against the counter and greedy bots.
 
-Each pair plays one shuffled round twice with the seats swapped (``casino_coach.arena``); the figure is
+Each pair plays one shuffled round twice with the seats swapped (``casino_coach.bots.arena``); the figure is
 the searcher's points minus the other bot's, summed over the pair, as a mean with a 95% interval::
 
     python scripts/searcher_strength.py --pairs 300 --jobs 2 [--preset classic --preset royal]
@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from casino_coach.arena import PairStats, mirrored_pair, pair_seed, summarise
-from casino_coach.bots import make_policy
-from casino_coach.files import atomic_write_bytes
-from casino_coach.replay import dumps
-from casino_coach.rules import RuleSet
+from casino_coach.bots.arena import PairStats, mirrored_pair, pair_seed, summarise
+from casino_coach.bots.policies import make_policy
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.replay import dumps
 
 _JOB: dict[str, Any] = {}
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from casino_coach.movegen import ACTION_NAMES, Move, legal_moves
-from casino_coach.notation import move_text, parse_hand, parse_table
-from casino_coach.rules import RuleSet
-from casino_coach.state import RoundState
+from casino_coach.engine.movegen import ACTION_NAMES, Move, legal_moves
+from casino_coach.engine.notation import move_text, parse_hand, parse_table
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
 
 
 def position(

@@ -11,7 +11,7 @@ from conftest import position
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino_coach.analysis import (
+from casino_coach.coach.analysis import (
     CLASSES,
     AnalysisOptions,
     MoveClass,
@@ -23,15 +23,15 @@ from casino_coach.analysis import (
     rate_move,
     seat_of,
 )
-from casino_coach.cards import card_name
+from casino_coach.engine.cards import card_name
+from casino_coach.engine.movegen import CAPTURE, Move, apply, legal_moves
+from casino_coach.engine.notation import parse_move
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.errors import CoachError
-from casino_coach.movegen import CAPTURE, Move, apply, legal_moves
-from casino_coach.notation import parse_move
-from casino_coach.observation import observe
-from casino_coach.replay import GameLog, move_to_json, read_log
-from casino_coach.rules import RuleSet
+from casino_coach.formats.replay import GameLog, move_to_json, read_log
 from casino_coach.search import Limits
-from casino_coach.state import deal, new_round, shuffle_round
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -265,7 +265,7 @@ def test_luck_is_measured_from_the_value_before_the_deal() -> None:
 
 
 def test_luck_with_three_sides_is_relative_to_the_table() -> None:
-    from casino_coach.analysis import MoveAnalysis
+    from casino_coach.coach.analysis import MoveAnalysis
 
     def mv(ply: int, deal_: int, seat: int, best: float, played: float) -> MoveAnalysis:
         return MoveAnalysis(

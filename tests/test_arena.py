@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from casino_coach.arena import mirrored_pair, mirrored_pairs, play, summarise
-from casino_coach.bots import make_policy
+from casino_coach.bots.arena import mirrored_pair, mirrored_pairs, play, summarise
+from casino_coach.bots.policies import make_policy
+from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
-from casino_coach.rules import RuleSet
 
 ROYAL = RuleSet.from_preset("royal")
 

@@ -15,12 +15,13 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from casino_coach.batch import BatchError, BatchSettings, analyse_log, find_logs, prepare, run_batch
 from casino_coach.cli import app
-from casino_coach.game import Game
-from casino_coach.replay import log_to_json
-from casino_coach.rules import RuleSet
-from casino_coach.store import GameKey, Store, StoreError, player_stats
+from casino_coach.engine.rules import RuleSet
+from casino_coach.errors import BatchError, StoreError
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json
+from casino_coach.services.batch import BatchSettings, analyse_log, find_logs, prepare, run_batch
+from casino_coach.services.store import GameKey, Store, player_stats
 
 # One-round games searched very lightly: the point here is the batch machinery, not the ratings.
 FAST = BatchSettings(samples=2, depth=1, world=False)

@@ -7,23 +7,22 @@ import random
 import pytest
 from conftest import position
 
-from casino_coach.bots import (
+from casino_coach.bots.policies import (
     BOT_NAMES,
     CounterPolicy,
     GreedyPolicy,
     Policy,
     RandomPolicy,
-    card_values,
-    immediate_gain,
     make_policy,
 )
-from casino_coach.cards import BIG_CASINO, parse_card
+from casino_coach.engine.cards import BIG_CASINO, parse_card
+from casino_coach.engine.movegen import CAPTURE, TRAIL, legal_moves
+from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.values import card_values, immediate_gain
 from casino_coach.errors import CoachError
-from casino_coach.game import Game
-from casino_coach.movegen import CAPTURE, TRAIL, legal_moves
-from casino_coach.notation import move_text, parse_move
-from casino_coach.observation import observe
-from casino_coach.rules import RuleSet
+from casino_coach.formats.game import Game
 
 ROYAL = RuleSet.from_preset("royal")
 CLASSIC = RuleSet.from_preset("classic")

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 import casino_coach
 from casino_coach.cli import app
+from casino_coach.engine.rules import RuleSet
 from casino_coach.frozen import Frozen
-from casino_coach.rules import RuleSet
 from casino_coach.search.result import Limits
 
 ROOT = Path(__file__).resolve().parents[1]

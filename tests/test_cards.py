@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casino_coach.cards import (
+from casino_coach.engine.cards import (
     BIG_CASINO,
     FULL_DECK,
     LITTLE_CASINO,

@@ -15,9 +15,10 @@ from conftest import one_error_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
-from casino_coach.game import Game
-from casino_coach.movegen import legal_moves
-from casino_coach.replay import (
+from casino_coach.engine.movegen import legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import (
     GameLog,
     Position,
     end_observation,
@@ -28,7 +29,6 @@ from casino_coach.replay import (
     read_log,
     replay,
 )
-from casino_coach.rules import RuleSet
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 SAMPLES = sorted(REPLAYS.glob("*.json"))

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from casino_coach.cli import app, main
 from casino_coach.cli.play import default_out
-from casino_coach.replay import read_log, replay
+from casino_coach.formats.replay import read_log, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["--samples", "3"]
@@ -82,13 +82,13 @@ def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Pat
 
 
 def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
-    from casino_coach.movegen import CAPTURE, Move, illegal_reason
-    from casino_coach.notation import move_text
-    from casino_coach.rules import RuleSet
-    from casino_coach.session import Session
+    from casino_coach.engine.movegen import CAPTURE, Move, illegal_reason
+    from casino_coach.engine.notation import move_text
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.services.play_session import PlaySession
 
     rules = RuleSet.from_preset("classic")
-    s = Session(rules, seed=4)
+    s = PlaySession(rules, seed=4)
     s.run_bots()
     hand, state = s.state.hands[0], s.state
     card = next(c for c in range(52) if hand >> c & 1)
@@ -110,12 +110,12 @@ def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
 
 def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
     # Find a move the tutor stops with the library, then play it through the CLI.
-    from casino_coach.analysis import analysis_limits
-    from casino_coach.rules import RuleSet
-    from casino_coach.session import Session
+    from casino_coach.coach.analysis import analysis_limits
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.services.play_session import PlaySession
 
     # The CLI's --samples 12 gives these limits: the tutor judges as analyze would with 12 worlds.
-    s = Session(RuleSet.from_preset("classic"), seed=2, tutor="inaccuracy", limits=analysis_limits(12))
+    s = PlaySession(RuleSet.from_preset("classic"), seed=2, tutor="inaccuracy", limits=analysis_limits(12))
     s.run_bots()
     stopped = [i + 1 for i, m in enumerate(s.legal()) if s.tutor_check(m) is not None]
     if not stopped:

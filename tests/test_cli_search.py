@@ -12,10 +12,10 @@ from conftest import one_error_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
-from casino_coach.game import Game
-from casino_coach.movegen import legal_moves
-from casino_coach.replay import log_to_json
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json, move_from_json, move_to_json
 
 runner = CliRunner()
 ROYAL = RuleSet.from_preset("royal")
@@ -153,3 +153,24 @@ def test_help_has_examples() -> None:
     for cmd in ("suggest", "tree"):
         result = cli(cmd, "--help")
         assert result.exit_code == 0 and "Example: casino-coach " + cmd in result.stdout
+
+
+def test_suggest_json_moves_read_back_with_table_only_builds() -> None:
+    # One move-to-JSON writer: a table-only build's trail keeps its "value" (issue 9).
+    result = cli(
+        "suggest",
+        "-o",
+        "table_only_builds=true",
+        "--hand",
+        "8S 4H",
+        "--table",
+        "3C 5D",
+        "--hand-sizes",
+        "2,2",
+        "--json",
+    )
+    moves = orjson.loads(result.stdout)["moves"]
+    assert any(m["action"] == "trail" and m["take"] for m in moves)
+    for m in moves:
+        _, move = move_from_json({k: v for k, v in m.items() if k not in ("ev", "stderr")})
+        assert move_to_json(move) == {k: v for k, v in m.items() if k not in ("ev", "stderr")}

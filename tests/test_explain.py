@@ -13,15 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_search_worlds import random_state
 
-from casino_coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
-from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
-from casino_coach.explain import KINDS, _Words
-from casino_coach.movegen import BUILD, CAPTURE, legal_moves
-from casino_coach.notation import parse_hand, parse_move
-from casino_coach.observation import Observation, observe
-from casino_coach.rules import RuleSet
+from casino_coach.coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
+from casino_coach.coach.explain import KINDS, _Words
+from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
+from casino_coach.engine.movegen import BUILD, CAPTURE, legal_moves
+from casino_coach.engine.notation import parse_hand, parse_move
+from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
 from casino_coach.search import worlds
-from casino_coach.state import RoundState
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

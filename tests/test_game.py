@@ -9,13 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK
+from casino_coach.engine.cards import FULL_DECK
+from casino_coach.engine.movegen import TRAIL, Move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import deals_per_round, shuffle_round
 from casino_coach.errors import CoachError, IllegalMoveError
-from casino_coach.game import Game
-from casino_coach.movegen import TRAIL, Move
-from casino_coach.replay import log_to_json, read_log, replay
-from casino_coach.rules import RuleSet
-from casino_coach.state import deals_per_round, shuffle_round
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json, read_log, replay
 
 
 def random_game(preset: str, n: int, seed: int, **opts: object) -> Game:

@@ -9,13 +9,13 @@ import networkx as nx
 import orjson
 import pytest
 
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import new_round, shuffle_round
 from casino_coach.errors import CoachError
-from casino_coach.graph import dot_text, tree_graph, write_graph
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.observation import observe
-from casino_coach.rules import RuleSet
+from casino_coach.report.graph import dot_text, tree_graph, write_graph
 from casino_coach.search import Limits, SearchTree, evaluate
-from casino_coach.state import new_round, shuffle_round
 
 ROYAL = RuleSet.from_preset("royal")
 

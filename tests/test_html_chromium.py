@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from test_analysis import FAST, _log, make_log
 
-from casino_coach.analysis import AnalysisOptions, analyze
-from casino_coach.files import atomic_write_text
-from casino_coach.report import to_html
+from casino_coach.coach.analysis import AnalysisOptions, analyze
+from casino_coach.formats.files import atomic_write_text
+from casino_coach.report.document import to_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")

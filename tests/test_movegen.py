@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import moves_text, position
 
-from casino_coach.cards import parse_card
-from casino_coach.errors import IllegalMoveError
-from casino_coach.movegen import (
+from casino_coach.engine.cards import parse_card
+from casino_coach.engine.movegen import (
     BUILD,
     CAPTURE,
     TRAIL,
@@ -17,8 +16,9 @@ from casino_coach.movegen import (
     legal_moves,
     play,
 )
-from casino_coach.notation import parse_hand, parse_move
-from casino_coach.rules import RuleSet
+from casino_coach.engine.notation import parse_hand, parse_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.errors import IllegalMoveError
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -203,7 +203,7 @@ def test_unions_of_many_sets_match_a_plain_walk() -> None:
     # Big tables take the memoised branch of _unions; compare it with walking every family of sets.
     import random
 
-    from casino_coach.movegen import _numeral_sums, _unions
+    from casino_coach.engine.movegen import _numeral_sums, _unions
 
     def walk_all(sets: tuple[int, ...]) -> tuple[int, ...]:
         found: set[int] = set()

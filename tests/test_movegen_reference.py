@@ -13,10 +13,10 @@ from itertools import combinations, permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import RANK, cards_of
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
-from casino_coach.rules import RuleSet
-from casino_coach.state import Build, RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.cards import RANK, cards_of
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build, RoundState, deal, new_round, shuffle_round
 
 PRESETS = {p: RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")}
 

@@ -9,12 +9,12 @@ from conftest import position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.notation import parse_hand, parse_move
+from casino_coach.engine.observation import observe, observe_deal, observe_move, observed_legal
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.errors import IllegalMoveError
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.notation import parse_hand, parse_move
-from casino_coach.observation import observe, observe_deal, observe_move, observed_legal
-from casino_coach.rules import RuleSet
-from casino_coach.state import deal, new_round, shuffle_round
 
 ROYAL = RuleSet.from_preset("royal")
 

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK, cards_of
-from casino_coach.movegen import BUILD, Move, apply, illegal_reason, is_legal, legal_moves, play
-from casino_coach.notation import move_text, parse_hand, parse_move
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import score_round
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.cards import FULL_DECK, cards_of
+from casino_coach.engine.movegen import BUILD, Move, apply, illegal_reason, is_legal, legal_moves, play
+from casino_coach.engine.notation import move_text, parse_hand, parse_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import score_round
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 
 PRESETS = {p: RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")}
 

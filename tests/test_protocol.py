@@ -7,17 +7,17 @@ from typing import Any
 import orjson
 import pytest
 
-from casino_coach import protocol
-from casino_coach.cards import mask_names
-from casino_coach.game import Game
-from casino_coach.protocol import REQUESTS, Session, encode, limits_from, serve
-from casino_coach.replay import move_from_json, move_to_json
-from casino_coach.rules import RuleSet
+from casino_coach.engine.cards import mask_names
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import move_from_json, move_to_json
+from casino_coach.services import engine_session as protocol
+from casino_coach.services.engine_session import REQUESTS, EngineSession, encode, limits_from, serve
 
 FAST: dict[str, Any] = {"samples": 2, "depth": 2}
 
 
-def ask(s: Session, req: dict[str, Any]) -> dict[str, Any]:
+def ask(s: EngineSession, req: dict[str, Any]) -> dict[str, Any]:
     """Send one request through the text layer, as the engine reads it."""
     answer = s.handle(orjson.dumps(req))
     assert answer is not None
@@ -35,9 +35,9 @@ def deal_request(game: Game, seat: int, first: bool) -> dict[str, Any]:
     return req
 
 
-def started(seed: int = 5, rules: str = "classic", seat: int = 0) -> tuple[Session, Game]:
+def started(seed: int = 5, rules: str = "classic", seat: int = 0) -> tuple[EngineSession, Game]:
     game = Game(RuleSet.from_preset(rules), ["Ana", "Ben"], seed=seed, dealer=1)
-    s = Session()
+    s = EngineSession()
     assert (
         ask(s, {"type": "new_game", "rules": {"preset": rules}, "players": ["Ana", "Ben"], "seat": seat})[
             "type"
@@ -49,7 +49,7 @@ def started(seed: int = 5, rules: str = "classic", seat: int = 0) -> tuple[Sessi
 
 
 def test_hello_lists_every_request_and_echoes_the_id() -> None:
-    s = Session()
+    s = EngineSession()
     a = ask(s, {"type": "hello", "id": 7})
     assert a["type"] == "hello" and a["id"] == 7
     assert a["protocol"] == "casino-engine" and a["protocol_version"] == 1
@@ -58,7 +58,7 @@ def test_hello_lists_every_request_and_echoes_the_id() -> None:
 
 
 def test_new_game_answers_ready_with_the_rules_and_seat() -> None:
-    s = Session()
+    s = EngineSession()
     a = ask(s, {"type": "new_game", "id": "g", "rules": {"preset": "royal"}, "players": 4, "seat": 3})
     assert a == {
         "type": "ready",
@@ -142,7 +142,7 @@ def test_analyze_lists_moves_best_first_and_top_limits_them() -> None:
     ],
 )
 def test_bad_lines_are_answered_with_errors(line: bytes, fragment: str, request_tag: Any) -> None:
-    s = Session()
+    s = EngineSession()
     a = s.handle(line)
     assert a is not None and a["type"] == "error"
     assert fragment in a["error"]
@@ -201,7 +201,7 @@ def test_out_of_turn_requests() -> None:
     for kind in ("go", "analyze", "legal"):
         a = ask(s, {"type": kind})
         assert a["type"] == "error" and "not the engine's (seat 1)" in a["error"]
-    s2 = Session()
+    s2 = EngineSession()
     ask(s2, {"type": "new_game", "seat": 0})
     a = ask(s2, {"type": "move", "move": {"card": "2C"}})
     assert "waiting for the first deal of a round" in a["error"]
@@ -236,7 +236,7 @@ def test_later_deal_is_checked_against_what_was_seen() -> None:
 def test_moves_in_compact_notation_and_without_a_seat() -> None:
     s, game = started(seed=6)
     move = game.legal()[-1]
-    from casino_coach.notation import move_text
+    from casino_coach.engine.notation import move_text
 
     a = ask(s, {"type": "move", "move": move_text(move)})
     assert a["type"] == "state" and a["played"] == move_to_json(move, 0)
@@ -254,7 +254,7 @@ def test_position_request_then_go() -> None:
         "table": {"loose": ["AC", "7D"], "builds": []},
         "hand_sizes": [2, 2],
     }
-    s = Session()
+    s = EngineSession()
     a = ask(s, {"type": "position", "position": pos})
     assert a["type"] == "state" and a["awaiting"] == "move" and a["seat"] == 0
     best = ask(s, {"type": "go", "samples": 40})
@@ -315,12 +315,12 @@ def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(protocol, "judge", spy)
     game = Game(RuleSet.from_preset("royal"), 3, seed=1, dealer=2)
-    s = Session()
+    s = EngineSession()
     ask(s, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})
     ask(s, deal_request(game, 0, True))
     ask(s, {"type": "go", "samples": 1})
     ask(s, {"type": "go", "samples": 1, "depth": 2})
-    fixed = Session(protocol.DEFAULT_LIMITS, depth_by_players=False)
+    fixed = EngineSession(protocol.DEFAULT_LIMITS, depth_by_players=False)
     ask(fixed, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})
     ask(fixed, deal_request(game, 0, True))
     ask(fixed, {"type": "go", "samples": 1})

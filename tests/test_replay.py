@@ -11,12 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import parse_card, parse_cards
+from casino_coach.engine.cards import parse_card, parse_cards
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build
 from casino_coach.errors import LogError
-from casino_coach.game import Game
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
-from casino_coach.observation import observe
-from casino_coach.replay import (
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import (
     GameLog,
     Position,
     legal_at,
@@ -32,8 +34,6 @@ from casino_coach.replay import (
     read_position,
     replay,
 )
-from casino_coach.rules import RuleSet
-from casino_coach.state import Build
 
 
 def played(preset: str, n: int, seed: int, moves: int | None = None, **opts: Any) -> Game:

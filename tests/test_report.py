@@ -9,7 +9,7 @@ import orjson
 import pytest
 from rich.console import Console
 
-from casino_coach.analysis import (
+from casino_coach.coach.analysis import (
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
@@ -18,11 +18,19 @@ from casino_coach.analysis import (
     WorldCost,
     summarize,
 )
-from casino_coach.explain import Explanation
-from casino_coach.notation import parse_hand, parse_move, parse_table
+from casino_coach.coach.explain import Explanation
+from casino_coach.engine.notation import parse_hand, parse_move, parse_table
+from casino_coach.engine.rules import RuleSet
 from casino_coach.render.analysis import move_panel
-from casino_coach.report import ReportFormat, chart_svg, loss_words, render, to_html, to_markdown, to_obj
-from casino_coach.rules import RuleSet
+from casino_coach.report.document import (
+    ReportFormat,
+    chart_svg,
+    loss_words,
+    render,
+    to_html,
+    to_markdown,
+    to_obj,
+)
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")

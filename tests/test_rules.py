@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from casino_coach.engine.rules import OPTION_NAMES, RuleSet
 from casino_coach.errors import RulesError
-from casino_coach.rules import OPTION_NAMES, RuleSet
 
 
 def test_presets_defaults() -> None:

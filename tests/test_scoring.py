@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from casino_coach.cards import FULL_DECK, parse_cards
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Match, score_round
-from casino_coach.state import RoundState
+from casino_coach.engine.cards import FULL_DECK, parse_cards
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Match, score_round
+from casino_coach.engine.state import RoundState
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK, SPADES_MASK
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import score_round
-from casino_coach.search.evaluate import Evaluator, final_points, majority_odds, side_value
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.cards import FULL_DECK, SPADES_MASK
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import score_round
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.search.leaf import Evaluator, final_points, majority_odds, side_value
 
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
 VARIANTS = [

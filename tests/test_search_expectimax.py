@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.observation import observe
-from casino_coach.rules import RuleSet
-from casino_coach.search import Limits, SearchError, evaluate, evaluate_world
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.errors import SearchError
+from casino_coach.search import Limits, evaluate, evaluate_world
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")

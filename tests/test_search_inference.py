@@ -6,10 +6,12 @@ import random
 
 import pytest
 
-from casino_coach.cards import RANK_MASK, parse_card
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
-from casino_coach.observation import Observation, observe
-from casino_coach.rules import RuleSet
+from casino_coach.bots.searcher import SearcherPolicy
+from casino_coach.engine.cards import RANK_MASK, parse_card
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
+from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, new_round
 from casino_coach.search import Limits, evaluate
 from casino_coach.search.inference import (
     Evidence,
@@ -18,9 +20,7 @@ from casino_coach.search.inference import (
     next_evidence,
     sample_with_evidence,
 )
-from casino_coach.search.policy import SearcherPolicy
 from casino_coach.search.worlds import sample_world
-from casino_coach.state import RoundState, new_round
 
 CLASSIC = RuleSet.from_preset("classic")
 TENS = RANK_MASK[9]

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.notation import parse_hand, parse_move
-from casino_coach.rules import RuleSet
-from casino_coach.search.evaluate import Evaluator
+from casino_coach.engine.cards import FULL_DECK
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.notation import parse_hand, parse_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.search.leaf import Evaluator
 from casino_coach.search.solver import Solver
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
 
 CLASSIC = RuleSet.from_preset("classic")
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]

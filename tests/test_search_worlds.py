@@ -12,11 +12,12 @@ from conftest import position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.cards import FULL_DECK, iter_cards
-from casino_coach.movegen import apply, legal_moves
-from casino_coach.notation import parse_hand
-from casino_coach.observation import observe
-from casino_coach.rules import RuleSet
+from casino_coach.engine.cards import FULL_DECK, iter_cards
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.notation import parse_hand
+from casino_coach.engine.observation import observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.search.worlds import (
     SearchError,
     count_worlds,
@@ -24,7 +25,6 @@ from casino_coach.search.worlds import (
     sample_world,
     world_state,
 )
-from casino_coach.state import RoundState, deal, new_round, shuffle_round
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -157,7 +157,7 @@ def test_inconsistent_counts_are_an_error() -> None:
 def test_owner_of_builds_of_one_and_fourteen_is_dealt_two_aces() -> None:
     # movegen's must-hold takes one card per build value: seat 1 owning builds of 1 (aces) and 14
     # holds two aces in every consistent world.
-    from casino_coach.cards import ACES_MASK
+    from casino_coach.engine.cards import ACES_MASK
     from casino_coach.search.worlds import sample_world, world_state
 
     rules = RuleSet.from_preset("royal")

@@ -11,21 +11,21 @@ from conftest import position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino_coach.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
-from casino_coach.notation import move_text, parse_move
-from casino_coach.replay import read_log, replay
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.replay import read_log, replay
 from casino_coach.search import Limits, evaluate
-from casino_coach.session import NoteKind, Session, move_words, resolve
+from casino_coach.services.play_session import NoteKind, PlaySession, move_words, resolve
 
 CLASSIC = RuleSet.from_preset("classic")
 FAST = Limits(samples=4, min_samples=2, depth=4, exact_worlds=4)
 
 
-def session(**kw: object) -> Session:
+def session(**kw: object) -> PlaySession:
     args: dict[str, object] = {"seed": 11, "limits": FAST}
     args.update(kw)
-    s = Session(CLASSIC, **args)  # type: ignore[arg-type]
+    s = PlaySession(CLASSIC, **args)  # type: ignore[arg-type]
     s.run_bots()
     return s
 
@@ -169,7 +169,7 @@ def test_hint_resets_after_a_move() -> None:
     assert "hint again" in first.text
 
 
-def _bad_decision(s: Session) -> Move:
+def _bad_decision(s: PlaySession) -> Move:
     """Play the best moves until a decision has a move the tutor stops; return that move."""
     for _ in range(40):
         for mv in s.legal():
@@ -275,11 +275,11 @@ def test_bad_arguments_are_coach_errors() -> None:
     from casino_coach.errors import CoachError
 
     with pytest.raises(CoachError):
-        Session(CLASSIC, tutor="sometimes")
+        PlaySession(CLASSIC, tutor="sometimes")
     with pytest.raises(CoachError):
-        Session(CLASSIC, players=5)
+        PlaySession(CLASSIC, players=5)
     with pytest.raises(CoachError):
-        Session(CLASSIC, opponent="nobody")
+        PlaySession(CLASSIC, opponent="nobody")
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from casino_coach.store import GameKey, Store, StoreError, all_players, normal_date, player_stats
+from casino_coach.errors import StoreError
+from casino_coach.services.store import GameKey, Store, all_players, normal_date, player_stats
 
 SETTINGS = '{"samples":2}'
 

@@ -11,7 +11,10 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from casino_coach.analysis import (
+from casino_coach.bots.arena import play
+from casino_coach.bots.policies import make_policy
+from casino_coach.cli import app
+from casino_coach.coach.analysis import (
     AnalysisOptions,
     Thresholds,
     analysis_limits,
@@ -20,15 +23,12 @@ from casino_coach.analysis import (
     rate_move,
     verdict_of,
 )
-from casino_coach.arena import play
-from casino_coach.bots import make_policy
-from casino_coach.cli import app
-from casino_coach.movegen import BUILD
-from casino_coach.protocol import Session as EngineSession
-from casino_coach.replay import GameLog, log_to_json, move_to_json, replay
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import BUILD
+from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.replay import GameLog, log_to_json, move_to_json, replay
 from casino_coach.search import evaluate
-from casino_coach.session import Session
+from casino_coach.services.engine_session import EngineSession
+from casino_coach.services.play_session import PlaySession
 
 SAMPLES = 10
 LIMITS = analysis_limits(SAMPLES)
@@ -147,7 +147,7 @@ def _engine_at(game: GameLog, ply_index: int, seat: int) -> EngineSession:
 
 
 def _names(mask: int | None) -> list[str]:
-    from casino_coach.cards import mask_names
+    from casino_coach.engine.cards import mask_names
 
     assert mask is not None
     return mask_names(mask)
@@ -168,7 +168,7 @@ def test_the_engine_judges_as_analyze_does(game: GameLog, analysis: Any) -> None
 
 def test_the_tutor_judges_as_analyze_does(tmp_path: Path) -> None:
     rules = RuleSet.from_preset("classic")
-    s = Session(rules, seed=2, tutor="inaccuracy", limits=LIMITS, out=tmp_path / "g.json")
+    s = PlaySession(rules, seed=2, tutor="inaccuracy", limits=LIMITS, out=tmp_path / "g.json")
     s.run_bots()
     obs = s.observation()
     worst = max(
@@ -190,7 +190,7 @@ def test_the_tutor_judges_as_analyze_does(tmp_path: Path) -> None:
 
 
 def test_batch_analysis_judges_as_analyze_does(game: GameLog, analysis: Any) -> None:
-    from casino_coach.batch import BatchSettings, analyse_log
+    from casino_coach.services.batch import BatchSettings, analyse_log
 
     settings = BatchSettings(samples=SAMPLES, world=False)
     doc = analyse_log(log_to_json(game), settings.to_json())

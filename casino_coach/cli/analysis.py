@@ -9,7 +9,8 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.analysis import (
+from casino_coach.cli.app import app, err_console, handle_errors
+from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
     Thresholds,
@@ -18,12 +19,11 @@ from casino_coach.analysis import (
     check_seats,
     seat_of,
 )
-from casino_coach.cli.app import app, err_console, handle_errors
 from casino_coach.errors import CoachError, LogError
-from casino_coach.files import atomic_write_bytes
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.replay import read_log
 from casino_coach.render.analysis import analysis_view
-from casino_coach.replay import read_log
-from casino_coach.report import ReportFormat, render, to_json
+from casino_coach.report.document import ReportFormat, render, to_json
 
 _DEFAULT = Thresholds()
 DEFAULT_SAMPLES = analysis_limits().samples

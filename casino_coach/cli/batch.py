@@ -14,12 +14,12 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.analysis import Thresholds
-from casino_coach.batch import BatchSettings, run_batch
 from casino_coach.cli.app import app, err_console, handle_errors
-from casino_coach.errors import CoachError
+from casino_coach.coach.analysis import Thresholds
+from casino_coach.errors import CoachError, StoreError
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
-from casino_coach.store import PERIODS, Store, StoreError, all_players, player_stats
+from casino_coach.services.batch import BatchSettings, run_batch
+from casino_coach.services.store import PERIODS, Store, all_players, player_stats
 
 DEFAULT_STORE = Path("casino-results.db")
 _DEFAULT = Thresholds()

@@ -1,4 +1,4 @@
-"""``casino-coach engine``: the engine protocol (``casino_coach.protocol``) on standard input and output."""
+"""``casino-coach engine``: the engine protocol (``services.engine_session``) on standard input and output."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import typer
 
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.errors import CoachError
-from casino_coach.protocol import DEFAULT_LIMITS, Session, serve
 from casino_coach.search import Limits
+from casino_coach.services.engine_session import DEFAULT_LIMITS, EngineSession, serve
 
 
 @app.command("engine")
@@ -58,4 +58,4 @@ def engine_command(
         out.flush()
 
     with contextlib.suppress(BrokenPipeError):  # the controller went away: nothing left to answer
-        serve(sys.stdin.buffer, write, Session(limits, depth_by_players=depth is None))
+        serve(sys.stdin.buffer, write, EngineSession(limits, depth_by_players=depth is None))

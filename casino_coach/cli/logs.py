@@ -8,17 +8,17 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from casino_coach.arena import play
-from casino_coach.bots import make_policy
+from casino_coach.bots.arena import play
+from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.notation import move_text
+from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, LogError
-from casino_coach.files import atomic_write_bytes
-from casino_coach.game import CREATED_BY
-from casino_coach.movegen import Move
-from casino_coach.notation import move_text
-from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
-from casino_coach.replay import (
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.game import CREATED_BY
+from casino_coach.formats.replay import (
     GameLog,
     Position,
     Replay,
@@ -31,7 +31,7 @@ from casino_coach.replay import (
     read_any,
     replay,
 )
-from casino_coach.rules import RuleSet
+from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
 
 
 def _read(path: Path) -> GameLog | Position:

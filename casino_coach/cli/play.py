@@ -1,7 +1,7 @@
 """``casino-coach play``: a game against the coach's bots in the terminal, with hints and a tutor.
 
 The command only wires input and output: lines come from the terminal (with tab completion of commands
-and moves), a ``--moves`` file, or a pipe; each goes to ``session.Session.handle`` and what comes back is
+and moves), a ``--moves`` file, or a pipe; each goes to ``session.PlaySession.handle`` and what comes back is
 drawn by ``render.play``. The game log is written by the session after every round and at the end.
 """
 
@@ -19,13 +19,13 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.analysis import analysis_limits
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.coach.analysis import analysis_limits
+from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
 from casino_coach.render.play import note_view, turn_view, words
-from casino_coach.rules import RuleSet
-from casino_coach.session import TUTOR_LEVELS, NoteKind, Session
+from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
@@ -160,7 +160,7 @@ def play_command(
     path = out if out is not None else default_out(seed, today)
     interactive = moves is None and sys.stdin.isatty()
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
-    session = Session(
+    session = PlaySession(
         rules,
         players=players,
         human=seat,
@@ -184,7 +184,7 @@ def play_command(
         run(session, console, source)
 
 
-def run(session: Session, console: Console, source: LineSource) -> None:
+def run(session: PlaySession, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
     opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
     extras = [
@@ -213,7 +213,7 @@ def run(session: Session, console: Console, source: LineSource) -> None:
         raise typer.Exit(130) from None
 
 
-def _loop(session: Session, console: Console, source: LineSource) -> None:
+def _loop(session: PlaySession, console: Console, source: LineSource) -> None:
     shown = -1
     while not session.over:
         if session.bot_to_move:

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from casino_coach.cli.app import app, handle_errors
-from casino_coach.rules import OPTION_NAMES, PRESETS, RuleSet
+from casino_coach.engine.rules import OPTION_NAMES, PRESETS, RuleSet
 
 
 @app.command("rules")

@@ -2,7 +2,7 @@
 
 Both read a decision from a log (the position before move ``--at N``, or where the log stops) or a
 position file; ``suggest`` also takes a position typed in the compact notation (``--hand``, ``--table``
-and friends). The search itself is ``casino_coach.search.evaluate``.
+and friends). The search itself is ``casino_coach.search.leaf``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.analysis import (
+from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.coach.analysis import (
     Thresholds,
     Verdict,
     analysis_limits,
@@ -27,27 +29,25 @@ from casino_coach.analysis import (
     verdict_of,
     why_not_second,
 )
-from casino_coach.cards import card_name, iter_cards
-from casino_coach.cli.app import app, handle_errors
-from casino_coach.cli.rules_cmd import parse_options
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.notation import parse_hand, parse_table
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import sides_for
 from casino_coach.errors import CoachError
-from casino_coach.graph import graph_format, tree_graph, write_graph
-from casino_coach.movegen import ACTION_NAMES, BUILD, Move
-from casino_coach.notation import parse_hand, parse_table
-from casino_coach.observation import Observation
-from casino_coach.render.search import suggestion_view
-from casino_coach.replay import (
+from casino_coach.formats.replay import (
     GameLog,
     end_position,
+    move_to_json,
     observation_from_position,
     position_at,
     read_any,
     replay,
 )
-from casino_coach.rules import RuleSet
+from casino_coach.render.search import suggestion_view
+from casino_coach.report.graph import graph_format, tree_graph, write_graph
 from casino_coach.search import Limits, SearchResult, evaluate
 from casino_coach.search.tree import SearchTree
-from casino_coach.state import sides_for
 
 
 @dataclass(frozen=True)
@@ -137,18 +137,6 @@ def typed_decision(
     return Decision(rules, obs, None)
 
 
-def move_json(move: Move) -> dict[str, Any]:
-    """A move as replay-format.md writes it (take sorted by card name)."""
-    out: dict[str, Any] = {
-        "card": card_name(move.card),
-        "action": ACTION_NAMES[move.action],
-        "take": sorted(card_name(c) for c in iter_cards(move.take)),
-    }
-    if move.action == BUILD:
-        out["value"] = move.value
-    return out
-
-
 def _number(x: float) -> float:
     if not math.isfinite(x):
         raise CoachError("the search produced a value that is not a finite number")
@@ -166,10 +154,12 @@ def result_json(
         "seat": result.seat,
         "exact": result.exact,
         "worlds": result.samples,
-        "moves": [move_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves],
+        "moves": [
+            move_to_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves
+        ],
     }
     if verdict is not None and decision.played is not None:
-        out["played"] = move_json(decision.played) | verdict_json(
+        out["played"] = move_to_json(decision.played) | verdict_json(
             verdict, result.value_of(decision.played).ev, _number
         )
     return out

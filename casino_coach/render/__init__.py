@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from rich.panel import Panel
 from rich.text import Text
 
-from casino_coach.cards import SUIT, card_symbol, iter_cards
-from casino_coach.movegen import BUILD, CAPTURE, Move
-from casino_coach.state import Build
+from casino_coach.engine.cards import SUIT, card_symbol, iter_cards
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move
+from casino_coach.engine.state import Build
 
 RED_SUITS = (1, 2)  # diamonds, hearts
 SWEEP_STYLE = "bold magenta"

@@ -9,10 +9,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.engine.state import Build
 from casino_coach.render import cards_text, move_words
-from casino_coach.report import class_label, loss_words, luck_words
-from casino_coach.state import Build
+from casino_coach.report.document import class_label, loss_words, luck_words
 
 CLASS_STYLES = {
     "best": "bold green",

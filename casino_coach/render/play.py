@@ -1,5 +1,5 @@
 """Rich renderables for ``casino-coach play``: the table, the hand, the numbered moves and the notes of a
-``session.Session`` (no logic, no I/O). Everything fits 80 columns and reads without colour."""
+``session.PlaySession`` (no logic, no I/O). Everything fits 80 columns and reads without colour."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.cards import SUIT, iter_cards
-from casino_coach.movegen import Move
-from casino_coach.notation import move_text
+from casino_coach.engine.cards import SUIT, iter_cards
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.notation import move_text
+from casino_coach.engine.state import deals_per_round
 from casino_coach.render import cards_text
-from casino_coach.session import Note, NoteKind, Session
-from casino_coach.state import deals_per_round
+from casino_coach.services.play_session import Note, NoteKind, PlaySession
 
 MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
 
@@ -51,7 +51,7 @@ def words(text: str, style: str = "") -> Text:
     return t
 
 
-def table_panel(session: Session) -> Panel:
+def table_panel(session: PlaySession) -> Panel:
     """The table: loose cards, builds (value, single or multiple, owner), scores, piles, cards left."""
     st = session.state
     game = session.game
@@ -120,7 +120,7 @@ def moves_list(numbered: Sequence[tuple[int, Move]]) -> Table:
     return t
 
 
-def turn_view(session: Session) -> Group:
+def turn_view(session: PlaySession) -> Group:
     """What the person sees before choosing: the table, the hand and the numbered legal moves."""
     hand = Text.assemble(("Your hand  ", "bold"), cards_text(session.state.hands[session.human]))
     return Group(table_panel(session), hand, moves_columns(session.numbered()))

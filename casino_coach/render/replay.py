@@ -10,10 +10,10 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.movegen import Move
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points
+from casino_coach.formats.replay import GameLog, Replay, RoundReplay
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
-from casino_coach.replay import GameLog, Replay, RoundReplay
-from casino_coach.scoring import BREAKDOWN_ITEMS, Points
 
 ITEM_LABELS = {
     "cards": "most cards",

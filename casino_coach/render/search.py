@@ -8,10 +8,10 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.analysis import Verdict
-from casino_coach.movegen import Move
-from casino_coach.notation import move_text
-from casino_coach.observation import Observation
+from casino_coach.coach.analysis import Verdict
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.notation import move_text
+from casino_coach.engine.observation import Observation
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.search.result import SearchResult
 

@@ -10,8 +10,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.batch import BatchReport
-from casino_coach.store import PlayerStats, Record
+from casino_coach.services.batch import BatchReport
+from casino_coach.services.store import PlayerStats, Record
 
 # Short headers so that a record fits 80 columns; the caption spells them out.
 _CLASS_COLUMNS = (

@@ -6,20 +6,14 @@ with the observation are sampled (or enumerated when few), each is solved by alp
 the deal (exactly to the end of the round in the last deal), and each move gets its expected value and
 standard error in points: the mover's side's round points minus the mean of the other sides', for the
 whole round. ``evaluate_world`` does the same with every card known. See ``expectimax.py``,
-``worlds.py``, ``solver.py`` and ``evaluate.py``.
+``worlds.py``, ``solver.py`` and ``leaf.py``.
 """
 
+from casino_coach.errors import SearchError
 from casino_coach.search.expectimax import decision_seed, evaluate, evaluate_world, root_moves
 from casino_coach.search.result import Limits, MoveValue, Outcome, SearchResult
 from casino_coach.search.tree import SearchTree, TreeNode
-from casino_coach.search.worlds import (
-    SearchError,
-    World,
-    count_worlds,
-    enumerate_worlds,
-    sample_world,
-    world_state,
-)
+from casino_coach.search.worlds import World, count_worlds, enumerate_worlds, sample_world, world_state
 
 __all__ = [
     "Limits",

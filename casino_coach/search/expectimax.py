@@ -25,9 +25,11 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from casino_coach.movegen import Move, apply, legal_moves
-from casino_coach.observation import Observation, as_state
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import Move, apply, legal_moves
+from casino_coach.engine.observation import Observation, as_state
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
+from casino_coach.errors import SearchError
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.result import (
     UNKNOWN_STDERR,
@@ -50,15 +52,7 @@ from casino_coach.search.solver import (
     without_cycle_collection,
 )
 from casino_coach.search.tree import SearchTree
-from casino_coach.search.worlds import (
-    SearchError,
-    World,
-    balanced_worlds,
-    count_worlds,
-    enumerate_worlds,
-    world_state,
-)
-from casino_coach.state import RoundState
+from casino_coach.search.worlds import World, balanced_worlds, count_worlds, enumerate_worlds, world_state
 
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 

@@ -4,8 +4,8 @@ A player who could have taken Big Casino and trailed a 3 instead most likely hol
 ``Evidence`` is one play of another seat with the position it was made in, as the observer saw it.
 ``Likelihood`` weighs a world's hands by how sensible those plays were with them, under a plain model
 of a sensible player: a play that gives up g points of immediate gain (against the best capture the
-hand allowed, ``bots.immediate_gain``) is made with probability exp(-REGRET_SCALE * g). A world is then
-drawn in proportion to its prior probability times this likelihood (``sample_with_evidence``, by
+hand allowed, ``engine.values.immediate_gain``) is made with probability exp(-REGRET_SCALE * g). A
+world is then drawn in proportion to its prior probability times this likelihood (``sample_with_evidence``, by
 rejection), or weighted by it in an enumeration.
 
 The model knows nothing of the player beyond "take what is worth taking"; a player who passes a capture
@@ -20,13 +20,13 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from casino_coach.bots import immediate_gain
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
+from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import HAND_SIZE
+from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import IllegalMoveError
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
-from casino_coach.observation import Observation, as_state, observe_deal, observe_move
-from casino_coach.rules import RuleSet
 from casino_coach.search.worlds import World, sample_world
-from casino_coach.state import HAND_SIZE
 
 REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
 MAX_DRAWS = 64  # rejection tries per world; past them the last draw is taken as it is

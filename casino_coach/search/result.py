@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from casino_coach.engine.movegen import Move
+from casino_coach.errors import SearchError
 from casino_coach.frozen import Frozen
-from casino_coach.movegen import Move
-from casino_coach.search.worlds import SearchError
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The perfect-information solver: alpha-beta over one world, to the end of the current deal.
 
 Every hand is known in a world, so the rest of the deal is a game of perfect information. Values are
-from the root side's point of view (``evaluate.py``): the root side maximises, every other side
+from the root side's point of view (``leaf.py``): the root side maximises, every other side
 minimises. With two sides (two players, or two partnerships) that is exactly negamax; with three
 individual players it is the *paranoid* assumption (the others are treated as a coalition against the
 root player), chosen over max^n because it keeps alpha-beta pruning and a single number per node, and
@@ -26,11 +26,11 @@ import gc
 from collections.abc import Callable
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
-from casino_coach.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
-from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
-from casino_coach.rules import RuleSet
-from casino_coach.search.evaluate import Evaluator
-from casino_coach.state import Build, RoundState
+from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
+from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build, RoundState
+from casino_coach.search.leaf import Evaluator
 
 INF: Final = float("inf")
 NULL: Final = 1e-9  # width of a null window (values are points, far coarser)

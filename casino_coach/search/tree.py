@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from casino_coach.movegen import Move
+from casino_coach.engine.movegen import Move
 
 
 @dataclass

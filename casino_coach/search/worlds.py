@@ -23,17 +23,13 @@ from itertools import combinations
 from math import comb
 from typing import Final, NamedTuple
 
-from casino_coach.cards import ACES_MASK, iter_cards
-from casino_coach.errors import CoachError
-from casino_coach.observation import Observation
-from casino_coach.rules import RuleSet
-from casino_coach.state import RoundState
+from casino_coach.engine.cards import ACES_MASK, iter_cards
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
+from casino_coach.errors import SearchError
 
 _REJECTION_TRIES: Final = 2000
-
-
-class SearchError(CoachError):
-    """A position the search cannot value: inconsistent counts, no consistent world."""
 
 
 class World(NamedTuple):

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from casino_coach.cards import card_name
+from casino_coach.engine.cards import card_name
+from casino_coach.engine.movegen import Move, apply, illegal_reason
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build, RoundState, table_mask
 from casino_coach.errors import IllegalMoveError
-from casino_coach.movegen import Move, apply, illegal_reason
-from casino_coach.rules import RuleSet
-from casino_coach.state import Build, RoundState, table_mask
 
 
 class Observation(NamedTuple):

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 
-from casino_coach.cards import card_name, iter_cards, parse_card
+from casino_coach.engine.cards import card_name, iter_cards, parse_card
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move
+from casino_coach.engine.state import Build
 from casino_coach.errors import CardError, NotationError
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move
-from casino_coach.state import Build
 
 _CARD = r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]"
 _TOKEN = re.compile(
@@ -148,7 +148,7 @@ def parse_table(
     A build without ``=value`` is worth the sum of its cards (aces 1); without ``@owner`` it belongs
     to ``default_owner``. ``pair_value`` (from the rule set) decides single or multiple.
     """
-    from casino_coach.cards import RANK
+    from casino_coach.engine.cards import RANK
 
     pv = pair_value or tuple(RANK[c] + 1 for c in range(52))
     builds: list[Build] = []

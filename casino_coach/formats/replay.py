@@ -23,13 +23,21 @@ from typing import Any
 
 import orjson
 
-from casino_coach.cards import FULL_DECK, card_name, iter_cards, mask_names, parse_card
-from casino_coach.errors import CardError, CoachError, LogError, RulesError
-from casino_coach.movegen import ACTION_NAMES, BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
-from casino_coach.observation import Observation, as_state, observe, observe_deal, observe_move
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Match, Points, RoundScore
-from casino_coach.state import (
+from casino_coach.engine.cards import FULL_DECK, card_name, iter_cards, mask_names, parse_card
+from casino_coach.engine.movegen import (
+    ACTION_NAMES,
+    BUILD,
+    CAPTURE,
+    TRAIL,
+    Move,
+    apply,
+    illegal_reason,
+    legal_moves,
+)
+from casino_coach.engine.observation import Observation, as_state, observe, observe_deal, observe_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Match, Points, RoundScore
+from casino_coach.engine.state import (
     HAND_SIZE,
     TABLE_SIZE,
     Build,
@@ -39,6 +47,7 @@ from casino_coach.state import (
     new_round,
     sides_for,
 )
+from casino_coach.errors import CardError, CoachError, LogError, RulesError
 
 LOG_FORMAT = "casino-replay"
 POSITION_FORMAT = "casino-position"

@@ -1,6 +1,6 @@
 """A game against the coach's bots, played one typed line at a time: the logic of ``casino-coach play``.
 
-A ``Session`` wraps a ``game.Game``: one seat is the person at the keyboard, every other seat is a bot
+A ``PlaySession`` wraps a ``game.Game``: one seat is the person at the keyboard, every other seat is a bot
 (``bots.make_policy``). The terminal front end (``cli/play.py``) only reads lines and shows what comes
 back, so everything here works, and is tested, without a terminal:
 
@@ -32,20 +32,20 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from casino_coach.analysis import Thresholds, analysis_limits, judge, verdict_of
-from casino_coach.bots import Policy, make_policy
-from casino_coach.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
+from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points, RoundScore
+from casino_coach.engine.state import RoundState
 from casino_coach.errors import CardError, CoachError, NotationError
-from casino_coach.files import atomic_write_bytes
-from casino_coach.game import Game
-from casino_coach.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
-from casino_coach.notation import move_text, parse_move
-from casino_coach.observation import Observation
-from casino_coach.replay import log_to_json
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Points, RoundScore
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.game import Game
+from casino_coach.formats.replay import log_to_json
 from casino_coach.search import Limits, SearchResult
-from casino_coach.state import RoundState
 
 
 class NoteKind(StrEnum):
@@ -177,7 +177,7 @@ class _Decision:
     approved: set[Move] = field(default_factory=set)  # moves the tutor already let through
 
 
-class Session:
+class PlaySession:
     """A game between one person (``human`` seat) and bots, driven by typed lines.
 
     ``opponent`` names the bot of every other seat (``bots.BOT_NAMES``). ``practice`` allows ``undo``.

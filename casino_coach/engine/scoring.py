@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
-from casino_coach.cards import ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
+from casino_coach.engine.cards import ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
+from casino_coach.errors import GameOverError
 from casino_coach.frozen import Frozen
-from casino_coach.rules import RuleSet
-from casino_coach.state import RoundState
 
 Points = int | float
 
@@ -253,7 +254,7 @@ class Match:
     def add_round(self, state: RoundState) -> RoundScore:
         """Score a played-out round and add it to the game."""
         if self.winner is not None:
-            raise ValueError("the game is already won")
+            raise GameOverError("the game is already won")
         rs = score_round(self.rules, state, tuple(self.scores), self.carry)
         self.scores = [s + p for s, p in zip(self.scores, rs.points, strict=True)]
         self.carry = rs.carry

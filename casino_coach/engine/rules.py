@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from casino_coach.cards import ACE, NUM_CARDS, RANK
+from casino_coach.engine.cards import ACE, NUM_CARDS, RANK
 from casino_coach.errors import RulesError
 from casino_coach.frozen import Frozen
 

@@ -17,13 +17,13 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 
 from casino_coach import __version__
+from casino_coach.engine.movegen import Move, apply, illegal_reason, is_legal, legal_moves
+from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Match, Points, RoundScore
+from casino_coach.engine.state import RoundState, Shuffle, deal, new_round, shuffle_round, sides_for
 from casino_coach.errors import CoachError, IllegalMoveError
-from casino_coach.movegen import Move, apply, illegal_reason, is_legal, legal_moves
-from casino_coach.observation import Observation, observe
-from casino_coach.replay import DealLog, GameLog, RoundLog
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Match, Points, RoundScore
-from casino_coach.state import RoundState, Shuffle, deal, new_round, shuffle_round, sides_for
+from casino_coach.formats.replay import DealLog, GameLog, RoundLog
 
 CREATED_BY = f"casino_coach {__version__}"
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import networkx as nx  # type: ignore[import-untyped]
 import orjson
 
-from casino_coach.cards import card_name, iter_cards
+from casino_coach.engine.cards import card_name, iter_cards
+from casino_coach.engine.movegen import ACTION_NAMES, Move
+from casino_coach.engine.notation import move_text
 from casino_coach.errors import CoachError
-from casino_coach.files import atomic_write_bytes
-from casino_coach.movegen import ACTION_NAMES, Move
-from casino_coach.notation import move_text
+from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.tree import SearchTree
 
 FORMATS = {".graphml": "graphml", ".dot": "dot", ".gv": "dot", ".json": "json"}

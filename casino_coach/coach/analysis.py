@@ -12,7 +12,7 @@ points: the mover's side's points minus the mean of the other sides', over the w
   marked and left out of the rates;
 * the **world cost** (the same with the real cards) and a verdict when the two disagree: "right on what
   you knew, unlucky" or "lucky: the risk did not come";
-* **explanations** naming the cards (``casino_coach.explain``), whose points add up to the loss.
+* **explanations** naming the cards (``casino_coach.coach.explain``), whose points add up to the loss.
 
 The summary per player counts the classes over unforced moves and gives the expected points lost in
 total and per decision, an accuracy percentage and the luck of the deals.
@@ -35,21 +35,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from casino_coach.coach.explain import Explanation, explain
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import CoachError
-from casino_coach.explain import Explanation, explain
-from casino_coach.movegen import Move
-from casino_coach.observation import Observation
-from casino_coach.replay import GameLog, Ply, replay
-from casino_coach.rules import RuleSet
+from casino_coach.formats.replay import GameLog, Ply, replay
 from casino_coach.search import Limits, SearchResult, evaluate, evaluate_world
-from casino_coach.state import Build, RoundState
+from casino_coach.workers import worker_pool
 
 
 class MoveClass(StrEnum):
@@ -614,10 +614,7 @@ def _map(
         return out
     # Longest first (the early plies of a deal have the most to search) keeps the processes busy.
     tasks = sorted(tasks, key=lambda t: (t.ply.move_index, t.ply.index))
-    ctx = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    with ctx.Pool(min(jobs, total)) as pool:
+    with worker_pool(min(jobs, total)) as pool:
         for i, result in enumerate(pool.imap_unordered(_run, tasks, chunksize=1)):
             out.append(result)
             if progress:

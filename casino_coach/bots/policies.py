@@ -7,40 +7,41 @@
   if it survives, minus what the next player can expect to take from the table it leaves: for every
   rank still unseen, the chance the next player holds one (from the unseen pool and the hand sizes,
   hypergeometric) times the best capture that rank makes there, including a sweep.
-* ``searcher``: the search engine's policy, imported lazily from ``casino_coach.search.policy``.
+* ``searcher``: the search engine's policy (``casino_coach.bots.searcher``).
 
 ``make_policy(name, **options)`` builds one by name. Randomness always comes from the ``rng`` argument.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Sequence
 from math import comb
 from typing import Any, Protocol, runtime_checkable
 
-from casino_coach.cards import (
-    ACES_MASK,
-    BIG_CASINO,
+from casino_coach.bots.searcher import SearcherPolicy
+from casino_coach.engine.cards import (
     BIT,
-    LITTLE_CASINO,
-    NUM_CARDS,
     RANK_MASK,
-    SPADES_MASK,
-    iter_cards,
+)
+from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import HAND_SIZE, RoundState
+from casino_coach.engine.values import (
+    MORE_TO_COME,
+    cached_values,
+    immediate_gain,
+    mask_value,
+    sweep_value,
+    table_after,
 )
 from casino_coach.errors import CoachError, RulesError
-from casino_coach.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
-from casino_coach.observation import Observation, as_state
-from casino_coach.rules import RuleSet
-from casino_coach.state import HAND_SIZE, RoundState
 
 BOT_NAMES = ("random", "greedy", "counter", "searcher")
 
 # A marker outside the pack standing for cards still to be dealt, so that ``apply`` does not end the
 # round (and collect the residue) while the real stock is unknown; see observation.observe_move.
-_MORE_TO_COME = 1 << NUM_CARDS
 
 
 @runtime_checkable
@@ -50,75 +51,6 @@ class Policy(Protocol):
     name: str
 
     def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move: ...
-
-
-# ---------------------------------------------------------------------------------------------------
-# What cards are worth
-
-
-def card_values(rules: RuleSet) -> tuple[float, ...]:
-    """The scoring worth of taking each card into one's pile, in points (rules.md 1.12).
-
-    Majority items are spread over the cards: a card is worth about a twelfth of the "most cards"
-    points (a one-card swing decides that item about that often), a spade an eighth of "most spades".
-    """
-    per_card = rules.points_cards / 12
-    per_spade = rules.points_spades / 8
-    out = []
-    for c in range(NUM_CARDS):
-        v = per_card
-        if SPADES_MASK >> c & 1:
-            v += per_spade
-        if c == BIG_CASINO:
-            v += rules.points_big
-        if c == LITTLE_CASINO:
-            v += rules.points_little
-        if ACES_MASK >> c & 1:
-            v += rules.points_ace
-        out.append(v)
-    return tuple(out)
-
-
-_VALUE_CACHE: dict[RuleSet, tuple[float, ...]] = {}
-
-
-def _values(rules: RuleSet) -> tuple[float, ...]:
-    v = _VALUE_CACHE.get(rules)
-    if v is None:
-        v = _VALUE_CACHE[rules] = card_values(rules)
-    return v
-
-
-def mask_value(values: tuple[float, ...], mask: int) -> float:
-    total = 0.0
-    for c in iter_cards(mask):
-        total += values[c]
-    return total
-
-
-def sweep_value(rules: RuleSet) -> float:
-    return float(rules.points_sweep) if rules.sweeps else 0.0
-
-
-def _table_after(rules: RuleSet, obs: Observation, move: Move) -> RoundState:
-    """The state after ``move`` with the other hands left empty (only the table and piles matter)."""
-    hands = tuple(obs.hand if s == obs.seat else 0 for s in range(obs.nplayers))
-    more = obs.stock_count > 0 or sum(obs.hand_sizes) > 1
-    state = as_state(obs, hands, _MORE_TO_COME if more else 0)
-    return apply(rules, state, move)
-
-
-def immediate_gain(rules: RuleSet, obs: Observation, move: Move) -> float:
-    """Points a capture takes now (its cards and the card played, plus a sweep); 0 for other moves."""
-    if move.action != CAPTURE:
-        return 0.0
-    values = _values(rules)
-    gain = mask_value(values, move.take | BIT[move.card])
-    if move.take == obs.table:
-        last = obs.stock_count == 0 and sum(obs.hand_sizes) == 1
-        if not last or rules.final_capture_can_sweep:
-            gain += sweep_value(rules)
-    return gain
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -140,7 +72,7 @@ class GreedyPolicy:
     name = "greedy"
 
     def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
-        values = _values(rules)
+        values = cached_values(rules)
         best: Move | None = None
         best_key: tuple[float, float, int] | None = None
         for m in legal:
@@ -169,7 +101,7 @@ class CounterPolicy:
     def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         if len(legal) == 1:
             return legal[0]
-        values = _values(rules)
+        values = cached_values(rules)
         odds = _rank_odds(obs)
         cache: dict[tuple[int, tuple[object, ...]], float] = {}
         best: Move | None = None
@@ -190,7 +122,7 @@ class CounterPolicy:
         odds: list[tuple[int, float]],
         cache: dict[tuple[int, tuple[object, ...]], float],
     ) -> float:
-        after = _table_after(rules, obs, move)
+        after = table_after(rules, obs, move)
         score = immediate_gain(rules, obs, move)
         if move.action == CAPTURE:
             pass
@@ -255,7 +187,7 @@ def _expected_loss(
     gains: list[tuple[float, float]] = []
     for card, p in odds:
         hands = tuple(BIT[card] if s == nxt else 0 for s in range(obs.nplayers))
-        state = after._replace(hands=hands, builds=builds, stock=_MORE_TO_COME)
+        state = after._replace(hands=hands, builds=builds, stock=MORE_TO_COME)
         best = 0.0
         for m in legal_moves(rules, state):
             if m.action != CAPTURE:
@@ -280,7 +212,7 @@ def _expected_loss(
 
 
 def make_policy(name: str, **options: Any) -> Policy:
-    """A policy by name: random, greedy, counter, or searcher (the search engine, imported lazily)."""
+    """A policy by name: random, greedy, counter, or searcher (the search engine)."""
     key = name.strip().lower()
     if key == "random":
         return RandomPolicy()
@@ -292,17 +224,5 @@ def make_policy(name: str, **options: Any) -> Policy:
         except TypeError as e:
             raise CoachError(f"bot 'counter': {e}") from None
     if key == "searcher":
-        try:
-            module = importlib.import_module("casino_coach.search.policy")
-        except ImportError as e:
-            raise CoachError(
-                f"bot 'searcher' is not available: casino_coach.search.policy cannot be imported ({e})"
-            ) from None
-        cls = getattr(module, "SearcherPolicy", None)
-        if cls is None:
-            raise CoachError(
-                "bot 'searcher' is not available: casino_coach.search.policy has no SearcherPolicy"
-            )
-        policy: Policy = cls(**options)
-        return policy
+        return SearcherPolicy(**options)
     raise RulesError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")

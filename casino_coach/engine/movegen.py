@@ -16,10 +16,18 @@ from collections.abc import Collection
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from casino_coach.cards import ACES_MASK, RANK, RANK_MASK, card_symbol, cards_of, iter_cards, mask_symbols
+from casino_coach.engine.cards import (
+    ACES_MASK,
+    RANK,
+    RANK_MASK,
+    card_symbol,
+    cards_of,
+    iter_cards,
+    mask_symbols,
+)
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import IllegalMoveError
-from casino_coach.rules import RuleSet
-from casino_coach.state import Build, RoundState
 
 TRAIL: Final = 0
 CAPTURE: Final = 1

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Final, NamedTuple
 
-from casino_coach.cards import FULL_DECK, card_name, mask_names
-from casino_coach.errors import CardError
+from casino_coach.engine.cards import FULL_DECK, card_name, mask_names
+from casino_coach.errors import CardError, RulesError
 
 HAND_SIZE: Final = 4
 TABLE_SIZE: Final = 4
@@ -98,7 +98,7 @@ def deals_per_round(nplayers: int) -> int:
 def sides_for(nplayers: int, partnerships: bool) -> int:
     """Number of sides: two partnerships with 4 players (default), otherwise one per player."""
     if nplayers not in (2, 3, 4):
-        raise ValueError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
+        raise RulesError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
     return 2 if nplayers == 4 and partnerships else nplayers
 
 

@@ -18,7 +18,6 @@ import dataclasses
 import glob
 import hashlib
 import importlib
-import multiprocessing
 import queue
 import time
 from collections.abc import Callable, Sequence
@@ -28,21 +27,14 @@ from typing import Any
 
 import orjson
 
-from casino_coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
-from casino_coach.errors import CoachError
-from casino_coach.replay import log_to_json, read_log
-from casino_coach.report import to_obj
-from casino_coach.store import GameKey, Store, normal_date
+from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
+from casino_coach.errors import BatchError, CoachError, NotALog
+from casino_coach.formats.replay import log_to_json, read_log
+from casino_coach.report.document import to_obj
+from casino_coach.services.store import GameKey, Store, normal_date
+from casino_coach.workers import worker_pool
 
 SETTINGS_VERSION = 2  # bump when the meaning of stored analyses changes (2: verdicts by interval)
-
-
-class BatchError(CoachError):
-    """Inputs that name no log, or a cluster that cannot be reached."""
-
-
-class NotALog(CoachError):
-    """A JSON file of another casino_coach format (a position, an analysis): left out, not failed."""
 
 
 # Formats that may sit beside logs in an archive folder; files of these formats are not game logs.
@@ -349,11 +341,9 @@ def _window(workers: int) -> int:
 def _run_local(jobs: int, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
     """Local worker processes. Results come back through a queue in the order they finish; on an
     interruption (Ctrl-C) the workers are terminated at once instead of finishing their games."""
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     feeder = _Feeder(todo, finish)
     results: queue.Queue[tuple[GameJob, dict[str, Any] | None, BaseException | None]] = queue.Queue()
-    pool = ctx.Pool(min(jobs, len(todo)))
+    pool = worker_pool(min(jobs, len(todo)))
 
     def submit() -> bool:
         item = feeder.next()

@@ -22,7 +22,7 @@ from functools import cache, lru_cache
 from math import comb
 from typing import Final
 
-from casino_coach.cards import (
+from casino_coach.engine.cards import (
     ACES_MASK,
     BIG_CASINO,
     FULL_DECK,
@@ -32,9 +32,9 @@ from casino_coach.cards import (
     SPADES_MASK,
     iter_cards,
 )
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import net_sweeps
-from casino_coach.state import HAND_SIZE, RoundState, table_mask
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import net_sweeps
+from casino_coach.engine.state import HAND_SIZE, RoundState, table_mask
 
 _BIG: Final = 1 << BIG_CASINO
 _LITTLE: Final = 1 << LITTLE_CASINO

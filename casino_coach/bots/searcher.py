@@ -3,7 +3,7 @@
 ``SearcherPolicy(**options)`` takes the fields of ``Limits`` as options (``samples``, ``min_samples``,
 ``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``); the seed of each search
 is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the game's seed and
-two decisions never reuse the same worlds. It implements the ``Policy`` protocol of ``bots.py``: it
+two decisions never reuse the same worlds. It implements the ``Policy`` protocol of ``bots/policies.py``: it
 decides from the seat's ``Observation`` only.
 """
 
@@ -14,13 +14,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from casino_coach.movegen import Move
-from casino_coach.observation import Observation
-from casino_coach.rules import RuleSet
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.errors import SearchError
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits
-from casino_coach.search.worlds import SearchError
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Limits) if f.name != "seed")
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from casino_coach.errors import CoachError
+from casino_coach.errors import StoreError
 
 SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -107,10 +107,6 @@ CREATE TABLE IF NOT EXISTS players (
 CREATE INDEX IF NOT EXISTS players_by_name ON players (player COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS moves_by_player ON moves (player COLLATE NOCASE);
 """
-
-
-class StoreError(CoachError):
-    """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""
 
 
 # ---------------------------------------------------------------------------------------------------

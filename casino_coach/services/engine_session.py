@@ -31,7 +31,7 @@ request out of turn, an illegal move, a move by the wrong seat) is answered with
 engine never stops on a bad line. A ``go`` does not play the move it finds; the controller sends the
 move actually played with ``move``, like every other move.
 
-``Session`` holds one engine's state and answers one line at a time (no I/O), so it is tested without
+``EngineSession`` holds one engine's state and answers one line at a time (no I/O), so it is tested without
 subprocesses; ``serve`` runs a session over lines of input and a writer of output lines.
 """
 
@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from casino_coach import __version__
-from casino_coach.analysis import (
+from casino_coach.coach.analysis import (
     ANALYSIS_DEPTH,
     Thresholds,
     analysis_limits,
@@ -53,16 +53,16 @@ from casino_coach.analysis import (
     verdict_json,
     verdict_of,
 )
-from casino_coach.cards import FULL_DECK, mask_names, parse_cards
-from casino_coach.errors import CoachError
-from casino_coach.movegen import Move, legal_moves
-from casino_coach.notation import parse_move
-from casino_coach.observation import Observation, as_state, observe_deal, observe_move
-from casino_coach.replay import move_from_json, move_to_json, read_position
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Match, Points
+from casino_coach.engine.cards import FULL_DECK, mask_names, parse_cards
+from casino_coach.engine.movegen import Move, legal_moves
+from casino_coach.engine.notation import parse_move
+from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Match, Points
+from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, sides_for
+from casino_coach.errors import CoachError, ProtocolError
+from casino_coach.formats.replay import move_from_json, move_to_json, read_position
 from casino_coach.search import Limits, SearchResult
-from casino_coach.state import HAND_SIZE, TABLE_SIZE, sides_for
 
 PROTOCOL_NAME = "casino-engine"
 PROTOCOL_VERSION = 1
@@ -77,10 +77,6 @@ REQUESTS = ("hello", "new_game", "position", "deal", "move", "state", "legal", "
 DEFAULT_LIMITS = analysis_limits()
 
 Answer = dict[str, Any]
-
-
-class ProtocolError(CoachError):
-    """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -224,7 +220,7 @@ def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, 
 # The session
 
 
-class Session:
+class EngineSession:
     """One engine: answers request lines one at a time. ``closed`` turns true after ``quit``.
 
     ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own; with
@@ -504,17 +500,17 @@ class Session:
         return out
 
 
-_HANDLERS: dict[str, Callable[[Session, Mapping[str, Any]], Answer]] = {
-    "hello": Session._hello,
-    "new_game": Session._new_game,
-    "position": Session._position,
-    "deal": Session._deal,
-    "move": Session._move,
-    "state": Session._state,
-    "legal": Session._legal,
-    "go": Session._go,
-    "analyze": Session._analyze,
-    "quit": Session._quit,
+_HANDLERS: dict[str, Callable[[EngineSession, Mapping[str, Any]], Answer]] = {
+    "hello": EngineSession._hello,
+    "new_game": EngineSession._new_game,
+    "position": EngineSession._position,
+    "deal": EngineSession._deal,
+    "move": EngineSession._move,
+    "state": EngineSession._state,
+    "legal": EngineSession._legal,
+    "go": EngineSession._go,
+    "analyze": EngineSession._analyze,
+    "quit": EngineSession._quit,
 }
 assert set(_HANDLERS) == set(REQUESTS)
 
@@ -565,10 +561,10 @@ def encode(answer: Answer) -> bytes:
 
 
 def serve(
-    lines: Iterable[str | bytes], write: Callable[[bytes], None], session: Session | None = None
-) -> Session:
+    lines: Iterable[str | bytes], write: Callable[[bytes], None], session: EngineSession | None = None
+) -> EngineSession:
     """Answer every line of ``lines`` with ``write`` until ``quit`` or the end of the input."""
-    s = session or Session()
+    s = session or EngineSession()
     for line in lines:
         answer = s.handle(line)
         if answer is not None:

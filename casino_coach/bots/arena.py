@@ -12,17 +12,17 @@ uses the final scores. ``mirrored_pairs`` reports the mean per pair with a 95% i
 from __future__ import annotations
 
 import math
-import multiprocessing
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casino_coach.bots import Policy, make_policy
+from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
 from casino_coach.errors import CoachError
-from casino_coach.game import Game
-from casino_coach.rules import RuleSet
-from casino_coach.scoring import Points
+from casino_coach.formats.game import Game
+from casino_coach.workers import worker_pool
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ def mirrored_pairs(
     init = (rules.to_dict(), nplayers, policy_a_name, policy_b_name, opts_a, opts_b, unit)
     seeds = [pair_seed(seed, i) for i in range(pairs)]
     if jobs > 1:
-        with multiprocessing.Pool(jobs, initializer=_init_worker, initargs=init) as pool:
+        with worker_pool(jobs, _init_worker, init) as pool:
             values = pool.map(_run_pair, seeds, chunksize=max(1, pairs // (jobs * 8)))
     else:
         _init_worker(*init)

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from casino_coach.cards import BIG_CASINO, LITTLE_CASINO, RANK, SPADES_MASK, card_symbol, mask_symbols
-from casino_coach.movegen import BUILD, Move
-from casino_coach.observation import Observation
-from casino_coach.rules import RuleSet
+from casino_coach.engine.cards import BIG_CASINO, LITTLE_CASINO, RANK, SPADES_MASK, card_symbol, mask_symbols
+from casino_coach.engine.movegen import BUILD, Move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
 from casino_coach.search import Outcome, SearchResult
 
 # Smallest share of a loss, in points, worth a sentence (smaller ones go to the rest).

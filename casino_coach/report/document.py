@@ -18,11 +18,11 @@ from typing import Any
 
 import orjson
 
-from casino_coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, SeatSummary
-from casino_coach.cards import SUIT, card_name, card_symbol, iter_cards, mask_symbols
-from casino_coach.movegen import Move
-from casino_coach.replay import move_to_json
-from casino_coach.state import Build
+from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, SeatSummary
+from casino_coach.engine.cards import SUIT, card_name, card_symbol, iter_cards, mask_symbols
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.state import Build
+from casino_coach.formats.replay import move_to_json
 
 FORMAT_NAME = "casino-analysis"
 FORMAT_VERSION = 1
