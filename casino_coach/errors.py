@@ -7,6 +7,10 @@ is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Ea
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
+
 
 class CoachError(ValueError):
     """Root of every error casino_coach raises on purpose."""
@@ -54,3 +58,18 @@ class NotALog(CoachError):
 
 class StoreError(CoachError):
     """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""
+
+
+# How an error message quotes a value from the user's input: as JSON (control characters and escape
+# sequences escaped, so nothing reaches the terminal raw), on one line, at most this many characters.
+SHOWN_WIDTH = 60
+
+
+def shown(value: Any) -> str:
+    """``value`` as an error message quotes it (``SHOWN_WIDTH``)."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # nested too deep for JSON, or not JSON at all
+        text = f"a {type(value).__name__}" if isinstance(value, list | dict | tuple) else repr(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 3] + "..."

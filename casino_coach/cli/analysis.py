@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import app, err_console, handle_errors
+from casino_coach.cli.app import SEED_MAX, app, err_console, handle_errors
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -94,7 +94,11 @@ _SAMPLES = typer.Option(
     DEFAULT_SAMPLES, "--samples", help="At most this many sampled deals of the unseen cards per move."
 )
 _SEED = typer.Option(
-    0, "--seed", help="Salt of the search's sampling: each position draws its own worlds from it."
+    0,
+    "--seed",
+    min=0,
+    max=SEED_MAX,
+    help="Salt of the search's sampling: each position draws its own worlds from it.",
 )
 _INACC = typer.Option(
     _DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is an inaccuracy."

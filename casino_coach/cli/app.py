@@ -26,6 +26,9 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+# The largest seed any command takes: seeds are written into logs and JSON as 64-bit integers.
+SEED_MAX = 2**63 - 1
+
 P = ParamSpec("P")
 R = TypeVar("R")
 

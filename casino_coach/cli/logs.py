@@ -10,7 +10,7 @@ from rich.console import Console
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.app import SEED_MAX, app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
@@ -188,7 +188,13 @@ def selfplay_command(
     option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
     games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the whole run; game i uses seed*1000+i."),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        min=0,
+        max=SEED_MAX,
+        help="Seed of the whole run; game i uses seed*1000+i.",
+    ),
     out: Path = typer.Option(Path("replays"), "--out", help="Directory for the logs (one per game)."),
 ) -> None:
     """Bots play complete games to the target; each game is written as a casino-replay log with its

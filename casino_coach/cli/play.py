@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.app import SEED_MAX, app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
@@ -119,7 +119,13 @@ def play_command(
     opponent: str = typer.Option(
         "counter", "--opponent", help="The bots: counter, searcher, greedy or random."
     ),
-    seed: int | None = typer.Option(None, "--seed", help="Shuffle seed (default: a random one)."),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        min=0,
+        max=SEED_MAX,
+        help="Shuffle seed (default: a random one).",
+    ),
     seat: int = typer.Option(0, "--seat", help="Your seat, 0 to players-1."),
     name: str = typer.Option("You", "--name", help="Your name in the log."),
     practice: bool = typer.Option(False, "--practice", help="Allow undo."),

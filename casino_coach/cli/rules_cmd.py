@@ -46,6 +46,7 @@ def rules_command(
 def parse_options(items: list[str]) -> dict[str, object]:
     """``NAME=VALUE`` pairs; VALUE is JSON (true, 3, "most_spades") or a bare word."""
     from casino_coach.errors import RulesError
+    from casino_coach.formats import jsonio
 
     out: dict[str, object] = {}
     for item in items:
@@ -53,7 +54,9 @@ def parse_options(items: list[str]) -> dict[str, object]:
         if not sep or not name:
             raise RulesError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
         try:
-            out[name.strip()] = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            out[name.strip()] = jsonio.loads(raw, RulesError)
+        except RulesError as e:
+            if raw.lstrip().startswith(("[", "{")):  # meant as JSON: say what is wrong with it
+                raise RulesError(f"option {name.strip()!r}: {e}") from None
             out[name.strip()] = raw.strip()
     return out

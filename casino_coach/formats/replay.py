@@ -47,7 +47,8 @@ from casino_coach.engine.state import (
     new_round,
     sides_for,
 )
-from casino_coach.errors import CardError, CoachError, LogError, RulesError
+from casino_coach.errors import CardError, CoachError, LogError, RulesError, shown
+from casino_coach.formats import jsonio
 
 LOG_FORMAT = "casino-replay"
 POSITION_FORMAT = "casino-position"
@@ -132,7 +133,7 @@ class Position:
 
 def _card(text: Any, where: str) -> int:
     if not isinstance(text, str):
-        raise LogError(f'{where}: expected a card like "8C", got {_show(text)}')
+        raise LogError(f'{where}: expected a card like "8C", got {shown(text)}')
     try:
         return parse_card(text)
     except CardError as e:
@@ -141,7 +142,7 @@ def _card(text: Any, where: str) -> int:
 
 def _cards(items: Any, where: str, *, size: int | None = None) -> int:
     if not isinstance(items, list):
-        raise LogError(f"{where}: expected a list of cards, got {_show(items)}")
+        raise LogError(f"{where}: expected a list of cards, got {shown(items)}")
     m = 0
     for t in items:
         c = _card(t, where)
@@ -151,19 +152,6 @@ def _cards(items: Any, where: str, *, size: int | None = None) -> int:
     if size is not None and len(items) != size:
         raise LogError(f"{where}: expected {size} cards, got {len(items)}")
     return m
-
-
-def _show(value: Any) -> str:
-    text = orjson.dumps(value).decode() if _jsonable(value) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _jsonable(value: Any) -> bool:
-    try:
-        orjson.dumps(value)
-    except TypeError:
-        return False
-    return True
 
 
 def names(mask: int) -> list[str]:
@@ -190,18 +178,18 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
     if not isinstance(obj, Mapping):
         raise LogError(
             f'{where}: expected a move object like {{"seat": 0, "card": "8C", '
-            f'"action": "trail"}}, got {_show(obj)}'
+            f'"action": "trail"}}, got {shown(obj)}'
         )
     seat = obj.get("seat")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool)):
-        raise LogError(f"{where}: 'seat' must be a seat number, got {_show(seat)}")
+        raise LogError(f"{where}: 'seat' must be a seat number, got {shown(seat)}")
     if "card" not in obj:
         raise LogError(f"{where}: the move has no 'card'")
     c = _card(obj["card"], f"{where}, card")
     action_text = obj.get("action", "trail")
     if action_text not in ACTION_NAMES:
         raise LogError(
-            f"{where}, card {card_name(c)}: unknown action {_show(action_text)} (trail, capture or build)"
+            f"{where}, card {card_name(c)}: unknown action {shown(action_text)} (trail, capture or build)"
         )
     action = ACTION_NAMES.index(action_text)
     take_raw = obj.get("take", [])
@@ -213,7 +201,7 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
     if action == BUILD or (action == TRAIL and take):
         if not isinstance(value_raw, int) or isinstance(value_raw, bool):
             raise LogError(
-                f"{where}, card {card_name(c)}: a build needs a whole-number 'value', got {_show(value_raw)}"
+                f"{where}, card {card_name(c)}: a build needs a whole-number 'value', got {shown(value_raw)}"
             )
         value = value_raw
     # A capture's value is not part of the move (an ace's 1 or 14 follows from what it takes).
@@ -235,23 +223,20 @@ def _load(source: bytes | str | Path) -> Any:
         data = source.encode() if source.lstrip().startswith(("{", "[")) else Path(source).read_bytes()
     else:
         data = source
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        raise LogError(f"bad JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    return jsonio.loads(data)
 
 
 def _check_format(obj: Any, expected: str | None) -> str:
     if not isinstance(obj, Mapping):
-        raise LogError(f'expected a JSON object with "format": "{expected or LOG_FORMAT}", got {_show(obj)}')
+        raise LogError(f'expected a JSON object with "format": "{expected or LOG_FORMAT}", got {shown(obj)}')
     fmt = obj.get("format")
     if fmt not in (LOG_FORMAT, POSITION_FORMAT) or (expected is not None and fmt != expected):
         want = expected or f"{LOG_FORMAT} or {POSITION_FORMAT}"
-        raise LogError(f"format: unknown format {_show(fmt)}, expected {want}")
+        raise LogError(f"format: unknown format {shown(fmt)}, expected {want}")
     version = obj.get("version")
     if version != VERSION or isinstance(version, bool):
         raise LogError(
-            f"version: unknown {fmt} version {_show(version)}, this reader knows version {VERSION}"
+            f"version: unknown {fmt} version {shown(version)}, this reader knows version {VERSION}"
         )
     return str(fmt)
 
@@ -259,7 +244,7 @@ def _check_format(obj: Any, expected: str | None) -> str:
 def _rules(obj: Mapping[str, Any]) -> RuleSet:
     raw = obj.get("rules", {"preset": "classic"})
     if isinstance(raw, Mapping) and not isinstance(raw.get("preset", "classic"), str):
-        raise LogError(f"rules: 'preset' must be classic, royal or dominican, got {_show(raw['preset'])}")
+        raise LogError(f"rules: 'preset' must be classic, royal or dominican, got {shown(raw['preset'])}")
     try:
         return RuleSet.from_dict(raw if raw is not None else {"preset": "classic"})
     except RulesError as e:
@@ -273,7 +258,7 @@ def _int(obj: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default
         return int(default)
     v = obj[key]
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise LogError(f"{where}: '{key}' must be a whole number from {lo} to {hi}, got {_show(v)}")
+        raise LogError(f"{where}: '{key}' must be a whole number from {lo} to {hi}, got {shown(v)}")
     return v
 
 
@@ -282,9 +267,10 @@ def _partnerships(obj: Mapping[str, Any], rules: RuleSet, nplayers: int) -> tupl
     if raw is None:
         part = rules.partnerships
     elif not isinstance(raw, bool):
-        raise LogError(f"partnerships: must be true or false, got {_show(raw)}")
+        raise LogError(f"partnerships: must be true or false, got {shown(raw)}")
     else:
-        if "partnerships" in obj.get("rules", {}) and raw != rules.partnerships:
+        given = obj.get("rules")
+        if isinstance(given, Mapping) and "partnerships" in given and raw != rules.partnerships:
             raise LogError("partnerships: differs from the 'partnerships' rule option")
         part = raw
     return part, (rules if rules.partnerships == part else rules.replace(partnerships=part))
@@ -314,26 +300,26 @@ def _log_from_obj(obj: Mapping[str, Any]) -> GameLog:
         or not 2 <= len(players) <= 4
         or not all(isinstance(p, str) for p in players)
     ):
-        raise LogError(f"players: expected 2, 3 or 4 player names, got {_show(players)}")
+        raise LogError(f"players: expected 2, 3 or 4 player names, got {shown(players)}")
     n = len(players)
     partnerships, rules = _partnerships(obj, rules, n)
     viewer = obj.get("viewer")
     if viewer is not None and (
         not isinstance(viewer, int) or isinstance(viewer, bool) or not 0 <= viewer < n
     ):
-        raise LogError(f"viewer: must be null or a seat from 0 to {n - 1}, got {_show(viewer)}")
+        raise LogError(f"viewer: must be null or a seat from 0 to {n - 1}, got {shown(viewer)}")
     rounds_raw = obj.get("rounds")
     if not isinstance(rounds_raw, list):
-        raise LogError(f"rounds: expected a list of rounds, got {_show(rounds_raw)}")
+        raise LogError(f"rounds: expected a list of rounds, got {shown(rounds_raw)}")
     rounds = [_round_from_obj(r, i, n, viewer) for i, r in enumerate(rounds_raw)]
     extras: dict[str, Any] = {}
     seed = obj.get("seed")
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise LogError(f"seed: must be a whole number, got {_show(seed)}")
+        raise LogError(f"seed: must be a whole number, got {shown(seed)}")
     for key in ("created_by", "event", "date"):
         v = obj.get(key)
         if v is not None and not isinstance(v, str):
-            raise LogError(f"{key}: must be text, got {_show(v)}")
+            raise LogError(f"{key}: must be text, got {shown(v)}")
         extras[key] = v
     return GameLog(
         rules=rules,
@@ -349,16 +335,16 @@ def _log_from_obj(obj: Mapping[str, Any]) -> GameLog:
 def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
     where = f"round {ri + 1}"
     if not isinstance(obj, Mapping):
-        raise LogError(f"{where}: expected a round object, got {_show(obj)}")
+        raise LogError(f"{where}: expected a round object, got {shown(obj)}")
     dealer = _int(obj, "dealer", where, 0, n - 1)
     deals_raw = obj.get("deals")
     if not isinstance(deals_raw, list):
-        raise LogError(f"{where}: 'deals' must be a list, got {_show(deals_raw)}")
+        raise LogError(f"{where}: 'deals' must be a list, got {shown(deals_raw)}")
     deals: list[DealLog] = []
     for di, d in enumerate(deals_raw):
         dw = f"{where}, deal {di + 1}"
         if not isinstance(d, Mapping):
-            raise LogError(f"{dw}: expected a deal object, got {_show(d)}")
+            raise LogError(f"{dw}: expected a deal object, got {shown(d)}")
         table: int | None = None
         if di == 0:
             if d.get("table") is None:
@@ -369,7 +355,7 @@ def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
         hands_raw = d.get("hands")
         if not isinstance(hands_raw, list) or len(hands_raw) != n:
             raise LogError(
-                f"{dw}: 'hands' must list one hand (or null) per seat, {n} in all, got {_show(hands_raw)}"
+                f"{dw}: 'hands' must list one hand (or null) per seat, {n} in all, got {shown(hands_raw)}"
             )
         hands: list[int | None] = []
         for s, h in enumerate(hands_raw):
@@ -385,7 +371,7 @@ def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
                 hands.append(_cards(h, f"{dw}, seat {s} hand", size=HAND_SIZE))
         moves_raw = d.get("moves", [])
         if not isinstance(moves_raw, list):
-            raise LogError(f"{dw}: 'moves' must be a list, got {_show(moves_raw)}")
+            raise LogError(f"{dw}: 'moves' must be a list, got {shown(moves_raw)}")
         moves: list[tuple[int, Move]] = []
         for mi, m in enumerate(moves_raw):
             mw = f"{dw}, move {mi + 1}"
@@ -406,7 +392,7 @@ def _round_from_obj(obj: Any, ri: int, n: int, viewer: int | None) -> RoundLog:
             or not all(isinstance(p, int | float) and not isinstance(p, bool) for p in pts)
         ):
             raise LogError(
-                f'{where}, result: expected {{"points": [...]}} with a number per side, got {_show(res)}'
+                f'{where}, result: expected {{"points": [...]}} with a number per side, got {shown(res)}'
             )
         result = tuple(pts)
     return RoundLog(dealer, deals, result)
@@ -907,7 +893,7 @@ def _int_list(obj: Mapping[str, Any], key: str, size: int | None) -> list[int] |
         or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
     ):
         what = f"{size} whole numbers" if size is not None else "a list of whole numbers"
-        raise LogError(f"{key}: expected {what}, got {_show(v)}")
+        raise LogError(f"{key}: expected {what}, got {shown(v)}")
     return list(v)
 
 
@@ -917,7 +903,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     if isinstance(players_raw, list) and all(isinstance(p, str) for p in players_raw):
         players_raw = len(players_raw)
     if not isinstance(players_raw, int) or isinstance(players_raw, bool) or not 2 <= players_raw <= 4:
-        raise LogError(f"players: expected the number of players, 2, 3 or 4, got {_show(players_raw)}")
+        raise LogError(f"players: expected the number of players, 2, 3 or 4, got {shown(players_raw)}")
     n = players_raw
     partnerships, rules = _partnerships(obj, rules, n)
     nsides = sides_for(n, partnerships)
@@ -935,12 +921,12 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
         loose = _cards(table.get("loose", []), "table, loose")
         braw = table.get("builds", [])
         if not isinstance(braw, list):
-            raise LogError(f"table, builds: expected a list of builds, got {_show(braw)}")
+            raise LogError(f"table, builds: expected a list of builds, got {shown(braw)}")
         for i, b in enumerate(braw):
             bw = f"table, build {i + 1}"
             if not isinstance(b, Mapping):
                 raise LogError(
-                    f'{bw}: expected {{"cards": [...], "value": v, "owner": seat}}, got {_show(b)}'
+                    f'{bw}: expected {{"cards": [...], "value": v, "owner": seat}}, got {shown(b)}'
                 )
             cards = _cards(b.get("cards"), f"{bw}, cards")
             value = _int(b, "value", bw, 1, 14)
@@ -949,13 +935,13 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
             total = sum(rules.pair_value[c] for c in iter_cards(cards))
             if mult is not None and (not isinstance(mult, bool) or mult != (total != value)):
                 raise LogError(
-                    f"{bw}: 'multiple' is {_show(mult)}, but cards summing to "
+                    f"{bw}: 'multiple' is {shown(mult)}, but cards summing to "
                     f"{total} with value {value} make a "
                     f"{'multiple' if total != value else 'single'} build"
                 )
             builds.append(Build(cards, value, owner, total != value))
     else:
-        raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {_show(table)}')
+        raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {shown(table)}')
     sizes = _int_list(obj, "hand_sizes", n)
     stock = _int(obj, "stock", "position", 0, 52, 0)
     seen = _cards(obj.get("seen") or [], "seen")
@@ -964,7 +950,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     if craw is not None:
         if not isinstance(craw, list) or len(craw) != nsides:
             raise LogError(
-                f"captured: expected one list of cards per side, {nsides} in all, got {_show(craw)}"
+                f"captured: expected one list of cards per side, {nsides} in all, got {shown(craw)}"
             )
         captured = [_cards(p, f"captured, side {s}") for s, p in enumerate(craw)]
     sweeps = _int_list(obj, "sweeps", nsides)
@@ -972,7 +958,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     if last is None:
         last = -1
     elif not isinstance(last, int) or isinstance(last, bool):
-        raise LogError(f"last_capture: must be null or a side number, got {_show(last)}")
+        raise LogError(f"last_capture: must be null or a side number, got {shown(last)}")
     scores_raw = obj.get("scores")
     scores: tuple[Points, ...]
     if scores_raw is None:
@@ -983,13 +969,13 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
             or len(scores_raw) != nsides
             or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores_raw)
         ):
-            raise LogError(f"scores: expected one number per side, {nsides} in all, got {_show(scores_raw)}")
+            raise LogError(f"scores: expected one number per side, {nsides} in all, got {shown(scores_raw)}")
         scores = tuple(scores_raw)
     dealer = obj.get("dealer")
     if dealer is not None and (
         not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
     ):
-        raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {_show(dealer)}")
+        raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {shown(dealer)}")
     obs = observation_from_position(
         rules,
         n,

@@ -60,7 +60,8 @@ from casino_coach.engine.observation import Observation, as_state, observe_deal,
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points
 from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, sides_for
-from casino_coach.errors import CoachError, ProtocolError
+from casino_coach.errors import CoachError, ProtocolError, shown
+from casino_coach.formats import jsonio
 from casino_coach.formats.replay import move_from_json, move_to_json, read_position
 from casino_coach.search import Limits, SearchResult
 
@@ -83,11 +84,6 @@ Answer = dict[str, Any]
 # Reading request fields
 
 
-def _show(value: Any) -> str:
-    text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode() if value is not None else "null"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _int_field(
     req: Mapping[str, Any], key: str, lo: int, hi: int | None = None, default: int | None = None
 ) -> int:
@@ -98,14 +94,14 @@ def _int_field(
     v = req[key]
     if not isinstance(v, int) or isinstance(v, bool) or v < lo or (hi is not None and v > hi):
         bound = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-        raise ProtocolError(f"'{key}' must be a whole number {bound}, got {_show(v)}")
+        raise ProtocolError(f"'{key}' must be a whole number {bound}, got {shown(v)}")
     return v
 
 
 def _cards_field(req: Mapping[str, Any], key: str, size: int) -> int:
     raw = req.get(key)
     if not isinstance(raw, list):
-        raise ProtocolError(f'\'{key}\' must be a list of {size} cards like ["TD", "2S"], got {_show(raw)}')
+        raise ProtocolError(f'\'{key}\' must be a list of {size} cards like ["TD", "2S"], got {shown(raw)}')
     mask = parse_cards(raw, what=key)
     if mask.bit_count() != size:
         raise ProtocolError(f"'{key}' must hold {size} cards, got {mask.bit_count()}")
@@ -120,7 +116,7 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
     seed = _int_field(req, "seed", -(2**63), 2**63 - 1, base.seed)
     t = req.get("time", base.time)
     if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not 0 < t <= 3600):
-        raise ProtocolError(f"'time' must be a number of seconds above 0 (at most 3600), got {_show(t)}")
+        raise ProtocolError(f"'time' must be a number of seconds above 0 (at most 3600), got {shown(t)}")
     depth: int | None = base.depth
     if "depth" in req:
         depth = None if req["depth"] is None else _int_field(req, "depth", 1, 1000)
@@ -245,9 +241,11 @@ class EngineSession:
             req = orjson.loads(line)
         except orjson.JSONDecodeError as e:
             return _error(f"line {self.lines}: not valid JSON ({e})", None)
+        if jsonio.depth(req) > jsonio.MAX_DEPTH:
+            return _error(f"line {self.lines}: JSON nested more than {jsonio.MAX_DEPTH} levels deep", None)
         if not isinstance(req, dict):
             return _error(
-                f'line {self.lines}: expected a JSON object like {{"type": "hello"}}, got {_show(req)}', None
+                f'line {self.lines}: expected a JSON object like {{"type": "hello"}}, got {shown(req)}', None
             )
         return self.request(req)
 
@@ -262,13 +260,13 @@ class EngineSession:
             handler = _HANDLERS.get(kind)
             if handler is None:
                 raise ProtocolError(
-                    f"unknown request type {_show(kind)}: expected one of " + ", ".join(REQUESTS)
+                    f"unknown request type {shown(kind)}: expected one of " + ", ".join(REQUESTS)
                 )
             answer = handler(self, req)
         except CoachError as e:
             return _error(f"{kind}: {e}" if isinstance(kind, str) and kind in _HANDLERS else str(e), tag, rid)
         except Exception as e:  # the engine never dies on a line: report it and go on
-            return _error(f"internal error while answering {_show(kind)}: {type(e).__name__}: {e}", tag, rid)
+            return _error(f"internal error while answering {shown(kind)}: {type(e).__name__}: {e}", tag, rid)
         if rid is not None:
             answer = {"type": answer["type"], "id": rid} | {k: v for k, v in answer.items() if k != "type"}
         return answer
@@ -296,11 +294,11 @@ class EngineSession:
         ):
             names = list(players)
         else:
-            raise ProtocolError(f"'players' must be 2, 3 or 4 names (or that number), got {_show(players)}")
+            raise ProtocolError(f"'players' must be 2, 3 or 4 names (or that number), got {shown(players)}")
         part = req.get("partnerships")
         if part is not None:
             if not isinstance(part, bool):
-                raise ProtocolError(f"'partnerships' must be true or false, got {_show(part)}")
+                raise ProtocolError(f"'partnerships' must be true or false, got {shown(part)}")
             rules = rules.replace(partnerships=part)
         seat = _int_field(req, "seat", 0, len(names) - 1)
         nsides = sides_for(len(names), rules.partnerships)
@@ -318,7 +316,7 @@ class EngineSession:
     def _position(self, req: Mapping[str, Any]) -> Answer:
         raw = req.get("position")
         if not isinstance(raw, dict):
-            raise ProtocolError(f"'position' must be a casino-position object, got {_show(raw)}")
+            raise ProtocolError(f"'position' must be a casino-position object, got {shown(raw)}")
         pos = read_position(orjson.dumps(raw))
         obs = pos.observation
         names = [f"seat {i}" for i in range(pos.players)]
@@ -353,7 +351,7 @@ class EngineSession:
                 )
             if req.get("dealer") is not None and req["dealer"] != g.dealer:
                 raise ProtocolError(
-                    f"the dealer of this round is seat {g.dealer}, not {_show(req['dealer'])}"
+                    f"the dealer of this round is seat {g.dealer}, not {shown(req['dealer'])}"
                 )
             obs = self._obs()
             if hand & ~obs.unseen:
@@ -526,7 +524,7 @@ def _move_field(req: Mapping[str, Any], obs: Observation) -> Move:
     else:
         raise ProtocolError(
             f'\'move\' must be a move object like {{"seat": 0, "card": "8C", '
-            f'"action": "trail"}}, got {_show(raw)}'
+            f'"action": "trail"}}, got {shown(raw)}'
         )
     if seat is not None and seat != obs.to_move:
         raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")

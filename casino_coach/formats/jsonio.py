@@ -1,0 +1,47 @@
+"""The one JSON reader of every input: logs, positions, engine lines, option values.
+
+A document is refused with one clear line when it is not JSON, or when it nests deeper than
+``MAX_DEPTH`` arrays and objects (no format of casino_coach nests more than six; a deeper document
+would only make the checks that follow recurse without bound).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from casino_coach.errors import LogError
+
+MAX_DEPTH = 32
+
+
+def depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep ``value`` nests arrays and objects (a scalar is 0); stops counting past ``limit``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            children: Any = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        deepest = max(deepest, d)
+        if d > limit:
+            break
+        stack.extend((c, d + 1) for c in children)
+    return deepest
+
+
+def loads(data: bytes | str, error: type[Exception] = LogError) -> Any:
+    """The JSON value of ``data``; ``error`` (a CoachError class) when it is not JSON or nests too
+    deep."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        raise error(f"bad JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+    if depth(value) > MAX_DEPTH:
+        raise error(f"JSON nested more than {MAX_DEPTH} levels deep")
+    return value

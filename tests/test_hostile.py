@@ -1,0 +1,108 @@
+"""Hostile input (issue 11): each case of the outside fuzzer that crashed, as a test. Every bad input
+ends in one line on stderr and exit status 1 (2 for a usage error), never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import one_error_line
+from typer.testing import CliRunner
+
+from casino_coach.cli import app
+from casino_coach.errors import LogError, shown
+from casino_coach.formats import jsonio
+from casino_coach.formats.replay import read_log
+from casino_coach.services.engine_session import EngineSession
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+@pytest.fixture(scope="module")
+def log_obj() -> dict[str, Any]:
+    # A short log (one deal of four players) keeps analyze and export quick.
+    return dict(
+        orjson.loads((Path(__file__).parents[1] / "replays" / "classic-4p-progress.json").read_bytes())
+    )
+
+
+def _write(tmp_path: Path, obj: Any) -> Path:
+    p = tmp_path / "log.json"
+    p.write_bytes(obj if isinstance(obj, bytes) else orjson.dumps(obj))
+    return p
+
+
+@pytest.mark.parametrize("command", ["validate", "replay", "moves", "analyze", "suggest", "export"])
+def test_null_rules_beside_partnerships(tmp_path: Path, log_obj: dict[str, Any], command: str) -> None:
+    # item 1: "rules": null with "partnerships": true crashed every reader with a TypeError
+    path = _write(tmp_path, {**log_obj, "rules": None, "partnerships": True})
+    out = ["--out", str(tmp_path / "report.html")] if command == "export" else []
+    result = cli(command, str(path), *out)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    if result.exit_code:
+        one_error_line(result)
+
+
+def test_count_out_order_with_a_number_is_one_line() -> None:
+    # item 2
+    err = one_error_line(cli("rules", "royal", "-o", 'count_out_order=[1,"cards"]'))
+    assert "count_out_order" in err
+
+
+@pytest.mark.parametrize("where", ["top", "players", "rules"])
+def test_json_nested_a_thousand_deep_is_refused(tmp_path: Path, log_obj: dict[str, Any], where: str) -> None:
+    # item 3: RecursionError from 999-1024 levels, at the top or inside any field
+    deep = b"[" * 1000 + b"0" + b"]" * 1000  # orjson itself will not write this
+    data = deep if where == "top" else orjson.dumps({**log_obj, where: "DEEP"}).replace(b'"DEEP"', deep)
+    with pytest.raises(LogError, match="nested more than"):
+        read_log(data)
+    err = one_error_line(cli("validate", str(_write(tmp_path, data))))
+    assert "nested" in err
+
+
+def test_the_engine_survives_a_deep_line_and_answers_the_next() -> None:
+    # item 12: an array (or an id) nested 300 deep killed the engine
+    s = EngineSession()
+    deep = b"[" * 300 + b"]" * 300
+    answer = s.handle(deep)
+    assert answer is not None and answer["type"] == "error" and "nested" in answer["error"]
+    deep_id = b'{"type": "hello", "id": ' + b"[" * 300 + b"]" * 300 + b"}"
+    answer = s.handle(deep_id)
+    assert answer is not None and answer["type"] == "error"
+    answer = s.handle(b'{"type": "hello", "id": 1}')
+    assert answer is not None and answer["type"] != "error"
+
+
+def test_a_seed_too_big_for_64_bits_is_a_usage_error_before_any_work() -> None:
+    # item 5: --seed >= 2**64 failed with a TypeError after the whole analysis
+    result = cli("analyze", "replays/classic-4p-progress.json", "--seed", str(2**64))
+    assert result.exit_code == 2 and "--seed" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_quoted_values_are_short_and_escaped() -> None:
+    # item 18 (a 50 MB card string echoed whole) and item 16 (escape sequences reaching the terminal)
+    assert len(shown("8" * 50_000_000)) <= 60
+    assert "\x1b" not in shown("\x1b]0;PWNED\x07Ana") and "\n" not in shown("a\nb")
+    assert jsonio.depth([[[]], {"a": [1]}]) == 3 and jsonio.depth(5) == 0
+
+
+def test_the_engine_process_answers_after_bad_lines() -> None:
+    lines = b"\n".join([b"[" * 300 + b"]" * 300, b"{not json", b'{"type": "hello", "id": 7}']) + b"\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"],
+        input=lines,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    answers = [orjson.loads(x) for x in proc.stdout.splitlines()]
+    assert [a["type"] for a in answers][:2] == ["error", "error"] and answers[2]["id"] == 7
