@@ -106,3 +106,62 @@ def test_the_engine_process_answers_after_bad_lines() -> None:
     )
     answers = [orjson.loads(x) for x in proc.stdout.splitlines()]
     assert [a["type"] for a in answers][:2] == ["error", "error"] and answers[2]["id"] == 7
+
+
+FAST_ARGS = ["--samples", "4", "--depth", "2", "--no-world"]
+SMALL_LOG = Path(__file__).parents[1] / "replays" / "classic-4p-progress.json"
+
+
+def test_a_bad_cluster_address_leaves_no_store(tmp_path: Path) -> None:
+    # item 6: ValueError 'missing port number', and the store file created anyway
+    store = tmp_path / "r.db"
+    err = one_error_line(
+        cli("analyze-all", str(SMALL_LOG), "--store", str(store), "--cluster", "not-an-address")
+    )
+    assert "--cluster" in err and not store.exists()
+
+
+def test_nothing_stored_leaves_no_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # item 14: an empty folder, or a bad file behind a glob, left a store behind
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    assert cli("analyze", "empty").exit_code == 1
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "x.json").write_text("{not json")
+    assert cli("analyze", "bad/*.json", *FAST_ARGS).exit_code == 1
+    assert not list(tmp_path.glob("*.db*"))
+
+
+def test_a_file_named_like_a_glob_is_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # item 14: 'game [1].json' was taken as a glob pattern and analysed into a store
+    monkeypatch.chdir(tmp_path)
+    Path("game [1].json").write_bytes(SMALL_LOG.read_bytes())
+    result = cli("analyze", "game [1].json", *FAST_ARGS)
+    assert result.exit_code == 0, result.output
+    assert "Ana" in result.stdout and not list(tmp_path.glob("*.db*"))
+
+
+def test_a_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
+    # item 7: another program's database with a 'games' table
+    import sqlite3
+
+    store = tmp_path / "other.db"
+    with sqlite3.connect(store) as db:
+        db.execute("CREATE TABLE games (id INTEGER, title TEXT)")
+    before = store.read_bytes()
+    for args in (["stats", "--store", str(store)], ["analyze-all", str(SMALL_LOG), "--store", str(store)]):
+        err = one_error_line(cli(*args))
+        assert "not a results store" in err
+    assert store.read_bytes() == before
+
+
+def test_a_damaged_record_is_one_line(tmp_path: Path) -> None:
+    # item 7: a text where a count belongs crashed stats with a TypeError
+    import sqlite3
+
+    store = tmp_path / "r.db"
+    assert cli("analyze-all", str(SMALL_LOG), "--store", str(store), *FAST_ARGS).exit_code == 0
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE players SET loss_total = 'lots', decisions = 'many'")
+    err = one_error_line(cli("stats", "--store", str(store)))
+    assert str(store) in err

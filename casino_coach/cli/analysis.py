@@ -170,7 +170,7 @@ def analyze_command(
         or cluster is not None
         or len(files) != 1
         or files[0].is_dir()
-        or any(c in str(files[0]) for c in "*?[")
+        or (any(c in str(files[0]) for c in "*?[") and not files[0].is_file())  # a real file is a file
     ):
         from casino_coach.cli import batch
 

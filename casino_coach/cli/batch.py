@@ -18,8 +18,8 @@ from casino_coach.cli.app import SEED_MAX, app, err_console, handle_errors
 from casino_coach.coach.analysis import Thresholds
 from casino_coach.errors import CoachError, StoreError
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
-from casino_coach.services.batch import BatchSettings, run_batch
-from casino_coach.services.store import PERIODS, Store, all_players, player_stats
+from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
+from casino_coach.services.store import PERIODS, Store, all_players, player_stats, remove_store
 
 DEFAULT_STORE = Path("casino-results.db")
 _DEFAULT = Thresholds()
@@ -39,7 +39,33 @@ def analyze_many(
 ) -> int:
     """Analyse every log of ``inputs`` into ``store`` with a progress bar on stderr; print what was
     done (a line, or JSON) and one ``error:`` line on stderr per file that failed. Returns the exit
-    status: 1 when a file failed, else 0."""
+    status: 1 when a file failed, else 0. A store this run would create is left uncreated when
+    nothing is stored in it (no log found, a bad cluster address, every file failed)."""
+    if cluster is not None:
+        check_cluster_address(cluster)
+    created = not store.exists()
+    try:
+        report = _analyze_into(inputs, store, settings, jobs, cluster, limit)
+    except BaseException:
+        if created:
+            remove_store(store)
+        raise
+    if created and not report.analysed:
+        remove_store(store)
+    for source, reason in report.failed:
+        err_console.print(f"error: {source}: {reason}", markup=False)
+    if json:
+        typer.echo(
+            orjson.dumps({"store": str(store), **report.to_json()}, option=orjson.OPT_INDENT_2).decode()
+        )
+    else:
+        Console(highlight=False).print(batch_view(report, str(store)))
+    return 1 if report.failed else 0
+
+
+def _analyze_into(
+    inputs: list[str], store: Path, settings: BatchSettings, jobs: int, cluster: str | None, limit: int | None
+) -> BatchReport:
     with (
         Store(store) as st,
         Progress(
@@ -62,16 +88,7 @@ def analyze_many(
                 description=f"analysing {Path(source).name}" if source else "analysing",
             )
 
-        report = run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
-    for source, reason in report.failed:
-        err_console.print(f"error: {source}: {reason}", markup=False)
-    if json:
-        typer.echo(
-            orjson.dumps({"store": str(store), **report.to_json()}, option=orjson.OPT_INDENT_2).decode()
-        )
-    else:
-        Console(highlight=False).print(batch_view(report, str(store)))
-    return 1 if report.failed else 0
+        return run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
 
 
 def analyze_command_many(

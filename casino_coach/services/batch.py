@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
-from casino_coach.errors import BatchError, CoachError, NotALog
+from casino_coach.errors import BatchError, CoachError, NotALog, shown
 from casino_coach.formats.replay import log_to_json, read_log
 from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, normal_date
@@ -103,6 +103,14 @@ class BatchSettings:
 
 # ---------------------------------------------------------------------------------------------------
 # Inputs
+
+
+def check_cluster_address(address: str) -> None:
+    """BatchError unless ``address`` reads as a Dask scheduler's address, [tcp://]HOST:PORT."""
+    rest = address.removeprefix("tcp://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or "/" in rest or not port.isdecimal() or not 0 < int(port) < 65536:
+        raise BatchError(f"--cluster: {shown(address)} is not a scheduler address like tcp://HOST:8786")
 
 
 def find_logs(inputs: Sequence[str | Path]) -> list[Path]:

@@ -23,16 +23,17 @@ When one game was analysed with several settings, the statistics use its latest 
 
 from __future__ import annotations
 
+import functools
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import orjson
 
-from casino_coach.errors import StoreError
+from casino_coach.errors import CoachError, StoreError
 
 SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -113,6 +114,10 @@ CREATE INDEX IF NOT EXISTS moves_by_player ON moves (player COLLATE NOCASE);
 # Writing
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 @dataclass(frozen=True)
 class GameKey:
     """What identifies one stored analysis: the game's content hash and the settings' key."""
@@ -130,10 +135,15 @@ class Store:
             if self.path.parent != Path(""):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if tables and "meta" not in tables:  # another program's database: never add to it
+                raise StoreError(f"{self.path}: not a results store (an SQLite file of another program)")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if row is None and tables:
+                raise StoreError(f"{self.path}: not a results store (no schema version)")
             if row is None:
                 self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
@@ -340,6 +350,12 @@ class Store:
         yield from self._db.execute("SELECT hash, settings, source FROM games ORDER BY id")
 
 
+def remove_store(path: str | Path) -> None:
+    """Delete a store file and SQLite's journal files beside it (a store a failed run created)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
 def normal_date(text: str | None) -> str | None:
     """A log's ``date`` as ISO 8601 (``2026-11-29`` or with a time), or None when it is not one."""
     if not text:
@@ -461,6 +477,27 @@ def summarise(label: str, lines: Sequence[GameLine]) -> Record:
     return Record(label, len(lines), decisions, classes, sum(g.loss_total for g in lines), accuracy)
 
 
+def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
+    """A read of the store's records: a record of the wrong type (a text where a count belongs, a
+    table changed by another program) is a StoreError naming the store, not a crash."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except CoachError:
+            raise
+        except (TypeError, ValueError, ArithmeticError, sqlite3.DatabaseError) as e:
+            store = next((a for a in args if isinstance(a, Store)), None)
+            where = f"{store.path}: " if store is not None else ""
+            raise StoreError(
+                f"{where}a damaged record in the results store ({type(e).__name__}: {e})"
+            ) from None
+
+    return wrapper
+
+
+@_damaged
 def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> PlayerStats:
     """A player's record (case-insensitive name) over the store's games, grouped ``by`` period."""
     if by not in PERIODS:
@@ -479,6 +516,7 @@ def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> 
     return PlayerStats(name, by, periods, summarise("total", lines), kinds, tuple(lines))
 
 
+@_damaged
 def all_players(store: Store) -> list[Record]:
     """One total record per player in the store, labelled with the player's name."""
     out = []
