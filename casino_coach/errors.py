@@ -36,6 +36,10 @@ class LogError(CoachError):
     """A game log or position file that is malformed or inconsistent; the message says where."""
 
 
+class OutputError(CoachError):
+    """A place an output file cannot be written to (a folder, a device, a pipe)."""
+
+
 class GameOverError(CoachError):
     """A round scored into a game that is already won."""
 

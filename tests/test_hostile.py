@@ -165,3 +165,46 @@ def test_a_damaged_record_is_one_line(tmp_path: Path) -> None:
         db.execute("UPDATE players SET loss_total = 'lots', decisions = 'many'")
     err = one_error_line(cli("stats", "--store", str(store)))
     assert str(store) in err
+
+
+def test_export_writes_through_a_symlink_and_refuses_special_files(tmp_path: Path) -> None:
+    # item 13: the temporary file was renamed over devices, FIFOs, symlinks and folders
+    import os
+
+    real = tmp_path / "real.md"
+    real.write_text("old")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    result = cli("export", str(SMALL_LOG), "--format", "md", "--out", str(link), *FAST_ARGS)
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and real.read_text().startswith("#")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for target in (fifo, folder, Path("/dev/null")):
+        err = one_error_line(cli("export", str(SMALL_LOG), "--out", str(target), *FAST_ARGS))
+        assert str(target) in err and "cannot write" in err
+    assert Path("/dev/null").is_char_device() and fifo.is_fifo() and not list(folder.iterdir())
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+HOSTILE = ["\x1b]0;PWNED\x07Ana", "\x1b[2J<script>alert(1)</script>*Ben*"]
+
+
+def test_names_with_escape_sequences_never_reach_the_output_raw(
+    tmp_path: Path, log_obj: dict[str, Any]
+) -> None:
+    # item 16: names with terminal escape sequences were printed raw, and written raw into Markdown
+    obj = {**log_obj, "players": [*HOSTILE, "Cy", "Di"]}
+    path = _write(tmp_path, obj)
+    for args in (["validate", str(path)], ["replay", str(path)], ["analyze", str(path), *FAST_ARGS]):
+        result = cli(*args)
+        assert result.exit_code == 0, result.output
+        assert "\x1b" not in result.output and "\x07" not in result.output, args
+        assert "PWNED" in result.output or args[0] == "validate"
+    md = tmp_path / "r.md"
+    assert cli("export", str(path), "--format", "md", "--out", str(md), *FAST_ARGS).exit_code == 0
+    text = md.read_text()
+    assert "\x1b" not in text and "<script>" not in text and "\\<script\\>" in text
+    assert orjson.loads(path.read_bytes())["players"][:2] == HOSTILE  # the log itself is unchanged

@@ -6,10 +6,21 @@ import os
 import tempfile
 from pathlib import Path
 
+from casino_coach.errors import OutputError
+
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (the file is either the old one or the new one)."""
+    """Write ``data`` to ``path`` atomically (the file is either the old one or the new one).
+
+    A symbolic link is written through (its target gets the new content, the link stays); anything
+    that is not a regular file (a folder, a device, a pipe) is refused with OutputError, never
+    replaced."""
     target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    if target.exists() and not target.is_file():
+        kind = "a folder" if target.is_dir() else "not a regular file (a device or a pipe)"
+        raise OutputError(f"{path}: cannot write the output there: it is {kind}")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:

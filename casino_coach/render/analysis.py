@@ -11,6 +11,7 @@ from rich.text import Text
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.engine.state import Build
+from casino_coach.formats.text import printable
 from casino_coach.render import cards_text, move_words
 from casino_coach.report.document import class_label, loss_words, luck_words
 
@@ -42,7 +43,7 @@ def summary_table(a: GameAnalysis) -> Table:
     t = Table(title="Summary", title_justify="left", title_style="bold")
     t.add_column("")
     for s in a.summaries:
-        t.add_column(s.player, justify="right", style="bold")
+        t.add_column(printable(s.player), justify="right", style="bold")
     rows: list[tuple[str, list[str], str]] = [
         ("moves rated", [str(s.moves) for s in a.summaries], ""),
         ("unforced", [str(s.unforced) for s in a.summaries], ""),
@@ -88,9 +89,9 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         where.append_text(cards_text(m.hand))
     lines.append(where)
     for e in m.explanations:
-        lines.append(Text.assemble("• ", e.text, (f"  ({e.points:.2f})", "bold red")))
+        lines.append(Text.assemble("• ", printable(e.text), (f"  ({e.points:.2f})", "bold red")))
     if m.verdict is not None:
-        lines.append(Text(m.verdict.text, style="magenta"))
+        lines.append(Text(printable(m.verdict.text), style="magenta"))
     loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
         f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
@@ -117,7 +118,11 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
             t.add_section()
         last_round = m.round
         best = move_words(m.best) if m.missed and m.best is not None else Text("")
-        cells: list[RenderableType] = [str(m.ply + 1), f"{m.round + 1}.{m.deal + 1}", a.players[m.seat]]
+        cells: list[RenderableType] = [
+            str(m.ply + 1),
+            f"{m.round + 1}.{m.deal + 1}",
+            printable(a.players[m.seat]),
+        ]
         if wide:
             cells.append(table_text(m.loose, m.builds))
         cells += [
@@ -140,7 +145,7 @@ def analysis_view(
     lim = a.options.limits
     th = a.options.thresholds
     head = Text.assemble(
-        (f"Game analysis: {' vs '.join(a.players)}", "bold"),
+        (f"Game analysis: {' vs '.join(map(printable, a.players))}", "bold"),
         f"  ({a.rules.describe()})\n",
         (
             f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
@@ -152,13 +157,15 @@ def analysis_view(
     )
     parts: list[RenderableType] = [head, summary_table(a)]
     luck = [
-        Text.assemble((f"luck per deal, {s.player}: ", "dim"), luck_words(s)) for s in a.summaries if s.luck
+        Text.assemble((f"luck per deal, {printable(s.player)}: ", "dim"), luck_words(s))
+        for s in a.summaries
+        if s.luck
     ]
     parts += luck
     bad = a.worst(worst)
     if bad:
         parts.append(Text("Worst moves", style="bold"))
-        parts += [move_panel(m, a.players) for m in bad]
+        parts += [move_panel(m, [printable(p) for p in a.players]) for m in bad]
     elif worst:
         parts.append(Text("No move lost points.", style="green"))
     if whole_game:

@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from casino_coach.formats.text import printable
 from casino_coach.services.batch import BatchReport
 from casino_coach.services.store import PlayerStats, Record
 
@@ -74,7 +75,9 @@ def _record_table(title: str, first: str, records: Sequence[Record], total: Reco
 def player_stats_view(stats: PlayerStats) -> RenderableType:
     """A player's record per period with the total, then the most frequent kinds of mistake."""
     parts: list[RenderableType] = [
-        _record_table(f"{stats.player}: record by {stats.by}", stats.by, stats.periods, stats.total)
+        _record_table(
+            f"{printable(stats.player)}: record by {stats.by}", stats.by, stats.periods, stats.total
+        )
     ]
     if stats.kinds:
         kinds = Table(

@@ -23,6 +23,7 @@ from casino_coach.engine.cards import SUIT, card_name, card_symbol, iter_cards, 
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.state import Build
 from casino_coach.formats.replay import move_to_json
+from casino_coach.formats.text import markdown
 
 FORMAT_NAME = "casino-analysis"
 FORMAT_VERSION = 1
@@ -259,15 +260,18 @@ def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
         f"  - table: {table_words(m.loose, m.builds)}"
         + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else ""),
     ]
-    lines += [f"  - {e.text} ({e.points:.2f})" for e in m.explanations]
+    lines += [f"  - {markdown(e.text)} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")
     return lines
 
 
 def to_markdown(a: GameAnalysis) -> str:
+    # Names come from the log as written: escaped here, so that none can act as markup or reach a
+    # terminal that shows the file raw.
+    names = [markdown(p) for p in a.players]
     out = [
-        f"# {title(a)}",
+        f"# Game analysis: {' vs '.join(names)} ({a.rules.describe()})",
         "",
         settings_words(a) + ".",
         "",
@@ -280,13 +284,13 @@ def to_markdown(a: GameAnalysis) -> str:
     ]
     for s in a.summaries:
         out.append(
-            f"| {s.player} | {s.moves} | {s.unforced} | "
+            f"| {markdown(s.player)} | {s.moves} | {s.unforced} | "
             + " | ".join(str(s.classes[c.value]) for c in CLASSES)
             + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {_acc(s)} | "
             f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |"
         )
     out += ["", "Luck per deal:", ""]
-    out += [f"- {s.player}: {luck_words(s)}" for s in a.summaries if s.luck]
+    out += [f"- {markdown(s.player)}: {luck_words(s)}" for s in a.summaries if s.luck]
     out += [
         "",
         "Lost: expected round points lost against the search's best move. Accuracy: "
@@ -298,8 +302,8 @@ def to_markdown(a: GameAnalysis) -> str:
     if worst:
         out += ["## Worst moves", ""]
         for m in worst:
-            out += [f"### {where(m).capitalize()}: {a.players[m.seat]}", ""]
-            out += _md_move(m, a.players)
+            out += [f"### {where(m).capitalize()}: {names[m.seat]}", ""]
+            out += _md_move(m, names)
             out.append("")
     out += ["## Move by move", ""]
     current: tuple[int, int] | None = None
@@ -311,7 +315,7 @@ def to_markdown(a: GameAnalysis) -> str:
                 out += [f"### Round {m.round + 1}{score}", ""]
             current = (m.round, m.deal)
             out += [f"#### Deal {m.deal + 1}", ""]
-        out += _md_move(m, a.players)
+        out += _md_move(m, names)
     out.append("")
     return "\n".join(out)
 
