@@ -208,3 +208,28 @@ def test_names_with_escape_sequences_never_reach_the_output_raw(
     text = md.read_text()
     assert "\x1b" not in text and "<script>" not in text and "\\<script\\>" in text
     assert orjson.loads(path.read_bytes())["players"][:2] == HOSTILE  # the log itself is unchanged
+
+
+@pytest.mark.parametrize("command", ["analyze", "export"])
+def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
+    # item 8: SIGINT to the process group printed 49-110 lines of worker tracebacks, and the tool's
+    # own line never showed (Typer ended the command silently with status 130)
+    import os
+    import signal
+    import time
+
+    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
+    args = [command, str(log), "--jobs", "2"] + (
+        ["--out", str(tmp_path / "r.html")] if command == "export" else []
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from casino_coach.cli import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    time.sleep(4)  # long enough for the workers to be busy, far from the end of the analysis
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode() == "error: interrupted\n"
+    assert not (tmp_path / "r.html").exists()

@@ -19,7 +19,7 @@ from casino_coach.cli import logs as _logs  # noqa: F401  (registers validate, r
 from casino_coach.cli import play as _play  # noqa: F401  (registers play)
 from casino_coach.cli import rules_cmd  # noqa: F401  (registers commands)
 from casino_coach.cli import search as _search  # noqa: F401  (registers suggest and tree)
-from casino_coach.cli.app import app, err_console
+from casino_coach.cli.app import INTERRUPTED, app, err_console
 
 
 def _version(value: bool) -> None:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("error: interrupted", markup=False)
-        sys.exit(1)
+        sys.exit(INTERRUPTED)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     sys.exit(rv if isinstance(rv, int) else 0)

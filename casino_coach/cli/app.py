@@ -41,13 +41,21 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
+# The exit status after Ctrl-C: 128 + SIGINT, as shells report it.
+INTERRUPTED = 130
+
+
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Map CoachError (and unreadable files) to one line on stderr and exit status 1."""
+    """Map CoachError (and unreadable files) to one line on stderr and exit status 1, and Ctrl-C to
+    one "interrupted" line and status 130 (Typer would end the command silently)."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            err_console.print("error: interrupted", markup=False)
+            raise typer.Exit(INTERRUPTED) from None
         except CoachError as e:
             raise fail(str(e)) from None
         except OSError as e:

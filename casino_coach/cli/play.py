@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.cli.app import SEED_MAX, app, handle_errors
+from casino_coach.cli.app import INTERRUPTED, SEED_MAX, app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
@@ -216,7 +216,7 @@ def run(session: PlaySession, console: Console, source: LineSource) -> None:
         console.print("\nInterrupted.")
         for note in session.stop():
             console.print(note_view(note))
-        raise typer.Exit(130) from None
+        raise typer.Exit(INTERRUPTED) from None
 
 
 def _loop(session: PlaySession, console: Console, source: LineSource) -> None:
