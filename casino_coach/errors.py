@@ -48,6 +48,10 @@ class SearchError(CoachError):
     """A position the search cannot value: inconsistent counts, no consistent world."""
 
 
+class TooBigToSearch(SearchError):
+    """A position the search refuses to value because it would take too long (a huge table)."""
+
+
 class ProtocolError(CoachError):
     """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
 

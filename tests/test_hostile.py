@@ -14,6 +14,7 @@ from conftest import one_error_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
+from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import LogError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.replay import read_log
@@ -233,3 +234,83 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.decode() == "error: interrupted\n"
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_card_both_held_and_seen_is_a_contradiction(tmp_path: Path) -> None:
+    # item 15: a card in the hand and in 'seen' passed validate, and suggest ran on it
+    err = one_error_line(cli("suggest", "--hand", "8S", "--table", "AC", "--seen", "8S"))
+    assert "seen" in err and "8S" in err
+    position = dict(orjson.loads((SMALL_LOG.parent / "royal-2p-position.json").read_bytes()))
+    position["seen"] = [*position.get("seen", []), position["hand"][0]]
+    err = one_error_line(cli("validate", str(_write(tmp_path, position))))
+    assert "seen" in err and position["hand"][0] in err
+
+
+@pytest.mark.parametrize("command", ["analyze", "suggest", "export", "tree", "validate", "replay", "moves"])
+def test_an_illegal_move_in_a_log_names_the_file(
+    tmp_path: Path, log_obj: dict[str, Any], command: str
+) -> None:
+    # item 18: errors met while re-playing a log omitted the file name in analyze, export, suggest, tree
+    obj = orjson.loads(orjson.dumps(log_obj))
+    move = obj["rounds"][0]["deals"][0]["moves"][0]
+    move["action"], move["take"] = "capture", ["KS"]  # K♠ is not on the table
+    path = _write(tmp_path, obj)
+    out = {"export": ["--out", str(tmp_path / "r.html")], "tree": ["--out", str(tmp_path / "t.graphml")]}
+    err = one_error_line(cli(command, str(path), *out.get(command, [])))
+    assert err.startswith(f"error: {path}: round 1, deal 1, move 1") and "illegal move" in err
+
+
+def _split_by_brute_force(values: list[int], value: int) -> bool:
+    if not values:
+        return True
+    first, rest = values[0], values[1:]
+    need = value - first
+    if need < 0:
+        return False
+    if need == 0:
+        return _split_by_brute_force(rest, value)
+    for bits in range(1, 1 << len(rest)):
+        chosen = [v for i, v in enumerate(rest) if bits >> i & 1]
+        left = [v for i, v in enumerate(rest) if not bits >> i & 1]
+        if sum(chosen) == need and _split_by_brute_force(left, value):
+            return True
+    return False
+
+
+def test_build_splits_match_brute_force_and_big_builds_are_quick() -> None:
+    # item 9: a big build that cannot be split took 100 s and more (every subset was tried)
+    import random
+
+    from casino_coach.formats.replay import _split_ok
+
+    pv = RuleSet.from_preset("royal").pair_value
+    rng = random.Random(5)
+    for _ in range(1500):
+        cards = rng.sample(range(52), rng.randint(1, 9))
+        value = rng.randint(1, 14)
+        assert _split_ok(cards, value, pv) == _split_by_brute_force([pv[c] for c in cards], value)
+    # 21 cards worth 224 = 16 x 14 that cannot be made into sets of 14 (a king needs an ace, and
+    # there is none): answered at once
+    cards = [c for c in range(52) if pv[c] >= 9] + [next(c for c in range(52) if pv[c] == 4)]
+    assert len(cards) == 21 and sum(pv[c] for c in cards) == 16 * 14
+    assert not _split_ok(cards, 14, pv)
+
+
+def test_a_table_too_big_to_search_is_refused_at_once() -> None:
+    # item 10: 39 loose cards (every club, diamond and heart) searched for over 120 s
+    table = " ".join(f"{r}{s}" for s in "CDH" for r in "A23456789TJQK")
+    args = [
+        "suggest",
+        "--hand",
+        "KS",
+        "--table",
+        table,
+        "--stock",
+        "8",
+        "--hand-sizes",
+        "1,4",
+        "--samples",
+        "4",
+    ]
+    err = one_error_line(cli(*args))
+    assert "39 loose cards" in err and "at most 12" in err

@@ -181,7 +181,7 @@ def test_markdown_lists_worst_moves_and_the_game() -> None:
     assert "4♦ trails" in worst and "*blunder*" in worst and "8♣ captures 3♥ 5♠" in worst
     assert "Missed sweep: 8♣ takes 3♥ 5♠ (1.50)" in md
     assert "*forced*" in md and "Right on what you knew, unlucky" in md
-    assert '| Ana <&> "A" | 2 | 2 |' in md
+    assert '| Ana \\<\\&\\> "A" | 2 | 2 |' in md  # names escaped for Markdown (issue 11, item 16)
 
 
 def test_html_is_self_contained_and_escaped() -> None:
@@ -234,7 +234,7 @@ def test_both_costs_side_by_side() -> None:
 
 def test_luck_per_deal_is_listed() -> None:
     a = _analysis()
-    assert '- Ana <&> "A": round 1: +1.50 +1.50' in to_markdown(a)
+    assert '- Ana \\<\\&\\> "A": round 1: +1.50 +1.50' in to_markdown(a)
     assert "Ben: round 1: +0.50" in to_html(a)
 
 

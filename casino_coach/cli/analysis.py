@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import SEED_MAX, app, err_console, handle_errors
+from casino_coach.cli.app import SEED_MAX, about, app, err_console, handle_errors
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -19,7 +19,7 @@ from casino_coach.coach.analysis import (
     check_seats,
     seat_of,
 )
-from casino_coach.errors import CoachError, LogError
+from casino_coach.errors import CoachError
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.replay import read_log
 from casino_coach.render.analysis import analysis_view
@@ -49,10 +49,8 @@ def _run(
         raise CoachError(f"--samples must be at least 1, got {samples}")
     if depth is not None and depth < 1:
         raise CoachError(f"--depth must be at least 1, got {depth}")
-    try:
+    with about(file):
         log = read_log(file)
-    except LogError as e:
-        raise LogError(f"{file}: {e}") from None
     seats = frozenset({seat_of(log, player)}) if player is not None else None
     if seats is not None:
         check_seats(log, seats)
@@ -77,7 +75,8 @@ def _run(
         def step(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        return analyze(log, options, progress=step)
+        with about(file):  # the log is re-played there: an illegal move names the file
+            return analyze(log, options, progress=step)
 
 
 _FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)

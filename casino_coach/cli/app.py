@@ -8,13 +8,15 @@ turns the library's own errors into one line on stderr and exit status 1, with n
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
 
-from casino_coach.errors import CoachError
+from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, RulesError
 
 app = typer.Typer(
     name="casino-coach",
@@ -33,6 +35,19 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def about(path: Path) -> Iterator[None]:
+    """Errors in reading or re-playing the file ``path`` name it first ("FILE: round 1, deal 1,
+    ..."), whichever command met them."""
+    try:
+        yield
+    except (LogError, CardError, IllegalMoveError, NotationError, RulesError) as e:
+        text = str(e)
+        if text.startswith(f"{path}: "):
+            raise
+        raise type(e)(f"{path}: {text}") from None
 
 
 def fail(message: str) -> typer.Exit:

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.cli.app import SEED_MAX, app, handle_errors
+from casino_coach.cli.app import SEED_MAX, about, app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
@@ -36,17 +36,13 @@ from casino_coach.render.replay import describe_log, legal_list, legal_table, re
 
 
 def _read(path: Path) -> GameLog | Position:
-    try:
+    with about(path):
         return read_any(path.read_bytes())
-    except LogError as e:
-        raise LogError(f"{path}: {e}") from None
 
 
 def _replay(path: Path, log: GameLog) -> Replay:
-    try:
+    with about(path):
         return replay(log)
-    except LogError as e:
-        raise LogError(f"{path}: {e}") from None
 
 
 def _print_json(obj: Any) -> None:

@@ -17,7 +17,7 @@ import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.cli.app import SEED_MAX, app, handle_errors
+from casino_coach.cli.app import SEED_MAX, about, app, handle_errors
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import (
     Thresholds,
@@ -47,6 +47,7 @@ from casino_coach.formats.replay import (
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_format, tree_graph, write_graph
 from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
 
 
@@ -64,9 +65,11 @@ class Decision:
 
 def decision_from_file(path: Path, at: int | None) -> Decision:
     """The decision before move ``at`` of a log (default: where it stops), or a position file's."""
-    doc = read_any(path)
+    with about(path):
+        doc = read_any(path)
     if isinstance(doc, GameLog):
-        rep = replay(doc)
+        with about(path):
+            rep = replay(doc)
         n = len(rep.plies)
         if at is None or at == n:
             return Decision(doc.rules, end_position(rep).observation, n, None, tuple(doc.players))
@@ -248,6 +251,7 @@ def suggest_command(
             hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
         )
     obs = decision.obs
+    check_size(obs)
     thresholds = Thresholds()
     result = judge(
         decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds, decision.played
@@ -289,6 +293,7 @@ def tree_command(
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
+    check_size(decision.obs)
     result = evaluate(
         decision.rules,
         decision.obs,

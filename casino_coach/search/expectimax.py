@@ -29,7 +29,7 @@ from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import SearchError
+from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.result import (
     UNKNOWN_STDERR,
@@ -99,7 +99,24 @@ class _Ladder:
                 self.shallow = True
 
 
+# The most loose table cards a decision may have. Captures are unions of value sets, and their number
+# grows exponentially: 12 numerals give about 400 moves, 16 about 13,000, 20 about 190,000 (one
+# legal-move generation then takes seconds); a decision on 12 small loose cards takes about 10 s.
+# Real games stay below (``check_size``).
+MAX_LOOSE: Final = 12
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
+
+
+def check_size(obs: Observation) -> None:
+    """TooBigToSearch when the table has more than MAX_LOOSE loose cards. The commands that answer
+    one decision at a time (suggest, tree, the engine) check it first, so that a made-up position
+    cannot keep them busy for minutes; the analysis of a real game does not refuse its positions."""
+    loose = obs.loose.bit_count()
+    if loose > MAX_LOOSE:
+        raise TooBigToSearch(
+            f"{loose} loose cards on the table: one decision is searched with at most {MAX_LOOSE} "
+            "(the captures of a bigger table run into the hundreds of thousands)"
+        )
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
