@@ -314,3 +314,11 @@ def test_a_table_too_big_to_search_is_refused_at_once() -> None:
     ]
     err = one_error_line(cli(*args))
     assert "39 loose cards" in err and "at most 12" in err
+
+
+def test_a_huge_name_is_cut_on_the_terminal(tmp_path: Path, log_obj: dict[str, Any]) -> None:
+    # item 11: replay of a log with 100,000-character names took over 300 s to lay out
+    path = _write(tmp_path, {**log_obj, "players": ["A" * 100_000, "Ben", "Cy", "Di"]})
+    result = cli("replay", str(path))
+    assert result.exit_code == 0
+    assert "A" * 39 + "…" in result.stdout and "A" * 41 not in result.stdout

@@ -31,7 +31,7 @@ from casino_coach.formats.replay import (
     read_any,
     replay,
 )
-from casino_coach.formats.text import printable
+from casino_coach.formats.text import player_name
 from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
 
 
@@ -154,7 +154,7 @@ def moves_command(
     skipped = {i for i, _, _ in unknown}
     by_index = {i: (s, legal, played) for i, s, legal, played in entries}
     for ply in rep.plies:
-        who = printable(doc.players[ply.seat])
+        who = player_name(doc.players[ply.seat])
         if ply.index in skipped:
             rows.append(
                 (f"ply {ply.index}, {who} (seat {ply.seat}) played {move_text(ply.move)}", None, None)

@@ -29,6 +29,16 @@ def printable(text: str) -> str:
     return "".join(out)
 
 
+NAME_WIDTH = 40
+
+
+def player_name(text: str) -> str:
+    """A player's name for the terminal: printable, and cut to NAME_WIDTH characters (a name of
+    100,000 characters made the replay take minutes to lay out)."""
+    text = printable(text)
+    return text if len(text) <= NAME_WIDTH else text[: NAME_WIDTH - 1] + "…"
+
+
 def markdown(text: str) -> str:
     """``text`` for a Markdown document: printable, and with Markdown's and HTML's marks escaped."""
     return _MARKDOWN.sub(r"\\\1", printable(text))

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.engine.state import Build
-from casino_coach.formats.text import printable
+from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words
 from casino_coach.report.document import class_label, loss_words, luck_words
 
@@ -43,7 +43,7 @@ def summary_table(a: GameAnalysis) -> Table:
     t = Table(title="Summary", title_justify="left", title_style="bold")
     t.add_column("")
     for s in a.summaries:
-        t.add_column(printable(s.player), justify="right", style="bold")
+        t.add_column(player_name(s.player), justify="right", style="bold")
     rows: list[tuple[str, list[str], str]] = [
         ("moves rated", [str(s.moves) for s in a.summaries], ""),
         ("unforced", [str(s.unforced) for s in a.summaries], ""),
@@ -121,7 +121,7 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
         cells: list[RenderableType] = [
             str(m.ply + 1),
             f"{m.round + 1}.{m.deal + 1}",
-            printable(a.players[m.seat]),
+            player_name(a.players[m.seat]),
         ]
         if wide:
             cells.append(table_text(m.loose, m.builds))
@@ -145,7 +145,7 @@ def analysis_view(
     lim = a.options.limits
     th = a.options.thresholds
     head = Text.assemble(
-        (f"Game analysis: {' vs '.join(map(printable, a.players))}", "bold"),
+        (f"Game analysis: {' vs '.join(map(player_name, a.players))}", "bold"),
         f"  ({a.rules.describe()})\n",
         (
             f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
@@ -157,7 +157,7 @@ def analysis_view(
     )
     parts: list[RenderableType] = [head, summary_table(a)]
     luck = [
-        Text.assemble((f"luck per deal, {printable(s.player)}: ", "dim"), luck_words(s))
+        Text.assemble((f"luck per deal, {player_name(s.player)}: ", "dim"), luck_words(s))
         for s in a.summaries
         if s.luck
     ]
@@ -165,7 +165,7 @@ def analysis_view(
     bad = a.worst(worst)
     if bad:
         parts.append(Text("Worst moves", style="bold"))
-        parts += [move_panel(m, [printable(p) for p in a.players]) for m in bad]
+        parts += [move_panel(m, [player_name(p) for p in a.players]) for m in bad]
     elif worst:
         parts.append(Text("No move lost points.", style="green"))
     if whole_game:

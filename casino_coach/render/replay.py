@@ -13,7 +13,7 @@ from rich.text import Text
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points
 from casino_coach.formats.replay import GameLog, Replay, RoundReplay
-from casino_coach.formats.text import printable
+from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
 
 ITEM_LABELS = {
@@ -32,7 +32,7 @@ def side_names(log: GameLog) -> list[str]:
     """One name per side: the player, or "Ana & Cy" for a partnership."""
     n, nsides = log.nplayers, log.nsides
     return [
-        " & ".join(printable(log.players[s]) for s in range(n) if s % nsides == side)
+        " & ".join(player_name(log.players[s]) for s in range(n) if s % nsides == side)
         for side in range(nsides)
     ]
 
@@ -87,7 +87,7 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
     """The whole game, round by round: deals with the hands and the table, every move in words with
     the table after it (captures and sweeps marked), each round's breakdown and the running score."""
     log = rep.log
-    players = [printable(p) for p in log.players]
+    players = [player_name(p) for p in log.players]
     names = side_names(log)
     yield Text(describe_log(log, rep), style="bold")
     plies_by_round: dict[int, list[int]] = {}

@@ -10,7 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.formats.text import printable
+from casino_coach.formats.text import player_name
 from casino_coach.services.batch import BatchReport
 from casino_coach.services.store import PlayerStats, Record
 
@@ -76,7 +76,7 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     """A player's record per period with the total, then the most frequent kinds of mistake."""
     parts: list[RenderableType] = [
         _record_table(
-            f"{printable(stats.player)}: record by {stats.by}", stats.by, stats.periods, stats.total
+            f"{player_name(stats.player)}: record by {stats.by}", stats.by, stats.periods, stats.total
         )
     ]
     if stats.kinds:
