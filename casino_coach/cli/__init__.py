@@ -1,14 +1,15 @@
 """The ``casino-coach`` command line: a thin Typer layer over the library.
 
 Each command module registers itself on ``app`` when imported below. ``main`` runs the app and turns
-usage errors (an unknown option, a missing argument) into one line on stderr and exit status 1, like
-every other bad input.
+usage errors (an unknown option, a missing argument) into one line on stderr and exit status 2, as
+Click does (other bad input is status 1).
 """
 
 from __future__ import annotations
 
 import sys
 
+import click
 import typer
 
 import casino_coach.cli.analysis  # noqa: F401  (registers analyze and export)
@@ -19,7 +20,7 @@ from casino_coach.cli import logs as _logs  # noqa: F401  (registers validate, r
 from casino_coach.cli import play as _play  # noqa: F401  (registers play)
 from casino_coach.cli import rules_cmd  # noqa: F401  (registers commands)
 from casino_coach.cli import search as _search  # noqa: F401  (registers suggest and tree)
-from casino_coach.cli.app import INTERRUPTED, app, err_console
+from casino_coach.cli.app import INTERRUPTED, USAGE, app, err_console
 
 
 def _version(value: bool) -> None:
@@ -43,13 +44,20 @@ def _root(
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``casino-coach`` console script."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # a bare casino-coach: the help, as --help gives it
+        args = ["--help"]
     try:
-        rv = app(args=argv, prog_name="casino-coach", standalone_mode=False)
+        rv = app(args=args, prog_name="casino-coach", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as e:  # a command given without its arguments
+        typer.echo(e.ctx.get_help() if e.ctx is not None else e.format_message())
+        sys.exit(USAGE)
     except typer.exceptions.TyperException as e:  # usage errors: unknown option, missing argument
         ctx = getattr(e, "ctx", None)
         where = f"{ctx.command_path}: " if ctx is not None else ""
-        err_console.print(f"error: {where}{e.format_message()}", markup=False)
-        sys.exit(1)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        err_console.print(f"error: {where}{e.format_message()}{hint}", markup=False)
+        sys.exit(USAGE)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("error: interrupted", markup=False)
         sys.exit(INTERRUPTED)

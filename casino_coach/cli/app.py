@@ -26,6 +26,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 # The largest seed any command takes: seeds are written into logs and JSON as 64-bit integers.
@@ -56,8 +57,9 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
-# The exit status after Ctrl-C: 128 + SIGINT, as shells report it.
+# The exit status after Ctrl-C: 128 + SIGINT, as shells report it; and after a usage error, as Click's.
 INTERRUPTED = 130
+USAGE = 2
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
