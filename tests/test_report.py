@@ -193,7 +193,8 @@ def test_html_is_self_contained_and_escaped() -> None:
     assert "The rest &lt;is&gt; small items" in page
     game = page.split("Move by move")[1]
     assert game.count('class="move ') == 4 and page.count('class="move ') == 6  # 2 worst moves
-    assert 'id="ply1"' in game and '<a href="#ply1">' in page.split("Move by move")[0]
+    # anchors and links are the 0-based ply, the number --at takes (issue 10)
+    assert 'id="ply0"' in game and '<a href="#ply0">' in page.split("Move by move")[0]
     assert 'class="cls blunder"' in page and 'class="cls forced"' in page
     assert "<svg" in page and "<polyline" in page
     # Card faces: red hearts and diamonds.

@@ -94,7 +94,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         lines.append(Text(printable(m.verdict.text), style="magenta"))
     loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
-        f"{m.ply + 1}. round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
+        f"ply {m.ply}, round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
     )
     return Panel(Group(*lines), title=title, title_align="left", border_style=style or "dim")
 
@@ -102,7 +102,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
 def game_table(a: GameAnalysis, wide: bool = False) -> Table:
     """Every move: who played what, its class and loss, the best move; the table too when ``wide``."""
     t = Table(title="The whole game", title_justify="left", title_style="bold")
-    t.add_column("#", justify="right")
+    t.add_column("ply", justify="right")
     t.add_column("deal")
     t.add_column("player")
     if wide:
@@ -119,7 +119,7 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
         last_round = m.round
         best = move_words(m.best) if m.missed and m.best is not None else Text("")
         cells: list[RenderableType] = [
-            str(m.ply + 1),
+            str(m.ply),
             f"{m.round + 1}.{m.deal + 1}",
             player_name(a.players[m.seat]),
         ]

@@ -246,7 +246,7 @@ def _acc(s: SeatSummary) -> str:
 
 
 def _md_move(m: MoveAnalysis, players: Sequence[str]) -> list[str]:
-    head = f"- **{m.ply + 1}. {players[m.seat]}** played **{m.played.describe()}**"
+    head = f"- **ply {m.ply}, {players[m.seat]}** played **{m.played.describe()}**"
     if m.rated:
         head += f" — *{class_label(m)}*"
         if m.missed and m.loss is not None and m.best is not None:
@@ -393,8 +393,8 @@ def _badge(m: MoveAnalysis) -> str:
 def _move_block(m: MoveAnalysis, players: Sequence[str], anchor: bool = True) -> str:
     css = "" if not m.rated else ("forced" if m.forced else (m.cls.value if m.cls else ""))
     e = html.escape
-    ident = f' id="ply{m.ply + 1}"' if anchor else ""
-    link = f'<a href="#ply{m.ply + 1}">{m.ply + 1}.</a>' if not anchor else f"{m.ply + 1}."
+    ident = f' id="ply{m.ply}"' if anchor else ""
+    link = f'<a href="#ply{m.ply}">ply {m.ply}</a>' if not anchor else f"ply {m.ply}"
     parts = [
         f'<div class="move {css}"{ident}><div class="row">'
         f"<b>{link}</b> <b>{e(players[m.seat])}</b> {_badge(m)}"
@@ -526,7 +526,7 @@ def chart_svg(a: GameAnalysis, width: int = 1080, height: int = 260) -> str:
             label = class_label(m)
             fill = _COLOURS.get(label, colour)
             r = 5 if label in ("mistake", "blunder") else 3
-            tip = f"{ply + 1}. {a.players[m.seat]}: {m.played.describe()} ({label}), expected {val:+.2f}"
+            tip = f"ply {ply}, {a.players[m.seat]}: {m.played.describe()} ({label}), expected {val:+.2f}"
             svg.append(
                 f'<circle cx="{x(ply):.1f}" cy="{y(val):.1f}" r="{r}" fill="{fill}">'
                 f"<title>{e(tip)}</title></circle>"
