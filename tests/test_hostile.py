@@ -322,3 +322,12 @@ def test_a_huge_name_is_cut_on_the_terminal(tmp_path: Path, log_obj: dict[str, A
     result = cli("replay", str(path))
     assert result.exit_code == 0
     assert "A" * 39 + "…" in result.stdout and "A" * 41 not in result.stdout
+
+
+def test_export_takes_its_format_from_the_file_name(tmp_path: Path) -> None:
+    # issue 10: 'export --out y.md' wrote HTML into y.md
+    for name, start in (("r.md", "# Game analysis"), ("r.json", "{"), ("r.html", "<!DOCTYPE html>")):
+        assert cli("export", str(SMALL_LOG), "--out", str(tmp_path / name), *FAST_ARGS).exit_code == 0
+        assert (tmp_path / name).read_text().startswith(start)
+    err = one_error_line(cli("export", str(SMALL_LOG), "--out", str(tmp_path / "r.txt"), *FAST_ARGS))
+    assert "--format" in err and not (tmp_path / "r.txt").exists()

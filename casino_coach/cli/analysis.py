@@ -20,7 +20,7 @@ from casino_coach.coach.analysis import (
     seat_of,
 )
 from casino_coach.errors import CoachError
-from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.replay import read_log
 from casino_coach.render.analysis import analysis_view
 from casino_coach.report.document import ReportFormat, render, to_json
@@ -197,12 +197,27 @@ def analyze_command(
     console.print(analysis_view(result, worst=worst, whole_game=moves, wide=console.width >= 120))
 
 
+_EXTENSIONS = {".html": ReportFormat.HTML, ".htm": ReportFormat.HTML, ".md": ReportFormat.MD}
+_EXTENSIONS |= {".markdown": ReportFormat.MD, ".json": ReportFormat.JSON}
+
+
+def _format_of(out: Path) -> ReportFormat:
+    """The report format an ``--out`` file name asks for, as ``tree`` takes its format."""
+    fmt = _EXTENSIONS.get(out.suffix.lower())
+    if fmt is None:
+        raise CoachError(f"--out {out}: name a .html, .md or .json file, or give --format html, md or json")
+    return fmt
+
+
 @app.command("export")
 @handle_errors
 def export_command(
     file: Path = _FILE,
-    fmt: ReportFormat = typer.Option(
-        ReportFormat.HTML, "--format", "-f", help="html (one self-contained page), md or json."
+    fmt: ReportFormat | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="html (one self-contained page), md or json; default: from the --out file's extension.",
     ),
     out: Path = typer.Option(..., "--out", "-o", help="The report file to write.", show_default=False),
     jobs: int = _JOBS,
@@ -221,6 +236,8 @@ def export_command(
 
     Example: casino-coach export replays/classic-2p-full.json --format html --out game.html
     """
+    check_target(out)  # a folder or a device fails before the analysis, not after
+    fmt = fmt or _format_of(out)
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))
     err_console.print(f"wrote {out} ({fmt.value}, {len(result.moves)} moves)", markup=False)

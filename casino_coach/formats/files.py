@@ -15,12 +15,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     A symbolic link is written through (its target gets the new content, the link stays); anything
     that is not a regular file (a folder, a device, a pipe) is refused with OutputError, never
     replaced."""
-    target = Path(path)
-    if target.is_symlink():
-        target = target.resolve()
-    if target.exists() and not target.is_file():
-        kind = "a folder" if target.is_dir() else "not a regular file (a device or a pipe)"
-        raise OutputError(f"{path}: cannot write the output there: it is {kind}")
+    target = check_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
@@ -32,6 +27,19 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def check_target(path: str | Path) -> Path:
+    """The file that writing ``path`` would replace (a symbolic link's target); OutputError when it
+    is a folder, a device or a pipe. Commands call it before their work, so that a bad ``--out``
+    fails at once."""
+    target = Path(path)
+    if target.is_symlink():
+        target = target.resolve()
+    if target.exists() and not target.is_file():
+        kind = "a folder" if target.is_dir() else "not a regular file (a device or a pipe)"
+        raise OutputError(f"{path}: cannot write the output there: it is {kind}")
+    return target
 
 
 def _umask() -> int:
