@@ -331,3 +331,28 @@ def test_export_takes_its_format_from_the_file_name(tmp_path: Path) -> None:
         assert (tmp_path / name).read_text().startswith(start)
     err = one_error_line(cli("export", str(SMALL_LOG), "--out", str(tmp_path / "r.txt"), *FAST_ARGS))
     assert "--format" in err and not (tmp_path / "r.txt").exists()
+
+
+def test_a_game_claimed_by_another_run_is_left_to_it(tmp_path: Path) -> None:
+    # item 17: two analyze-all on one store both did all the work
+    import socket
+
+    from casino_coach.services.batch import BatchSettings, prepare, run_batch
+    from casino_coach.services.store import Store
+
+    settings = BatchSettings(samples=2, depth=1, world=False)
+    job = prepare(SMALL_LOG)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    with Store(tmp_path / "r.db") as st:
+        # a live run (pid 1 is always there) holds the game: this run leaves it
+        assert st.claim([job.hash], settings.key(), f"{socket.gethostname()}:1") == {job.hash}
+        report = run_batch([SMALL_LOG], st, settings)
+        assert report.analysed == [] and report.busy == [str(SMALL_LOG)] and st.count() == 0
+        # a run that died (kill -9) holds it: its claim is taken over, and the game analysed
+        st.release(f"{socket.gethostname()}:1")
+        st.claim([job.hash], settings.key(), f"{socket.gethostname()}:{dead.stdout.strip()}")
+        report = run_batch([SMALL_LOG], st, settings)
+        assert report.analysed == [str(SMALL_LOG)] and st.count() == 1
+        assert st.claim([job.hash], settings.key(), "other:2") == {job.hash}  # released when done

@@ -117,6 +117,8 @@ def batch_view(report: BatchReport, store: str) -> RenderableType:
         lines.append(f", {len(report.without_player)} without the player")
     if report.not_logs:
         lines.append(f", {len(report.not_logs)} not game logs (positions, analyses)")
+    if report.busy:
+        lines.append(f", {len(report.busy)} being analysed by another run on this store")
     if report.failed:
         lines.append(f", {len(report.failed)} failed", style="bold red")
     lines.append(f" ({report.found} files, {report.seconds:.1f} s")

@@ -31,7 +31,7 @@ from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_li
 from casino_coach.errors import BatchError, CoachError, NotALog, shown
 from casino_coach.formats.replay import log_to_json, read_log
 from casino_coach.report.document import to_obj
-from casino_coach.services.store import GameKey, Store, normal_date
+from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
 from casino_coach.workers import worker_pool
 
 SETTINGS_VERSION = 2  # bump when the meaning of stored analyses changes (2: verdicts by interval)
@@ -209,6 +209,7 @@ class BatchReport:
     without_player: list[str] = field(default_factory=list)
     not_logs: list[str] = field(default_factory=list)  # positions and analyses met in folders
     failed: list[tuple[str, str]] = field(default_factory=list)  # (source, one-line reason)
+    busy: list[str] = field(default_factory=list)  # being analysed by another run on the same store
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -219,6 +220,7 @@ class BatchReport:
             "duplicates": len(self.duplicates),
             "without_player": len(self.without_player),
             "not_logs": len(self.not_logs),
+            "busy": len(self.busy),
             "failed": [{"file": f, "error": e} for f, e in self.failed],
             "seconds": round(self.seconds, 2),
             "games_per_minute": round(self.games_per_minute, 2),
@@ -279,6 +281,11 @@ def run_batch(
             todo.append(job)
     if limit is not None:
         todo = todo[: max(limit, 0)]
+    # Claimed first, so that two runs on one store do not both analyse a game (Store.claim).
+    owner = claim_owner()
+    held = store.claim([j.hash for j in todo], key, owner)
+    report.busy = [j.source for j in todo if j.hash not in held]
+    todo = [j for j in todo if j.hash in held]
     total = len(todo)
     count = 0
 
@@ -315,6 +322,7 @@ def run_batch(
         else:
             _run_local(jobs, todo, settings_json, finish)
     finally:
+        store.release(owner)
         report.seconds = time.perf_counter() - t0
     return report
 

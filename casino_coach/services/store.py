@@ -24,7 +24,10 @@ When one game was analysed with several settings, the statistics use its latest 
 from __future__ import annotations
 
 import functools
+import os
+import socket
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -107,6 +110,13 @@ CREATE TABLE IF NOT EXISTS players (
 );
 CREATE INDEX IF NOT EXISTS players_by_name ON players (player COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS moves_by_player ON moves (player COLLATE NOCASE);
+CREATE TABLE IF NOT EXISTS claims (  -- games a running batch is analysing (Store.claim)
+    hash TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    owner TEXT NOT NULL,           -- host:pid of the run
+    at REAL NOT NULL,              -- time.time() of the claim
+    PRIMARY KEY (hash, settings)
+);
 """
 
 
@@ -153,6 +163,41 @@ class Store:
                 )
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: not a results store ({e})") from None
+
+    # --- claims: two runs on one store never analyse the same game ----------------------------------
+
+    def claim(self, hashes: Sequence[str], settings: str, owner: str) -> set[str]:
+        """Claim the games ``hashes`` for ``owner`` (``host:pid``); return those it now holds. A claim
+        of a process that is gone (on this host), or older than CLAIM_HOURS, is taken over."""
+        now = time.time()
+        got: set[str] = set()
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for h in hashes:
+                row = self._db.execute(
+                    "SELECT owner, at FROM claims WHERE hash = ? AND settings = ?", (h, settings)
+                ).fetchone()
+                if row is not None and row[0] != owner and not _stale(row[0], row[1], now):
+                    continue
+                self._db.execute(
+                    "INSERT OR REPLACE INTO claims (hash, settings, owner, at) VALUES (?, ?, ?, ?)",
+                    (h, settings, owner, now),
+                )
+                got.add(h)
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return got
+
+    def release(self, owner: str, hashes: Sequence[str] | None = None) -> None:
+        """Drop ``owner``'s claims (all of them, or those of ``hashes``)."""
+        if hashes is None:
+            self._db.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+        else:
+            self._db.executemany(
+                "DELETE FROM claims WHERE owner = ? AND hash = ?", [(owner, h) for h in hashes]
+            )
 
     def __enter__(self) -> Store:
         return self
@@ -348,6 +393,29 @@ class Store:
     def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
         yield from self._db.execute("SELECT hash, settings, source FROM games ORDER BY id")
+
+
+CLAIM_HOURS = 24.0
+
+
+def claim_owner() -> str:
+    """This process, as a claim names it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _stale(owner: str, at: float, now: float) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if now - at > CLAIM_HOURS * 3600:
+        return True
+    if host != socket.gethostname() or not pid.isdecimal():
+        return False
+    try:
+        os.kill(int(pid), 0)  # signal 0: is that process still there?
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def remove_store(path: str | Path) -> None:
