@@ -356,3 +356,17 @@ def test_a_game_claimed_by_another_run_is_left_to_it(tmp_path: Path) -> None:
         report = run_batch([SMALL_LOG], st, settings)
         assert report.analysed == [str(SMALL_LOG)] and st.count() == 1
         assert st.claim([job.hash], settings.key(), "other:2") == {job.hash}  # released when done
+
+
+def test_the_engine_refuses_a_position_too_big_to_search_and_goes_on() -> None:
+    # item 10, through the engine: a made-up table of 39 loose cards would block it
+    position = dict(orjson.loads((SMALL_LOG.parent / "royal-2p-position.json").read_bytes()))
+    held = set(position["hand"])
+    every = [f"{r}{s}" for s in "CDH" for r in "A23456789TJQK"]
+    position["table"] = {"loose": [c for c in every if c not in held]}
+    position.pop("captured", None)
+    position.update(seen=[], stock=0, hand_sizes=[len(held), 2])
+    s = EngineSession()
+    answer = s.handle(orjson.dumps({"type": "position", "id": 1, "position": position}))
+    assert answer is not None and answer["type"] == "error" and "loose cards" in answer["error"]
+    assert s.handle(b'{"type": "hello", "id": 2}')["type"] != "error"  # type: ignore[index]

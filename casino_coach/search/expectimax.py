@@ -108,9 +108,10 @@ FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 
 
 def check_size(obs: Observation) -> None:
-    """TooBigToSearch when the table has more than MAX_LOOSE loose cards. The commands that answer
-    one decision at a time (suggest, tree, the engine) check it first, so that a made-up position
-    cannot keep them busy for minutes; the analysis of a real game does not refuse its positions."""
+    """TooBigToSearch when the table has more than MAX_LOOSE loose cards. A position made up by hand
+    (suggest, tree, the engine's ``position`` request) is checked first, so that it cannot keep them
+    busy for minutes; a real game's positions (analysis, a game played through the engine) are never
+    refused."""
     loose = obs.loose.bit_count()
     if loose > MAX_LOOSE:
         raise TooBigToSearch(
