@@ -27,9 +27,8 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE, RoundState
+from casino_coach.engine.state import HAND_SIZE, STOCK_MARK, RoundState
 from casino_coach.engine.values import (
-    MORE_TO_COME,
     cached_values,
     immediate_gain,
     mask_value,
@@ -187,7 +186,7 @@ def _expected_loss(
     gains: list[tuple[float, float]] = []
     for card, p in odds:
         hands = tuple(BIT[card] if s == nxt else 0 for s in range(obs.nplayers))
-        state = after._replace(hands=hands, builds=builds, stock=MORE_TO_COME)
+        state = after._replace(hands=hands, builds=builds, stock=STOCK_MARK)
         best = 0.0
         for m in legal_moves(rules, state):
             if m.action != CAPTURE:

@@ -192,7 +192,9 @@ def selfplay_command(
         max=SEED_MAX,
         help="Seed of the whole run; game i uses seed*1000+i.",
     ),
-    out: Path = typer.Option(Path("replays"), "--out", help="Directory for the logs (one per game)."),
+    out: Path = typer.Option(
+        Path("selfplay"), "--out", help="Folder for the logs (one per game; made if missing)."
+    ),
 ) -> None:
     """Bots play complete games to the target; each game is written as a casino-replay log with its
     seed and created_by.

@@ -18,7 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from casino_coach.engine.cards import BIG_CASINO, LITTLE_CASINO, RANK, SPADES_MASK, card_symbol, mask_symbols
+from casino_coach.engine.cards import (
+    BIG_CASINO,
+    FULL_DECK,
+    LITTLE_CASINO,
+    RANK,
+    SPADES_MASK,
+    card_symbol,
+    mask_symbols,
+)
 from casino_coach.engine.movegen import BUILD, Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -225,7 +233,7 @@ def _sentence(
             )
         return text + "."
     if key in ("cards", "spades"):
-        mask = SPADES_MASK if key == "spades" else (1 << 52) - 1
+        mask = SPADES_MASK if key == "spades" else FULL_DECK
 
         def lead_of(o: Outcome) -> float:
             mine = (o.gained[side] & mask).bit_count()

@@ -10,12 +10,12 @@ stock (``casino_coach.search``); bots decide from an observation alone.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from casino_coach.engine.cards import card_name
 from casino_coach.engine.movegen import Move, apply, illegal_reason
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import Build, RoundState, table_mask
+from casino_coach.engine.state import STOCK_MARK, Build, RoundState, table_mask
 from casino_coach.errors import IllegalMoveError
 
 
@@ -150,7 +150,7 @@ def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
     before = list(obs.known)
     before[mover] |= bit
     last_card = obs.stock_count == 0 and not any(sizes)
-    state = as_state(obs, tuple(before), 0 if last_card else _UNKNOWN_CARDS)
+    state = as_state(obs, tuple(before), 0 if last_card else STOCK_MARK)
     after = apply(rules, state, move)
     return obs._replace(
         hand=hands[obs.seat],
@@ -165,9 +165,6 @@ def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
         known=tuple(hands),
         set_aside=after.set_aside,
     )
-
-
-_UNKNOWN_CARDS: Final = 1 << 52
 
 
 def observe_deal(obs: Observation, own_hand: int, hand_size: int = 4) -> Observation:

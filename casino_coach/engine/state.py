@@ -14,6 +14,10 @@ from typing import Final, NamedTuple
 from casino_coach.engine.cards import FULL_DECK, card_name, mask_names
 from casino_coach.errors import CardError, RulesError
 
+# A stock that stands for "cards remain to be dealt" without saying which (a bit past the deck). Inside
+# a deal only whether cards remain matters (``apply`` collects the residue when none do), so states
+# made from an observation, and the states the search keys its table on, use it.
+STOCK_MARK: Final = 1 << 52
 HAND_SIZE: Final = 4
 TABLE_SIZE: Final = 4
 

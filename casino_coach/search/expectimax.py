@@ -28,7 +28,7 @@ from typing import Final
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState
+from casino_coach.engine.state import STOCK_MARK, RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.result import (
@@ -43,7 +43,6 @@ from casino_coach.search.result import (
     t_factor,
 )
 from casino_coach.search.solver import (
-    STOCK_MARK,
     OutOfNodes,
     RootValue,
     Solver,

@@ -29,12 +29,11 @@ from typing import Final, NamedTuple, ParamSpec, TypeVar
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import Build, RoundState
+from casino_coach.engine.state import STOCK_MARK, Build, RoundState
 from casino_coach.search.leaf import Evaluator
 
 INF: Final = float("inf")
 NULL: Final = 1e-9  # width of a null window (values are points, far coarser)
-STOCK_MARK: Final = 1 << 52  # stands for "cards remain to be dealt" inside a search
 
 # Move ordering (captures of valuable cards first): a weight per card, in tenths of a point of the
 # round scoring: each card counts toward most cards, spades toward most spades, the cash cards most.
