@@ -29,3 +29,10 @@ def test_a_usage_error_is_one_line_with_status_2(capsys: pytest.CaptureFixture[s
     (line,) = err.strip().splitlines()
     assert line.startswith("error: casino-coach analyze: No such option: --nope")
     assert line.endswith("(see 'casino-coach analyze --help')")
+
+
+def test_rules_shows_values_as_they_are_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 10: the options were shown as Python reprs (True, ('cards', 'spades', ...))
+    code, out, _ = _run(["rules", "royal", "-o", "sweeps=false"], capsys)
+    assert code == 0 and "false" in out and "true" in out and "cards, spades" in " ".join(out.split())
+    assert "True" not in out and "False" not in out and "('" not in out

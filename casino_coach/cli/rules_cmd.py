@@ -39,8 +39,18 @@ def rules_command(
     table.add_column("preset default")
     for name, value in full.items():
         default = PRESETS[rules.preset].get(name, getattr(RuleSet(), name))
-        table.add_row(name, str(value), "" if value == default else str(default))
+        table.add_row(name, _words(value), "" if value == default else _words(default))
     Console().print(table)
+
+
+def _words(value: object) -> str:
+    """An option's value as it is typed after ``-o NAME=``: true/false, a number, a word, or the
+    names of a list separated by commas (not Python's reprs)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return ", ".join(str(v) for v in value)
+    return str(value)
 
 
 def parse_options(items: list[str]) -> dict[str, object]:

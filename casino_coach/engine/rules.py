@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 from casino_coach.engine.cards import ACE, NUM_CARDS, RANK
 from casino_coach.errors import RulesError
 from casino_coach.frozen import Frozen
@@ -215,9 +217,14 @@ class RuleSet(Frozen):
         return RuleSet.from_dict({**self.to_dict(), **options})
 
     def describe(self) -> str:
-        """One line for people: the preset and the options that differ from it."""
+        """One line for people: the preset and the options that differ from it, each written as
+        ``-o NAME=VALUE`` takes it ("royal (sweeps=false)")."""
         d = self.to_dict()
-        extra = ", ".join(f"{k}={v}" for k, v in d.items() if k != "preset")
+        extra = ", ".join(
+            f"{k}={v if isinstance(v, str) else orjson.dumps(v).decode()}"
+            for k, v in d.items()
+            if k != "preset"
+        )
         return self.preset + (f" ({extra})" if extra else "")
 
 
