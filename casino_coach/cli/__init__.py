@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 
 import casino_coach.cli.analysis  # noqa: F401  (registers analyze and export)
@@ -49,11 +48,11 @@ def main(argv: list[str] | None = None) -> None:
         args = ["--help"]
     try:
         rv = app(args=args, prog_name="casino-coach", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as e:  # a command given without its arguments
-        typer.echo(e.ctx.get_help() if e.ctx is not None else e.format_message())
-        sys.exit(USAGE)
     except typer.exceptions.TyperException as e:  # usage errors: unknown option, missing argument
         ctx = getattr(e, "ctx", None)
+        if type(e).__name__ == "NoArgsIsHelpError" and ctx is not None:  # (Typer vendors Click)
+            typer.echo(ctx.get_help())  # a command given without its arguments: its help
+            sys.exit(USAGE)
         where = f"{ctx.command_path}: " if ctx is not None else ""
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         err_console.print(f"error: {where}{e.format_message()}{hint}", markup=False)
