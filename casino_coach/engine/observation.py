@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from casino_coach.engine.cards import card_name
+from casino_coach.engine.cards import FULL_DECK, card_name
 from casino_coach.engine.movegen import Move, apply, illegal_reason
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import STOCK_MARK, Build, RoundState, table_mask
+from casino_coach.engine.state import HAND_SIZE, STOCK_MARK, TABLE_SIZE, Build, RoundState, table_mask
 from casino_coach.errors import IllegalMoveError
 
 
@@ -180,4 +180,28 @@ def observe_deal(obs: Observation, own_hand: int, hand_size: int = 4) -> Observa
         stock_count=obs.stock_count - hand_size * obs.nplayers,
         unseen=obs.unseen & ~own_hand,
         known=known,
+    )
+
+
+def first_deal_observation(
+    seat: int, nplayers: int, nsides: int, dealer: int, table: int, hand: int
+) -> Observation:
+    """What ``seat`` sees right after the first deal of a round (rules.md 1.3.2): its own four cards,
+    the four on the table, everything else unseen. The caller checks that ``table`` and ``hand`` are
+    apart."""
+    return Observation(
+        seat=seat,
+        hand=hand,
+        loose=table,
+        builds=(),
+        captured=(0,) * nsides,
+        sweeps=(0,) * nsides,
+        to_move=(dealer + 1) % nplayers,
+        last_capturer=-1,
+        dealer=dealer,
+        nsides=nsides,
+        hand_sizes=(HAND_SIZE,) * nplayers,
+        stock_count=52 - TABLE_SIZE - HAND_SIZE * nplayers,
+        unseen=FULL_DECK & ~table & ~hand,
+        known=tuple(hand if s == seat else 0 for s in range(nplayers)),
     )

@@ -35,7 +35,14 @@ from casino_coach.engine.movegen import (
     illegal_reason,
     legal_moves,
 )
-from casino_coach.engine.observation import Observation, as_state, observe, observe_deal, observe_move
+from casino_coach.engine.observation import (
+    Observation,
+    as_state,
+    first_deal_observation,
+    observe,
+    observe_deal,
+    observe_move,
+)
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points, RoundScore
 from casino_coach.engine.state import (
@@ -528,23 +535,8 @@ def _viewer_start(log: GameLog, dealer: int, table: int, hand: int) -> Observati
     n, nsides = log.nplayers, log.nsides
     if table & hand:
         raise CardError(f"seat {log.viewer}: card {mask_names(table & hand)[0]} is dealt twice")
-    stock = 52 - TABLE_SIZE - HAND_SIZE * n
-    return Observation(
-        seat=log.viewer if log.viewer is not None else 0,
-        hand=hand,
-        loose=table,
-        builds=(),
-        captured=(0,) * nsides,
-        sweeps=(0,) * nsides,
-        to_move=(dealer + 1) % n,
-        last_capturer=-1,
-        dealer=dealer,
-        nsides=nsides,
-        hand_sizes=(HAND_SIZE,) * n,
-        stock_count=stock,
-        unseen=FULL_DECK & ~table & ~hand,
-        known=tuple(hand if s == log.viewer else 0 for s in range(n)),
-    )
+    seat = log.viewer if log.viewer is not None else 0
+    return first_deal_observation(seat, n, nsides, dealer, table, hand)
 
 
 def replay(log: GameLog) -> Replay:

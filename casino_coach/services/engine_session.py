@@ -53,10 +53,16 @@ from casino_coach.coach.analysis import (
     verdict_json,
     verdict_of,
 )
-from casino_coach.engine.cards import FULL_DECK, mask_names, parse_cards
+from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, legal_moves
 from casino_coach.engine.notation import parse_move
-from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.engine.observation import (
+    Observation,
+    as_state,
+    first_deal_observation,
+    observe_deal,
+    observe_move,
+)
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points
 from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, sides_for
@@ -195,22 +201,7 @@ def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, 
     """The engine seat's view right after the first deal of a round (rules.md 1.3.2)."""
     if table & hand:
         raise ProtocolError(f"'hand': card {mask_names(table & hand)[0]} is also on the table")
-    return Observation(
-        seat=seat,
-        hand=hand,
-        loose=table,
-        builds=(),
-        captured=(0,) * nsides,
-        sweeps=(0,) * nsides,
-        to_move=(dealer + 1) % n,
-        last_capturer=-1,
-        dealer=dealer,
-        nsides=nsides,
-        hand_sizes=(HAND_SIZE,) * n,
-        stock_count=52 - TABLE_SIZE - HAND_SIZE * n,
-        unseen=FULL_DECK & ~table & ~hand,
-        known=tuple(hand if s == seat else 0 for s in range(n)),
-    )
+    return first_deal_observation(seat, n, nsides, dealer, table, hand)
 
 
 # ---------------------------------------------------------------------------------------------------
