@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import SEED_MAX, about, app, err_console, handle_errors
+from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -92,13 +92,7 @@ _PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's mov
 _SAMPLES = typer.Option(
     DEFAULT_SAMPLES, "--samples", help="At most this many sampled deals of the unseen cards per move."
 )
-_SEED = typer.Option(
-    0,
-    "--seed",
-    min=0,
-    max=SEED_MAX,
-    help="Salt of the search's sampling: each position draws its own worlds from it.",
-)
+_SEED = seed_option(0, "Salt of the search's sampling: each position draws its own worlds from it.")
 _INACC = typer.Option(
     _DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is an inaccuracy."
 )

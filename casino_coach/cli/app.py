@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -31,6 +31,12 @@ app = typer.Typer(
 
 # The largest seed any command takes: seeds are written into logs and JSON as 64-bit integers.
 SEED_MAX = 2**63 - 1
+
+
+def seed_option(default: int | None, help: str) -> Any:
+    """The ``--seed`` option of a command, bounded to ``0..SEED_MAX`` (a usage error beyond)."""
+    return typer.Option(default, "--seed", min=0, max=SEED_MAX, help=help)
+
 
 P = ParamSpec("P")
 R = TypeVar("R")

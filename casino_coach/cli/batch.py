@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import SEED_MAX, app, err_console, handle_errors
+from casino_coach.cli.app import app, err_console, handle_errors, seed_option
 from casino_coach.coach.analysis import Thresholds
 from casino_coach.errors import CoachError, StoreError
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
@@ -145,13 +145,7 @@ def analyze_all_command(
         "--samples",
         help="At most this many sampled deals of the unseen cards per move.",
     ),
-    seed: int = typer.Option(
-        0,
-        "--seed",
-        min=0,
-        max=SEED_MAX,
-        help="Salt of the search's sampling (each position draws its own worlds).",
-    ),
+    seed: int = seed_option(0, "Salt of the search's sampling (each position draws its own worlds)."),
     depth: int | None = typer.Option(
         None,
         "--depth",

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from casino_coach.cli.app import SEED_MAX, app, handle_errors
+from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.errors import CoachError
 from casino_coach.search import Limits
 from casino_coach.services.engine_session import DEFAULT_LIMITS, EngineSession, serve
@@ -24,13 +24,7 @@ def engine_command(
     time: float | None = typer.Option(
         None, "--time", help="Seconds per go/analyze, unless the request says (default: no time limit)."
     ),
-    seed: int = typer.Option(
-        0,
-        "--seed",
-        min=0,
-        max=SEED_MAX,
-        help="Seed of the search's sampling, unless the request says.",
-    ),
+    seed: int = seed_option(0, "Seed of the search's sampling, unless the request says."),
     depth: int | None = typer.Option(
         None,
         "--depth",

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.cli.app import SEED_MAX, about, app, handle_errors
+from casino_coach.cli.app import about, app, handle_errors, seed_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
@@ -185,13 +185,7 @@ def selfplay_command(
     option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
     games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
-    seed: int = typer.Option(
-        0,
-        "--seed",
-        min=0,
-        max=SEED_MAX,
-        help="Seed of the whole run; game i uses seed*1000+i.",
-    ),
+    seed: int = seed_option(0, "Seed of the whole run; game i uses seed*1000+i."),
     out: Path = typer.Option(
         Path("selfplay"), "--out", help="Folder for the logs (one per game; made if missing)."
     ),

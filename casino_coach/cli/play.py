@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.cli.app import INTERRUPTED, SEED_MAX, app, handle_errors
+from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
@@ -119,13 +119,7 @@ def play_command(
     opponent: str = typer.Option(
         "counter", "--opponent", help="The bots: counter, searcher, greedy or random."
     ),
-    seed: int | None = typer.Option(
-        None,
-        "--seed",
-        min=0,
-        max=SEED_MAX,
-        help="Shuffle seed (default: a random one).",
-    ),
+    seed: int | None = seed_option(None, "Shuffle seed (default: a random one)."),
     seat: int = typer.Option(0, "--seat", help="Your seat, 0 to players-1."),
     name: str = typer.Option("You", "--name", help="Your name in the log."),
     practice: bool = typer.Option(False, "--practice", help="Allow undo."),

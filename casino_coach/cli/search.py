@@ -17,7 +17,7 @@ import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.cli.app import SEED_MAX, about, app, handle_errors
+from casino_coach.cli.app import about, app, handle_errors, seed_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import (
     Thresholds,
@@ -187,13 +187,7 @@ _SAMPLES = typer.Option(
     "--samples",
     help=f"At most this many deals of the hidden cards (default {analysis_limits().samples}, as analyze).",
 )
-_SEED = typer.Option(
-    0,
-    "--seed",
-    min=0,
-    max=SEED_MAX,
-    help="Seed of the sampling: the same seed gives the same answer.",
-)
+_SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds.")
 
 
