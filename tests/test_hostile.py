@@ -211,6 +211,18 @@ def test_names_with_escape_sequences_never_reach_the_output_raw(
     assert orjson.loads(path.read_bytes())["players"][:2] == HOSTILE  # the log itself is unchanged
 
 
+def _processes_in_group(group: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended while the folder was read
+        if int(fields[2]) == group:
+            found.append(int(stat.parent.name))
+    return found
+
+
 @pytest.mark.parametrize("command", ["analyze", "export"])
 def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     # item 8: SIGINT to the process group printed 49-110 lines of worker tracebacks, and the tool's
@@ -220,7 +232,8 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     import time
 
     log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
-    args = [command, str(log), "--jobs", "2"] + (
+    # a search far longer than the few seconds the test waits, whichever build runs it
+    args = [command, str(log), "--jobs", "2", "--samples", "400", "--depth", "12"] + (
         ["--out", str(tmp_path / "r.html")] if command == "export" else []
     )
     proc = subprocess.Popen(
@@ -229,7 +242,11 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    time.sleep(4)  # long enough for the workers to be busy, far from the end of the analysis
+    deadline = time.monotonic() + 60
+    while len(_processes_in_group(proc.pid)) < 3 and time.monotonic() < deadline:  # workers started
+        time.sleep(0.1)
+    time.sleep(1)  # the workers are busy, far from the end of the analysis
+    assert proc.poll() is None, "the analysis ended before it could be interrupted"
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.decode() == "error: interrupted\n"
