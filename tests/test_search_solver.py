@@ -13,19 +13,12 @@ from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
-from casino_coach.search.leaf import Evaluator
+from casino_coach.search.minimax import minimax
+from casino_coach.search.protocol import CasinoGame
 from casino_coach.search.solver import Solver
 
 CLASSIC = RuleSet.from_preset("classic")
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
-
-
-def brute(rules: RuleSet, s: RoundState, ev: Evaluator, root_side: int) -> float:
-    """Plain minimax: no pruning, no table (paranoid for 3 sides, like the solver)."""
-    if not any(s.hands):
-        return ev.final(s) if s.stock == 0 else ev.leaf(s)
-    vals = [brute(rules, apply(rules, s, m), ev, root_side) for m in legal_moves(rules, s)]
-    return max(vals) if s.to_move % s.nsides == root_side else min(vals)
 
 
 def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: bool) -> RoundState:
@@ -55,9 +48,10 @@ def test_solver_agrees_with_brute_force(rules: RuleSet, nplayers: int, seed: int
     s = near_deal_end(rules, nplayers, seed, 5 if nplayers < 4 else 6, last)
     side = s.to_move % s.nsides
     solver = Solver(rules, side, s.nsides)
-    ev = Evaluator(rules, s.nsides, side)
     got = {rv.move: rv.value for rv in solver.root_values(s)}
-    want = {m: brute(rules, apply(rules, s, m), ev, side) for m in legal_moves(rules, s)}
+    # the reference: plain minimax over the search protocol's view of the deal
+    game = CasinoGame(rules, s.nsides)
+    want = {m: minimax(game, apply(rules, s, m), side) for m in legal_moves(rules, s)}
     assert got.keys() == want.keys()
     for m in want:
         assert got[m] == pytest.approx(want[m], abs=1e-9)

@@ -6,7 +6,8 @@ with the observation are sampled (or enumerated when few), each is solved by alp
 the deal (exactly to the end of the round in the last deal), and each move gets its expected value and
 standard error in points: the mover's side's round points minus the mean of the other sides', for the
 whole round. ``evaluate_world`` does the same with every card known. See ``expectimax.py``,
-``worlds.py``, ``solver.py`` and ``leaf.py``.
+``worlds.py``, ``solver.py`` and ``leaf.py``; the sampling race itself (``race.py``) is written against
+the small game protocol of ``protocol.py``, and the tests run it on a toy game too.
 """
 
 from casino_coach.errors import SearchError

@@ -15,15 +15,13 @@ round a player who counts knows every card, and there the values are exact.
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import hashlib
 import math
 import random
 import time
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Final
+from typing import Any, Final
 
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state
@@ -31,16 +29,13 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import STOCK_MARK, RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
+from casino_coach.search.protocol import WorldValues
+from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
-    UNKNOWN_STDERR,
     Limits,
     MoveValue,
     Outcome,
     SearchResult,
-    loss_high,
-    loss_low,
-    paired_stats,
-    t_factor,
 )
 from casino_coach.search.solver import (
     OutOfNodes,
@@ -84,6 +79,10 @@ class _Ladder:
     def nodes(self) -> int:
         return sum(s.nodes for s in self.solvers)
 
+    def over_budget(self) -> bool:
+        """Whether the decision's node budget is spent (sampling stops there)."""
+        return self.budget is not None and self.nodes >= self.budget
+
     def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
         while True:
             solver = self.solvers[-1]
@@ -96,6 +95,45 @@ class _Ladder:
                 depth = self.depths.pop(0)
                 self.solvers.append(Solver(self.rules, self.side, self.nsides, self.in_hands - depth))
                 self.shallow = True
+
+
+class _CasinoValuer:
+    """Casino's world valuer (``protocol.WorldValuer``): the root moves' values in one world by the
+    decision's solver, with the line proving each (and what happens along it, with ``detail``), and
+    each line added to the search tree when one is recorded."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        solver: _Ladder,
+        per_partner: bool,
+        detail: bool,
+        tree: SearchTree | None,
+    ) -> None:
+        self.rules = rules
+        self.obs = obs
+        self.solver = solver
+        self.per_partner = per_partner
+        self.detail = detail
+        self.tree = tree
+
+    def __call__(self, world: World, moves: Sequence[Move]) -> WorldValues[Move]:
+        rules = self.rules
+        state = world_state(self.obs, world)
+        wm = list(moves)
+        if self.per_partner:  # building for a partner: the observer's moves depend on the partner's hand
+            legal = set(legal_moves(rules, state))
+            wm = [m for m in wm if m in legal]
+        values = self.solver.root_values(state, wm)
+        outcomes: dict[Move, Any] | None = None
+        if self.detail:
+            last = self.solver.solvers[-1]
+            outcomes = {rv.move: follow(rules, last, state, rv) for rv in values}
+        if self.tree is not None:
+            for rv in values:
+                self.tree.add_line(rv.line, rv.value)
+        return {rv.move: (rv.value, rv.line[1:]) for rv in values}, outcomes
 
 
 # The most loose table cards a decision may have. Captures are unions of value sets, and their number
@@ -138,133 +176,6 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     if not moves:
         raise SearchError("no legal move in this position")
     return sorted(moves, key=order_key)
-
-
-class _Race:
-    """Per-move values world by world (NaN where a move was not searched), and the moves still in
-    the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
-    the same worlds value every move) is no longer searched, so later worlds cost less. The ``focus``
-    (the move whose loss is asked for) always stays in."""
-
-    def __init__(self, moves: list[Move], focus: Move | None = None) -> None:
-        self.moves = moves
-        self.focus = moves.index(focus) if focus is not None else -1
-        self.values: list[list[float]] = [[] for _ in moves]
-        self.outcomes: list[list[Outcome | None]] = [[] for _ in moves]
-        self.weights: list[float] = []
-        self.lines: list[Counter[tuple[Move, ...]]] = [Counter() for _ in moves]
-        self.active = list(range(len(moves)))
-
-    def add(
-        self,
-        weight: float,
-        per_move: dict[Move, tuple[float, tuple[Move, ...]]],
-        outcomes: dict[Move, Outcome] | None = None,
-    ) -> None:
-        self.weights.append(weight)
-        for i, m in enumerate(self.moves):
-            got = per_move.get(m)
-            if got is None:
-                self.values[i].append(math.nan)
-            else:
-                self.values[i].append(got[0])
-                self.lines[i][got[1]] += 1
-            if outcomes is not None:
-                self.outcomes[i].append(outcomes.get(m))
-
-    def mean(self, i: int) -> float:
-        num = den = 0.0
-        for v, w in zip(self.values[i], self.weights, strict=True):
-            if v == v:
-                num += v * w
-                den += w
-        return num / den if den > 0 else -math.inf
-
-    def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
-        """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
-        return paired_stats(
-            [a - b for a, b in zip(self.values[i], self.values[j], strict=True)], self.weights, population
-        )
-
-    def update(self, z: float, margin: float) -> bool:
-        """Drop the moves clearly behind the best; True when the race is decided: every move left
-        is surely within ``margin`` points of the best. With few worlds the standard error is
-        itself uncertain, so the threshold grows like Student's t (z = 2 is about 97.5%)."""
-        best = max(self.active, key=self.mean)
-        keep = [best]
-        decided = True
-        for j in self.active:
-            if j == best:
-                continue
-            d, se, n = self.diff(best, j)
-            zt = z * t_factor(n)
-            if j != self.focus and n >= _MIN_PAIRED and (d - zt * se > 0 or (se == 0 and d > 0)):
-                continue  # clearly worse: out of the race
-            keep.append(j)
-            if not (n >= _MIN_PAIRED and abs(d) + zt * se < margin):
-                decided = False
-        self.active = sorted(keep)
-        return decided
-
-    def loss_band(self, z: float, bands: Sequence[float]) -> int | None:
-        """The band (index into the edges ``bands``) that the focus's loss lies in with confidence,
-        or None while its interval still straddles an edge."""
-        best = max(self.active, key=self.mean)
-        f = self.focus
-        lo = hi = 0.0
-        if best != f:
-            d, se, n = self.diff(best, f)
-            if n < _MIN_PAIRED:
-                return None
-            lo = loss_low(d, se, n, z, None)
-        for j in self.active:
-            if j == f:
-                continue
-            d, se, n = self.diff(j, f)
-            if n < _MIN_PAIRED:
-                return None
-            hi = max(hi, loss_high(d, se, n, z, None))
-        low = bisect.bisect_right(bands, lo)
-        return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
-
-    def results(self, population: int | None) -> list[tuple[float, float]]:
-        """(ev, stderr) per move. A move that left the race early is valued by its paired
-        difference to the best complete move over the worlds it was searched in, so every value
-        rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
-        nworlds = len(self.weights)
-        complete = [i for i in range(len(self.moves)) if self.complete(i)]
-        ref = max(complete, key=self.mean) if complete else None
-        out = []
-        for i in range(len(self.moves)):
-            if i in complete or ref is None:
-                out.append((self.mean(i), self._stderr(i, population)))
-                continue
-            d, se_d, n = self.diff(ref, i)
-            if n == 0:
-                out.append((self.mean(i), self._stderr(i, population)))
-                continue
-            se_ref = self._stderr(ref, population)
-            se = UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
-            if population is not None and n >= population:
-                se = 0.0
-            # It left the race as clearly worse than the best: it never ranks above it.
-            out.append((min(self.mean(ref) - d, self.mean(ref)) if nworlds else self.mean(i), se))
-        return out
-
-    def complete(self, i: int) -> bool:
-        """Whether move ``i`` was searched in every world (it never left the race)."""
-        return all(v == v for v in self.values[i])
-
-    def _stderr(self, i: int, population: int | None) -> float:
-        """Standard error of the mean over the worlds (weighted; with the finite-population
-        correction for worlds drawn without replacement from an enumeration)."""
-        _, se, n = paired_stats(self.values[i], self.weights, population)
-        if n == 1 and population == 1:
-            return 0.0
-        return se if math.isfinite(se) else UNKNOWN_STDERR
-
-
-_MIN_PAIRED: Final = 4  # worlds before a move may leave the race
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
@@ -357,58 +268,30 @@ def evaluate(
     in_hands = sum(obs.hand_sizes)
     side = obs.seat % obs.nsides
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
-    # Moves leave the race only while sampling: an enumeration values every move in every world.
-    racing = population is None and not per_partner
-    deadline = None if limits.time is None else t0 + limits.time
     max_worlds = population if population is not None else limits.samples
     floor = min(limits.min_samples, max_worlds)
+    stop = Stopping(
+        samples=max_worlds,
+        min_samples=limits.min_samples,
+        separation=limits.separation,
+        margin=limits.margin,
+        bands=tuple(bands) if focus is not None else (),
+        deadline=None if limits.time is None else t0 + limits.time,
+        # Moves leave the race only while sampling: an enumeration values every move in every world.
+        racing=population is None and not per_partner,
+    )
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
     nodes = 0
     for attempt, horizon in enumerate(horizons):
         solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
-        race = _Race(moves, focus)
+        race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
-        done = 0
-        again = False
-        while done < max_worlds:
-            if done == len(drawn):
-                drawn.append(next(stream))
-            world, weight = drawn[done]
-            state = world_state(obs, world)
-            wm = [moves[i] for i in race.active]
-            if per_partner:  # building for a partner: the observer's moves depend on the partner's hand
-                legal = set(legal_moves(rules, state))
-                wm = [m for m in wm if m in legal]
-            values = solver.root_values(state, wm)
-            outcomes = (
-                {rv.move: follow(rules, solver.solvers[-1], state, rv) for rv in values} if detail else None
-            )
-            race.add(weight, {rv.move: (rv.value, rv.line[1:]) for rv in values}, outcomes)
-            if tree is not None:
-                for rv in values:
-                    tree.add_line(rv.line, rv.value)
-            done += 1
-            if done >= max_worlds:
-                break
-            if deadline is not None and time.perf_counter() >= deadline and done >= 2:
-                break
-            if limits.nodes is not None and solver.nodes >= limits.nodes:
-                if done >= floor or attempt == len(horizons) - 1:
-                    break
-                again = True  # too few worlds fit in the budget at this depth: search shallower
-                break
-            if racing and done >= _MIN_PAIRED:
-                decided = race.update(limits.separation, limits.margin)
-                if done < limits.min_samples:
-                    continue
-                if focus is not None and bands:
-                    if race.loss_band(limits.separation, bands) is not None:
-                        break
-                elif decided:
-                    break
+        value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
+        done, out_of_nodes = run_race(race, drawn, stream, value, stop, solver.over_budget)
         nodes += solver.nodes
-        if not again:
+        # Too few worlds fit in the node budget at this depth: search them again shallower.
+        if not (out_of_nodes and done < floor and attempt < len(horizons) - 1):
             break
     values_se = race.results(population)
     order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], not race.complete(i), moves[i]))

@@ -1,0 +1,212 @@
+"""The sampling race of one decision, for any game of the search protocol (``protocol.py``).
+
+World after world, every root move still in the race is valued by the world valuer; the values are
+kept world by world, so that two moves are compared by their paired difference over the same worlds
+(far less noisy than either value). After ``MIN_PAIRED`` worlds a move clearly behind the best leaves
+the race (later worlds cost less), and sampling stops at the first of:
+
+* the sample limit, or every world when the sampler enumerates them;
+* with a focus move and class bands (a verdict): the focus's loss lies inside one band with
+  confidence, once ``Stopping.min_samples`` worlds are in;
+* without: the race is decided (every move left is surely within ``Stopping.margin`` of the best);
+* the time limit (after two worlds), or the node budget (``over_budget``), whichever the caller sets.
+
+Nothing here knows a card: Casino's ``evaluate`` (``expectimax.py``) runs it with its own sampler and
+valuer, and the tests run it on a toy game.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Generic, TypeVar
+
+from casino_coach.frozen import Frozen
+from casino_coach.search.protocol import WorldValuer
+from casino_coach.search.result import UNKNOWN_STDERR, loss_high, loss_low, paired_stats, t_factor
+
+M = TypeVar("M")
+W = TypeVar("W")
+
+MIN_PAIRED: Final = 4  # worlds before a move may leave the race
+
+
+class Race(Generic[M]):
+    """Per-move values world by world (NaN where a move was not searched), and the moves still in
+    the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
+    the same worlds value every move) is no longer searched, so later worlds cost less. The ``focus``
+    (the move whose loss is asked for) always stays in."""
+
+    def __init__(self, moves: Sequence[M], focus: M | None = None) -> None:
+        self.moves = list(moves)
+        self.focus = self.moves.index(focus) if focus is not None else -1
+        self.values: list[list[float]] = [[] for _ in moves]
+        self.outcomes: list[list[Any]] = [[] for _ in moves]
+        self.weights: list[float] = []
+        self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
+        self.active = list(range(len(moves)))
+
+    def add(
+        self,
+        weight: float,
+        per_move: dict[M, tuple[float, tuple[M, ...]]],
+        outcomes: dict[M, Any] | None = None,
+    ) -> None:
+        self.weights.append(weight)
+        for i, m in enumerate(self.moves):
+            got = per_move.get(m)
+            if got is None:
+                self.values[i].append(math.nan)
+            else:
+                self.values[i].append(got[0])
+                self.lines[i][got[1]] += 1
+            if outcomes is not None:
+                self.outcomes[i].append(outcomes.get(m))
+
+    def mean(self, i: int) -> float:
+        num = den = 0.0
+        for v, w in zip(self.values[i], self.weights, strict=True):
+            if v == v:
+                num += v * w
+                den += w
+        return num / den if den > 0 else -math.inf
+
+    def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
+        """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
+        return paired_stats(
+            [a - b for a, b in zip(self.values[i], self.values[j], strict=True)], self.weights, population
+        )
+
+    def update(self, z: float, margin: float) -> bool:
+        """Drop the moves clearly behind the best; True when the race is decided: every move left
+        is surely within ``margin`` points of the best. With few worlds the standard error is
+        itself uncertain, so the threshold grows like Student's t (z = 2 is about 97.5%)."""
+        best = max(self.active, key=self.mean)
+        keep = [best]
+        decided = True
+        for j in self.active:
+            if j == best:
+                continue
+            d, se, n = self.diff(best, j)
+            zt = z * t_factor(n)
+            if j != self.focus and n >= MIN_PAIRED and (d - zt * se > 0 or (se == 0 and d > 0)):
+                continue  # clearly worse: out of the race
+            keep.append(j)
+            if not (n >= MIN_PAIRED and abs(d) + zt * se < margin):
+                decided = False
+        self.active = sorted(keep)
+        return decided
+
+    def loss_band(self, z: float, bands: Sequence[float]) -> int | None:
+        """The band (index into the edges ``bands``) that the focus's loss lies in with confidence,
+        or None while its interval still straddles an edge."""
+        best = max(self.active, key=self.mean)
+        f = self.focus
+        lo = hi = 0.0
+        if best != f:
+            d, se, n = self.diff(best, f)
+            if n < MIN_PAIRED:
+                return None
+            lo = loss_low(d, se, n, z, None)
+        for j in self.active:
+            if j == f:
+                continue
+            d, se, n = self.diff(j, f)
+            if n < MIN_PAIRED:
+                return None
+            hi = max(hi, loss_high(d, se, n, z, None))
+        low = bisect.bisect_right(bands, lo)
+        return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
+
+    def results(self, population: int | None) -> list[tuple[float, float]]:
+        """(ev, stderr) per move. A move that left the race early is valued by its paired
+        difference to the best complete move over the worlds it was searched in, so every value
+        rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
+        nworlds = len(self.weights)
+        complete = [i for i in range(len(self.moves)) if self.complete(i)]
+        ref = max(complete, key=self.mean) if complete else None
+        out = []
+        for i in range(len(self.moves)):
+            if i in complete or ref is None:
+                out.append((self.mean(i), self._stderr(i, population)))
+                continue
+            d, se_d, n = self.diff(ref, i)
+            if n == 0:
+                out.append((self.mean(i), self._stderr(i, population)))
+                continue
+            se_ref = self._stderr(ref, population)
+            se = UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
+            if population is not None and n >= population:
+                se = 0.0
+            # It left the race as clearly worse than the best: it never ranks above it.
+            out.append((min(self.mean(ref) - d, self.mean(ref)) if nworlds else self.mean(i), se))
+        return out
+
+    def complete(self, i: int) -> bool:
+        """Whether move ``i`` was searched in every world (it never left the race)."""
+        return all(v == v for v in self.values[i])
+
+    def _stderr(self, i: int, population: int | None) -> float:
+        """Standard error of the mean over the worlds (weighted; with the finite-population
+        correction for worlds drawn without replacement from an enumeration)."""
+        _, se, n = paired_stats(self.values[i], self.weights, population)
+        if n == 1 and population == 1:
+            return 0.0
+        return se if math.isfinite(se) else UNKNOWN_STDERR
+
+
+@dataclass(frozen=True)
+class Stopping(Frozen):
+    """When the race of one decision stops (the module's docstring): at most ``samples`` worlds, at
+    least ``min_samples`` before a decided race or a settled verdict may stop it, ``separation``
+    standard errors for "clearly", ``margin`` points for "about as good", the ``bands`` (class edges)
+    a focus move's loss must settle in, and a wall-clock ``deadline`` (``time.perf_counter``)."""
+
+    samples: int
+    min_samples: int
+    separation: float
+    margin: float
+    bands: tuple[float, ...] = ()
+    deadline: float | None = None
+    racing: bool = True  # moves may leave the race (not in an enumeration: it values every move)
+
+
+def run_race(
+    race: Race[M],
+    drawn: list[tuple[W, float]],
+    stream: Iterator[tuple[W, float]],
+    value: WorldValuer[W, M],
+    stop: Stopping,
+    over_budget: Callable[[], bool] = lambda: False,
+) -> tuple[int, bool]:
+    """Run ``race`` over the worlds of ``stream`` until ``stop`` says so: (how many worlds were
+    searched, whether the node budget stopped it). ``drawn`` keeps the worlds drawn so far, so that a
+    second run (a shallower search of the same decision) goes over the same worlds in the same order."""
+    done = 0
+    while done < stop.samples:
+        if done == len(drawn):
+            drawn.append(next(stream))
+        world, weight = drawn[done]
+        per_move, outcomes = value(world, [race.moves[i] for i in race.active])
+        race.add(weight, per_move, outcomes)
+        done += 1
+        if done >= stop.samples:
+            break
+        if stop.deadline is not None and time.perf_counter() >= stop.deadline and done >= 2:
+            break
+        if over_budget():
+            return done, True
+        if stop.racing and done >= MIN_PAIRED:
+            decided = race.update(stop.separation, stop.margin)
+            if done < stop.min_samples:
+                continue
+            if race.focus >= 0 and stop.bands:
+                if race.loss_band(stop.separation, stop.bands) is not None:
+                    break
+            elif decided:
+                break
+    return done, False

@@ -1,0 +1,177 @@
+"""The sampling search on a toy card game, through the same protocol Casino uses (``search/protocol.py``).
+
+*High-card duel*: the cards are 0..4; the root player holds one card, the other player one of the rest,
+unseen (the world). The root either stays (0 points) or offers a duel, which the other player accepts
+(the higher card wins 1 point from the lower) or declines (the root gets 0.5). Inside a world both
+cards are known, so the other player accepts exactly when he holds the higher card: the duel is worth
+0.5 in a world where the root's card is higher and -1 where it is lower. With the root holding 3, the
+duel is worth (3 * 0.5 - 1) / 4 = 0.125 and staying 0.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+import pytest
+
+from casino_coach.search.minimax import MinimaxValuer, minimax
+from casino_coach.search.protocol import Game, Sampler, Worlds, WorldValues
+from casino_coach.search.race import MIN_PAIRED, Race, Stopping, run_race
+from casino_coach.search.result import loss_high, loss_low
+
+CARDS = 5
+
+
+class Duel(NamedTuple):
+    mine: int
+    theirs: int
+    phase: str  # "offer": the root to move; "answer": the other player; "over"
+    points: float = 0.0
+
+
+class DuelGame:
+    def side_to_move(self, state: Duel) -> int:
+        return 0 if state.phase == "offer" else 1
+
+    def legal(self, state: Duel) -> list[str]:
+        return ["duel", "stay"] if state.phase == "offer" else ["accept", "decline"]
+
+    def apply(self, state: Duel, move: str) -> Duel:
+        if move == "stay":
+            return state._replace(phase="over")
+        if move == "duel":
+            return state._replace(phase="answer")
+        if move == "decline":
+            return state._replace(phase="over", points=0.5)
+        return state._replace(phase="over", points=1.0 if state.mine > state.theirs else -1.0)
+
+    def is_terminal(self, state: Duel) -> bool:
+        return state.phase == "over"
+
+    def returns(self, state: Duel, side: int) -> float:
+        return state.points if side == 0 else -state.points
+
+
+class DuelSampler:
+    """The other player's card: every one of the rest (an enumeration) or endless uniform draws."""
+
+    def __init__(self, mine: int, enumerate_all: bool) -> None:
+        self.mine = mine
+        self.enumerate_all = enumerate_all
+
+    def __call__(self, rng: random.Random) -> Worlds[int]:
+        rest = [c for c in range(CARDS) if c != self.mine]
+        if self.enumerate_all:
+            rng.shuffle(rest)
+            return iter([(c, 1.0) for c in rest]), len(rest)
+        return _draws(rest, rng), None
+
+
+def _draws(rest: list[int], rng: random.Random) -> Iterator[tuple[int, float]]:
+    while True:
+        yield rng.choice(rest), 1.0
+
+
+def valuer(mine: int) -> MinimaxValuer[Duel, str, int]:
+    return MinimaxValuer(DuelGame(), lambda theirs: Duel(mine, theirs, "offer"))
+
+
+def search(
+    mine: int,
+    seed: int,
+    *,
+    enumerate_all: bool = False,
+    samples: int = 200,
+    min_samples: int = 8,
+    focus: str | None = None,
+    bands: tuple[float, ...] = (),
+) -> tuple[Race[str], int, int | None]:
+    sampler: Sampler[int] = DuelSampler(mine, enumerate_all)
+    stream, population = sampler(random.Random(seed))
+    race = Race(["duel", "stay"], focus)
+    stop = Stopping(
+        samples=population or samples,
+        min_samples=min_samples,
+        separation=2.0,
+        margin=0.2,
+        bands=bands,
+        racing=population is None,
+    )
+    done, _ = run_race(race, [], stream, valuer(mine), stop)
+    return race, done, population
+
+
+def test_the_toy_game_is_a_game_of_the_protocol() -> None:
+    game: Game[Duel, str] = DuelGame()
+    assert minimax(game, Duel(3, 4, "offer"), 0) == 0.0  # the duel loses 1 there: stay
+    assert minimax(game, Duel(3, 1, "offer"), 0) == 0.5
+    values, outcomes = valuer(3)(4, ["duel", "stay"])
+    assert values == {"duel": (-1.0, ("accept",)), "stay": (0.0, ())} and outcomes is None
+
+
+def test_enumerated_worlds_give_the_exact_values() -> None:
+    race, done, population = search(3, seed=1, enumerate_all=True)
+    assert done == population == 4
+    (duel, se_duel), (stay, se_stay) = race.results(population)
+    assert duel == pytest.approx(0.125) and stay == 0.0
+    assert se_duel == se_stay == 0.0  # every world searched: no sampling error
+
+
+def test_the_same_seed_gives_the_same_worlds_and_values() -> None:
+    a, done_a, _ = search(2, seed=5, min_samples=30, focus="duel", bands=(0.24, 0.26))
+    b, done_b, _ = search(2, seed=5, min_samples=30, focus="duel", bands=(0.24, 0.26))
+    c, _, _ = search(2, seed=6, min_samples=30, focus="duel", bands=(0.24, 0.26))
+    assert done_a == done_b and a.values == b.values and a.weights == b.weights
+    assert a.values != c.values  # another seed, other worlds
+
+
+def test_a_dominated_move_leaves_the_race_and_the_race_stops_once_decided() -> None:
+    # Holding the highest card, the duel is worth 0.5 in every world and staying 0: staying is
+    # clearly worse after MIN_PAIRED worlds, and the race stops at min_samples, far below the cap.
+    race, done, _ = search(4, seed=3, min_samples=6)
+    assert done == 6 and MIN_PAIRED <= 6
+    assert race.active == [0] and not race.complete(1)
+    assert race.results(None)[0] == (0.5, 0.0)
+
+
+def test_a_verdict_samples_until_the_loss_settles_in_one_band() -> None:
+    # Holding 4, staying loses exactly 0.5 in every world. A sampled interval is never narrower than
+    # a per-world spread of 0.5 points allows (``result.verdict_stderr``), so it settles inside
+    # [0.2, 1) at the first world count where that floor has shrunk enough, and stops there.
+    def settled(n: int) -> bool:
+        return loss_low(0.5, 0.0, n, 2.0, None) > 0.2 and loss_high(0.5, 0.0, n, 2.0, None) < 1.0
+
+    first = next(n for n in range(6, 100) if settled(n))
+    _, done, _ = search(4, seed=3, min_samples=6, focus="stay", bands=(0.2, 1.0))
+    assert done == first < 100
+    # Holding 2, the duel loses 0.25 on average (0.5 or -1 against staying's 0, world by world):
+    # with edges at 0.24 and 0.26 its interval never fits between them, so it runs to the cap.
+    race, done, _ = search(2, seed=3, samples=60, min_samples=6, focus="duel", bands=(0.24, 0.26))
+    assert done == 60 and race.loss_band(2.0, (0.24, 0.26)) is None
+    assert race.complete(0)  # the focus always stays in the race
+
+
+def test_the_node_budget_stops_the_race() -> None:
+    calls = 0
+
+    def over_budget() -> bool:
+        nonlocal calls
+        calls += 1
+        return calls >= 3
+
+    stream, _ = DuelSampler(2, False)(random.Random(0))
+    stop = Stopping(samples=100, min_samples=50, separation=2.0, margin=0.2)
+    drawn: list[tuple[int, float]] = []
+    done, out_of_nodes = run_race(Race(["duel", "stay"]), drawn, stream, valuer(2), stop, over_budget)
+    assert (done, out_of_nodes) == (3, True)
+    # A second run over the same drawn worlds (a shallower search) sees them in the same order.
+    again: list[int] = []
+
+    def record(world: int, moves: Sequence[str]) -> WorldValues[str]:
+        again.append(world)
+        return valuer(2)(world, moves)
+
+    run_race(Race(["duel", "stay"]), drawn, stream, record, Stopping(3, 3, 2.0, 0.2))
+    assert again == [w for w, _ in drawn]
