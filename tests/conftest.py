@@ -34,6 +34,7 @@ def position(
         to_move=to_move,
         last_capturer=-1,
         stock=stock,
+        more=stock != 0,
         dealer=(to_move - 1) % n,
         nsides=nsides or (2 if n == 4 else n),
     )

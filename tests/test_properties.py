@@ -170,6 +170,7 @@ def test_one_move_on_a_huge_table_is_judged_directly() -> None:
         to_move=0,
         last_capturer=-1,
         stock=0,
+        more=False,
         dealer=1,
         nsides=2,
     )

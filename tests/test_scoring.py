@@ -23,6 +23,7 @@ def finished(piles: list[int], sweeps: tuple[int, ...] = (0, 0), last: int = 0) 
         to_move=0,
         last_capturer=last,
         stock=0,
+        more=False,
         dealer=0,
         nsides=n,
     )

@@ -113,6 +113,7 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
         to_move=0,
         last_capturer=0,
         stock=FULL_DECK & ~(p0 | p1),
+        more=True,
         dealer=1,
         nsides=2,
     )
@@ -143,6 +144,7 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
         to_move=0,
         last_capturer=1,
         stock=FULL_DECK & ~tens & ~(1 << 37),
+        more=True,
         dealer=1,
         nsides=2,
     )

@@ -73,6 +73,7 @@ def last_deal(hands: tuple[str, str], table: str, p0: int, p1: int, last_capture
         to_move=0,
         last_capturer=last_capturer,
         stock=0,
+        more=False,
         dealer=1,
         nsides=2,
     )

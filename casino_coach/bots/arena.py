@@ -20,6 +20,7 @@ from typing import Any
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import check_players
 from casino_coach.errors import CoachError
 from casino_coach.formats.game import Game
 from casino_coach.workers import worker_pool
@@ -174,8 +175,7 @@ def mirrored_pairs(
     """Play ``pairs`` mirrored pairs of A against B and summarise A minus B per pair."""
     if unit not in ("round", "game"):
         raise CoachError(f"unit must be 'round' or 'game', got {unit!r}")
-    if nplayers not in (2, 3, 4):
-        raise CoachError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
+    check_players(nplayers)
     if pairs < 2:
         raise CoachError("at least 2 pairs are needed for an interval")
     opts_a, opts_b = dict(options_a or {}), dict(options_b or {})

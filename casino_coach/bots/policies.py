@@ -27,7 +27,7 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE, STOCK_MARK, RoundState
+from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import (
     cached_values,
     immediate_gain,
@@ -38,9 +38,6 @@ from casino_coach.engine.values import (
 from casino_coach.errors import CoachError, RulesError
 
 BOT_NAMES = ("random", "greedy", "counter", "searcher")
-
-# A marker outside the pack standing for cards still to be dealt, so that ``apply`` does not end the
-# round (and collect the residue) while the real stock is unknown; see observation.observe_move.
 
 
 @runtime_checkable
@@ -186,7 +183,8 @@ def _expected_loss(
     gains: list[tuple[float, float]] = []
     for card, p in odds:
         hands = tuple(BIT[card] if s == nxt else 0 for s in range(obs.nplayers))
-        state = after._replace(hands=hands, builds=builds, stock=STOCK_MARK)
+        # only the next seat's card is shown: more cards are to come, the round does not end here
+        state = after._replace(hands=hands, builds=builds, stock=0, more=True)
         best = 0.0
         for m in legal_moves(rules, state):
             if m.action != CAPTURE:

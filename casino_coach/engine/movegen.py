@@ -551,7 +551,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     captured = state.captured
     sweeps = state.sweeps
     last = state.last_capturer
-    round_over = state.stock == 0 and not any(hands)
+    round_over = not state.more and not any(hands)
     if move.action == CAPTURE:
         loose &= ~take
         cap = list(captured)
@@ -589,6 +589,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             (seat + 1) % len(hands),
             last,
             state.stock,
+            state.more,
             state.dealer,
             state.nsides,
             state.set_aside,

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from casino_coach.engine.cards import FULL_DECK, card_name
-from casino_coach.engine.movegen import Move, apply, illegal_reason
+from casino_coach.engine.movegen import Move, apply, illegal_reason, legal_moves
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE, STOCK_MARK, TABLE_SIZE, Build, RoundState, table_mask
+from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, Build, RoundState, table_mask
 from casino_coach.errors import IllegalMoveError
 
 
@@ -85,8 +85,9 @@ def observe(state: RoundState, seat: int) -> Observation:
     )
 
 
-def as_state(obs: Observation, hands: tuple[int, ...], stock: int) -> RoundState:
-    """The full state of a world in which the hidden cards lie in ``hands`` and ``stock``."""
+def as_state(obs: Observation, hands: tuple[int, ...], more: bool, stock: int = 0) -> RoundState:
+    """The state of a world in which the hidden cards lie in ``hands`` and ``stock``, with ``more``
+    cards to come after the hands (``RoundState.more``)."""
     return RoundState(
         hands=hands,
         loose=obs.loose,
@@ -96,10 +97,17 @@ def as_state(obs: Observation, hands: tuple[int, ...], stock: int) -> RoundState
         to_move=obs.to_move,
         last_capturer=obs.last_capturer,
         stock=stock,
+        more=more,
         dealer=obs.dealer,
         nsides=obs.nsides,
         set_aside=obs.set_aside,
     )
+
+
+def own_moves(rules: RuleSet, obs: Observation) -> list[Move]:
+    """The legal moves of the observing seat when it is to move: its own hand and the table decide
+    them (no other hand is needed; building for a partner is offered only from a known hand)."""
+    return legal_moves(rules, as_state(obs, obs.known, False))
 
 
 def _open_state(obs: Observation, card: int) -> RoundState:
@@ -109,7 +117,7 @@ def _open_state(obs: Observation, card: int) -> RoundState:
     hands = list(obs.known)
     if mover != obs.seat:
         hands[mover] = obs.known[mover] | obs.unseen | (1 << card)
-    return as_state(obs, tuple(hands), 0)
+    return as_state(obs, tuple(hands), False)
 
 
 def observed_legal(rules: RuleSet, obs: Observation, move: Move) -> str:
@@ -120,7 +128,7 @@ def observed_legal(rules: RuleSet, obs: Observation, move: Move) -> str:
     """
     mover = obs.to_move
     if mover == obs.seat:
-        state = as_state(obs, obs.known, 0)
+        state = as_state(obs, obs.known, False)
         return illegal_reason(rules, state, move)
     if obs.hand_sizes[mover] == 0:
         return f"seat {mover} has no cards left"
@@ -144,13 +152,12 @@ def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
     hands = [k & ~bit for k in obs.known]
     sizes = list(obs.hand_sizes)
     sizes[mover] -= 1
-    # Apply on a state where each hand holds only what is known. ``apply`` ends the round when the
-    # stock is empty and every hand is: a marker bit outside the pack (52) stands for the unknown
-    # cards until the last card of the round is played.
+    # Apply on a state where each hand holds only what is known: the cards it cannot show are more to
+    # come (``RoundState.more``) until the last card of the round is played, when ``apply`` ends it.
     before = list(obs.known)
     before[mover] |= bit
     last_card = obs.stock_count == 0 and not any(sizes)
-    state = as_state(obs, tuple(before), 0 if last_card else STOCK_MARK)
+    state = as_state(obs, tuple(before), not last_card)
     after = apply(rules, state, move)
     return obs._replace(
         hand=hands[obs.seat],

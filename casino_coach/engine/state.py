@@ -14,12 +14,9 @@ from typing import Final, NamedTuple
 from casino_coach.engine.cards import FULL_DECK, card_name, mask_names
 from casino_coach.errors import CardError, RulesError
 
-# A stock that stands for "cards remain to be dealt" without saying which (a bit past the deck). Inside
-# a deal only whether cards remain matters (``apply`` collects the residue when none do), so states
-# made from an observation, and the states the search keys its table on, use it.
-STOCK_MARK: Final = 1 << 52
 HAND_SIZE: Final = 4
 TABLE_SIZE: Final = 4
+PLAYER_COUNTS: Final = (2, 3, 4)  # rules.md 1.1: Casino is played by two, three or four players
 
 
 class Build(NamedTuple):
@@ -48,7 +45,11 @@ class RoundState(NamedTuple):
     sweeps: tuple[int, ...]  # per side
     to_move: int
     last_capturer: int  # side of the last capture, -1 before any
-    stock: int  # cards not yet dealt
+    stock: int  # the cards not yet dealt, as far as the state knows them (0 when it does not)
+    # More cards are to come after those in the hands: a deal from the stock, or, in a state made from
+    # an observation (which shows only the known cards), cards of hands it cannot show. The round ends
+    # when every hand is empty and nothing more is to come (``apply`` collects the residue then).
+    more: bool
     dealer: int
     nsides: int
     set_aside: int = 0  # residue nobody could collect (rules.md 1.11)
@@ -68,17 +69,17 @@ class RoundState(NamedTuple):
     @property
     def needs_deal(self) -> bool:
         """Every hand is empty and cards remain: the next deal comes before the next move."""
-        return self.stock != 0 and not any(self.hands)
+        return self.more and not any(self.hands)
 
     @property
     def is_over(self) -> bool:
         """The round is played out (the residue has been collected)."""
-        return self.stock == 0 and not any(self.hands)
+        return not self.more and not any(self.hands)
 
     @property
     def last_deal(self) -> bool:
         """The dealer has announced "last" (rules.md 1.3.5): nothing remains to be dealt."""
-        return self.stock == 0
+        return not self.more
 
     def deals_left(self) -> int:
         """How many deals are still to come after the current one."""
@@ -99,10 +100,15 @@ def deals_per_round(nplayers: int) -> int:
     return (52 - TABLE_SIZE) // (HAND_SIZE * nplayers)
 
 
+def check_players(nplayers: int) -> None:
+    """RulesError unless Casino is played by ``nplayers`` players (``PLAYER_COUNTS``)."""
+    if nplayers not in PLAYER_COUNTS:
+        raise RulesError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
+
+
 def sides_for(nplayers: int, partnerships: bool) -> int:
     """Number of sides: two partnerships with 4 players (default), otherwise one per player."""
-    if nplayers not in (2, 3, 4):
-        raise RulesError(f"Casino is played by 2, 3 or 4 players, not {nplayers}")
+    check_players(nplayers)
     return 2 if nplayers == 4 and partnerships else nplayers
 
 
@@ -114,6 +120,7 @@ def new_round(nplayers: int, nsides: int, dealer: int, table: int, hands: tuple[
     used = table
     for h in hands:
         used |= h
+    stock = FULL_DECK & ~used
     return RoundState(
         hands=tuple(hands),
         loose=table,
@@ -122,7 +129,8 @@ def new_round(nplayers: int, nsides: int, dealer: int, table: int, hands: tuple[
         sweeps=(0,) * nsides,
         to_move=(dealer + 1) % nplayers,
         last_capturer=-1,
-        stock=FULL_DECK & ~used,
+        stock=stock,
+        more=stock != 0,
         dealer=dealer,
         nsides=nsides,
     )
@@ -136,7 +144,7 @@ def deal(state: RoundState, hands: tuple[int, ...]) -> RoundState:
     used = 0
     for h in hands:
         used |= h
-    return state._replace(hands=tuple(hands), stock=state.stock & ~used)
+    return state._replace(hands=tuple(hands), stock=state.stock & ~used, more=state.stock != used)
 
 
 def _check_hands(hands: tuple[int, ...], nplayers: int, available: int) -> None:

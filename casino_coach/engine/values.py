@@ -20,7 +20,7 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.movegen import CAPTURE, Move, apply
 from casino_coach.engine.observation import Observation, as_state
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import STOCK_MARK, RoundState
+from casino_coach.engine.state import RoundState
 
 
 def card_values(rules: RuleSet) -> tuple[float, ...]:
@@ -71,7 +71,7 @@ def table_after(rules: RuleSet, obs: Observation, move: Move) -> RoundState:
     """The state after ``move`` with the other hands left empty (only the table and piles matter)."""
     hands = tuple(obs.hand if s == obs.seat else 0 for s in range(obs.nplayers))
     more = obs.stock_count > 0 or sum(obs.hand_sizes) > 1
-    state = as_state(obs, hands, STOCK_MARK if more else 0)
+    state = as_state(obs, hands, more)
     return apply(rules, state, move)
 
 

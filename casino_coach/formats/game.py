@@ -21,7 +21,15 @@ from casino_coach.engine.movegen import Move, apply, illegal_reason, is_legal, l
 from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points, RoundScore
-from casino_coach.engine.state import RoundState, Shuffle, deal, new_round, shuffle_round, sides_for
+from casino_coach.engine.state import (
+    RoundState,
+    Shuffle,
+    check_players,
+    deal,
+    new_round,
+    shuffle_round,
+    sides_for,
+)
 from casino_coach.errors import CoachError, IllegalMoveError
 from casino_coach.formats.replay import DealLog, GameLog, RoundLog
 
@@ -52,8 +60,7 @@ class Game:
         date: str | None = None,
     ) -> None:
         names = [f"seat {i}" for i in range(players)] if isinstance(players, int) else list(players)
-        if not 2 <= len(names) <= 4:
-            raise CoachError(f"Casino is played by 2, 3 or 4 players, not {len(names)}")
+        check_players(len(names))
         self.rules = rules
         self.players = names
         self.nplayers = len(names)

@@ -42,11 +42,13 @@ from casino_coach.engine.observation import (
     observe,
     observe_deal,
     observe_move,
+    own_moves,
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points, RoundScore
 from casino_coach.engine.state import (
     HAND_SIZE,
+    PLAYER_COUNTS,
     TABLE_SIZE,
     Build,
     RoundState,
@@ -305,7 +307,7 @@ def _log_from_obj(obj: Mapping[str, Any]) -> GameLog:
     players = obj.get("players")
     if (
         not isinstance(players, list)
-        or not 2 <= len(players) <= 4
+        or len(players) not in PLAYER_COUNTS
         or not all(isinstance(p, str) for p in players)
     ):
         raise LogError(f"players: expected 2, 3 or 4 player names, got {shown(players)}")
@@ -677,7 +679,11 @@ def replay(log: GameLog) -> Replay:
             )
         score: RoundScore | None = None
         if finished:
-            end = state if state is not None else (as_state(vobs, (0,) * n, 0) if vobs is not None else None)
+            end = (
+                state
+                if state is not None
+                else (as_state(vobs, (0,) * n, False) if vobs is not None else None)
+            )
             assert end is not None
             score = match.add_round(end)
             if rlog.result is not None and not _same_points(rlog.result, score.points):
@@ -738,7 +744,7 @@ def legal_at(rules: RuleSet, ply: Ply) -> list[Move]:
         return legal_moves(rules, ply.state)
     if ply.observation is not None:
         obs = ply.observation
-        return legal_moves(rules, as_state(obs, obs.known, 0))
+        return own_moves(rules, obs)
     raise LogError(
         f"{ply.where}: the hand of seat {ply.seat} is not in the log (a viewer log of "
         f"seat {_viewer_of(ply)}), so its legal moves are unknown"
@@ -811,7 +817,7 @@ def observation_from_position(
     """The ``Observation`` of the seat to move in a position given piece by piece (masks for card sets;
     ``stock`` is a count of cards still to be dealt). Checks it is consistent; LogError otherwise.
     Cards not in the hand, on the table, captured or ``seen`` are unseen."""
-    if nplayers not in (2, 3, 4):
+    if nplayers not in PLAYER_COUNTS:
         raise LogError(f"players: Casino is played by 2, 3 or 4 players, not {nplayers}")
     nsides = sides_for(nplayers, partnerships)
     if not 0 <= to_move < nplayers:
@@ -915,7 +921,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     players_raw = obj.get("players")
     if isinstance(players_raw, list) and all(isinstance(p, str) for p in players_raw):
         players_raw = len(players_raw)
-    if not isinstance(players_raw, int) or isinstance(players_raw, bool) or not 2 <= players_raw <= 4:
+    if not isinstance(players_raw, int) or isinstance(players_raw, bool) or players_raw not in PLAYER_COUNTS:
         raise LogError(f"players: expected the number of players, 2, 3 or 4, got {shown(players_raw)}")
     n = players_raw
     partnerships, rules = _partnerships(obj, rules, n)
@@ -1088,4 +1094,4 @@ def legal_in(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the seat to move, from its own observation (its own hand decides)."""
     if obs.to_move != obs.seat:
         raise LogError(f"seat {obs.to_move} is to move, but this is the view of seat {obs.seat}")
-    return legal_moves(rules, as_state(obs, obs.known, 0))
+    return own_moves(rules, obs)

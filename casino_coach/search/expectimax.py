@@ -26,7 +26,7 @@ from typing import Any, Final
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import STOCK_MARK, RoundState
+from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.protocol import WorldValues
@@ -171,7 +171,7 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         # (each world then searches those its partner's hand makes legal).
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
-    state = as_state(obs, tuple(hands), STOCK_MARK if obs.stock_count else 0)
+    state = as_state(obs, tuple(hands), obs.stock_count > 0)
     moves = legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
@@ -343,7 +343,7 @@ def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> 
             gained[k] |= nxt.captured[k] & ~s.captured[k]
         s = nxt
     parts = solver.eval.parts(s)
-    end = s.stock == 0 and not any(s.hands)
+    end = s.is_over
     sweeps = tuple(a - b for a, b in zip(s.sweeps, state.sweeps, strict=True))
     return Outcome(parts, rv.value - sum(parts.values()), tuple(gained), sweeps, end)
 
@@ -363,7 +363,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     values = solver.root_values(state, sorted(legal_moves(rules, state), key=order_key))
     values.sort(key=lambda rv: (-rv.value, rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
-    exact = state.stock == 0 and horizon == 0 and not solver.shallow
+    exact = not state.more and horizon == 0 and not solver.shallow
     return SearchResult(
         seat=seat,
         exact=exact,

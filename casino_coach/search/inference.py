@@ -56,7 +56,7 @@ class Likelihood:
             possible = ev.before.unseen | ev.before.known[seat]
             hands = tuple(possible if s == seat else 0 for s in range(ev.before.nplayers))
             best: dict[int, float] = {}
-            for m in legal_moves(rules, as_state(ev.before, hands, 0)):
+            for m in legal_moves(rules, as_state(ev.before, hands, False)):
                 if m.action == CAPTURE:
                     gain = immediate_gain(rules, ev.before, m)
                     if gain > best.get(m.card, 0.0):

@@ -360,7 +360,7 @@ class Evaluator:
         """The value of a position where the search stops (``final`` at the end of the round, else
         ``leaf``) by scoring category, as margins of the root side; they add up to the value."""
         parts: Parts = {}
-        if state.stock == 0 and not any(state.hands):
+        if state.is_over:
             final_points(self.rules, state, parts)
         else:
             self._leaf(state, table_mask(state.loose, state.builds), parts)

@@ -96,4 +96,4 @@ class CasinoGame:
         ev = self._evaluators.get(side)
         if ev is None:
             ev = self._evaluators[side] = Evaluator(self.rules, self.nsides, side)
-        return ev.final(state) if state.stock == 0 else ev.leaf(state)
+        return ev.leaf(state) if state.more else ev.final(state)

@@ -14,9 +14,9 @@ number of cards still in the hands (a function of the state, so the transpositio
 
 The transposition table maps a ``RoundState`` (hashable, its own key) to the bounds proven for it, the
 best move found and its ordered moves, and is shared by every root move and every world of one
-decision. The stock is replaced by a marker before the search: inside a deal only "is there a stock"
-matters (``apply`` collects the residue when it is empty), and leaves read only the capture piles, so
-states of different worlds that agree on everything else share entries.
+decision. The stock's cards are dropped before the search: inside a deal only whether more cards are
+to come matters (``RoundState.more``; ``apply`` collects the residue when none are), and leaves read
+only the capture piles, so states of different worlds that agree on everything else share entries.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Final, NamedTuple, ParamSpec, TypeVar
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import STOCK_MARK, Build, RoundState
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.search.leaf import Evaluator
 
 INF: Final = float("inf")
@@ -85,9 +85,9 @@ class RootValue(NamedTuple):
 
 
 def canonical(state: RoundState) -> RoundState:
-    """The state as the search keys it: the stock reduced to a marker (see the module docstring)."""
-    mark = STOCK_MARK if state.stock else 0
-    return state if state.stock == mark else state._replace(stock=mark)
+    """The state as the search keys it: without the stock's cards, only whether more are to come (see
+    the module docstring)."""
+    return state._replace(stock=0) if state.stock else state
 
 
 P = ParamSpec("P")
@@ -214,7 +214,7 @@ class Solver:
         for h in hands:
             left += h.bit_count()
         if left <= self.horizon:
-            if left == 0 and s.stock == 0:
+            if left == 0 and not s.more:
                 return self.eval.final(s)
             return self.eval.leaf(s)
         tt = self.tt

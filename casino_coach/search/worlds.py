@@ -254,6 +254,7 @@ def world_state(obs: Observation, world: World) -> RoundState:
         to_move=obs.to_move,
         last_capturer=obs.last_capturer,
         stock=world.stock,
+        more=obs.stock_count > 0,
         dealer=obs.dealer,
         nsides=obs.nsides,
         set_aside=obs.set_aside | world.gone,

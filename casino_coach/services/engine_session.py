@@ -54,7 +54,7 @@ from casino_coach.coach.analysis import (
     verdict_of,
 )
 from casino_coach.engine.cards import mask_names, parse_cards
-from casino_coach.engine.movegen import Move, legal_moves
+from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_move
 from casino_coach.engine.observation import (
     Observation,
@@ -62,10 +62,11 @@ from casino_coach.engine.observation import (
     first_deal_observation,
     observe_deal,
     observe_move,
+    own_moves,
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points
-from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, sides_for
+from casino_coach.engine.state import HAND_SIZE, PLAYER_COUNTS, TABLE_SIZE, sides_for
 from casino_coach.errors import CoachError, ProtocolError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.replay import move_from_json, move_to_json, read_position
@@ -279,10 +280,12 @@ class EngineSession:
         raw_rules = req.get("rules", {"preset": "classic"})
         rules = RuleSet.from_dict(raw_rules if raw_rules is not None else {"preset": "classic"})
         players = req.get("players", 2)
-        if isinstance(players, int) and not isinstance(players, bool) and 2 <= players <= 4:
+        if isinstance(players, int) and not isinstance(players, bool) and players in PLAYER_COUNTS:
             names = [f"seat {i}" for i in range(players)]
         elif (
-            isinstance(players, list) and 2 <= len(players) <= 4 and all(isinstance(p, str) for p in players)
+            isinstance(players, list)
+            and len(players) in PLAYER_COUNTS
+            and all(isinstance(p, str) for p in players)
         ):
             names = list(players)
         else:
@@ -369,7 +372,7 @@ class EngineSession:
         g.ply += 1
         g.last_round = None
         if g.obs.stock_count == 0 and not any(g.obs.hand_sizes):
-            end = as_state(g.obs, (0,) * g.nplayers, 0)
+            end = as_state(g.obs, (0,) * g.nplayers, False)
             g.last_round = g.match.add_round(end).points
         return self._state_answer(played=move_to_json(move, mover))
 
@@ -380,7 +383,7 @@ class EngineSession:
     def _legal(self, req: Mapping[str, Any]) -> Answer:
         obs = self._own_turn()
         g = self._game()
-        moves = legal_moves(g.rules, as_state(obs, obs.known, 0))
+        moves = own_moves(g.rules, obs)
         return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
 
     def _go(self, req: Mapping[str, Any]) -> Answer:
@@ -398,9 +401,7 @@ class EngineSession:
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
         top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
         move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
-        if move is not None and move not in legal_moves(
-            self._game().rules, as_state(self._obs(), self._obs().known, 0)
-        ):
+        if move is not None and move not in own_moves(self._game().rules, self._obs()):
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
         res = self._search(req, move)
         moves = res.moves if top is None else res.moves[:top]
