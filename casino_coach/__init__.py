@@ -28,13 +28,14 @@ from casino_coach.engine.state import RoundState
 
 if TYPE_CHECKING:
     from casino_coach.coach.analysis import analyze
-    from casino_coach.formats.replay import read_log, replay
+    from casino_coach.formats.log import read_log
+    from casino_coach.formats.replay import replay
     from casino_coach.search import evaluate
 
 __version__ = "0.1.0"
 
 _LAZY = {
-    "read_log": "casino_coach.formats.replay",
+    "read_log": "casino_coach.formats.log",
     "replay": "casino_coach.formats.replay",
     "evaluate": "casino_coach.search",
     "analyze": "casino_coach.coach.analysis",

@@ -25,7 +25,7 @@ import orjson
 from casino_coach.bots.policies import make_policy
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json
+from casino_coach.formats.log import log_to_json
 from casino_coach.services.batch import BatchSettings, run_batch
 from casino_coach.services.store import GameKey, Store
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from casino_coach.bots.arena import mirrored_pairs
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
-from casino_coach.formats.replay import dumps
 
 
 def main() -> int:

@@ -28,9 +28,10 @@ import orjson
 from casino_coach.engine.cards import mask_names
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
+from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json, move_from_json, move_to_json
+from casino_coach.formats.log import log_to_json
 
 ENGINE = [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"]
 

@@ -18,7 +18,9 @@ from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import CREATED_BY, Game
-from casino_coach.formats.replay import end_position, log_to_json, position_to_json, replay
+from casino_coach.formats.log import log_to_json
+from casino_coach.formats.position import position_to_json
+from casino_coach.formats.replay import end_position, replay
 
 NAMES = ["Ana", "Ben", "Cy", "Dee"]
 CREATED = f"{CREATED_BY} scripts/make_replays.py"

@@ -25,8 +25,8 @@ from typing import Any
 from casino_coach.bots.arena import PairStats, mirrored_pair, pair_seed, summarise
 from casino_coach.bots.policies import make_policy
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
-from casino_coach.formats.replay import dumps
 
 _JOB: dict[str, Any] = {}
 

@@ -33,7 +33,7 @@ from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
 from casino_coach.engine.rules import RuleSet
-from casino_coach.formats.replay import GameLog
+from casino_coach.formats.log import GameLog
 
 # (preset, bots in seat order, seed): one round each.
 GAMES: tuple[tuple[str, tuple[str, ...], int], ...] = (

@@ -30,7 +30,8 @@ from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.errors import CoachError
-from casino_coach.formats.replay import GameLog, move_to_json, read_log
+from casino_coach.formats.codec import move_to_json
+from casino_coach.formats.log import GameLog, read_log
 from casino_coach.search import Limits
 
 CLASSIC = RuleSet.from_preset("classic")

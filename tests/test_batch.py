@@ -19,7 +19,7 @@ from casino_coach.cli import app
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import BatchError, StoreError
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json
+from casino_coach.formats.log import log_to_json
 from casino_coach.services.batch import BatchSettings, analyse_log, find_logs, prepare, run_batch
 from casino_coach.services.store import GameKey, Store, player_stats
 

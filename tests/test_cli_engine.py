@@ -12,7 +12,8 @@ import orjson
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
-from casino_coach.formats.replay import read_log, replay
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"]

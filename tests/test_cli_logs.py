@@ -17,18 +17,11 @@ from typer.testing import CliRunner
 from casino_coach.cli import app
 from casino_coach.engine.movegen import legal_moves
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import (
-    GameLog,
-    Position,
-    end_observation,
-    legal_in,
-    log_to_obj,
-    move_to_json,
-    read_any,
-    read_log,
-    replay,
-)
+from casino_coach.formats.log import GameLog, log_to_obj, read_log
+from casino_coach.formats.position import Position, read_any
+from casino_coach.formats.replay import end_observation, legal_in, replay
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 SAMPLES = sorted(REPLAYS.glob("*.json"))

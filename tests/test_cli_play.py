@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from casino_coach.cli import app, main
 from casino_coach.cli.play import default_out
-from casino_coach.formats.replay import read_log, replay
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["--samples", "3"]

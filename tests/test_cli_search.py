@@ -14,8 +14,9 @@ from typer.testing import CliRunner
 from casino_coach.cli import app
 from casino_coach.engine.movegen import legal_moves
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json, move_from_json, move_to_json
+from casino_coach.formats.log import log_to_json
 
 runner = CliRunner()
 ROYAL = RuleSet.from_preset("royal")

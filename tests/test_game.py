@@ -15,7 +15,8 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deals_per_round, shuffle_round
 from casino_coach.errors import CoachError, IllegalMoveError
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json, read_log, replay
+from casino_coach.formats.log import log_to_json, read_log
+from casino_coach.formats.replay import replay
 
 
 def random_game(preset: str, n: int, seed: int, **opts: object) -> Game:

@@ -17,7 +17,7 @@ from casino_coach.cli import app
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import LogError, shown
 from casino_coach.formats import jsonio
-from casino_coach.formats.replay import read_log
+from casino_coach.formats.log import read_log
 from casino_coach.services.engine_session import EngineSession
 
 runner = CliRunner()
@@ -298,7 +298,7 @@ def test_build_splits_match_brute_force_and_big_builds_are_quick() -> None:
     # item 9: a big build that cannot be split took 100 s and more (every subset was tried)
     import random
 
-    from casino_coach.formats.replay import _split_ok
+    from casino_coach.formats.position import _split_ok
 
     pv = RuleSet.from_preset("royal").pair_value
     rng = random.Random(5)

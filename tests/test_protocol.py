@@ -9,8 +9,8 @@ import pytest
 
 from casino_coach.engine.cards import mask_names
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import move_from_json, move_to_json
 from casino_coach.services import engine_session as protocol
 from casino_coach.services.engine_session import REQUESTS, EngineSession, encode, limits_from, serve
 

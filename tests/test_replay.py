@@ -17,23 +17,17 @@ from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build
 from casino_coach.errors import LogError
+from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import (
-    GameLog,
+from casino_coach.formats.log import GameLog, log_to_json, log_to_obj, read_log
+from casino_coach.formats.position import (
     Position,
-    legal_at,
-    log_to_json,
-    log_to_obj,
-    move_from_json,
-    move_to_json,
     observation_from_position,
-    position_at,
     position_to_json,
     read_any,
-    read_log,
     read_position,
-    replay,
 )
+from casino_coach.formats.replay import legal_at, position_at, replay
 
 
 def played(preset: str, n: int, seed: int, moves: int | None = None, **opts: Any) -> Game:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
 from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.formats.replay import read_log, replay
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
 from casino_coach.search import Limits, evaluate
 from casino_coach.services.play_session import NoteKind, PlaySession, move_words, resolve
 

@@ -25,7 +25,9 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
-from casino_coach.formats.replay import GameLog, log_to_json, move_to_json, replay
+from casino_coach.formats.codec import move_to_json
+from casino_coach.formats.log import GameLog, log_to_json
+from casino_coach.formats.replay import replay
 from casino_coach.search import evaluate
 from casino_coach.services.engine_session import EngineSession
 from casino_coach.services.play_session import PlaySession

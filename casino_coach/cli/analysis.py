@@ -21,7 +21,7 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.errors import CoachError
 from casino_coach.formats.files import atomic_write_bytes, check_target
-from casino_coach.formats.replay import read_log
+from casino_coach.formats.log import read_log
 from casino_coach.render.analysis import analysis_view
 from casino_coach.report.document import ReportFormat, render, to_json
 

@@ -16,21 +16,12 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, LogError
+from casino_coach.formats.codec import dumps, move_to_json
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import CREATED_BY
-from casino_coach.formats.replay import (
-    GameLog,
-    Position,
-    Replay,
-    dumps,
-    end_observation,
-    legal_at,
-    legal_in,
-    log_to_json,
-    move_to_json,
-    read_any,
-    replay,
-)
+from casino_coach.formats.log import GameLog, log_to_json
+from casino_coach.formats.position import Position, read_any
+from casino_coach.formats.replay import Replay, end_observation, legal_at, legal_in, replay
 from casino_coach.formats.text import player_name
 from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
 

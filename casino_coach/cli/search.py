@@ -35,15 +35,10 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import sides_for
 from casino_coach.errors import CoachError
-from casino_coach.formats.replay import (
-    GameLog,
-    end_position,
-    move_to_json,
-    observation_from_position,
-    position_at,
-    read_any,
-    replay,
-)
+from casino_coach.formats.codec import move_to_json
+from casino_coach.formats.log import GameLog
+from casino_coach.formats.position import observation_from_position, read_any
+from casino_coach.formats.replay import end_position, position_at, replay
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_format, tree_graph, write_graph
 from casino_coach.search import Limits, SearchResult, evaluate

@@ -47,7 +47,8 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import CoachError
-from casino_coach.formats.replay import GameLog, Ply, replay
+from casino_coach.formats.log import GameLog
+from casino_coach.formats.replay import Ply, replay
 from casino_coach.search import Limits, SearchResult, evaluate, evaluate_world
 from casino_coach.workers import worker_pool
 

@@ -31,7 +31,7 @@ from casino_coach.engine.state import (
     sides_for,
 )
 from casino_coach.errors import CoachError, IllegalMoveError
-from casino_coach.formats.replay import DealLog, GameLog, RoundLog
+from casino_coach.formats.log import DealLog, GameLog, RoundLog
 
 CREATED_BY = f"casino_coach {__version__}"
 

@@ -12,7 +12,8 @@ from rich.text import Text
 
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points
-from casino_coach.formats.replay import GameLog, Replay, RoundReplay
+from casino_coach.formats.log import GameLog
+from casino_coach.formats.replay import Replay, RoundReplay
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
 

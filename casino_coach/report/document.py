@@ -22,7 +22,7 @@ from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, Sea
 from casino_coach.engine.cards import SUIT, card_name, card_symbol, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.state import Build
-from casino_coach.formats.replay import move_to_json
+from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.text import markdown
 
 FORMAT_NAME = "casino-analysis"

@@ -29,7 +29,7 @@ import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
 from casino_coach.errors import BatchError, CoachError, NotALog, shown
-from casino_coach.formats.replay import log_to_json, read_log
+from casino_coach.formats.log import log_to_json, read_log
 from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
 from casino_coach.workers import worker_pool

@@ -69,7 +69,8 @@ from casino_coach.engine.scoring import Match, Points
 from casino_coach.engine.state import HAND_SIZE, PLAYER_COUNTS, TABLE_SIZE, sides_for
 from casino_coach.errors import CoachError, ProtocolError, shown
 from casino_coach.formats import jsonio
-from casino_coach.formats.replay import move_from_json, move_to_json, read_position
+from casino_coach.formats.codec import move_from_json, move_to_json
+from casino_coach.formats.position import read_position
 from casino_coach.search import Limits, SearchResult
 from casino_coach.search.expectimax import check_size
 

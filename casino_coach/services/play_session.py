@@ -44,7 +44,7 @@ from casino_coach.engine.state import RoundState
 from casino_coach.errors import CardError, CoachError, NotationError
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json
+from casino_coach.formats.log import log_to_json
 from casino_coach.search import Limits, SearchResult
 
 

@@ -1,0 +1,363 @@
+"""Positions (``casino-position`` v1, replay-format.md): one decision as the player to move sees it.
+``read_position`` and its converse ``position_to_json``; ``observation_from_position`` checks that a
+position is consistent (cards, counts, builds that can be split, who must hold what) and makes the
+mover's ``Observation``. ``read_any`` reads either a log or a position."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from casino_coach.engine.cards import FULL_DECK, iter_cards, mask_names
+from casino_coach.engine.observation import (
+    Observation,
+)
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import (
+    HAND_SIZE,
+    PLAYER_COUNTS,
+    Build,
+    sides_for,
+)
+from casino_coach.errors import LogError, shown
+from casino_coach.formats.codec import (
+    LOG_FORMAT,
+    POSITION_FORMAT,
+    VERSION,
+    check_format,
+    dumps,
+    load,
+    names,
+    read_cards,
+    read_int,
+    read_partnerships,
+    read_rules,
+)
+from casino_coach.formats.log import (
+    GameLog,
+    log_from_obj,
+)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A ``casino-position``: the rules, the number of players, the game scores, and the
+    ``Observation`` of the seat to move."""
+
+    rules: RuleSet
+    players: int
+    observation: Observation
+    scores: tuple[Points, ...]
+    partnerships: bool = True
+
+    @property
+    def to_move(self) -> int:
+        return self.observation.to_move
+
+    @property
+    def nsides(self) -> int:
+        return self.observation.nsides
+
+
+def read_any(source: bytes | str | Path) -> GameLog | Position:
+    """Read a log or a position, whichever its ``format`` says."""
+    obj = load(source)
+    if check_format(obj, None) == LOG_FORMAT:
+        return log_from_obj(obj)
+    return _position_from_obj(obj)
+
+
+def _split_ok(cards: list[int], value: int, pv: tuple[int, ...]) -> bool:
+    """Do ``cards`` split into disjoint sets each worth ``value`` (rules.md 1.5)? Only the cards'
+    values matter, so the search runs over how many cards of each value are left (memoised): a few
+    milliseconds for any build, where trying every subset took minutes past 20 cards."""
+    counts = [0] * (max(value, max((pv[c] for c in cards), default=0)) + 1)
+    for c in cards:
+        counts[pv[c]] += 1
+    if sum(v * n for v, n in enumerate(counts)) % value or counts[0]:
+        return False
+    return _splits(tuple(counts), value)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _splits(counts: tuple[int, ...], value: int) -> bool:
+    top = next((v for v in range(len(counts) - 1, 0, -1) if counts[v]), 0)
+    if not top:
+        return True
+    if top > value:
+        return False
+    left = list(counts)
+    left[top] -= 1
+    return _fill(left, value - top, top, value)
+
+
+def _fill(left: list[int], need: int, cap: int, value: int) -> bool:
+    """Complete the set being made (``need`` more, from values at most ``cap``), then split the rest."""
+    if need == 0:
+        return _splits(tuple(left), value)
+    for v in range(min(need, cap), 0, -1):
+        if left[v]:
+            left[v] -= 1
+            ok = _fill(left, need - v, v, value)
+            left[v] += 1
+            if ok:
+                return True
+    return False
+
+
+def observation_from_position(
+    rules: RuleSet,
+    nplayers: int,
+    to_move: int,
+    hand: int,
+    loose: int,
+    builds: Sequence[Build],
+    hand_sizes: Sequence[int] | None = None,
+    stock: int = 0,
+    seen: int = 0,
+    captured: Sequence[int] | None = None,
+    sweeps: Sequence[int] | None = None,
+    last_capture: int = -1,
+    scores: Sequence[Points] | None = None,
+    partnerships: bool = True,
+    dealer: int | None = None,
+) -> Observation:
+    """The ``Observation`` of the seat to move in a position given piece by piece (masks for card sets;
+    ``stock`` is a count of cards still to be dealt). Checks it is consistent; LogError otherwise.
+    Cards not in the hand, on the table, captured or ``seen`` are unseen."""
+    if nplayers not in PLAYER_COUNTS:
+        raise LogError(f"players: Casino is played by 2, 3 or 4 players, not {nplayers}")
+    nsides = sides_for(nplayers, partnerships)
+    if not 0 <= to_move < nplayers:
+        raise LogError(f"to_move: must be a seat from 0 to {nplayers - 1}, got {to_move}")
+    if not hand:
+        raise LogError("hand: the seat to move must hold at least one card")
+    placed = hand
+    if loose & placed:
+        raise LogError(f"table: card {mask_names(loose & placed)[0]} is also in the hand")
+    placed |= loose
+    pv = rules.pair_value
+    blist: list[Build] = []
+    for i, b in enumerate(builds):
+        bw = f"table, build {i + 1}"
+        if b.cards & placed:
+            raise LogError(f"{bw}: card {mask_names(b.cards & placed)[0]} is in two places")
+        placed |= b.cards
+        if b.cards.bit_count() < 2:
+            raise LogError(f"{bw}: a build has at least two cards")
+        if not 1 <= b.value <= rules.max_build:
+            raise LogError(
+                f"{bw}: value {b.value} is not from 1 to {rules.max_build} in {rules.preset} (rules.md 1.2)"
+            )
+        if not _split_ok(list(iter_cards(b.cards)), b.value, pv):
+            raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}")
+        if not 0 <= b.owner < nplayers:
+            raise LogError(f"{bw}: owner must be a seat from 0 to {nplayers - 1}, got {b.owner}")
+        multiple = sum(pv[c] for c in iter_cards(b.cards)) != b.value
+        blist.append(b._replace(multiple=multiple))
+    if seen & placed:  # seen cards are gone from play (captured ones may be listed too)
+        raise LogError(f"seen: card {mask_names(seen & placed)[0]} is also in the hand or on the table")
+    caps = tuple(captured) if captured is not None else (0,) * nsides
+    if len(caps) != nsides:
+        raise LogError(f"captured: expected one pile per side, {nsides} in all, got {len(caps)}")
+    for side, p in enumerate(caps):
+        if p & placed:
+            raise LogError(f"captured, side {side}: card {mask_names(p & placed)[0]} is in two places")
+        placed |= p
+    sizes = tuple(hand_sizes) if hand_sizes is not None else (hand.bit_count(),) * nplayers
+    if len(sizes) != nplayers or not all(0 <= x <= HAND_SIZE for x in sizes):
+        raise LogError(f"hand_sizes: expected {nplayers} numbers from 0 to {HAND_SIZE}, got {list(sizes)}")
+    if sizes[to_move] != hand.bit_count():
+        raise LogError(f"hand_sizes: seat {to_move} holds {hand.bit_count()} cards, not {sizes[to_move]}")
+    if stock < 0 or stock % (HAND_SIZE * nplayers):
+        raise LogError(f"stock: {stock} is not a whole number of deals of {HAND_SIZE * nplayers} cards")
+    unseen = FULL_DECK & ~(placed | seen)
+    hidden = sum(sizes) - sizes[to_move] + stock
+    if hidden > unseen.bit_count():
+        raise LogError(
+            f"hand_sizes and stock need {hidden} unseen cards, but only "
+            f"{unseen.bit_count()} cards are not listed anywhere"
+        )
+    sw = tuple(sweeps) if sweeps is not None else (0,) * nsides
+    if len(sw) != nsides or any(x < 0 for x in sw):
+        raise LogError(f"sweeps: expected {nsides} counts, one per side, got {list(sw)}")
+    if not -1 <= last_capture < nsides:
+        raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {last_capture}")
+    if scores is not None and len(scores) != nsides:
+        raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(scores)}")
+    return Observation(
+        seat=to_move,
+        hand=hand,
+        loose=loose,
+        builds=tuple(sorted(blist)),
+        captured=caps,
+        sweeps=sw,
+        to_move=to_move,
+        last_capturer=last_capture,
+        dealer=(to_move - 1) % nplayers if dealer is None else dealer,
+        nsides=nsides,
+        hand_sizes=sizes,
+        stock_count=stock,
+        unseen=unseen,
+        known=tuple(hand if s == to_move else 0 for s in range(nplayers)),
+    )
+
+
+def read_position(source: bytes | str | Path) -> Position:
+    """Read a ``casino-position`` v1 (bytes, JSON text, or a path); LogError saying which field."""
+    obj = load(source)
+    check_format(obj, POSITION_FORMAT)
+    return _position_from_obj(obj)
+
+
+def _int_list(obj: Mapping[str, Any], key: str, size: int | None) -> list[int] | None:
+    v = obj.get(key)
+    if v is None:
+        return None
+    if (
+        not isinstance(v, list)
+        or (size is not None and len(v) != size)
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    ):
+        what = f"{size} whole numbers" if size is not None else "a list of whole numbers"
+        raise LogError(f"{key}: expected {what}, got {shown(v)}")
+    return list(v)
+
+
+def _position_from_obj(obj: Mapping[str, Any]) -> Position:
+    rules = read_rules(obj)
+    players_raw = obj.get("players")
+    if isinstance(players_raw, list) and all(isinstance(p, str) for p in players_raw):
+        players_raw = len(players_raw)
+    if not isinstance(players_raw, int) or isinstance(players_raw, bool) or players_raw not in PLAYER_COUNTS:
+        raise LogError(f"players: expected the number of players, 2, 3 or 4, got {shown(players_raw)}")
+    n = players_raw
+    partnerships, rules = read_partnerships(obj, rules, n)
+    nsides = sides_for(n, partnerships)
+    to_move = read_int(obj, "to_move", "position", 0, n - 1)
+    if "hand" not in obj:
+        raise LogError("position: missing 'hand'")
+    hand = read_cards(obj["hand"], "hand")
+    if "table" not in obj:
+        raise LogError("position: missing 'table'")
+    table = obj["table"]
+    builds: list[Build] = []
+    if isinstance(table, list):
+        loose = read_cards(table, "table")
+    elif isinstance(table, Mapping):
+        loose = read_cards(table.get("loose", []), "table, loose")
+        braw = table.get("builds", [])
+        if not isinstance(braw, list):
+            raise LogError(f"table, builds: expected a list of builds, got {shown(braw)}")
+        for i, b in enumerate(braw):
+            bw = f"table, build {i + 1}"
+            if not isinstance(b, Mapping):
+                raise LogError(
+                    f'{bw}: expected {{"cards": [...], "value": v, "owner": seat}}, got {shown(b)}'
+                )
+            cards = read_cards(b.get("cards"), f"{bw}, cards")
+            value = read_int(b, "value", bw, 1, 14)
+            owner = read_int(b, "owner", bw, 0, n - 1)
+            mult = b.get("multiple")
+            total = sum(rules.pair_value[c] for c in iter_cards(cards))
+            if mult is not None and (not isinstance(mult, bool) or mult != (total != value)):
+                raise LogError(
+                    f"{bw}: 'multiple' is {shown(mult)}, but cards summing to "
+                    f"{total} with value {value} make a "
+                    f"{'multiple' if total != value else 'single'} build"
+                )
+            builds.append(Build(cards, value, owner, total != value))
+    else:
+        raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {shown(table)}')
+    sizes = _int_list(obj, "hand_sizes", n)
+    stock = read_int(obj, "stock", "position", 0, 52, 0)
+    seen = read_cards(obj.get("seen") or [], "seen")
+    captured: list[int] | None = None
+    craw = obj.get("captured")
+    if craw is not None:
+        if not isinstance(craw, list) or len(craw) != nsides:
+            raise LogError(
+                f"captured: expected one list of cards per side, {nsides} in all, got {shown(craw)}"
+            )
+        captured = [read_cards(p, f"captured, side {s}") for s, p in enumerate(craw)]
+    sweeps = _int_list(obj, "sweeps", nsides)
+    last = obj.get("last_capture")
+    if last is None:
+        last = -1
+    elif not isinstance(last, int) or isinstance(last, bool):
+        raise LogError(f"last_capture: must be null or a side number, got {shown(last)}")
+    scores_raw = obj.get("scores")
+    scores: tuple[Points, ...]
+    if scores_raw is None:
+        scores = (0,) * nsides
+    else:
+        if (
+            not isinstance(scores_raw, list)
+            or len(scores_raw) != nsides
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores_raw)
+        ):
+            raise LogError(f"scores: expected one number per side, {nsides} in all, got {shown(scores_raw)}")
+        scores = tuple(scores_raw)
+    dealer = obj.get("dealer")
+    if dealer is not None and (
+        not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
+    ):
+        raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {shown(dealer)}")
+    obs = observation_from_position(
+        rules,
+        n,
+        to_move,
+        hand,
+        loose,
+        builds,
+        hand_sizes=sizes,
+        stock=stock,
+        seen=seen,
+        captured=captured,
+        sweeps=sweeps,
+        last_capture=last,
+        scores=scores,
+        partnerships=partnerships,
+        dealer=dealer,
+    )
+    return Position(rules, n, obs, scores, partnerships)
+
+
+def position_to_obj(pos: Position) -> dict[str, Any]:
+    """The JSON object of a position (what ``position_to_json`` writes)."""
+    obs = pos.observation
+    out: dict[str, Any] = {
+        "format": POSITION_FORMAT,
+        "version": VERSION,
+        "rules": pos.rules.to_dict(),
+        "players": pos.players,
+        "to_move": obs.to_move,
+        "hand": names(obs.hand),
+        "table": {
+            "loose": names(obs.loose),
+            "builds": [
+                {"cards": names(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+                for b in obs.builds
+            ],
+        },
+        "hand_sizes": list(obs.hand_sizes),
+        "stock": obs.stock_count,
+        "seen": names(FULL_DECK & ~obs.unseen & ~obs.hand & ~obs.table),
+        "captured": [names(p) for p in obs.captured],
+        "sweeps": list(obs.sweeps),
+        "last_capture": obs.last_capturer if obs.last_capturer >= 0 else None,
+        "scores": list(pos.scores),
+        "dealer": obs.dealer,
+    }
+    if pos.players == 4:
+        out["partnerships"] = pos.partnerships
+    return out
+
+
+def position_to_json(pos: Position) -> bytes:
+    """The canonical JSON of a position."""
+    return dumps(position_to_obj(pos))
