@@ -45,12 +45,8 @@ from casino_coach.engine.state import (
     new_round,
 )
 from casino_coach.errors import CardError, CoachError, LogError
-from casino_coach.formats.log import (
-    GameLog,
-)
-from casino_coach.formats.position import (
-    Position,
-)
+from casino_coach.formats.log import DealLog, GameLog
+from casino_coach.formats.position import Position
 
 
 @dataclass(frozen=True)
@@ -130,29 +126,122 @@ def _viewer_start(log: GameLog, dealer: int, table: int, hand: int) -> Observati
     return first_deal_observation(seat, n, nsides, dealer, table, hand)
 
 
+class _FullRound:
+    """A round whose every hand is in the log: re-played on the engine's state (and the viewer's view
+    of it, when the log has a viewer)."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        self.state: RoundState | None = None
+        self.vobs: Observation | None = None
+
+    def deal(self, dealer: int, di: int, dlog: DealLog, dw: str) -> None:
+        hands = tuple(h for h in dlog.hands if h is not None)
+        if di == 0:
+            assert dlog.table is not None
+            self.state = new_round(self.log.nplayers, self.log.nsides, dealer, dlog.table, hands)
+        else:
+            assert self.state is not None
+            if not self.state.needs_deal:
+                raise LogError(f"{dw}: dealt before every hand of the last deal was played")
+            self.state = deal(self.state, hands)
+        self._observe()
+
+    @property
+    def view(self) -> RoundState:
+        assert self.state is not None
+        return self.state
+
+    def mover(self, seat: int) -> Observation | None:
+        return observe(self.view, seat)
+
+    def play(self, seat: int, move: Move, mw: str) -> None:
+        reason = illegal_reason(self.log.rules, self.view, move)
+        if reason:
+            raise LogError(f"{mw}: illegal move {_move_words(move)}: {reason}")
+        self.state = apply(self.log.rules, self.view, move)
+        self._observe()
+
+    def end(self) -> RoundState:
+        return self.view
+
+    def _observe(self) -> None:
+        if self.log.viewer is not None:
+            self.vobs = observe(self.view, self.log.viewer)
+
+
+class _ViewerRound:
+    """A round of a viewer log (other hands ``null``): re-played on the viewer's observation, other
+    seats' cards learned as they are played (``observe_move`` checks their moves as far as the viewer
+    can tell), and any other hand the log does give held to its cards."""
+
+    def __init__(self, log: GameLog) -> None:
+        assert log.viewer is not None
+        self.log = log
+        self.viewer = log.viewer
+        self.state: RoundState | None = None
+        self.vobs: Observation | None = None
+        self.given: list[int | None] = []  # the other seats' hands the log gives, less what they played
+
+    def deal(self, dealer: int, di: int, dlog: DealLog, dw: str) -> None:
+        own = dlog.hands[self.viewer]
+        assert own is not None
+        if di == 0:
+            assert dlog.table is not None
+            self.vobs = _viewer_start(self.log, dealer, dlog.table, own)
+        else:
+            vobs = self.view
+            if own & ~vobs.unseen:
+                raise CardError(
+                    f"seat {self.viewer}: card {mask_names(own & ~vobs.unseen)[0]} is not available to "
+                    "deal (already on the table, dealt or played)"
+                )
+            self.vobs = observe_deal(vobs, own)
+        _check_given(dlog.hands, self.view.unseen, self.viewer)
+        self.given = list(dlog.hands)
+
+    @property
+    def view(self) -> Observation:
+        assert self.vobs is not None
+        return self.vobs
+
+    def mover(self, seat: int) -> Observation | None:
+        return self.view if seat == self.viewer else None
+
+    def play(self, seat: int, move: Move, mw: str) -> None:
+        given = self.given[seat]
+        if given is not None and not given >> move.card & 1:
+            raise LogError(
+                f"{mw}: illegal move {_move_words(move)}: {card_name(move.card)} is not in the hand of "
+                f"seat {seat}"
+            )
+        try:
+            self.vobs = observe_move(self.log.rules, self.view, move)
+        except CoachError as e:
+            raise LogError(f"{mw}: illegal move {_move_words(move)}: {e}") from None
+        if given is not None:
+            self.given[seat] = given & ~(1 << move.card)
+
+    def end(self) -> RoundState:
+        return as_state(self.view, (0,) * self.log.nplayers, False)
+
+
 def replay(log: GameLog) -> Replay:
     """Re-play ``log`` through the engine; raise LogError at the first problem, naming where it is."""
-    rules = log.rules
     n = log.nplayers
-    nsides = log.nsides
-    match = Match(rules, nsides)
-    plies: list[Ply] = []
-    rounds: list[RoundReplay] = []
+    match = Match(log.rules, log.nsides)
+    rep = Replay(log, [], [], match)
     per_round = deals_per_round(n)
-    ply_index = 0
-    rep = Replay(log, plies, rounds, match)
-    prev_dealer: int | None = None
     for ri, rlog in enumerate(log.rounds):
         rw = f"round {ri + 1}"
         last_round = ri == len(log.rounds) - 1
         if match.over:
             raise LogError(f"{rw}: the game was already won by side {match.winner} after round {ri}")
-        if prev_dealer is not None and rlog.dealer != (prev_dealer + 1) % n:
+        if ri > 0 and rlog.dealer != (log.rounds[ri - 1].dealer + 1) % n:
             raise LogError(
-                f"{rw}: the dealer must be seat {(prev_dealer + 1) % n}, the seat after "
+                f"{rw}: the dealer must be seat {(log.rounds[ri - 1].dealer + 1) % n}, the seat after "
                 f"the last dealer (rules.md 1.3.1), got {rlog.dealer}"
             )
-        prev_dealer = rlog.dealer
         if not rlog.deals:
             if not last_round:
                 raise LogError(f"{rw}: a round with no deals can only be the last of a log")
@@ -164,98 +253,19 @@ def replay(log: GameLog) -> Replay:
                 f"{rw}: {len(rlog.deals)} deals, but a round of {n} players has {per_round} (rules.md 1.3.4)"
             )
         scores_before = tuple(match.scores)
-        state: RoundState | None = None
-        vobs: Observation | None = None
         full = all(h is not None for d in rlog.deals for h in d.hands)
-        known_left: list[int | None] = []  # other seats' hands given in a viewer log
+        track: _FullRound | _ViewerRound = _FullRound(log) if full else _ViewerRound(log)
         for di, dlog in enumerate(rlog.deals):
             dw = f"{rw}, deal {di + 1}"
             try:
-                if di == 0:
-                    assert dlog.table is not None
-                    if full:
-                        hands = tuple(h for h in dlog.hands if h is not None)
-                        state = new_round(n, nsides, rlog.dealer, dlog.table, hands)
-                        if log.viewer is not None:
-                            vobs = observe(state, log.viewer)
-                    else:
-                        own = dlog.hands[log.viewer] if log.viewer is not None else None
-                        assert own is not None
-                        vobs = _viewer_start(log, rlog.dealer, dlog.table, own)
-                        _check_given(dlog.hands, vobs.unseen, log.viewer)
-                else:
-                    if state is not None:
-                        if not state.needs_deal:
-                            raise LogError(f"{dw}: dealt before every hand of the last deal was played")
-                        state = deal(state, tuple(h for h in dlog.hands if h is not None))
-                        if log.viewer is not None:
-                            vobs = observe(state, log.viewer)
-                    else:
-                        assert vobs is not None and log.viewer is not None
-                        own = dlog.hands[log.viewer]
-                        assert own is not None
-                        if own & ~vobs.unseen:
-                            raise CardError(
-                                f"seat {log.viewer}: card {mask_names(own & ~vobs.unseen)[0]} "
-                                "is not available to deal (already on the table, dealt "
-                                "or played)"
-                            )
-                        vobs = observe_deal(vobs, own)
-                        _check_given(dlog.hands, vobs.unseen, log.viewer)
+                track.deal(rlog.dealer, di, dlog, dw)
             except (CardError, CoachError) as e:
                 if isinstance(e, LogError):
                     raise
                 raise LogError(f"{dw}: {e}") from None
-            known_left = list(dlog.hands)
             for mi, (seat, move) in enumerate(dlog.moves):
-                mw = f"{dw}, move {mi + 1} (ply {ply_index}), seat {seat}, card {card_name(move.card)}"
-                to_move = state.to_move if state is not None else (vobs.to_move if vobs else 0)
-                if mi >= HAND_SIZE * n:
-                    raise LogError(
-                        f"{mw}: a deal has {HAND_SIZE * n} moves ({n} seats x "
-                        f"{HAND_SIZE} cards); the next deal must come first"
-                    )
-                if seat != to_move:
-                    raise LogError(
-                        f"{mw}: it is seat {to_move}'s turn, not seat {seat}'s "
-                        "(seats play in turn, rules.md 1.3.6)"
-                    )
-                if state is not None:
-                    obs_mover: Observation | None = observe(state, seat)
-                else:
-                    obs_mover = vobs if seat == log.viewer else None
-                plies.append(Ply(ply_index, ri, di, mi, seat, move, state, obs_mover, vobs, scores_before))
-                if state is not None:
-                    reason = illegal_reason(rules, state, move)
-                    if reason:
-                        raise LogError(f"{mw}: illegal move {_move_words(move)}: {reason}")
-                    state = apply(rules, state, move)
-                    if vobs is not None:
-                        vobs = observe(state, log.viewer) if log.viewer is not None else None
-                else:
-                    assert vobs is not None
-                    given = known_left[seat]
-                    if given is not None and not given >> move.card & 1:
-                        raise LogError(
-                            f"{mw}: illegal move {_move_words(move)}: "
-                            f"{card_name(move.card)} is not in the hand of seat {seat}"
-                        )
-                    try:
-                        vobs = observe_move(rules, vobs, move)
-                    except CoachError as e:
-                        raise LogError(f"{mw}: illegal move {_move_words(move)}: {e}") from None
-                    if given is not None:
-                        known_left[seat] = given & ~(1 << move.card)
-                view = state if state is not None else vobs
-                assert view is not None
-                rep.after.append((view.loose, view.builds))
-                side = seat % nsides
-                before = plies[-1].state or plies[-1].viewer_observation
-                if before is not None and view.sweeps[side] > before.sweeps[side]:
-                    rep.sweeps.add(ply_index)
-                ply_index += 1
-            played_out = len(dlog.moves) == HAND_SIZE * n
-            if not played_out and not (last_round and di == len(rlog.deals) - 1):
+                _replay_move(rep, track, ri, di, mi, seat, move, scores_before, f"{dw}, move {mi + 1}")
+            if len(dlog.moves) != HAND_SIZE * n and not (last_round and di == len(rlog.deals) - 1):
                 raise LogError(
                     f"{dw}: only {len(dlog.moves)} of {HAND_SIZE * n} moves, but only the "
                     "last deal of a log may stop early"
@@ -268,13 +278,7 @@ def replay(log: GameLog) -> Replay:
             )
         score: RoundScore | None = None
         if finished:
-            end = (
-                state
-                if state is not None
-                else (as_state(vobs, (0,) * n, False) if vobs is not None else None)
-            )
-            assert end is not None
-            score = match.add_round(end)
+            score = match.add_round(track.end())
             if rlog.result is not None and not _same_points(rlog.result, score.points):
                 raise LogError(
                     f"{rw}, result: the log declares points {_pts(rlog.result)}, but the "
@@ -283,12 +287,52 @@ def replay(log: GameLog) -> Replay:
                 )
         elif rlog.result is not None:
             raise LogError(f"{rw}, result: the round was not played out, so it has no result")
-        rounds.append(RoundReplay(ri, rlog.dealer, state, vobs, score, scores_before))
-        rep.state, rep.viewer_observation = state, vobs
+        rep.rounds.append(RoundReplay(ri, rlog.dealer, track.state, track.vobs, score, scores_before))
+        rep.state, rep.viewer_observation = track.state, track.vobs
     rep.complete = (
-        bool(rounds) and all(r.score is not None for r in rounds) and len(rounds) == len(log.rounds)
+        bool(rep.rounds)
+        and all(r.score is not None for r in rep.rounds)
+        and len(rep.rounds) == len(log.rounds)
     )
     return rep
+
+
+def _replay_move(
+    rep: Replay,
+    track: _FullRound | _ViewerRound,
+    ri: int,
+    di: int,
+    mi: int,
+    seat: int,
+    move: Move,
+    scores_before: tuple[Points, ...],
+    where: str,
+) -> None:
+    """Check and play one move of the log on ``track``, recording its ply, the table after it and
+    whether it swept."""
+    n = rep.log.nplayers
+    ply = len(rep.plies)
+    mw = f"{where} (ply {ply}), seat {seat}, card {card_name(move.card)}"
+    if mi >= HAND_SIZE * n:
+        raise LogError(
+            f"{mw}: a deal has {HAND_SIZE * n} moves ({n} seats x {HAND_SIZE} cards); the next deal "
+            "must come first"
+        )
+    before = track.view
+    if seat != before.to_move:
+        raise LogError(
+            f"{mw}: it is seat {before.to_move}'s turn, not seat {seat}'s "
+            "(seats play in turn, rules.md 1.3.6)"
+        )
+    rep.plies.append(
+        Ply(ply, ri, di, mi, seat, move, track.state, track.mover(seat), track.vobs, scores_before)
+    )
+    track.play(seat, move, mw)
+    after = track.view
+    rep.after.append((after.loose, after.builds))
+    side = seat % rep.log.nsides
+    if after.sweeps[side] > before.sweeps[side]:
+        rep.sweeps.add(ply)
 
 
 def _check_given(hands: tuple[int | None, ...], unseen: int, viewer: int | None) -> None:
