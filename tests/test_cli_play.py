@@ -40,6 +40,8 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
     assert [int(x) for x in final] == rp.match.scores
     assert "\x1b[" not in res.output  # NO_COLOR / TERM=dumb: no escape codes
     assert max(len(line) for line in res.output.splitlines()) <= 80
+    # The default name "You" takes the second person: "You deal", never "You deals".
+    assert "Round 2: You deal." in text and "You deals" not in text and "You takes" not in text
     checked = runner.invoke(app, ["validate", str(out)])
     assert checked.exit_code == 0 and checked.output.startswith("OK:"), checked.output
 
@@ -159,6 +161,12 @@ def test_tutor_flag_takes_an_optional_level(runner: CliRunner, tmp_path: Path) -
         app, ["play", "--seed", "1", "--out", str(tmp_path / "c.json"), "--tutor"], input="quit\n"
     )
     assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "1", "--out", str(tmp_path / "d.json"), "--tutor", "inaccuracy"],
+        input="quit\n",
+    )
+    assert "tutor: stops an inaccuracy or worse" in " ".join(res.output.split())
 
 
 @pytest.mark.parametrize(
@@ -214,3 +222,37 @@ def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
             return
         outputs.append(proc.stdout + proc.stderr)
     raise AssertionError("\n\n".join(outputs))
+
+
+def _panel_text(session: object) -> str:
+    import io
+
+    from rich.console import Console
+
+    from casino_coach.render.play import table_panel
+
+    console = Console(width=80, record=True, no_color=True, file=io.StringIO())
+    console.print(table_panel(session))  # type: ignore[arg-type]
+    return console.export_text()
+
+
+@pytest.mark.parametrize("preset", ["classic", "royal"])
+def test_the_scoreboard_shows_aces_and_casinos_held_and_sweeps_only_where_they_score(preset: str) -> None:
+    from casino_coach.engine.notation import parse_hand
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.services.play_session import PlaySession
+
+    s = PlaySession(RuleSet.from_preset(preset), seed=3)
+    s.game.state = s.state._replace(
+        captured=(parse_hand("AS AH TD 5C"), parse_hand("2S AC 9H")), sweeps=(2, 0)
+    )
+    text = _panel_text(s)
+    you = next(line for line in text.splitlines() if line.startswith("│ You"))
+    bot = next(line for line in text.splitlines() if line.startswith("│ Counter"))
+    assert "4 cards · 1♠ · aces A♥ A♠ · casino 10♦" in you
+    assert "3 cards · 1♠ · ace A♣ · casino 2♠" in bot
+    if preset == "classic":  # sweeps are tracked but do not score (rules.md 1.10)
+        assert "sweep" not in text
+    else:
+        assert you.rstrip(" │").endswith("2 sweeps") and bot.rstrip(" │").endswith("0 sweeps")
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -16,9 +16,10 @@ from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.replay import read_log, replay
 from casino_coach.search import Limits, evaluate
-from casino_coach.services.play_session import NoteKind, PlaySession, move_words, resolve
+from casino_coach.services.play_session import NoteKind, PlaySession, article, move_words, resolve, says
 
 CLASSIC = RuleSet.from_preset("classic")
+ROYAL = RuleSet.from_preset("royal")
 FAST = Limits(samples=4, min_samples=2, depth=4, exact_worlds=4)
 
 
@@ -237,14 +238,38 @@ def test_undo_needs_practice_mode() -> None:
 
 
 def test_bot_moves_are_told_in_words_with_what_they_took() -> None:
-    st = position(CLASSIC, ["8C", "KH"], "3H 5S [2D 6D =8 @1]")
+    st = position(CLASSIC, ["8C 9C", "KH 2H"], "3H 5S [2D 6D =8 @1]")
     text = move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
-    assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
+    # Sweeps do not score in classic (rules.md 1.10): the table is cleared, no "sweep!".
+    assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦), clearing the table"
+    royal = move_words(ROYAL, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
+    assert royal == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
+    assert move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "You").startswith("You play 8♣ and take ")
     build = move_words(
         CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "Ben"
     )
     assert build == "Ben builds 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
     assert move_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
+    assert move_words(CLASSIC, st, parse_move("8C"), "Ana") == "Ana trails 8♣"
+
+
+def test_words_agree_with_the_default_name_you() -> None:
+    assert (says("You", "deal"), says("Counter", "deal"), says("Ana & Cy", "win")) == (
+        "You deal",
+        "Counter deals",
+        "Ana & Cy win",
+    )
+    assert [article(w) for w in ("inaccuracy", "mistake", "blunder", "8", "single")] == [
+        "an inaccuracy",
+        "a mistake",
+        "a blunder",
+        "an 8",
+        "a single",
+    ]
+    build = move_words(
+        CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "You"
+    )
+    assert build == "You build 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
 
 
 def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
@@ -315,3 +340,30 @@ def test_superscript_digits_are_not_numbers() -> None:
     for line in ("¹", "²", "why ³", "7H b²"):
         notes = s.handle(line)
         assert notes and all(n.kind is not None for n in notes)
+
+
+def _last_card(s: PlaySession, hands: list[str], table: str, last_capturer: int) -> None:
+    """Put the session's game at the last card of a round (the person to play it)."""
+    st = position(CLASSIC, hands, table)._replace(last_capturer=last_capturer, dealer=1)
+    s.game.state = st
+    s.game._legal = None
+
+
+@pytest.mark.parametrize(
+    ("hand", "table", "line", "last", "told"),
+    [
+        ("5C", "3D 9S", "5C", 1, "Counter takes the rest of the table, 3♦ 5♣ 9♠ (the last capture)."),
+        ("5C", "3D 9S", "5C", 0, "You take the rest of the table, 3♦ 5♣ 9♠ (the last capture)."),
+        ("5C", "2H 3D 9S", "5C x 2H 3D", 1, "You take the rest of the table, 9♠ (the last capture)."),
+        ("9C", "3D 9S", "9C x 9S", 1, "You take the rest of the table, 3♦ (the last capture)."),
+    ],
+)
+def test_the_residue_taken_at_the_end_of_a_round_is_told(
+    hand: str, table: str, line: str, last: int, told: str
+) -> None:
+    s = session()
+    _last_card(s, [hand, ""], table, last)
+    notes = s.handle(line)
+    kinds = [n.kind for n in notes]
+    residue = notes[kinds.index(NoteKind.ROUND) - 1]
+    assert residue.kind == NoteKind.INFO and residue.text == told

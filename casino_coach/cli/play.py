@@ -25,7 +25,7 @@ from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
 from casino_coach.render.play import note_view, turn_view, words
-from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession
+from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession, article
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
@@ -187,14 +187,9 @@ def play_command(
 def run(session: PlaySession, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
     opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
-    extras = [
-        x
-        for x, on in (
-            ("practice: undo allowed", session.practice),
-            (f"tutor: stops a {session.tutor} or worse", session.tutor),
-        )
-        if on
-    ]
+    extras = ["practice: undo allowed"] if session.practice else []
+    if session.tutor is not None:
+        extras.append(f"tutor: stops {article(session.tutor)} or worse")
     console.print(
         words(
             f"Casino ({session.rules.describe()}) against {opponents}, seed "

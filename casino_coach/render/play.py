@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.engine.cards import SUIT, iter_cards
+from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK, mask_symbols
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
 from casino_coach.engine.state import deals_per_round
@@ -67,12 +67,8 @@ def table_panel(session: PlaySession) -> Panel:
         owner = "yours" if b.owner == session.human else f"{session.players[b.owner]}'s"
         t.append(f"  ({owner})", style="dim")
         grid.add_row("Build", t)
-    sweeps_count = session.rules.sweeps
     for side, pile in enumerate(st.captured):
-        parts = [f"{_num(game.scores[side])} points", f"{pile.bit_count()} cards", f"{_spades(pile)}♠"]
-        if sweeps_count or st.sweeps[side]:
-            parts.append(f"{st.sweeps[side]} sweep{'' if st.sweeps[side] == 1 else 's'}")
-        grid.add_row(session.side_name(side), words(" · ".join(parts)))
+        grid.add_row(session.side_name(side), words(" · ".join(pile_words(session, side, pile))))
     others = ", ".join(str(h.bit_count()) for s, h in enumerate(st.hands) if s != session.human)
     total = deals_per_round(st.nplayers)
     deal_no = total - st.deals_left()
@@ -88,8 +84,29 @@ def table_panel(session: PlaySession) -> Panel:
     return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))
 
 
-def _spades(mask: int) -> int:
-    return sum(1 for c in iter_cards(mask) if SUIT[c] == 3)
+def pile_words(session: PlaySession, side: int, pile: int) -> list[str]:
+    """A side's line of the scoreboard: game points, cards and spades taken, which of the cards
+    that score alone it holds (aces, Big and Little Casino, where the rules score them), and its
+    sweeps where sweeps score (rules.md 1.10: not in classic)."""
+    rules = session.rules
+    st = session.state
+    parts = [
+        f"{_num(session.game.scores[side])} points",
+        f"{pile.bit_count()} cards",
+        f"{(pile & SPADES_MASK).bit_count()}♠",
+    ]
+    aces = pile & ACES_MASK if rules.points_ace else 0
+    if aces:
+        parts.append(f"ace{'s' if aces.bit_count() > 1 else ''} {mask_symbols(aces)}")
+    casinos = pile & (
+        (1 << BIG_CASINO if rules.points_big else 0) | (1 << LITTLE_CASINO if rules.points_little else 0)
+    )
+    if casinos:
+        parts.append(f"casino{'s' if casinos.bit_count() > 1 else ''} {mask_symbols(casinos)}")
+    if rules.sweeps and rules.points_sweep:
+        n = st.sweeps[side]
+        parts.append(f"{n} sweep{'' if n == 1 else 's'}")
+    return parts
 
 
 def _num(p: float) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
-from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
 from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -161,8 +161,20 @@ def bot_names(opponent: str, count: int) -> list[str]:
     return [base] if count == 1 else [f"{base} {i + 1}" for i in range(count)]
 
 
-def _a(word: str) -> str:
-    return ("an " if word[0] in "8aeiou" or word in ("11",) else "a ") + word
+def article(word: str) -> str:
+    """The word with "a" or "an" before it: "an inaccuracy", "a mistake", "an 8", "a single"."""
+    return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
+
+
+def verb(who: str, word: str) -> str:
+    """The verb agreeing with its subject: "take" after "You" (the default name of the person at the
+    keyboard) and after a partnership ("Ana & Cy"), "takes" after "Counter"."""
+    return word if who == "You" or " & " in who else word + "s"
+
+
+def says(who: str, word: str) -> str:
+    """The subject and its verb: "You take", "Counter takes"."""
+    return f"{who} {verb(who, word)}"
 
 
 @dataclass
@@ -420,15 +432,21 @@ class PlaySession:
         return notes + self._after_play(before, move)
 
     def _after_play(self, before: RoundState, move: Move) -> list[Note]:
+        end = apply(self.rules, before, move)
         score = self.game.play(move)
         notes: list[Note] = []
         if score is not None:
+            residue = self.residue_text(before, move, end)
+            if residue:
+                notes.append(Note(NoteKind.INFO, residue))
             notes.append(Note(NoteKind.ROUND, self.round_text(score), score=score))
             if self.game.over:
                 notes.append(Note(NoteKind.GAME_OVER, self.result_text()))
             else:
                 dealer = self.players[self.state.dealer]
-                notes.append(Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {dealer} deals."))
+                notes.append(
+                    Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {says(dealer, 'deal')}.")
+                )
             notes += self._save_note()
         elif before.stock != self.state.stock:
             last = ' The dealer says "last": the final deal.' if self.state.last_deal else ""
@@ -534,6 +552,23 @@ class PlaySession:
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(scores)]
         return f"Game score (to {self.rules.target}): " + ", ".join(parts)
 
+    def residue_text(self, before: RoundState, move: Move, end: RoundState) -> str:
+        """Who took the cards left on the table when ``move`` ended the round (rules.md 1.11: the
+        side of the last capture), in words; "" when the table was empty."""
+        played = move.take | 1 << move.card if move.action == CAPTURE else 0
+        side = before.to_move % before.nsides
+        for k in range(end.nsides):
+            got = end.captured[k] & ~before.captured[k] & ~(played if k == side else 0)
+            if got:
+                why = "the last capture" if end.last_capturer == k else "nobody captured: the dealer's side"
+                return (
+                    f"{says(self.side_name(k), 'take')} the rest of the table, {mask_symbols(got)} ({why})."
+                )
+        aside = end.set_aside & ~before.set_aside
+        if aside:
+            return f"The rest of the table, {mask_symbols(aside)}, is set aside: nobody captured."
+        return ""
+
     def round_text(self, score: RoundScore) -> str:
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(score.points)]
         items = []
@@ -556,8 +591,8 @@ class PlaySession:
         if w is None:
             return "Game over. " + self.score_text()
         who = self.side_name(w)
-        verb = "win" if w == self.human % self.game.nsides or " & " in who else "wins"
-        return f"Game over: {who} {verb}. " + self.score_text()
+        won = f"{who} win" if w == self.human % self.game.nsides else says(who, "win")
+        return f"Game over: {won}. " + self.score_text()
 
     # --- the log -------------------------------------------------------------------------------------
 
@@ -754,13 +789,17 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
         parts = [f"the build of {b.value} ({mask_symbols(b.cards)})" for b in builds]
         if loose:
             parts.insert(0, mask_symbols(loose))
-        sweep = not (state.loose & ~loose) and len(builds) == len(state.builds)
+        cleared = not (state.loose & ~loose) and len(builds) == len(state.builds)
         last_card = state.stock == 0 and sum(h.bit_count() for h in state.hands) == 1
-        tail = ": a sweep!" if sweep and (rules.final_capture_can_sweep or not last_card) else ""
-        verb = "take" if who == "You" else "takes"
-        return f"{who} {'play' if who == 'You' else 'plays'} {c} and {verb} {' and '.join(parts)}{tail}"
+        # A sweep is named only where sweeps score (rules.md 1.10, option sweeps: not in classic).
+        scored = rules.sweeps and rules.points_sweep
+        tail = ""
+        if cleared and scored and (rules.final_capture_can_sweep or not last_card):
+            tail = ": a sweep!"
+        elif cleared and not last_card:
+            tail = ", clearing the table"
+        return f"{says(who, 'play')} {c} and {verb(who, 'take')} {' and '.join(parts)}{tail}"
     if move.action == BUILD:
-        verb = "build" if who == "You" else "builds"
         kind = "a new build"
         if builds:
             b = builds[0]
@@ -771,20 +810,17 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
             )
         total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
         single = "single" if total == move.value else "multiple"
-        gathered = f" with {mask_symbols(move.take)}"
-        return f"{who} {verb} {move.value} from {c}{gathered} ({kind}; now {_a(single)} {move.value})"
+        gathered = f"{move.value} from {c} with {mask_symbols(move.take)}"
+        return f"{says(who, 'build')} {gathered} ({kind}; now {article(single)} {move.value})"
     if move.take:
-        return (
-            f"{who} {'trail' if who == 'You' else 'trails'} {c}, building {move.value} from "
-            f"{mask_symbols(move.take)}"
-        )
-    return f"{who} {'trail' if who == 'You' else 'trails'} {c}"
+        return f"{says(who, 'trail')} {c}, building {move.value} from {mask_symbols(move.take)}"
+    return f"{says(who, 'trail')} {c}"
 
 
 def _tutor_text(w: TutorWarning) -> str:
     lines = [
         f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
-        f"against the best move: {_a(w.cls)}."
+        f"against the best move: {article(w.cls)}."
     ]
     lines += [f"  - {r}" for r in w.reasons]
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
