@@ -16,7 +16,15 @@ from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.replay import read_log, replay
 from casino_coach.search import Limits, evaluate
-from casino_coach.services.play_session import NoteKind, PlaySession, article, move_words, resolve, says
+from casino_coach.services.play_session import (
+    NoteKind,
+    PlaySession,
+    article,
+    move_words,
+    resolve,
+    says,
+    typed_text,
+)
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -58,6 +66,20 @@ def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
     # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
     assert isinstance(resolve(CLASSIC, STATE, "8C"), list)
     assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, ROYAL, RuleSet.from_preset("classic", table_only_builds=True)])
+def test_every_move_as_listed_typed_back_is_that_move(rules: RuleSet) -> None:
+    # The list shows a trail as "3D t": a bare "3D" is every move of the 3♦ (here a trail, builds
+    # and a capture), so typing what the list shows must give exactly the move shown.
+    legal = legal_moves(rules, STATE)
+    assert (
+        Move(parse_move("3D").card, TRAIL) in legal and len([m for m in legal if m.card == legal[0].card]) > 1
+    )
+    for m in legal:
+        assert resolve(rules, STATE, typed_text(m), legal) == m, typed_text(m)
+    assert typed_text(parse_move("3D")) == "3D t" and typed_text(parse_move("8C x 3H 5S")) == "8C x 3H 5S"
+    assert isinstance(resolve(rules, STATE, "3D", legal), list)  # a bare card still lists its moves
 
 
 @pytest.mark.parametrize(
@@ -291,7 +313,7 @@ def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
 def test_completions_offer_commands_and_legal_moves() -> None:
     s = session()
     assert "hint" in s.completions("hi")
-    first = move_text(s.legal()[0])
+    first = typed_text(s.legal()[0])  # completions are what the list shows: a trail is "4S t"
     assert first in s.completions(first[:2])
     assert s.completions("zzz") == []
 

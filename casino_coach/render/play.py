@@ -14,10 +14,9 @@ from rich.text import Text
 
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK, mask_symbols
 from casino_coach.engine.movegen import Move
-from casino_coach.engine.notation import move_text
 from casino_coach.engine.state import deals_per_round
 from casino_coach.render import cards_text
-from casino_coach.services.play_session import Note, NoteKind, PlaySession
+from casino_coach.services.play_session import Note, NoteKind, PlaySession, typed_text
 
 MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
 
@@ -119,7 +118,7 @@ def moves_columns(
 ) -> RenderableType:
     """Numbered moves in the compact notation, in columns."""
     shown = numbered if limit is None else numbered[:limit]
-    cells = [Text.assemble((f"{n:>2} ", "dim"), words(move_text(m))) for n, m in shown]
+    cells = [Text.assemble((f"{n:>2} ", "dim"), words(typed_text(m))) for n, m in shown]
     parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=22)]
     if limit is not None and len(numbered) > limit:
         parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all", style="dim"))
@@ -133,7 +132,7 @@ def moves_list(numbered: Sequence[tuple[int, Move]]) -> Table:
     t.add_column(no_wrap=True)
     t.add_column()
     for n, m in numbered:
-        t.add_row(str(n), words(move_text(m)), words(m.describe()))
+        t.add_row(str(n), words(typed_text(m)), words(m.describe()))
     return t
 
 

@@ -138,12 +138,12 @@ TUTOR_LEVELS = ("inaccuracy", "mistake", "blunder")
 
 HELP_TEXT = """\
 Type a move in the compact notation, or its number in the list of legal moves:
-  7H              trail the 7♥
+  7H t            trail the 7♥
   8C x 3H 5S      the 8♣ captures 3♥ and 5♠
   3H b8 2D 3C     the 3♥ builds 8 with 2♦ and 3♣ (new build, extend or raise)
 A unique start is enough: 8C plays the 8♣ when it has one legal move, 8C x its
-only capture, 3H b8 its only build of 8; otherwise the candidates are listed
-(8C t is the trail). Tab completes commands and moves.
+only capture, 3H b8 its only build of 8; otherwise the candidates are listed.
+Tab completes commands and moves.
 Commands:
   3               play move 3 of the list
   moves           list the legal moves, numbered
@@ -375,7 +375,7 @@ class PlaySession:
         if isinstance(found, str):
             return [Note(NoteKind.ERROR, found)]
         trail = next((m for m in found if m.action == TRAIL and not m.take), None)
-        extra = f" ({card_symbol(trail.card)} alone: type {move_text(trail)} t to trail)" if trail else ""
+        extra = f" ({card_symbol(trail.card)} alone: type {typed_text(trail)} to trail)" if trail else ""
         return [
             Note(
                 NoteKind.CANDIDATES,
@@ -483,7 +483,7 @@ class PlaySession:
                 )
             ]
         ((num, _),) = self.numbered([best])
-        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {move_text(best)}.", move=best)]
+        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {typed_text(best)}.", move=best)]
 
     def why(self, arg: str) -> list[Note]:
         """Why a move is illegal: the engine's reason (rules.md section)."""
@@ -619,12 +619,20 @@ class PlaySession:
         low = prefix.lower().lstrip()
         out = [c for c in COMMANDS if c.startswith(low)]
         if self.human_to_move:
-            out += [t for t in (move_text(m) for m in self.legal()) if t.lower().startswith(low)]
+            out += [t for t in (typed_text(m) for m in self.legal()) if t.lower().startswith(low)]
         return out
 
 
 # ---------------------------------------------------------------------------------------------------
 # Reading a typed move
+
+
+def typed_text(move: Move) -> str:
+    """A move as the person types it: the notation (``move_text``), with a plain trail written
+    ``7H t``. A bare ``7H`` at the keyboard is every move of the 7♥ (it completes when there is one),
+    so the list must not show the trail as ``7H``: what the list shows, typed, is that move."""
+    text = move_text(move)
+    return f"{text} t" if move.action == TRAIL and not move.take else text
 
 
 def resolve(
@@ -687,7 +695,7 @@ def resolve(
         reason = illegal_reason(rules, state, Move(card, TRAIL))
         return f"{card_symbol(card)} has no legal move now: {reason}."
     cands = [m for m in own if _fits(m, action, value, listed)]
-    if action is not None and listed:
+    if action is not None and (listed or action == "t"):  # "7H t" is the plain trail
         try:
             exact: Move | None = parse_move(text)
         except NotationError:
@@ -707,7 +715,7 @@ def resolve(
         what = f"build of {value}"
     lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
     index = {m: i + 1 for i, m in enumerate(legal)}
-    nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own[:LISTED_IN_ERRORS])
+    nums = ", ".join(f"{index[m]}: {typed_text(m)}" for m in own[:LISTED_IN_ERRORS])
     more = (
         f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
     )
@@ -725,7 +733,7 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     guess = _card_guess(first, hand)
     if guess:
         return f"{first!r} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
-    example = move_text(legal[0]) if legal else "8C x 3H 5S"
+    example = typed_text(legal[0]) if legal else "8C x 3H 5S"
     return (
         f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
         "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
