@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -201,27 +200,23 @@ def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: P
     assert default_out(7, day, tmp_path).name == "casino-2026-11-29-seed7-2.json"
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
-    # Every check of the script must pass in one attempt. A second attempt is allowed because about
-    # one run in six, in CI as well, the program in the pane is interrupted (exit 130) right after
-    # its first prompt, with nothing on the screen to show why: seen as a race in the tmux harness
-    # (its cause is not found yet), not a failure of the screen under test.
-    outputs = []
-    for attempt in range(2):
-        out = tmp_path / f"tmux-{attempt}.json"
-        proc = subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(out)],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=120,
-        )
-        if proc.returncode == 0:
-            assert replay(read_log(out)).log.rounds
-            return
-        outputs.append(proc.stdout + proc.stderr)
-    raise AssertionError("\n\n".join(outputs))
+    # scripts/tmux_play_check.py runs its own tmux server and names its session exactly, so that no
+    # other tmux session (another run of the check, in another worktree) can take its keys; it exits
+    # with 77 only when tmux cannot start here, and the test is skipped then with tmux's reason.
+    out = tmp_path / "tmux.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    if proc.returncode == 77:
+        pytest.skip(proc.stdout.strip() or "tmux cannot start")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert replay(read_log(out)).log.rounds
+    assert "Backspace, Ctrl-U" in proc.stdout  # the screens are printed for a person to look at
 
 
 def _panel_text(session: object) -> str:
@@ -256,3 +251,21 @@ def test_the_scoreboard_shows_aces_and_casinos_held_and_sweeps_only_where_they_s
     else:
         assert you.rstrip(" │").endswith("2 sweeps") and bot.rstrip(" │").endswith("0 sweeps")
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_at_a_terminal_the_prompt_is_given_to_input_not_printed_before_it() -> None:
+    # readline redraws only the prompt it was given (after Backspace or Ctrl-U); one printed before
+    # input() is wiped from the line. The tmux check shows it on a real terminal.
+    import io
+
+    from rich.console import Console
+
+    from casino_coach.cli.play import PROMPT, LineSource
+
+    asked: list[str] = []
+    printed = io.StringIO()
+    source = LineSource(
+        Console(file=printed), io.StringIO(), interactive=True, ask=lambda p: asked.append(p) or "hint"
+    )
+    assert source.read(PROMPT) == "hint"
+    assert asked == [PROMPT] and printed.getvalue() == ""

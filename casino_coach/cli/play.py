@@ -45,7 +45,11 @@ def default_out(seed: int, today: datetime.date, folder: Path = Path()) -> Path:
 
 class LineSource:
     """Typed lines: from a terminal (prompt, line editing, tab completion) or a file/pipe (echoed so
-    the transcript reads like the game). ``read`` returns None at the end of the input."""
+    the transcript reads like the game). ``read`` returns None at the end of the input.
+
+    At a terminal the prompt goes to ``input`` itself, not printed before it (as Rich's
+    ``Console.input`` does): readline redraws the line it knows of after Backspace or Ctrl-U, and a
+    prompt it was not given is wiped."""
 
     def __init__(
         self,
@@ -53,18 +57,21 @@ class LineSource:
         stream: TextIO,
         interactive: bool,
         complete: Callable[[str], list[str]] | None = None,
+        ask: Callable[[str], str] | None = None,
     ) -> None:
         self.console = console
         self.stream = stream
         self.interactive = interactive
+        self._ask = ask
         self._lines: Iterator[str] = iter(stream)
-        if interactive and complete is not None:
-            _enable_completion(complete)
+        if interactive:
+            _enable_editing(complete)
 
     def read(self, prompt: str) -> str | None:
         if self.interactive:
+            self.console.file.flush()
             try:
-                return self.console.input(prompt)
+                return (self._ask or input)(prompt)
             except EOFError:
                 return None
         for raw in self._lines:
@@ -76,11 +83,14 @@ class LineSource:
         return None
 
 
-def _enable_completion(complete: Callable[[str], list[str]]) -> None:
-    """Tab completion of the whole line (commands and legal moves) through readline, when present."""
+def _enable_editing(complete: Callable[[str], list[str]] | None) -> None:
+    """Line editing (importing readline is what gives ``input`` it) and tab completion of the whole
+    line (commands and legal moves), when readline is present."""
     try:
         import readline
     except ImportError:  # pragma: no cover - platforms without readline
+        return
+    if complete is None:
         return
     matches: list[str] = []
 
