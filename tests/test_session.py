@@ -15,7 +15,8 @@ from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, le
 from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.replay import read_log, replay
-from casino_coach.search import Limits, evaluate
+from casino_coach.search import Limits, evaluate, evaluate_world
+from casino_coach.search.result import natural_key, value_key
 from casino_coach.services.play_session import (
     NoteKind,
     PlaySession,
@@ -389,3 +390,26 @@ def test_the_residue_taken_at_the_end_of_a_round_is_told(
     kinds = [n.kind for n in notes]
     residue = notes[kinds.index(NoteKind.ROUND) - 1]
     assert residue.kind == NoteKind.INFO and residue.text == told
+
+
+def test_on_equal_values_the_hint_prefers_the_natural_move() -> None:
+    # The last card of a round, the person already the last capturer: taking K♥ with K♠ or trailing
+    # K♠ ends with the same piles (the residue comes home either way). At equal value the capture is
+    # the natural move (rules of thumb: capture over trail, fewer cards left exposed); the values
+    # themselves are untouched.
+    s = session()
+    _last_card(s, ["KS", ""], "KH 3D 7C", 0)
+    res = s.search()
+    capture, trail = parse_move("KS x KH"), parse_move("KS")
+    assert [m.move for m in res.moves] == [capture, trail]
+    assert res.value_of(capture).ev == res.value_of(trail).ev
+    assert [m.move for m in evaluate_world(CLASSIC, s.state).moves] == [capture, trail]
+    s.handle("hint")
+    (whole,) = s.handle("hint")
+    assert "K♠ captures K♥" in whole.text and whole.move == capture
+    # Only equal values are reordered: a trail worth more, even by a hair over the resolution, stays first.
+    ranked = sorted(
+        [(4.0, capture), (4.0 + 1e-6, trail), (4.0 + 1e-12, parse_move("KS"))],
+        key=lambda vm: (value_key(vm[0]), natural_key(vm[1])),
+    )
+    assert ranked[0][1] == trail and ranked[1] == (4.0, capture)

@@ -39,8 +39,10 @@ from casino_coach.search.result import (
     SearchResult,
     loss_high,
     loss_low,
+    natural_key,
     paired_stats,
     t_factor,
+    value_key,
 )
 from casino_coach.search.solver import (
     OutOfNodes,
@@ -411,7 +413,10 @@ def evaluate(
         if not again:
             break
     values_se = race.results(population)
-    order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], not race.complete(i), moves[i]))
+    order = sorted(
+        range(len(moves)),
+        key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
+    )
     out: list[MoveValue] = []
     for i in order:
         ev, se = values_se[i]
@@ -478,7 +483,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
     solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
     values = solver.root_values(state, sorted(legal_moves(rules, state), key=order_key))
-    values.sort(key=lambda rv: (-rv.value, rv.move))
+    values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
     exact = state.stock == 0 and horizon == 0 and not solver.shallow
     return SearchResult(
