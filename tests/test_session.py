@@ -11,8 +11,9 @@ from conftest import position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from casino_coach.coach.explain import explain
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
-from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.replay import read_log, replay
 from casino_coach.search import Limits, evaluate, evaluate_world
@@ -181,7 +182,38 @@ def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     assert first.kind == NoteKind.HINT and first.move == best
     assert best.describe() not in first.text
     (second,) = s.handle("hint")
-    assert best.describe() in second.text and move_text(best) in second.text
+    assert best.describe() in second.text and typed_text(best) in second.text
+    # ... and why: what the next best move would lose, in analyze's words (explain.explain).
+    res = s.search()
+    runner_up = res.moves[1]
+    loss = round(res.best.ev - runner_up.ev, 2)
+    reasons = explain(CLASSIC, s.observation(), res, runner_up.move, loss, names=s.players, yours="it")
+    assert f"Why: the next best, {runner_up.move.describe()}, " in second.text
+    assert second.reasons == tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
+    assert all(f"  - {r}" in second.text for r in second.reasons)
+
+
+def test_the_hints_reasons_use_only_what_the_person_can_see() -> None:
+    # Two deals that differ only in the other player's hidden cards: the same hint, word for word.
+    texts = []
+    captured = (parse_hand("9C TC JC"), parse_hand("QC KC 9S"))  # 6 + 6 + 8 in hands + 32 to deal
+    for other in ("5C 6H 9D QS", "4C 7H 9H JS"):
+        s = session()
+        stock = (1 << 52) - 1 & ~parse_hand(f"8C 3D 5H KS {other} {TABLE} 9C TC JC QC KC 9S")
+        st = position(CLASSIC, ["8C 3D 5H KS", other], TABLE)
+        s.game.state = st._replace(stock=stock, captured=captured)
+        s.game._legal = None
+        s.handle("hint")
+        texts.append(s.handle("hint")[0].text)
+    assert texts[0] == texts[1] and "Why: " in texts[0]
+
+
+def test_a_hint_with_one_legal_move_says_so() -> None:
+    s = session()
+    _last_card(s, ["KS", ""], "3D 7C", 0)
+    s.handle("hint")
+    (whole,) = s.handle("hint")
+    assert whole.text.endswith("Why: it is your only legal move.")
 
 
 def test_hint_resets_after_a_move() -> None:

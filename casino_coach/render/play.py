@@ -145,17 +145,26 @@ def turn_view(session: PlaySession) -> Group:
 def tutor_view(note: Note) -> Group:
     """The tutor's warning: the loss and class, each reason as a hanging bullet, the choices."""
     lines = note.text.splitlines()
-    reasons = Table.grid(padding=(0, 1))
-    reasons.add_column(no_wrap=True)
-    reasons.add_column()
-    for r in note.warning.reasons if note.warning is not None else ():
-        reasons.add_row("  -", words(r))
+    reasons = _bullets(note.warning.reasons if note.warning is not None else ())
     return Group(words(lines[0], "bold"), reasons, words(lines[-1], "magenta"))
+
+
+def _bullets(reasons: Sequence[str]) -> Table:
+    """Reasons as hanging bullets: a wrapped line starts under the text, not under the dash."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for r in reasons:
+        grid.add_row("  -", words(r))
+    return grid
 
 
 def note_view(note: Note) -> RenderableType:
     """One note of the session, styled by its kind."""
     style = NOTE_STYLES.get(note.kind, "")
+    if note.kind == NoteKind.HINT and note.reasons:
+        head = [line for line in note.text.splitlines() if not line.startswith("  - ")]
+        return Group(*(words(line, style) for line in head), _bullets(note.reasons))
     if note.kind in (NoteKind.CANDIDATES, NoteKind.MOVES):
         listing = moves_list(note.moves)
         return Group(words(note.text, style), listing)

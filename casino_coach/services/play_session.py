@@ -34,6 +34,7 @@ from pathlib import Path
 
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.coach.explain import explain
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
 from casino_coach.engine.notation import move_text, parse_move
@@ -91,6 +92,7 @@ class Note:
     moves: tuple[tuple[int, Move], ...] = ()  # (number in the legal list, move) for lists
     score: RoundScore | None = None
     warning: TutorWarning | None = None
+    reasons: tuple[str, ...] = ()  # a hint's reasons, one sentence each (also in ``text``)
 
 
 COMMANDS = ("hint", "why", "undo", "moves", "table", "score", "help", "quit")
@@ -483,7 +485,28 @@ class PlaySession:
                 )
             ]
         ((num, _),) = self.numbered([best])
-        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {typed_text(best)}.", move=best)]
+        head = f"Hint: {best.describe()} — move {num}, {typed_text(best)}."
+        why, reasons = self.hint_why()
+        text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
+        return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
+
+    def hint_why(self) -> tuple[str, tuple[str, ...]]:
+        """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
+        for a loss (``explain.explain``: statements over the deals the person could face, never the
+        hidden cards), one reason per scoring category with its points."""
+        res = self.search()
+        best = res.moves[0]
+        if len(res.moves) == 1:
+            return "Why: it is your only legal move.", ()
+        second = res.moves[1]
+        loss = max(0.0, best.ev - second.ev)
+        reasons = explain(
+            self.rules, self.observation(), res, second.move, round(loss, 2), names=self.players, yours="it"
+        )
+        if not reasons:
+            return f"Why: the next best, {second.move.describe()}, is about as good ({loss:.2f} less).", ()
+        lead = f"Why: the next best, {second.move.describe()}, loses {loss:.2f} points:"
+        return lead, tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
 
     def why(self, arg: str) -> list[Note]:
         """Why a move is illegal: the engine's reason (rules.md section)."""
