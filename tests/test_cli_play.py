@@ -269,3 +269,143 @@ def test_at_a_terminal_the_prompt_is_given_to_input_not_printed_before_it() -> N
     )
     assert source.read(PROMPT) == "hint"
     assert asked == [PROMPT] and printed.getvalue() == ""
+
+
+# --- play --resume ------------------------------------------------------------------------------------
+
+
+def _started(runner: CliRunner, path: Path, moves: int = 5) -> None:
+    """A game of seed 5 against greedy, stopped after ``moves`` of the person's moves."""
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "5", "--opponent", "greedy", "--out", str(path)],
+        input="1\n" * moves + "quit\n",
+    )
+    assert res.exit_code == 0, res.output
+
+
+def test_a_resumed_game_goes_on_as_if_it_had_never_stopped(runner: CliRunner, tmp_path: Path) -> None:
+    whole, resumed = tmp_path / "whole.json", tmp_path / "resumed.json"
+    res = runner.invoke(
+        app, ["play", "--seed", "5", "--opponent", "greedy", "--out", str(whole)], input="1\n" * 600
+    )
+    assert res.exit_code == 0 and "Game over" in res.output, res.output
+    _started(runner, resumed, moves=30)  # into the second round: a round was scored and saved
+    saved = read_log(resumed)
+    assert not replay(saved).match.over
+    res = runner.invoke(app, ["play", "--resume", str(resumed)], input="1\n" * 600)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert f"Resumed after {saved.nmoves} moves: round 2." in text and "Game over" in text
+    # The same deals and the same bot replies (both follow from the seed): the same log, byte for byte.
+    assert resumed.read_bytes() == whole.read_bytes()
+    # A finished game is refused.
+    with pytest.raises(SystemExit) as done:
+        main(["play", "--resume", str(resumed)])
+    assert done.value.code == 1
+
+
+def test_resume_saves_to_out_when_given_and_needs_no_play_record(runner: CliRunner, tmp_path: Path) -> None:
+    import orjson
+
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    obj = orjson.loads(log.read_bytes())
+    assert obj["play"] == {"opponent": "greedy", "seat": 0}
+    del obj["play"]  # an older play log: the seat and the bots are read from the names
+    log.write_bytes(orjson.dumps(obj))
+    res = runner.invoke(
+        app, ["play", "--resume", str(log), "--out", str(tmp_path / "on.json")], input="1\nquit\n"
+    )
+    assert res.exit_code == 0, res.output
+    on = read_log(tmp_path / "on.json")
+    assert sum(len(d.moves) for r in on.rounds for d in r.deals) == 12  # 5 + 1 moves each
+    assert log.read_bytes() == orjson.dumps(obj)  # the log resumed from is left as it was
+
+
+def _changed(tmp_path: Path, log: Path, change: str) -> Path:
+    import orjson
+
+    obj = orjson.loads(log.read_bytes())
+    if change == "no seed":
+        del obj["seed"]
+    elif change == "other seed":
+        obj["seed"] = 6
+    elif change == "viewer":
+        obj["viewer"] = 0
+        for r in obj["rounds"]:
+            for d in r["deals"]:
+                d["hands"][1] = None
+    elif change == "bad play record":
+        obj["play"] = {"seat": 7, "opponent": "greedy"}
+    elif change == "unknown names":
+        del obj["play"]
+        obj["players"] = ["Ana", "Ben"]
+    out = tmp_path / f"{change.replace(' ', '-')}.json"
+    out.write_bytes(orjson.dumps(obj))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ("no seed", "cannot be resumed: the log has no seed"),
+        ("other seed", "cannot be resumed: its deals are not the ones its seed 6 deals"),
+        ("viewer", "cannot be resumed: a viewer log"),
+        ("bad play record", "play: expected"),
+        ("unknown names", "cannot tell which seat is yours"),
+    ],
+)
+def test_a_log_that_cannot_be_resumed_is_one_line_and_status_1(
+    runner: CliRunner, tmp_path: Path, change: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    bad = _changed(tmp_path, log, change)
+    before = bad.read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(bad)])
+    assert exit_info.value.code == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {bad}: ") and says in lines[0], lines
+    assert bad.read_bytes() == before  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["--seed", "3"], 2, "drop --seed"),
+        (["--preset", "royal", "-o", "sweeps=true"], 2, "drop --preset, --option"),
+        (["--seat", "1"], 1, "the game was played with --seat 0, not 1"),
+        (["--opponent", "counter"], 1, "the game was played with --opponent greedy, not counter"),
+    ],
+)
+def test_resume_refuses_options_that_contradict_the_log(
+    runner: CliRunner,
+    tmp_path: Path,
+    args: list[str],
+    code: int,
+    says: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(log), *args])
+    assert exit_info.value.code == code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], lines
+
+
+@pytest.mark.parametrize("content", [None, b"{not json", b'{"format": "casino-position", "version": 1}'])
+def test_resume_of_a_missing_or_unreadable_file_is_one_line(
+    tmp_path: Path, content: bytes | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "x.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(path)])
+    assert exit_info.value.code == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}"), lines

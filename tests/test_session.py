@@ -445,3 +445,17 @@ def test_on_equal_values_the_hint_prefers_the_natural_move() -> None:
         key=lambda vm: (value_key(vm[0]), natural_key(vm[1])),
     )
     assert ranked[0][1] == trail and ranked[1] == (4.0, capture)
+
+
+def test_a_resumed_session_is_the_saved_one_and_undo_still_works(tmp_path: Path) -> None:
+    out = tmp_path / "g.json"
+    s = session(out=out, practice=True)
+    for _ in range(3):
+        s.handle("1")
+        s.run_bots()
+    s.handle("quit")
+    again = PlaySession.resume(out, practice=True, limits=FAST)
+    assert (again.state, again.game.history, again.players) == (s.state, s.game.history, s.players)
+    assert again.resumed_at == len(s.game.history) and again.out == out and again.human_to_move
+    (took, _) = again.handle("undo")
+    assert took.text.startswith("Took back") and again.ply < s.ply

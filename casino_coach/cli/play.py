@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
+from casino_coach.cli.app import INTERRUPTED, about, app, handle_errors, seed_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
@@ -118,9 +118,20 @@ class _PlayCommand(TyperCommand):
         return super().parse_args(ctx, out)
 
 
+# What a resumed game takes from its log, not from the command line.
+_FROM_THE_LOG = {
+    "preset": "--preset",
+    "option": "--option",
+    "players": "--players",
+    "seed": "--seed",
+    "name": "--name",
+}
+
+
 @app.command("play", cls=_PlayCommand)
 @handle_errors
 def play_command(
+    ctx: typer.Context,
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
         [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."
@@ -154,6 +165,13 @@ def play_command(
         "--moves",
         help="Read the moves from this file instead of the keyboard (one a line, # comments).",
     ),
+    resume: Path | None = typer.Option(
+        None,
+        "--resume",
+        metavar="LOG",
+        help="Continue the game saved in LOG by play (its rules, players and seed; saved back to LOG "
+        "unless --out is given).",
+    ),
 ) -> None:
     """Play Casino against the coach's bots, with hints, a tutor and undo.
 
@@ -163,27 +181,45 @@ def play_command(
         raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     if samples is not None and samples < 1:
         raise CoachError(f"--samples must be at least 1, got {samples}")
-    rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
-    if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
-    today = datetime.date.today()
-    path = out if out is not None else default_out(seed, today)
     interactive = moves is None and sys.stdin.isatty()
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
-    session = PlaySession(
-        rules,
-        players=players,
-        human=seat,
-        name=name,
-        opponent=opponent,
-        seed=seed,
-        practice=practice,
-        tutor=tutor,
-        out=path,
-        date=today.isoformat(),
-        limits=analysis_limits(samples, nplayers=players) if samples else None,
-        literal=not interactive,
-    )
+    if resume is not None:
+        given = [flag for key, flag in _FROM_THE_LOG.items() if _given(ctx, key)]
+        if given:
+            raise typer.BadParameter(
+                f"a resumed game keeps its log's rules, players, seed and names: drop {', '.join(given)}",
+                param_hint="'--resume'",
+            )
+        with about(resume):
+            session = PlaySession.resume(
+                resume,
+                seat=seat if _given(ctx, "seat") else None,
+                opponent=opponent if _given(ctx, "opponent") else None,
+                out=out,
+                practice=practice,
+                tutor=tutor,
+                samples=samples,
+                literal=not interactive,
+            )
+    else:
+        rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
+        if seed is None:
+            seed = random.SystemRandom().randrange(1_000_000)
+        today = datetime.date.today()
+        session = PlaySession(
+            rules,
+            players=players,
+            human=seat,
+            name=name,
+            opponent=opponent,
+            seed=seed,
+            practice=practice,
+            tutor=tutor,
+            out=out if out is not None else default_out(seed, today),
+            date=today.isoformat(),
+            limits=analysis_limits(samples, nplayers=players) if samples else None,
+            literal=not interactive,
+        )
     console = Console(highlight=False)
     if moves is not None:
         with moves.open(encoding="utf-8") as f:
@@ -192,6 +228,12 @@ def play_command(
         stdin = sys.stdin
         source = LineSource(console, stdin, interactive=interactive, complete=session.completions)
         run(session, console, source)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was typed on the command line (not left at its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def run(session: PlaySession, console: Console, source: LineSource) -> None:
@@ -206,6 +248,11 @@ def run(session: PlaySession, console: Console, source: LineSource) -> None:
             f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)
         )
     )
+    if session.resumed_at is not None:
+        console.print(
+            words(f"Resumed after {session.resumed_at} moves: round {session.game.round_index + 1}. ")
+            + words(session.score_text())
+        )
     console.print(
         "Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim", markup=False
     )

@@ -16,7 +16,9 @@ back, so everything here works, and is tested, without a terminal:
   and why (``explain.explain``), and the next line decides: ``r`` rethink, ``p`` play it anyway, ``h``
   a hint.
 * With ``out`` set, the game log (``casino-replay``, replay-format.md) is written atomically after every
-  round and by ``save()``, so quitting at any point loses nothing.
+  round and by ``save()``, so quitting at any point loses nothing. It carries a ``play`` field (the
+  person's seat and the bots' kind), and ``PlaySession.resume(path)`` continues such a game: the
+  deals and the bots' choices follow from the seed, so it goes on exactly as if it had never stopped.
 
 Bots draw their randomness from a generator seeded by the game seed and the ply, so a game replays
 identically from its seed and moves, and an undone position gets the same bot replies again.
@@ -31,8 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.coach.explain import explain
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
@@ -42,10 +45,11 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import CardError, CoachError, NotationError
+from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, shown
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
-from casino_coach.formats.replay import log_to_json
+from casino_coach.formats.jsonio import loads
+from casino_coach.formats.replay import GameLog, dumps, log_to_obj, read_log, replay
 from casino_coach.search import Limits, SearchResult
 
 
@@ -218,6 +222,7 @@ class PlaySession:
         out: str | Path | None = None,
         date: str | None = None,
         literal: bool = False,
+        names: Sequence[str] | None = None,
     ) -> None:
         if not 2 <= players <= 4:
             raise CoachError(f"Casino is played by 2, 3 or 4 players, not {players}")
@@ -234,16 +239,99 @@ class PlaySession:
         self.out = Path(out) if out is not None else None
         self.date = date
         self.literal = literal
-        bots = bot_names(opponent, players - 1)
-        names = list(bots)
-        names.insert(human, name)
-        self.players = names
+        if names is None:
+            names = bot_names(opponent, players - 1)
+            names.insert(human, name)
+        self.players = list(names)
         self.policies: dict[int, Policy] = {s: make_policy(opponent) for s in range(players) if s != human}
         self.opponent = opponent
         self.game = self._new_game()
         self.quit = False
+        self.resumed_at: int | None = None  # the moves replayed from a saved log (``resume``)
         self._decision = _Decision(ply=0)
         self._thresholds = Thresholds()
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | Path,
+        *,
+        seat: int | None = None,
+        opponent: str | None = None,
+        out: str | Path | None = None,
+        samples: int | None = None,
+        **options: Any,
+    ) -> PlaySession:
+        """Continue the game saved by ``play`` in the log at ``path`` (replay-format.md): the same
+        rules, players and seed, every move replayed, and the bots and the deals go on exactly as they
+        would have (both follow from the seed). The log records the person's seat and the bots'
+        kind (its ``play`` field); for a log without it they are taken from ``seat`` and
+        ``opponent``, or from the names (bots are named after their kind). ``out`` defaults to
+        ``path``; ``samples`` sets the hints' and the tutor's effort (``analysis_limits``); the other
+        ``options`` are the constructor's (``practice``, ``tutor``, ``limits``, ``literal``).
+
+        Raises LogError for a log that cannot be read or re-played, and CoachError for one that is
+        finished or cannot be continued (a viewer log, no seed, deals that do not follow from it).
+        """
+        path = Path(path)
+        data = path.read_bytes()
+        log = read_log(data)
+        rp = replay(log)
+        if rp.match.over:
+            won = "" if rp.winner is None else f", won by {_side_names(log.players, log.nsides, rp.winner)}"
+            scores = "-".join(_pts(p) for p in rp.match.scores)
+            raise CoachError(f"{path}: the game is finished ({scores}{won}): there is nothing to resume")
+        if log.viewer is not None:
+            raise CoachError(
+                f"{path}: cannot be resumed: a viewer log (seat {log.viewer}) lacks the other hands"
+            )
+        if log.seed is None:
+            raise CoachError(
+                f"{path}: cannot be resumed: the log has no seed to deal the cards still to come"
+            )
+        record = loads(data).get("play")
+        seat, opponent = _resume_seat(path, log.players, record, seat, opponent)
+        if samples:
+            options["limits"] = analysis_limits(samples, nplayers=log.nplayers)
+        session = cls(
+            log.rules,
+            players=log.nplayers,
+            human=seat,
+            opponent=opponent,
+            seed=log.seed,
+            date=log.date,
+            names=log.players,
+            out=path if out is None else out,
+            **options,
+        )
+        session._replay_log(path, log)
+        return session
+
+    def _replay_log(self, path: Path, log: GameLog) -> None:
+        """Play the log's moves in this session's game (dealt from the same seed), checking that every
+        deal the log shows is the one the seed deals."""
+        moves = [m for r in log.rounds for d in r.deals for m in d.moves]
+        mismatch = CoachError(
+            f"{path}: cannot be resumed: its deals are not the ones its seed {log.seed} deals "
+            "(only a game saved by play, unchanged, can be resumed)"
+        )
+        for seat, move in moves:
+            if seat != self.game.to_move:
+                raise mismatch
+            try:
+                self.game.play(move)
+            except IllegalMoveError:
+                raise mismatch from None
+        dealt = self.game.to_log()
+        for r_log, r_game in zip(log.rounds, dealt.rounds, strict=False):
+            if r_log.dealer != r_game.dealer or any(
+                (d.table, d.hands) != (g.table, g.hands)
+                for d, g in zip(r_log.deals, r_game.deals, strict=False)
+            ):
+                raise mismatch
+        if len(log.rounds) > len(dealt.rounds):
+            raise mismatch
+        self.resumed_at = len(moves)
 
     def _new_game(self) -> Game:
         return Game(self.rules, self.players, seed=self.seed, event="casino-coach play", date=self.date)
@@ -567,8 +655,7 @@ class PlaySession:
     # --- words ---------------------------------------------------------------------------------------
 
     def side_name(self, side: int) -> str:
-        seats = [s for s in range(len(self.players)) if s % self.game.nsides == side]
-        return " & ".join(self.players[s] for s in seats)
+        return _side_names(self.players, self.game.nsides, side)
 
     def score_text(self) -> str:
         scores = self.game.scores
@@ -620,8 +707,12 @@ class PlaySession:
     # --- the log -------------------------------------------------------------------------------------
 
     def log_json(self) -> bytes:
-        """The game so far as a ``casino-replay`` log (every hand known)."""
-        return log_to_json(self.game.to_log())
+        """The game so far as a ``casino-replay`` log (every hand known), with a ``play`` field (an
+        addition the format allows: readers ignore fields they do not know) recording what ``resume``
+        needs beyond the log: the person's seat and the bots' kind."""
+        obj = log_to_obj(self.game.to_log())
+        obj["play"] = {"seat": self.human, "opponent": self.opponent}
+        return dumps(obj)
 
     def save(self) -> Path | None:
         """Write the log to ``out`` atomically; the path, or None when there is nowhere to write."""
@@ -805,6 +896,46 @@ def _card_guess(tok: str, hand: int) -> str:
         if same:
             return " or ".join(card_symbol(c) for c in same)
     return ""
+
+
+def _side_names(players: Sequence[str], nsides: int, side: int) -> str:
+    return " & ".join(p for s, p in enumerate(players) if s % nsides == side)
+
+
+def _resume_seat(
+    path: Path, players: Sequence[str], record: Any, seat: int | None, opponent: str | None
+) -> tuple[int, str]:
+    """The person's seat and the bots' kind for ``PlaySession.resume``: the log's ``play`` record,
+    else ``seat`` and ``opponent``, else read from the names (the bots named after their kind)."""
+    n = len(players)
+    if record is not None:
+        rec_seat = record.get("seat") if isinstance(record, dict) else None
+        rec_opp = record.get("opponent") if isinstance(record, dict) else None
+        if not (isinstance(rec_seat, int) and not isinstance(rec_seat, bool) and 0 <= rec_seat < n) or (
+            rec_opp not in BOT_NAMES
+        ):
+            raise LogError(
+                f'{path}: play: expected {{"seat": 0..{n - 1}, "opponent": a bot}}, got {shown(record)}'
+            )
+        for given, recorded, what in ((seat, rec_seat, "--seat"), (opponent, rec_opp, "--opponent")):
+            if given is not None and given != recorded:
+                raise CoachError(f"{path}: the game was played with {what} {recorded}, not {given}")
+        return rec_seat, rec_opp
+    fits = [
+        (h, kind)
+        for kind in BOT_NAMES
+        for h in range(n)
+        if (seat is None or h == seat)
+        and (opponent is None or kind == opponent)
+        and [p for s, p in enumerate(players) if s != h] == bot_names(kind, n - 1)
+    ]
+    if len(fits) == 1:
+        return fits[0]
+    if seat is not None and opponent is not None:
+        return seat, opponent
+    raise CoachError(
+        f"{path}: cannot tell which seat is yours and which bots played: give --seat and --opponent"
+    )
 
 
 def _pts(p: Points) -> str:
