@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +40,8 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
     assert [int(x) for x in final] == rp.match.scores
     assert "\x1b[" not in res.output  # NO_COLOR / TERM=dumb: no escape codes
     assert max(len(line) for line in res.output.splitlines()) <= 80
+    # The default name "You" takes the second person: "You deal", never "You deals".
+    assert "Round 2: You deal." in text and "You deals" not in text and "You takes" not in text
     checked = runner.invoke(app, ["validate", str(out)])
     assert checked.exit_code == 0 and checked.output.startswith("OK:"), checked.output
 
@@ -160,6 +161,12 @@ def test_tutor_flag_takes_an_optional_level(runner: CliRunner, tmp_path: Path) -
         app, ["play", "--seed", "1", "--out", str(tmp_path / "c.json"), "--tutor"], input="quit\n"
     )
     assert "tutor: stops a mistake or worse" in " ".join(res.output.split())
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "1", "--out", str(tmp_path / "d.json"), "--tutor", "inaccuracy"],
+        input="quit\n",
+    )
+    assert "tutor: stops an inaccuracy or worse" in " ".join(res.output.split())
 
 
 @pytest.mark.parametrize(
@@ -194,24 +201,212 @@ def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: P
     assert default_out(7, day, tmp_path).name == "casino-2026-11-29-seed7-2.json"
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
-    # Every check of the script must pass in one attempt. A second attempt is allowed because about
-    # one run in six, in CI as well, the program in the pane is interrupted (exit 130) right after
-    # its first prompt, with nothing on the screen to show why: seen as a race in the tmux harness
-    # (its cause is not found yet), not a failure of the screen under test.
-    outputs = []
-    for attempt in range(2):
-        out = tmp_path / f"tmux-{attempt}.json"
-        proc = subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(out)],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=120,
-        )
-        if proc.returncode == 0:
-            assert replay(read_log(out)).log.rounds
-            return
-        outputs.append(proc.stdout + proc.stderr)
-    raise AssertionError("\n\n".join(outputs))
+    # scripts/tmux_play_check.py runs its own tmux server and names its session exactly, so that no
+    # other tmux session (another run of the check, in another worktree) can take its keys; it exits
+    # with 77 only when tmux cannot start here, and the test is skipped then with tmux's reason.
+    out = tmp_path / "tmux.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    if proc.returncode == 77:
+        pytest.skip(proc.stdout.strip() or "tmux cannot start")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert replay(read_log(out)).log.rounds
+    assert "Backspace, Ctrl-U" in proc.stdout  # the screens are printed for a person to look at
+
+
+def _panel_text(session: object) -> str:
+    import io
+
+    from rich.console import Console
+
+    from casino_coach.render.play import table_panel
+
+    console = Console(width=80, record=True, no_color=True, file=io.StringIO())
+    console.print(table_panel(session))  # type: ignore[arg-type]
+    return console.export_text()
+
+
+@pytest.mark.parametrize("preset", ["classic", "royal"])
+def test_the_scoreboard_shows_aces_and_casinos_held_and_sweeps_only_where_they_score(preset: str) -> None:
+    from casino_coach.engine.notation import parse_hand
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.services.play_session import PlaySession
+
+    s = PlaySession(RuleSet.from_preset(preset), seed=3)
+    s.game.state = s.state._replace(
+        captured=(parse_hand("AS AH TD 5C"), parse_hand("2S AC 9H")), sweeps=(2, 0)
+    )
+    text = _panel_text(s)
+    you = next(line for line in text.splitlines() if line.startswith("│ You"))
+    bot = next(line for line in text.splitlines() if line.startswith("│ Counter"))
+    assert "4 cards · 1♠ · aces A♥ A♠ · casino 10♦" in you
+    assert "3 cards · 1♠ · ace A♣ · casino 2♠" in bot
+    if preset == "classic":  # sweeps are tracked but do not score (rules.md 1.10)
+        assert "sweep" not in text
+    else:
+        assert you.rstrip(" │").endswith("2 sweeps") and bot.rstrip(" │").endswith("0 sweeps")
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_at_a_terminal_the_prompt_is_given_to_input_not_printed_before_it() -> None:
+    # readline redraws only the prompt it was given (after Backspace or Ctrl-U); one printed before
+    # input() is wiped from the line. The tmux check shows it on a real terminal.
+    import io
+
+    from rich.console import Console
+
+    from casino_coach.cli.play import PROMPT, LineSource
+
+    asked: list[str] = []
+    printed = io.StringIO()
+    source = LineSource(
+        Console(file=printed), io.StringIO(), interactive=True, ask=lambda p: asked.append(p) or "hint"
+    )
+    assert source.read(PROMPT) == "hint"
+    assert asked == [PROMPT] and printed.getvalue() == ""
+
+
+# --- play --resume ------------------------------------------------------------------------------------
+
+
+def _started(runner: CliRunner, path: Path, moves: int = 5) -> None:
+    """A game of seed 5 against greedy, stopped after ``moves`` of the person's moves."""
+    res = runner.invoke(
+        app,
+        ["play", "--seed", "5", "--opponent", "greedy", "--out", str(path)],
+        input="1\n" * moves + "quit\n",
+    )
+    assert res.exit_code == 0, res.output
+
+
+def test_a_resumed_game_goes_on_as_if_it_had_never_stopped(runner: CliRunner, tmp_path: Path) -> None:
+    whole, resumed = tmp_path / "whole.json", tmp_path / "resumed.json"
+    res = runner.invoke(
+        app, ["play", "--seed", "5", "--opponent", "greedy", "--out", str(whole)], input="1\n" * 600
+    )
+    assert res.exit_code == 0 and "Game over" in res.output, res.output
+    _started(runner, resumed, moves=30)  # into the second round: a round was scored and saved
+    saved = read_log(resumed)
+    assert not replay(saved).match.over
+    res = runner.invoke(app, ["play", "--resume", str(resumed)], input="1\n" * 600)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert f"Resumed after {saved.nmoves} moves: round 2." in text and "Game over" in text
+    # The same deals and the same bot replies (both follow from the seed): the same log, byte for byte.
+    assert resumed.read_bytes() == whole.read_bytes()
+    # A finished game is refused.
+    with pytest.raises(SystemExit) as done:
+        main(["play", "--resume", str(resumed)])
+    assert done.value.code == 1
+
+
+def test_resume_saves_to_out_when_given_and_needs_no_play_record(runner: CliRunner, tmp_path: Path) -> None:
+    import orjson
+
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    obj = orjson.loads(log.read_bytes())
+    assert obj["play"] == {"opponent": "greedy", "seat": 0}
+    del obj["play"]  # an older play log: the seat and the bots are read from the names
+    log.write_bytes(orjson.dumps(obj))
+    res = runner.invoke(
+        app, ["play", "--resume", str(log), "--out", str(tmp_path / "on.json")], input="1\nquit\n"
+    )
+    assert res.exit_code == 0, res.output
+    on = read_log(tmp_path / "on.json")
+    assert sum(len(d.moves) for r in on.rounds for d in r.deals) == 12  # 5 + 1 moves each
+    assert log.read_bytes() == orjson.dumps(obj)  # the log resumed from is left as it was
+
+
+def _changed(tmp_path: Path, log: Path, change: str) -> Path:
+    import orjson
+
+    obj = orjson.loads(log.read_bytes())
+    if change == "no seed":
+        del obj["seed"]
+    elif change == "other seed":
+        obj["seed"] = 6
+    elif change == "viewer":
+        obj["viewer"] = 0
+        for r in obj["rounds"]:
+            for d in r["deals"]:
+                d["hands"][1] = None
+    elif change == "bad play record":
+        obj["play"] = {"seat": 7, "opponent": "greedy"}
+    elif change == "unknown names":
+        del obj["play"]
+        obj["players"] = ["Ana", "Ben"]
+    out = tmp_path / f"{change.replace(' ', '-')}.json"
+    out.write_bytes(orjson.dumps(obj))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ("no seed", "cannot be resumed: the log has no seed"),
+        ("other seed", "cannot be resumed: its deals are not the ones its seed 6 deals"),
+        ("viewer", "cannot be resumed: a viewer log"),
+        ("bad play record", "play: expected"),
+        ("unknown names", "cannot tell which seat is yours"),
+    ],
+)
+def test_a_log_that_cannot_be_resumed_is_one_line_and_status_1(
+    runner: CliRunner, tmp_path: Path, change: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    bad = _changed(tmp_path, log, change)
+    before = bad.read_bytes()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(bad)])
+    assert exit_info.value.code == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {bad}: ") and says in lines[0], lines
+    assert bad.read_bytes() == before  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["--seed", "3"], 2, "drop --seed"),
+        (["--preset", "royal", "-o", "sweeps=true"], 2, "drop --preset, --option"),
+        (["--seat", "1"], 1, "the game was played with --seat 0, not 1"),
+        (["--opponent", "counter"], 1, "the game was played with --opponent greedy, not counter"),
+    ],
+)
+def test_resume_refuses_options_that_contradict_the_log(
+    runner: CliRunner,
+    tmp_path: Path,
+    args: list[str],
+    code: int,
+    says: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = tmp_path / "g.json"
+    _started(runner, log)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(log), *args])
+    assert exit_info.value.code == code
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], lines
+
+
+@pytest.mark.parametrize("content", [None, b"{not json", b'{"format": "casino-position", "version": 1}'])
+def test_resume_of_a_missing_or_unreadable_file_is_one_line(
+    tmp_path: Path, content: bytes | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "x.json"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--resume", str(path)])
+    assert exit_info.value.code == 1
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}"), lines

@@ -11,15 +11,26 @@ from conftest import position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from casino_coach.coach.explain import explain
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
-from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.log import read_log
 from casino_coach.formats.replay import replay
-from casino_coach.search import Limits, evaluate
-from casino_coach.services.play_session import NoteKind, PlaySession, move_words, resolve
+from casino_coach.search import Limits, evaluate, evaluate_world
+from casino_coach.search.result import natural_key, value_key
+from casino_coach.services.play_session import (
+    NoteKind,
+    PlaySession,
+    article,
+    move_words,
+    resolve,
+    says,
+    typed_text,
+)
 
 CLASSIC = RuleSet.from_preset("classic")
+ROYAL = RuleSet.from_preset("royal")
 FAST = Limits(samples=4, min_samples=2, depth=4, exact_worlds=4)
 
 
@@ -58,6 +69,20 @@ def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
     # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
     assert isinstance(resolve(CLASSIC, STATE, "8C"), list)
     assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, ROYAL, RuleSet.from_preset("classic", table_only_builds=True)])
+def test_every_move_as_listed_typed_back_is_that_move(rules: RuleSet) -> None:
+    # The list shows a trail as "3D t": a bare "3D" is every move of the 3♦ (here a trail, builds
+    # and a capture), so typing what the list shows must give exactly the move shown.
+    legal = legal_moves(rules, STATE)
+    assert (
+        Move(parse_move("3D").card, TRAIL) in legal and len([m for m in legal if m.card == legal[0].card]) > 1
+    )
+    for m in legal:
+        assert resolve(rules, STATE, typed_text(m), legal) == m, typed_text(m)
+    assert typed_text(parse_move("3D")) == "3D t" and typed_text(parse_move("8C x 3H 5S")) == "8C x 3H 5S"
+    assert isinstance(resolve(rules, STATE, "3D", legal), list)  # a bare card still lists its moves
 
 
 @pytest.mark.parametrize(
@@ -158,7 +183,38 @@ def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     assert first.kind == NoteKind.HINT and first.move == best
     assert best.describe() not in first.text
     (second,) = s.handle("hint")
-    assert best.describe() in second.text and move_text(best) in second.text
+    assert best.describe() in second.text and typed_text(best) in second.text
+    # ... and why: what the next best move would lose, in analyze's words (explain.explain).
+    res = s.search()
+    runner_up = res.moves[1]
+    loss = round(res.best.ev - runner_up.ev, 2)
+    reasons = explain(CLASSIC, s.observation(), res, runner_up.move, loss, names=s.players, yours="it")
+    assert f"Why: the next best, {runner_up.move.describe()}, " in second.text
+    assert second.reasons == tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
+    assert all(f"  - {r}" in second.text for r in second.reasons)
+
+
+def test_the_hints_reasons_use_only_what_the_person_can_see() -> None:
+    # Two deals that differ only in the other player's hidden cards: the same hint, word for word.
+    texts = []
+    captured = (parse_hand("9C TC JC"), parse_hand("QC KC 9S"))  # 6 + 6 + 8 in hands + 32 to deal
+    for other in ("5C 6H 9D QS", "4C 7H 9H JS"):
+        s = session()
+        stock = (1 << 52) - 1 & ~parse_hand(f"8C 3D 5H KS {other} {TABLE} 9C TC JC QC KC 9S")
+        st = position(CLASSIC, ["8C 3D 5H KS", other], TABLE)
+        s.game.state = st._replace(stock=stock, captured=captured)
+        s.game._legal = None
+        s.handle("hint")
+        texts.append(s.handle("hint")[0].text)
+    assert texts[0] == texts[1] and "Why: " in texts[0]
+
+
+def test_a_hint_with_one_legal_move_says_so() -> None:
+    s = session()
+    _last_card(s, ["KS", ""], "3D 7C", 0)
+    s.handle("hint")
+    (whole,) = s.handle("hint")
+    assert whole.text.endswith("Why: it is your only legal move.")
 
 
 def test_hint_resets_after_a_move() -> None:
@@ -238,14 +294,38 @@ def test_undo_needs_practice_mode() -> None:
 
 
 def test_bot_moves_are_told_in_words_with_what_they_took() -> None:
-    st = position(CLASSIC, ["8C", "KH"], "3H 5S [2D 6D =8 @1]")
+    st = position(CLASSIC, ["8C 9C", "KH 2H"], "3H 5S [2D 6D =8 @1]")
     text = move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
-    assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
+    # Sweeps do not score in classic (rules.md 1.10): the table is cleared, no "sweep!".
+    assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦), clearing the table"
+    royal = move_words(ROYAL, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
+    assert royal == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
+    assert move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "You").startswith("You play 8♣ and take ")
     build = move_words(
         CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "Ben"
     )
     assert build == "Ben builds 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
     assert move_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
+    assert move_words(CLASSIC, st, parse_move("8C"), "Ana") == "Ana trails 8♣"
+
+
+def test_words_agree_with_the_default_name_you() -> None:
+    assert (says("You", "deal"), says("Counter", "deal"), says("Ana & Cy", "win")) == (
+        "You deal",
+        "Counter deals",
+        "Ana & Cy win",
+    )
+    assert [article(w) for w in ("inaccuracy", "mistake", "blunder", "8", "single")] == [
+        "an inaccuracy",
+        "a mistake",
+        "a blunder",
+        "an 8",
+        "a single",
+    ]
+    build = move_words(
+        CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "You"
+    )
+    assert build == "You build 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
 
 
 def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
@@ -267,7 +347,7 @@ def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
 def test_completions_offer_commands_and_legal_moves() -> None:
     s = session()
     assert "hint" in s.completions("hi")
-    first = move_text(s.legal()[0])
+    first = typed_text(s.legal()[0])  # completions are what the list shows: a trail is "4S t"
     assert first in s.completions(first[:2])
     assert s.completions("zzz") == []
 
@@ -316,3 +396,67 @@ def test_superscript_digits_are_not_numbers() -> None:
     for line in ("¹", "²", "why ³", "7H b²"):
         notes = s.handle(line)
         assert notes and all(n.kind is not None for n in notes)
+
+
+def _last_card(s: PlaySession, hands: list[str], table: str, last_capturer: int) -> None:
+    """Put the session's game at the last card of a round (the person to play it)."""
+    st = position(CLASSIC, hands, table)._replace(last_capturer=last_capturer, dealer=1)
+    s.game.state = st
+    s.game._legal = None
+
+
+@pytest.mark.parametrize(
+    ("hand", "table", "line", "last", "told"),
+    [
+        ("5C", "3D 9S", "5C", 1, "Counter takes the rest of the table, 3♦ 5♣ 9♠ (the last capture)."),
+        ("5C", "3D 9S", "5C", 0, "You take the rest of the table, 3♦ 5♣ 9♠ (the last capture)."),
+        ("5C", "2H 3D 9S", "5C x 2H 3D", 1, "You take the rest of the table, 9♠ (the last capture)."),
+        ("9C", "3D 9S", "9C x 9S", 1, "You take the rest of the table, 3♦ (the last capture)."),
+    ],
+)
+def test_the_residue_taken_at_the_end_of_a_round_is_told(
+    hand: str, table: str, line: str, last: int, told: str
+) -> None:
+    s = session()
+    _last_card(s, [hand, ""], table, last)
+    notes = s.handle(line)
+    kinds = [n.kind for n in notes]
+    residue = notes[kinds.index(NoteKind.ROUND) - 1]
+    assert residue.kind == NoteKind.INFO and residue.text == told
+
+
+def test_on_equal_values_the_hint_prefers_the_natural_move() -> None:
+    # The last card of a round, the person already the last capturer: taking K♥ with K♠ or trailing
+    # K♠ ends with the same piles (the residue comes home either way). At equal value the capture is
+    # the natural move (rules of thumb: capture over trail, fewer cards left exposed); the values
+    # themselves are untouched.
+    s = session()
+    _last_card(s, ["KS", ""], "KH 3D 7C", 0)
+    res = s.search()
+    capture, trail = parse_move("KS x KH"), parse_move("KS")
+    assert [m.move for m in res.moves] == [capture, trail]
+    assert res.value_of(capture).ev == res.value_of(trail).ev
+    assert [m.move for m in evaluate_world(CLASSIC, s.state).moves] == [capture, trail]
+    s.handle("hint")
+    (whole,) = s.handle("hint")
+    assert "K♠ captures K♥" in whole.text and whole.move == capture
+    # Only equal values are reordered: a trail worth more, even by a hair over the resolution, stays first.
+    ranked = sorted(
+        [(4.0, capture), (4.0 + 1e-6, trail), (4.0 + 1e-12, parse_move("KS"))],
+        key=lambda vm: (value_key(vm[0]), natural_key(vm[1])),
+    )
+    assert ranked[0][1] == trail and ranked[1] == (4.0, capture)
+
+
+def test_a_resumed_session_is_the_saved_one_and_undo_still_works(tmp_path: Path) -> None:
+    out = tmp_path / "g.json"
+    s = session(out=out, practice=True)
+    for _ in range(3):
+        s.handle("1")
+        s.run_bots()
+    s.handle("quit")
+    again = PlaySession.resume(out, practice=True, limits=FAST)
+    assert (again.state, again.game.history, again.players) == (s.state, s.game.history, s.players)
+    assert again.resumed_at == len(s.game.history) and again.out == out and again.human_to_move
+    (took, _) = again.handle("undo")
+    assert took.text.startswith("Took back") and again.ply < s.ply

@@ -19,13 +19,13 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
+from casino_coach.cli.app import INTERRUPTED, about, app, handle_errors, seed_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
 from casino_coach.render.play import note_view, turn_view, words
-from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession
+from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession, article
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
@@ -45,7 +45,11 @@ def default_out(seed: int, today: datetime.date, folder: Path = Path()) -> Path:
 
 class LineSource:
     """Typed lines: from a terminal (prompt, line editing, tab completion) or a file/pipe (echoed so
-    the transcript reads like the game). ``read`` returns None at the end of the input."""
+    the transcript reads like the game). ``read`` returns None at the end of the input.
+
+    At a terminal the prompt goes to ``input`` itself, not printed before it (as Rich's
+    ``Console.input`` does): readline redraws the line it knows of after Backspace or Ctrl-U, and a
+    prompt it was not given is wiped."""
 
     def __init__(
         self,
@@ -53,18 +57,21 @@ class LineSource:
         stream: TextIO,
         interactive: bool,
         complete: Callable[[str], list[str]] | None = None,
+        ask: Callable[[str], str] | None = None,
     ) -> None:
         self.console = console
         self.stream = stream
         self.interactive = interactive
+        self._ask = ask
         self._lines: Iterator[str] = iter(stream)
-        if interactive and complete is not None:
-            _enable_completion(complete)
+        if interactive:
+            _enable_editing(complete)
 
     def read(self, prompt: str) -> str | None:
         if self.interactive:
+            self.console.file.flush()
             try:
-                return self.console.input(prompt)
+                return (self._ask or input)(prompt)
             except EOFError:
                 return None
         for raw in self._lines:
@@ -76,11 +83,14 @@ class LineSource:
         return None
 
 
-def _enable_completion(complete: Callable[[str], list[str]]) -> None:
-    """Tab completion of the whole line (commands and legal moves) through readline, when present."""
+def _enable_editing(complete: Callable[[str], list[str]] | None) -> None:
+    """Line editing (importing readline is what gives ``input`` it) and tab completion of the whole
+    line (commands and legal moves), when readline is present."""
     try:
         import readline
     except ImportError:  # pragma: no cover - platforms without readline
+        return
+    if complete is None:
         return
     matches: list[str] = []
 
@@ -108,9 +118,20 @@ class _PlayCommand(TyperCommand):
         return super().parse_args(ctx, out)
 
 
+# What a resumed game takes from its log, not from the command line.
+_FROM_THE_LOG = {
+    "preset": "--preset",
+    "option": "--option",
+    "players": "--players",
+    "seed": "--seed",
+    "name": "--name",
+}
+
+
 @app.command("play", cls=_PlayCommand)
 @handle_errors
 def play_command(
+    ctx: typer.Context,
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
         [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."
@@ -144,6 +165,13 @@ def play_command(
         "--moves",
         help="Read the moves from this file instead of the keyboard (one a line, # comments).",
     ),
+    resume: Path | None = typer.Option(
+        None,
+        "--resume",
+        metavar="LOG",
+        help="Continue the game saved in LOG by play (its rules, players and seed; saved back to LOG "
+        "unless --out is given).",
+    ),
 ) -> None:
     """Play Casino against the coach's bots, with hints, a tutor and undo.
 
@@ -153,27 +181,45 @@ def play_command(
         raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     if samples is not None and samples < 1:
         raise CoachError(f"--samples must be at least 1, got {samples}")
-    rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
-    if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
-    today = datetime.date.today()
-    path = out if out is not None else default_out(seed, today)
     interactive = moves is None and sys.stdin.isatty()
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
-    session = PlaySession(
-        rules,
-        players=players,
-        human=seat,
-        name=name,
-        opponent=opponent,
-        seed=seed,
-        practice=practice,
-        tutor=tutor,
-        out=path,
-        date=today.isoformat(),
-        limits=analysis_limits(samples, nplayers=players) if samples else None,
-        literal=not interactive,
-    )
+    if resume is not None:
+        given = [flag for key, flag in _FROM_THE_LOG.items() if _given(ctx, key)]
+        if given:
+            raise typer.BadParameter(
+                f"a resumed game keeps its log's rules, players, seed and names: drop {', '.join(given)}",
+                param_hint="'--resume'",
+            )
+        with about(resume):
+            session = PlaySession.resume(
+                resume,
+                seat=seat if _given(ctx, "seat") else None,
+                opponent=opponent if _given(ctx, "opponent") else None,
+                out=out,
+                practice=practice,
+                tutor=tutor,
+                samples=samples,
+                literal=not interactive,
+            )
+    else:
+        rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
+        if seed is None:
+            seed = random.SystemRandom().randrange(1_000_000)
+        today = datetime.date.today()
+        session = PlaySession(
+            rules,
+            players=players,
+            human=seat,
+            name=name,
+            opponent=opponent,
+            seed=seed,
+            practice=practice,
+            tutor=tutor,
+            out=out if out is not None else default_out(seed, today),
+            date=today.isoformat(),
+            limits=analysis_limits(samples, nplayers=players) if samples else None,
+            literal=not interactive,
+        )
     console = Console(highlight=False)
     if moves is not None:
         with moves.open(encoding="utf-8") as f:
@@ -184,23 +230,29 @@ def play_command(
         run(session, console, source)
 
 
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was typed on the command line (not left at its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
 def run(session: PlaySession, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
     opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
-    extras = [
-        x
-        for x, on in (
-            ("practice: undo allowed", session.practice),
-            (f"tutor: stops a {session.tutor} or worse", session.tutor),
-        )
-        if on
-    ]
+    extras = ["practice: undo allowed"] if session.practice else []
+    if session.tutor is not None:
+        extras.append(f"tutor: stops {article(session.tutor)} or worse")
     console.print(
         words(
             f"Casino ({session.rules.describe()}) against {opponents}, seed "
             f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)
         )
     )
+    if session.resumed_at is not None:
+        console.print(
+            words(f"Resumed after {session.resumed_at} moves: round {session.game.round_index + 1}. ")
+            + words(session.score_text())
+        )
     console.print(
         "Type a move (8C x 3H 5S) or its number; hint, why, undo, help, quit.", style="dim", markup=False
     )

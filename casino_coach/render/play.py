@@ -12,12 +12,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.engine.cards import SUIT, iter_cards
+from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK, mask_symbols
 from casino_coach.engine.movegen import Move
-from casino_coach.engine.notation import move_text
 from casino_coach.engine.state import deals_per_round
 from casino_coach.render import cards_text
-from casino_coach.services.play_session import Note, NoteKind, PlaySession
+from casino_coach.services.play_session import Note, NoteKind, PlaySession, typed_text
 
 MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
 
@@ -67,12 +66,8 @@ def table_panel(session: PlaySession) -> Panel:
         owner = "yours" if b.owner == session.human else f"{session.players[b.owner]}'s"
         t.append(f"  ({owner})", style="dim")
         grid.add_row("Build", t)
-    sweeps_count = session.rules.sweeps
     for side, pile in enumerate(st.captured):
-        parts = [f"{_num(game.scores[side])} points", f"{pile.bit_count()} cards", f"{_spades(pile)}♠"]
-        if sweeps_count or st.sweeps[side]:
-            parts.append(f"{st.sweeps[side]} sweep{'' if st.sweeps[side] == 1 else 's'}")
-        grid.add_row(session.side_name(side), words(" · ".join(parts)))
+        grid.add_row(session.side_name(side), words(" · ".join(pile_words(session, side, pile))))
     others = ", ".join(str(h.bit_count()) for s, h in enumerate(st.hands) if s != session.human)
     total = deals_per_round(st.nplayers)
     deal_no = total - st.deals_left()
@@ -88,8 +83,29 @@ def table_panel(session: PlaySession) -> Panel:
     return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))
 
 
-def _spades(mask: int) -> int:
-    return sum(1 for c in iter_cards(mask) if SUIT[c] == 3)
+def pile_words(session: PlaySession, side: int, pile: int) -> list[str]:
+    """A side's line of the scoreboard: game points, cards and spades taken, which of the cards
+    that score alone it holds (aces, Big and Little Casino, where the rules score them), and its
+    sweeps where sweeps score (rules.md 1.10: not in classic)."""
+    rules = session.rules
+    st = session.state
+    parts = [
+        f"{_num(session.game.scores[side])} points",
+        f"{pile.bit_count()} cards",
+        f"{(pile & SPADES_MASK).bit_count()}♠",
+    ]
+    aces = pile & ACES_MASK if rules.points_ace else 0
+    if aces:
+        parts.append(f"ace{'s' if aces.bit_count() > 1 else ''} {mask_symbols(aces)}")
+    casinos = pile & (
+        (1 << BIG_CASINO if rules.points_big else 0) | (1 << LITTLE_CASINO if rules.points_little else 0)
+    )
+    if casinos:
+        parts.append(f"casino{'s' if casinos.bit_count() > 1 else ''} {mask_symbols(casinos)}")
+    if rules.sweeps and rules.points_sweep:
+        n = st.sweeps[side]
+        parts.append(f"{n} sweep{'' if n == 1 else 's'}")
+    return parts
 
 
 def _num(p: float) -> str:
@@ -102,7 +118,7 @@ def moves_columns(
 ) -> RenderableType:
     """Numbered moves in the compact notation, in columns."""
     shown = numbered if limit is None else numbered[:limit]
-    cells = [Text.assemble((f"{n:>2} ", "dim"), words(move_text(m))) for n, m in shown]
+    cells = [Text.assemble((f"{n:>2} ", "dim"), words(typed_text(m))) for n, m in shown]
     parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=22)]
     if limit is not None and len(numbered) > limit:
         parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all", style="dim"))
@@ -116,7 +132,7 @@ def moves_list(numbered: Sequence[tuple[int, Move]]) -> Table:
     t.add_column(no_wrap=True)
     t.add_column()
     for n, m in numbered:
-        t.add_row(str(n), words(move_text(m)), words(m.describe()))
+        t.add_row(str(n), words(typed_text(m)), words(m.describe()))
     return t
 
 
@@ -129,17 +145,26 @@ def turn_view(session: PlaySession) -> Group:
 def tutor_view(note: Note) -> Group:
     """The tutor's warning: the loss and class, each reason as a hanging bullet, the choices."""
     lines = note.text.splitlines()
-    reasons = Table.grid(padding=(0, 1))
-    reasons.add_column(no_wrap=True)
-    reasons.add_column()
-    for r in note.warning.reasons if note.warning is not None else ():
-        reasons.add_row("  -", words(r))
+    reasons = _bullets(note.warning.reasons if note.warning is not None else ())
     return Group(words(lines[0], "bold"), reasons, words(lines[-1], "magenta"))
+
+
+def _bullets(reasons: Sequence[str]) -> Table:
+    """Reasons as hanging bullets: a wrapped line starts under the text, not under the dash."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    for r in reasons:
+        grid.add_row("  -", words(r))
+    return grid
 
 
 def note_view(note: Note) -> RenderableType:
     """One note of the session, styled by its kind."""
     style = NOTE_STYLES.get(note.kind, "")
+    if note.kind == NoteKind.HINT and note.reasons:
+        head = [line for line in note.text.splitlines() if not line.startswith("  - ")]
+        return Group(*(words(line, style) for line in head), _bullets(note.reasons))
     if note.kind in (NoteKind.CANDIDATES, NoteKind.MOVES):
         listing = moves_list(note.moves)
         return Group(words(note.text, style), listing)

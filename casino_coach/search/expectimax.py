@@ -36,6 +36,8 @@ from casino_coach.search.result import (
     MoveValue,
     Outcome,
     SearchResult,
+    natural_key,
+    value_key,
 )
 from casino_coach.search.solver import (
     OutOfNodes,
@@ -294,7 +296,10 @@ def evaluate(
         if not (out_of_nodes and done < floor and attempt < len(horizons) - 1):
             break
     values_se = race.results(population)
-    order = sorted(range(len(moves)), key=lambda i: (-values_se[i][0], not race.complete(i), moves[i]))
+    order = sorted(
+        range(len(moves)),
+        key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
+    )
     out: list[MoveValue] = []
     for i in order:
         ev, se = values_se[i]
@@ -361,7 +366,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
     solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
     values = solver.root_values(state, sorted(legal_moves(rules, state), key=order_key))
-    values.sort(key=lambda rv: (-rv.value, rv.move))
+    values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
     exact = not state.more and horizon == 0 and not solver.shallow
     return SearchResult(

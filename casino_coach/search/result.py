@@ -7,9 +7,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.errors import SearchError
 from casino_coach.frozen import Frozen
+
+# Values closer than this are equal: moves worth the same can differ in the last bits of their means
+# (sums over worlds of fractional points in another order).
+VALUE_DIGITS: Final = 9
+
+
+def value_key(value: float) -> float:
+    """The first key of a result's order: the higher value first, values equal to VALUE_DIGITS
+    decimals tied (and then ordered by ``natural_key``)."""
+    return -round(value, VALUE_DIGITS)
+
+
+def natural_key(move: Move) -> tuple[int, int]:
+    """Between moves of equal value, the natural one first, as a player would play when it makes no
+    difference: a capture before a build before a trail, and of two captures (or builds) the one that
+    leaves fewer cards exposed on the table. It orders equal values only, never changes one."""
+    return (0 if move.action == CAPTURE else 1 if move.action == BUILD else 2, -move.take.bit_count())
 
 
 @dataclass(frozen=True)

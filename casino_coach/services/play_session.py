@@ -16,7 +16,9 @@ back, so everything here works, and is tested, without a terminal:
   and why (``explain.explain``), and the next line decides: ``r`` rethink, ``p`` play it anyway, ``h``
   a hint.
 * With ``out`` set, the game log (``casino-replay``, replay-format.md) is written atomically after every
-  round and by ``save()``, so quitting at any point loses nothing.
+  round and by ``save()``, so quitting at any point loses nothing. It carries a ``play`` field (the
+  person's seat and the bots' kind), and ``PlaySession.resume(path)`` continues such a game: the
+  deals and the bots' choices follow from the seed, so it goes on exactly as if it had never stopped.
 
 Bots draw their randomness from a generator seeded by the game seed and the ply, so a game replays
 identically from its seed and moves, and an undone position gets the same bot replies again.
@@ -31,20 +33,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.coach.explain import explain
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
-from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
 from casino_coach.engine.notation import move_text, parse_move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import CardError, CoachError, NotationError
+from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, shown
+from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
-from casino_coach.formats.log import log_to_json
+from casino_coach.formats.jsonio import loads
+from casino_coach.formats.log import GameLog, log_to_obj, read_log
+from casino_coach.formats.replay import replay
 from casino_coach.search import Limits, SearchResult
 
 
@@ -91,6 +98,7 @@ class Note:
     moves: tuple[tuple[int, Move], ...] = ()  # (number in the legal list, move) for lists
     score: RoundScore | None = None
     warning: TutorWarning | None = None
+    reasons: tuple[str, ...] = ()  # a hint's reasons, one sentence each (also in ``text``)
 
 
 COMMANDS = ("hint", "why", "undo", "moves", "table", "score", "help", "quit")
@@ -138,12 +146,12 @@ TUTOR_LEVELS = ("inaccuracy", "mistake", "blunder")
 
 HELP_TEXT = """\
 Type a move in the compact notation, or its number in the list of legal moves:
-  7H              trail the 7♥
+  7H t            trail the 7♥
   8C x 3H 5S      the 8♣ captures 3♥ and 5♠
   3H b8 2D 3C     the 3♥ builds 8 with 2♦ and 3♣ (new build, extend or raise)
 A unique start is enough: 8C plays the 8♣ when it has one legal move, 8C x its
-only capture, 3H b8 its only build of 8; otherwise the candidates are listed
-(8C t is the trail). Tab completes commands and moves.
+only capture, 3H b8 its only build of 8; otherwise the candidates are listed.
+Tab completes commands and moves.
 Commands:
   3               play move 3 of the list
   moves           list the legal moves, numbered
@@ -161,8 +169,20 @@ def bot_names(opponent: str, count: int) -> list[str]:
     return [base] if count == 1 else [f"{base} {i + 1}" for i in range(count)]
 
 
-def _a(word: str) -> str:
-    return ("an " if word[0] in "8aeiou" or word in ("11",) else "a ") + word
+def article(word: str) -> str:
+    """The word with "a" or "an" before it: "an inaccuracy", "a mistake", "an 8", "a single"."""
+    return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
+
+
+def verb(who: str, word: str) -> str:
+    """The verb agreeing with its subject: "take" after "You" (the default name of the person at the
+    keyboard) and after a partnership ("Ana & Cy"), "takes" after "Counter"."""
+    return word if who == "You" or " & " in who else word + "s"
+
+
+def says(who: str, word: str) -> str:
+    """The subject and its verb: "You take", "Counter takes"."""
+    return f"{who} {verb(who, word)}"
 
 
 @dataclass
@@ -204,6 +224,7 @@ class PlaySession:
         out: str | Path | None = None,
         date: str | None = None,
         literal: bool = False,
+        names: Sequence[str] | None = None,
     ) -> None:
         if not 2 <= players <= 4:
             raise CoachError(f"Casino is played by 2, 3 or 4 players, not {players}")
@@ -220,16 +241,99 @@ class PlaySession:
         self.out = Path(out) if out is not None else None
         self.date = date
         self.literal = literal
-        bots = bot_names(opponent, players - 1)
-        names = list(bots)
-        names.insert(human, name)
-        self.players = names
+        if names is None:
+            names = bot_names(opponent, players - 1)
+            names.insert(human, name)
+        self.players = list(names)
         self.policies: dict[int, Policy] = {s: make_policy(opponent) for s in range(players) if s != human}
         self.opponent = opponent
         self.game = self._new_game()
         self.quit = False
+        self.resumed_at: int | None = None  # the moves replayed from a saved log (``resume``)
         self._decision = _Decision(ply=0)
         self._thresholds = Thresholds()
+
+    @classmethod
+    def resume(
+        cls,
+        path: str | Path,
+        *,
+        seat: int | None = None,
+        opponent: str | None = None,
+        out: str | Path | None = None,
+        samples: int | None = None,
+        **options: Any,
+    ) -> PlaySession:
+        """Continue the game saved by ``play`` in the log at ``path`` (replay-format.md): the same
+        rules, players and seed, every move replayed, and the bots and the deals go on exactly as they
+        would have (both follow from the seed). The log records the person's seat and the bots'
+        kind (its ``play`` field); for a log without it they are taken from ``seat`` and
+        ``opponent``, or from the names (bots are named after their kind). ``out`` defaults to
+        ``path``; ``samples`` sets the hints' and the tutor's effort (``analysis_limits``); the other
+        ``options`` are the constructor's (``practice``, ``tutor``, ``limits``, ``literal``).
+
+        Raises LogError for a log that cannot be read or re-played, and CoachError for one that is
+        finished or cannot be continued (a viewer log, no seed, deals that do not follow from it).
+        """
+        path = Path(path)
+        data = path.read_bytes()
+        log = read_log(data)
+        rp = replay(log)
+        if rp.match.over:
+            won = "" if rp.winner is None else f", won by {_side_names(log.players, log.nsides, rp.winner)}"
+            scores = "-".join(_pts(p) for p in rp.match.scores)
+            raise CoachError(f"{path}: the game is finished ({scores}{won}): there is nothing to resume")
+        if log.viewer is not None:
+            raise CoachError(
+                f"{path}: cannot be resumed: a viewer log (seat {log.viewer}) lacks the other hands"
+            )
+        if log.seed is None:
+            raise CoachError(
+                f"{path}: cannot be resumed: the log has no seed to deal the cards still to come"
+            )
+        record = loads(data).get("play")
+        seat, opponent = _resume_seat(path, log.players, record, seat, opponent)
+        if samples:
+            options["limits"] = analysis_limits(samples, nplayers=log.nplayers)
+        session = cls(
+            log.rules,
+            players=log.nplayers,
+            human=seat,
+            opponent=opponent,
+            seed=log.seed,
+            date=log.date,
+            names=log.players,
+            out=path if out is None else out,
+            **options,
+        )
+        session._replay_log(path, log)
+        return session
+
+    def _replay_log(self, path: Path, log: GameLog) -> None:
+        """Play the log's moves in this session's game (dealt from the same seed), checking that every
+        deal the log shows is the one the seed deals."""
+        moves = [m for r in log.rounds for d in r.deals for m in d.moves]
+        mismatch = CoachError(
+            f"{path}: cannot be resumed: its deals are not the ones its seed {log.seed} deals "
+            "(only a game saved by play, unchanged, can be resumed)"
+        )
+        for seat, move in moves:
+            if seat != self.game.to_move:
+                raise mismatch
+            try:
+                self.game.play(move)
+            except IllegalMoveError:
+                raise mismatch from None
+        dealt = self.game.to_log()
+        for r_log, r_game in zip(log.rounds, dealt.rounds, strict=False):
+            if r_log.dealer != r_game.dealer or any(
+                (d.table, d.hands) != (g.table, g.hands)
+                for d, g in zip(r_log.deals, r_game.deals, strict=False)
+            ):
+                raise mismatch
+        if len(log.rounds) > len(dealt.rounds):
+            raise mismatch
+        self.resumed_at = len(moves)
 
     def _new_game(self) -> Game:
         return Game(self.rules, self.players, seed=self.seed, event="casino-coach play", date=self.date)
@@ -363,7 +467,7 @@ class PlaySession:
         if isinstance(found, str):
             return [Note(NoteKind.ERROR, found)]
         trail = next((m for m in found if m.action == TRAIL and not m.take), None)
-        extra = f" ({card_symbol(trail.card)} alone: type {move_text(trail)} t to trail)" if trail else ""
+        extra = f" ({card_symbol(trail.card)} alone: type {typed_text(trail)} to trail)" if trail else ""
         return [
             Note(
                 NoteKind.CANDIDATES,
@@ -420,15 +524,21 @@ class PlaySession:
         return notes + self._after_play(before, move)
 
     def _after_play(self, before: RoundState, move: Move) -> list[Note]:
+        end = apply(self.rules, before, move)
         score = self.game.play(move)
         notes: list[Note] = []
         if score is not None:
+            residue = self.residue_text(before, move, end)
+            if residue:
+                notes.append(Note(NoteKind.INFO, residue))
             notes.append(Note(NoteKind.ROUND, self.round_text(score), score=score))
             if self.game.over:
                 notes.append(Note(NoteKind.GAME_OVER, self.result_text()))
             else:
                 dealer = self.players[self.state.dealer]
-                notes.append(Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {dealer} deals."))
+                notes.append(
+                    Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {says(dealer, 'deal')}.")
+                )
             notes += self._save_note()
         elif before.stock != self.state.stock:
             last = ' The dealer says "last": the final deal.' if self.state.last_deal else ""
@@ -465,7 +575,28 @@ class PlaySession:
                 )
             ]
         ((num, _),) = self.numbered([best])
-        return [Note(NoteKind.HINT, f"Hint: {best.describe()} — move {num}, {move_text(best)}.", move=best)]
+        head = f"Hint: {best.describe()} — move {num}, {typed_text(best)}."
+        why, reasons = self.hint_why()
+        text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
+        return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
+
+    def hint_why(self) -> tuple[str, tuple[str, ...]]:
+        """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
+        for a loss (``explain.explain``: statements over the deals the person could face, never the
+        hidden cards), one reason per scoring category with its points."""
+        res = self.search()
+        best = res.moves[0]
+        if len(res.moves) == 1:
+            return "Why: it is your only legal move.", ()
+        second = res.moves[1]
+        loss = max(0.0, best.ev - second.ev)
+        reasons = explain(
+            self.rules, self.observation(), res, second.move, round(loss, 2), names=self.players, yours="it"
+        )
+        if not reasons:
+            return f"Why: the next best, {second.move.describe()}, is about as good ({loss:.2f} less).", ()
+        lead = f"Why: the next best, {second.move.describe()}, loses {loss:.2f} points:"
+        return lead, tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
 
     def why(self, arg: str) -> list[Note]:
         """Why a move is illegal: the engine's reason (rules.md section)."""
@@ -526,13 +657,29 @@ class PlaySession:
     # --- words ---------------------------------------------------------------------------------------
 
     def side_name(self, side: int) -> str:
-        seats = [s for s in range(len(self.players)) if s % self.game.nsides == side]
-        return " & ".join(self.players[s] for s in seats)
+        return _side_names(self.players, self.game.nsides, side)
 
     def score_text(self) -> str:
         scores = self.game.scores
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(scores)]
         return f"Game score (to {self.rules.target}): " + ", ".join(parts)
+
+    def residue_text(self, before: RoundState, move: Move, end: RoundState) -> str:
+        """Who took the cards left on the table when ``move`` ended the round (rules.md 1.11: the
+        side of the last capture), in words; "" when the table was empty."""
+        played = move.take | 1 << move.card if move.action == CAPTURE else 0
+        side = before.to_move % before.nsides
+        for k in range(end.nsides):
+            got = end.captured[k] & ~before.captured[k] & ~(played if k == side else 0)
+            if got:
+                why = "the last capture" if end.last_capturer == k else "nobody captured: the dealer's side"
+                return (
+                    f"{says(self.side_name(k), 'take')} the rest of the table, {mask_symbols(got)} ({why})."
+                )
+        aside = end.set_aside & ~before.set_aside
+        if aside:
+            return f"The rest of the table, {mask_symbols(aside)}, is set aside: nobody captured."
+        return ""
 
     def round_text(self, score: RoundScore) -> str:
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(score.points)]
@@ -556,14 +703,18 @@ class PlaySession:
         if w is None:
             return "Game over. " + self.score_text()
         who = self.side_name(w)
-        verb = "win" if w == self.human % self.game.nsides or " & " in who else "wins"
-        return f"Game over: {who} {verb}. " + self.score_text()
+        won = f"{who} win" if w == self.human % self.game.nsides else says(who, "win")
+        return f"Game over: {won}. " + self.score_text()
 
     # --- the log -------------------------------------------------------------------------------------
 
     def log_json(self) -> bytes:
-        """The game so far as a ``casino-replay`` log (every hand known)."""
-        return log_to_json(self.game.to_log())
+        """The game so far as a ``casino-replay`` log (every hand known), with a ``play`` field (an
+        addition the format allows: readers ignore fields they do not know) recording what ``resume``
+        needs beyond the log: the person's seat and the bots' kind."""
+        obj = log_to_obj(self.game.to_log())
+        obj["play"] = {"seat": self.human, "opponent": self.opponent}
+        return dumps(obj)
 
     def save(self) -> Path | None:
         """Write the log to ``out`` atomically; the path, or None when there is nowhere to write."""
@@ -584,12 +735,20 @@ class PlaySession:
         low = prefix.lower().lstrip()
         out = [c for c in COMMANDS if c.startswith(low)]
         if self.human_to_move:
-            out += [t for t in (move_text(m) for m in self.legal()) if t.lower().startswith(low)]
+            out += [t for t in (typed_text(m) for m in self.legal()) if t.lower().startswith(low)]
         return out
 
 
 # ---------------------------------------------------------------------------------------------------
 # Reading a typed move
+
+
+def typed_text(move: Move) -> str:
+    """A move as the person types it: the notation (``move_text``), with a plain trail written
+    ``7H t``. A bare ``7H`` at the keyboard is every move of the 7♥ (it completes when there is one),
+    so the list must not show the trail as ``7H``: what the list shows, typed, is that move."""
+    text = move_text(move)
+    return f"{text} t" if move.action == TRAIL and not move.take else text
 
 
 def resolve(
@@ -652,7 +811,7 @@ def resolve(
         reason = illegal_reason(rules, state, Move(card, TRAIL))
         return f"{card_symbol(card)} has no legal move now: {reason}."
     cands = [m for m in own if _fits(m, action, value, listed)]
-    if action is not None and listed:
+    if action is not None and (listed or action == "t"):  # "7H t" is the plain trail
         try:
             exact: Move | None = parse_move(text)
         except NotationError:
@@ -672,7 +831,7 @@ def resolve(
         what = f"build of {value}"
     lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
     index = {m: i + 1 for i, m in enumerate(legal)}
-    nums = ", ".join(f"{index[m]}: {move_text(m)}" for m in own[:LISTED_IN_ERRORS])
+    nums = ", ".join(f"{index[m]}: {typed_text(m)}" for m in own[:LISTED_IN_ERRORS])
     more = (
         f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
     )
@@ -690,7 +849,7 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     guess = _card_guess(first, hand)
     if guess:
         return f"{first!r} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
-    example = move_text(legal[0]) if legal else "8C x 3H 5S"
+    example = typed_text(legal[0]) if legal else "8C x 3H 5S"
     return (
         f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
         "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
@@ -741,6 +900,46 @@ def _card_guess(tok: str, hand: int) -> str:
     return ""
 
 
+def _side_names(players: Sequence[str], nsides: int, side: int) -> str:
+    return " & ".join(p for s, p in enumerate(players) if s % nsides == side)
+
+
+def _resume_seat(
+    path: Path, players: Sequence[str], record: Any, seat: int | None, opponent: str | None
+) -> tuple[int, str]:
+    """The person's seat and the bots' kind for ``PlaySession.resume``: the log's ``play`` record,
+    else ``seat`` and ``opponent``, else read from the names (the bots named after their kind)."""
+    n = len(players)
+    if record is not None:
+        rec_seat = record.get("seat") if isinstance(record, dict) else None
+        rec_opp = record.get("opponent") if isinstance(record, dict) else None
+        if not (isinstance(rec_seat, int) and not isinstance(rec_seat, bool) and 0 <= rec_seat < n) or (
+            rec_opp not in BOT_NAMES
+        ):
+            raise LogError(
+                f'{path}: play: expected {{"seat": 0..{n - 1}, "opponent": a bot}}, got {shown(record)}'
+            )
+        for given, recorded, what in ((seat, rec_seat, "--seat"), (opponent, rec_opp, "--opponent")):
+            if given is not None and given != recorded:
+                raise CoachError(f"{path}: the game was played with {what} {recorded}, not {given}")
+        return rec_seat, rec_opp
+    fits = [
+        (h, kind)
+        for kind in BOT_NAMES
+        for h in range(n)
+        if (seat is None or h == seat)
+        and (opponent is None or kind == opponent)
+        and [p for s, p in enumerate(players) if s != h] == bot_names(kind, n - 1)
+    ]
+    if len(fits) == 1:
+        return fits[0]
+    if seat is not None and opponent is not None:
+        return seat, opponent
+    raise CoachError(
+        f"{path}: cannot tell which seat is yours and which bots played: give --seat and --opponent"
+    )
+
+
 def _pts(p: Points) -> str:
     return str(int(p)) if p == int(p) else f"{p:.1f}"
 
@@ -754,13 +953,17 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
         parts = [f"the build of {b.value} ({mask_symbols(b.cards)})" for b in builds]
         if loose:
             parts.insert(0, mask_symbols(loose))
-        sweep = not (state.loose & ~loose) and len(builds) == len(state.builds)
-        last_card = state.stock == 0 and sum(h.bit_count() for h in state.hands) == 1
-        tail = ": a sweep!" if sweep and (rules.final_capture_can_sweep or not last_card) else ""
-        verb = "take" if who == "You" else "takes"
-        return f"{who} {'play' if who == 'You' else 'plays'} {c} and {verb} {' and '.join(parts)}{tail}"
+        cleared = not (state.loose & ~loose) and len(builds) == len(state.builds)
+        last_card = not state.more and sum(h.bit_count() for h in state.hands) == 1
+        # A sweep is named only where sweeps score (rules.md 1.10, option sweeps: not in classic).
+        scored = rules.sweeps and rules.points_sweep
+        tail = ""
+        if cleared and scored and (rules.final_capture_can_sweep or not last_card):
+            tail = ": a sweep!"
+        elif cleared and not last_card:
+            tail = ", clearing the table"
+        return f"{says(who, 'play')} {c} and {verb(who, 'take')} {' and '.join(parts)}{tail}"
     if move.action == BUILD:
-        verb = "build" if who == "You" else "builds"
         kind = "a new build"
         if builds:
             b = builds[0]
@@ -771,20 +974,17 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
             )
         total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
         single = "single" if total == move.value else "multiple"
-        gathered = f" with {mask_symbols(move.take)}"
-        return f"{who} {verb} {move.value} from {c}{gathered} ({kind}; now {_a(single)} {move.value})"
+        gathered = f"{move.value} from {c} with {mask_symbols(move.take)}"
+        return f"{says(who, 'build')} {gathered} ({kind}; now {article(single)} {move.value})"
     if move.take:
-        return (
-            f"{who} {'trail' if who == 'You' else 'trails'} {c}, building {move.value} from "
-            f"{mask_symbols(move.take)}"
-        )
-    return f"{who} {'trail' if who == 'You' else 'trails'} {c}"
+        return f"{says(who, 'trail')} {c}, building {move.value} from {mask_symbols(move.take)}"
+    return f"{says(who, 'trail')} {c}"
 
 
 def _tutor_text(w: TutorWarning) -> str:
     lines = [
         f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
-        f"against the best move: {_a(w.cls)}."
+        f"against the best move: {article(w.cls)}."
     ]
     lines += [f"  - {r}" for r in w.reasons]
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
