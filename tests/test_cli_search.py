@@ -159,7 +159,7 @@ def test_suggest_json_moves_read_back_with_table_only_builds() -> None:
     # One move-to-JSON writer: a table-only build's trail keeps its "value" (issue 9).
     result = cli(
         "suggest",
-        "-o",
+        "-r",
         "table_only_builds=true",
         "--hand",
         "8S 4H",

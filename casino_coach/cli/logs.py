@@ -11,12 +11,13 @@ from rich.console import Console
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import about, app, handle_errors, seed_option
+from casino_coach.cli.options import rule_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import move_text
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError
-from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.errors import CoachError, LogError, OutputError
+from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.replay import (
     GameLog,
@@ -182,19 +183,24 @@ def selfplay_command(
         "repeated round the table if fewer than the players.",
     ),
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
-    option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
+    option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
     games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
     seed: int = seed_option(0, "Seed of the whole run; game i uses seed*1000+i."),
     out: Path = typer.Option(
-        Path("selfplay"), "--out", help="Folder for the logs (one per game; made if missing)."
+        Path("selfplay"),
+        "--out",
+        "-o",
+        metavar="FOLDER",
+        help="The folder for the logs, one file per game. It is made if missing (selfplay/ by default), "
+        "but the folder it goes in must exist.",
     ),
 ) -> None:
     """Bots play complete games to the target; each game is written as a casino-replay log with its
     seed and created_by.
 
     Example: casino-coach selfplay --bots greedy,counter --preset royal --players 2 --games 20
-    --seed 7 --out replays/
+    --seed 7 --out games/
     """
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -203,12 +209,15 @@ def selfplay_command(
     policies = [make_policy(name) for name in names]
     seat_policies = [policies[s % len(policies)] for s in range(players)]
     if out.exists() and not out.is_dir():
-        raise CoachError(f"--out {out}: not a directory")
+        raise OutputError(f"--out {out}: not a folder")
+    if not out.exists():
+        check_target(out)  # its parent must exist: a mistyped path makes no folders
     created = f"{CREATED_BY} selfplay --bots {','.join(p.name for p in seat_policies)}"
     for i in range(games):
         game_seed = seed * 1000 + i
         game = play(rules, seat_policies, game_seed, rounds=None, bot_seed="selfplay", created_by=created)
         log = game.to_log()
+        out.mkdir(exist_ok=True)  # made with the first game, so that a run stopped before leaves none
         path = out / (f"{rules.preset}-{players}p-{'-'.join(names)}-seed{game_seed}.json")
         atomic_write_bytes(path, log_to_json(log))
         sides = side_names(log)

@@ -113,7 +113,7 @@ class _PlayCommand(TyperCommand):
 def play_command(
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
-        [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."
+        [], "--option", "-r", metavar="NAME=VALUE", help="Override a rule option, NAME=VALUE, repeatable."
     ),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players (you and bots)."),
     opponent: str = typer.Option(

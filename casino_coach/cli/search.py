@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.cli.app import about, app, handle_errors, seed_option
+from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
+from casino_coach.cli.options import rule_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import (
     Thresholds,
@@ -35,6 +38,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import sides_for
 from casino_coach.errors import CoachError
+from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.replay import (
     GameLog,
     end_position,
@@ -45,7 +49,7 @@ from casino_coach.formats.replay import (
     replay,
 )
 from casino_coach.render.search import suggestion_view
-from casino_coach.report.graph import graph_format, tree_graph, write_graph
+from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
 from casino_coach.search import Limits, SearchResult, evaluate
 from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
@@ -207,7 +211,7 @@ def suggest_command(
         help="The table: loose cards and [cards =value @owner] builds, e.g. 'AC 2D [6S 3H =9 @1]'.",
     ),
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
-    option: list[str] = typer.Option([], "--option", "-o", help="A rule option NAME=VALUE (repeatable)."),
+    option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
     to_move: int = typer.Option(0, "--to-move", help="Your seat (the seat to move)."),
     hand_sizes: str | None = typer.Option(
@@ -264,26 +268,54 @@ def suggest_command(
     )
 
 
+class GraphFormat(StrEnum):
+    """What ``tree`` writes: GraphML, Graphviz DOT or networkx node-link JSON."""
+
+    GRAPHML = "graphml"
+    DOT = "dot"
+    JSON = "json"
+
+
 @app.command("tree")
 @handle_errors
 def tree_command(
     file: Path = typer.Argument(
         ..., help="A casino-replay log or casino-position file (JSON).", show_default=False
     ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Output file: .graphml, .dot/.gv or .json (node-link).", show_default=False
+    out: str = typer.Option(
+        "-",
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="Output file: .graphml, .dot/.gv or .json (node-link); '-' (the default) is standard output.",
+        show_default=False,
+    ),
+    fmt: GraphFormat | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="graphml, dot or json; default: from the --out file's extension, dot on standard output.",
+        show_default=False,
     ),
     at: int | None = _AT,
-    max_depth: int | None = typer.Option(None, "--max-depth", help="Keep only the first D levels."),
+    max_depth: int | None = typer.Option(
+        None, "--max-depth", metavar="D", help="Keep only the first D levels."
+    ),
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
 ) -> None:
     """Write the search tree of one decision: every move, the principal lines, values and visits.
 
+    \b
     Example: casino-coach tree game.json --at 12 --out tree.graphml
+    Example: casino-coach tree game.json | dot -Tsvg > tree.svg
     """
-    graph_format(out)  # an unknown extension fails before any work
+    to_stdout = out == "-"
+    if fmt is None:  # an unknown extension fails before any work
+        fmt = GraphFormat.DOT if to_stdout else GraphFormat(graph_format(out))
+    if not to_stdout:
+        check_target(out)  # a folder, a device or a missing folder too
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
@@ -296,8 +328,14 @@ def tree_command(
     )
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
-    write_graph(g, out)
-    typer.echo(
-        f"wrote {out}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
-        f"({result.samples} worlds, {result.nodes:,} search nodes)"
+    data = graph_bytes(g, fmt.value)
+    if to_stdout:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        atomic_write_bytes(out, data)
+    err_console.print(
+        f"wrote {'the tree' if to_stdout else out} ({fmt.value}): {g.number_of_nodes()} nodes, "
+        f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
+        markup=False,
     )
