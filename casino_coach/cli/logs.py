@@ -179,10 +179,11 @@ def selfplay_command(
     bots: str = typer.Option(
         "greedy,counter",
         "--bots",
+        metavar="BOT,BOT,...",
         help="Bots by seat, comma separated (random, greedy, counter, searcher); "
         "repeated round the table if fewer than the players.",
     ),
-    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
+    preset: str = typer.Option("classic", "--preset", metavar="PRESET", help="classic, royal or dominican."),
     option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
     games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
