@@ -330,3 +330,10 @@ def test_real_script_exit_status_one_line_no_traceback(tmp_path: Path) -> None:
         [*cmd, "validate", str(REPLAYS / "classic-2p-full.json")], capture_output=True, text=True, check=False
     )
     assert ok.returncode == 0 and ok.stdout.startswith("OK: ")
+
+
+def test_replay_keeps_its_columns_from_deal_to_deal() -> None:
+    # issue 10: the widths of the move table jumped from deal to deal
+    lines = cli("replay", str(REPLAYS / "classic-2p-full.json")).stdout.splitlines()
+    heads = [line.index("table after") for line in lines if line.startswith("ply  move")]
+    assert len(heads) > 3 and len(set(heads)) == 1, heads

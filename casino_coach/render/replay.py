@@ -96,6 +96,10 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
     for i, p in enumerate(rep.plies):
         plies_by_round.setdefault(p.round, []).append(i)
     running = [0.0] * log.nsides
+    # One width for the ply and move columns of every deal, so that the deals read as one table.
+    words = [move_words(p.move, sweep=p.index in rep.sweeps, seat=p.seat, players=players) for p in rep.plies]
+    ply_width = max(3, len(str(len(rep.plies) - 1)))
+    move_width = min(44, max((w.cell_len for w in words), default=4))  # a longer move wraps
     for ri, rlog in enumerate(log.rounds):
         rnd = rep.rounds[ri] if ri < len(rep.rounds) else None
         before = (
@@ -124,19 +128,15 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
             if dlog.table is not None:
                 yield table_panel(dlog.table, (), players, title="Table dealt")
             moves = Table(show_header=True, box=None, pad_edge=False)
-            moves.add_column("ply", justify="right", style="dim")
-            moves.add_column("move")
+            moves.add_column("ply", justify="right", style="dim", width=ply_width)
+            moves.add_column("move", width=move_width)
             moves.add_column("table after")
             for _ in dlog.moves:
                 i = idx[pos]
                 pos += 1
                 p = rep.plies[i]
                 loose, builds = rep.after[i]
-                moves.add_row(
-                    str(p.index),
-                    move_words(p.move, sweep=p.index in rep.sweeps, seat=p.seat, players=players),
-                    table_text(loose, builds, players),
-                )
+                moves.add_row(str(p.index), words[i], table_text(loose, builds, players))
             if dlog.moves:
                 yield moves
         if rnd is not None and rnd.score is not None:
