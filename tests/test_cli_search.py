@@ -224,3 +224,9 @@ def test_suggest_help_shows_how_to_type_a_position() -> None:
     ):
         assert needle in words, needle
     assert "T J Q K; 10 for T" in words and "unseen" in words
+
+
+def test_a_finished_log_has_no_position_to_suggest_and_the_error_names_it() -> None:
+    full = Path(__file__).resolve().parents[1] / "replays" / "classic-2p-full.json"
+    err = one_error_line(cli("suggest", str(full)))
+    assert err.startswith(f"error: {full}: the log stops between rounds: the game is over"), err

@@ -78,7 +78,9 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
             rep = replay(doc)
         n = len(rep.plies)
         if at is None or at == n:
-            return Decision(doc.rules, end_position(rep).observation, n, None, tuple(doc.players))
+            with about(path):  # "FILE: the log stops between rounds: ..."
+                end = end_position(rep)
+            return Decision(doc.rules, end.observation, n, None, tuple(doc.players))
         if not 0 <= at < n:
             raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
