@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
-from casino_coach.cli import main
+import orjson
+import pytest
+from conftest import one_error_line
+from typer.testing import CliRunner
+
+from casino_coach.cli import app, main
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -33,6 +42,141 @@ def test_a_usage_error_is_one_line_with_status_2(capsys: pytest.CaptureFixture[s
 
 def test_rules_shows_values_as_they_are_typed(capsys: pytest.CaptureFixture[str]) -> None:
     # issue 10: the options were shown as Python reprs (True, ('cards', 'spades', ...))
-    code, out, _ = _run(["rules", "royal", "-o", "sweeps=false"], capsys)
+    code, out, _ = _run(["rules", "royal", "-r", "sweeps=false"], capsys)
     assert code == 0 and "false" in out and "true" in out and "cards, spades" in " ".join(out.split())
     assert "True" not in out and "False" not in out and "('" not in out
+
+
+def _commands() -> list[str]:
+    import typer.main
+
+    from casino_coach.cli import app
+
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    return sorted(group.commands)
+
+
+# Typer's own placeholders (issue 10): "{LOG}...", "LOG <list[Path]>", "<int>", "<int range>", "<path>".
+_TYPER_PLACEHOLDER = re.compile(r"\{[A-Za-z_]+\}|<(?:list\[|int|float|str|path|bool|text)[^>]*>|range>")
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_help_shows_click_placeholders(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run([command, "--help"], capsys)
+    assert code == 0
+    usage = out.splitlines()[0]
+    assert usage.startswith(f"Usage: casino-coach {command}") and "{" not in usage, usage
+    assert not _TYPER_PLACEHOLDER.findall(out), _TYPER_PLACEHOLDER.findall(out)
+
+
+def test_arguments_read_as_in_click(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(["analyze", "--help"], capsys)
+    assert out.startswith("Usage: casino-coach analyze [OPTIONS] LOG...")
+    _, out, _ = _run(["analyze-all", "--help"], capsys)
+    assert "[OPTIONS] INPUT..." in out.splitlines()[0]
+    _, out, _ = _run(["suggest", "--help"], capsys)
+    assert "[OPTIONS] [FILE]" in out.splitlines()[0] and "--at N " in out
+    code, _, err = _run(["validate"], capsys)
+    assert code == 2
+    code, _, err = _run(["export", "--out", "x.html"], capsys)
+    assert code == 2 and "Missing argument 'FILE'" in err
+
+
+def test_each_short_flag_has_one_meaning() -> None:
+    # issue 10: -o was --out in export and tree, --option in play, suggest, selfplay and rules.
+    import typer.main
+
+    from casino_coach.cli import app
+
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    meaning: dict[str, set[str]] = {}
+    for command in group.commands.values():
+        for param in command.params:
+            opts = [o for o in getattr(param, "opts", []) if o.startswith("-")]
+            longs = [o for o in opts if o.startswith("--")]
+            for short in (o for o in opts if not o.startswith("--")):
+                meaning.setdefault(short, set()).update(longs)
+    assert {k: v for k, v in meaning.items() if len(v) != 1} == {}
+    assert meaning["-o"] == {"--out"} and meaning["-r"] == {"--option"}
+
+
+def test_one_jobs_default_said_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer.main
+
+    from casino_coach.cli import app
+    from casino_coach.cli.options import DEFAULT_JOBS
+
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    jobs = {
+        name: next(p for p in cmd.params if p.name == "jobs")
+        for name, cmd in group.commands.items()
+        if any(p.name == "jobs" for p in cmd.params)
+    }
+    assert set(jobs) == {"analyze", "export", "analyze-all"}
+    assert {p.default for p in jobs.values()} == {DEFAULT_JOBS}
+    for name in jobs:
+        _, out, _ = _run([name, "--help"], capsys)
+        assert "Default: the number of CPUs, at most 8." in " ".join(out.split())
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SHORT_LOG = ROOT / "replays" / "classic-2p-progress.json"  # stops mid-deal: suggest and tree start there
+FAST = ["--samples", "2", "--depth", "1"]
+CLI = [sys.executable, "-c", "from casino_coach.cli import main; main()"]
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args), env={"COLUMNS": "100", "NO_COLOR": "1"})
+
+
+def test_out_into_a_missing_folder_is_one_error(tmp_path: Path) -> None:
+    # issue 10: '--out' into a missing folder silently made it (a mistyped folder swallowed the file)
+    missing = tmp_path / "no-such-folder"
+    for args in (
+        ["export", str(SHORT_LOG), "--out", str(missing / "r.html"), *FAST],
+        ["tree", str(SHORT_LOG), "--out", str(missing / "t.graphml"), "--samples", "2"],
+        ["selfplay", "--out", str(missing / "games")],
+    ):
+        err = one_error_line(cli(*args))
+        assert f"the folder {missing} does not exist" in err, err
+    assert not missing.exists()
+    # selfplay's --out is a folder of logs: it is made when only it is missing
+    result = cli("selfplay", "--out", str(tmp_path / "games"))
+    assert result.exit_code == 0 and len(list((tmp_path / "games").glob("*.json"))) == 1
+    # a store's folder too
+    err = one_error_line(cli("analyze-all", str(SHORT_LOG), "--store", str(missing / "r.db"), *FAST))
+    assert f"the folder {missing} does not exist" in err
+
+
+def test_tree_writes_to_standard_output(tmp_path: Path) -> None:
+    # issue 10: tree could not write to stdout
+    result = cli("tree", str(SHORT_LOG), "--samples", "2")
+    assert result.exit_code == 0 and result.stdout.startswith("digraph search {"), result.output
+    assert "wrote the tree (dot)" in result.stderr
+    result = cli("tree", str(SHORT_LOG), "--samples", "2", "-o", "-", "-f", "json")
+    assert result.exit_code == 0 and orjson.loads(result.stdout)["nodes"]
+    result = cli("tree", str(SHORT_LOG), "--samples", "2", "-o", str(tmp_path / "t.txt"), "-f", "graphml")
+    assert result.exit_code == 0 and (tmp_path / "t.txt").read_text().startswith("<graphml")
+
+
+def test_by_and_top_without_player_are_usage_errors(tmp_path: Path) -> None:
+    # issue 10: 'stats --by game' without --player was silently ignored
+    from casino_coach.cli.batch import Period
+    from casino_coach.services.store import PERIODS, Store
+
+    assert tuple(Period) == PERIODS
+    Store(tmp_path / "r.db").close()
+    for flag, value in (("--by", "game"), ("--top", "3")):
+        proc = subprocess.run(
+            [*CLI, "stats", "--store", str(tmp_path / "r.db"), flag, value],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 2 and proc.stdout == "", proc
+        (line,) = proc.stderr.splitlines()
+        assert f"{flag}: it " in line and "give --player NAME too" in line

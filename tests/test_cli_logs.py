@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,7 +119,29 @@ def test_moves_at_n_and_for_every_ply(tmp_path: Path, game_obj: dict[str, Any]) 
     assert [e["ply"] for e in every] == list(range(len(rep.plies)))
     assert every[7] == one
     text = cli("moves", str(path), "--at", "7").stdout
-    assert "played" in text and f"ply 7, seat {ply.seat}" in text
+    name = ["Ana", "Ben"][ply.seat]
+    where = f"round {ply.round + 1}, deal {ply.deal + 1}, move {ply.move_index + 1}"
+    assert text.startswith(f"ply 7 ({where}): {name} (seat {ply.seat}) to move: {len(one['legal'])} legal")
+    assert "played" in text
+
+
+def test_moves_shows_the_hand_and_table_in_columns_of_one_width() -> None:
+    # issue 10: 'moves --at N' showed no player name, table or hand; column widths jumped
+    from casino_coach.render import cards_text, table_text
+
+    path = REPLAYS / "royal-2p-full.json"
+    rep = replay(read_log(path.read_bytes()))
+    ply = rep.plies[12]
+    assert ply.state is not None
+    lines = cli("moves", str(path), "--at", "12").stdout.splitlines()
+    assert lines[0].startswith("ply 12 (round 1, deal 2, move 5): Ben (seat 1) to move")
+    assert lines[1] == "  hand:  " + cards_text(ply.state.hands[1]).plain
+    assert lines[2] == "  table: " + table_text(ply.state.loose, ply.state.builds, ["Ana", "Ben"]).plain
+    every = cli("moves", str(path)).stdout.splitlines()
+    played = {line.index("played") for line in every if line.rstrip().endswith(" played")}
+    assert len(played) == 1, played  # the 'played' mark, after the move column, never moves
+    moves = {m.end() for m in map(re.compile(r"\s*\d+\s+(?=\S)").match, every) if m}
+    assert len(moves) == 1, moves  # nor does the move column
 
 
 def test_moves_on_viewer_logs_and_positions() -> None:
@@ -300,3 +323,10 @@ def test_real_script_exit_status_one_line_no_traceback(tmp_path: Path) -> None:
         [*cmd, "validate", str(REPLAYS / "classic-2p-full.json")], capture_output=True, text=True, check=False
     )
     assert ok.returncode == 0 and ok.stdout.startswith("OK: ")
+
+
+def test_replay_keeps_its_columns_from_deal_to_deal() -> None:
+    # issue 10: the widths of the move table jumped from deal to deal
+    lines = cli("replay", str(REPLAYS / "classic-2p-full.json")).stdout.splitlines()
+    heads = [line.index("table after") for line in lines if line.startswith("ply  move")]
+    assert len(heads) > 3 and len(set(heads)) == 1, heads

@@ -193,6 +193,18 @@ def test_bad_options_are_one_line_errors(
     assert not (tmp_path / "x.json").exists()
 
 
+def test_a_log_into_a_missing_folder_is_refused_before_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["play", "--seed", "1", "-o", str(tmp_path / "nowhere" / "x.json"), "--moves", "/dev/null"])
+    assert exit_info.value.code == 1
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "does not exist" in lines[0], lines
+    assert captured.out == "" and not (tmp_path / "nowhere").exists()  # no table was shown
+
+
 def test_default_log_name_has_the_date_and_seed_and_never_overwrites(tmp_path: Path) -> None:
     day = datetime.date(2026, 11, 29)
     first = default_out(7, day, tmp_path)
@@ -376,7 +388,7 @@ def test_a_log_that_cannot_be_resumed_is_one_line_and_status_1(
     ("args", "code", "says"),
     [
         (["--seed", "3"], 2, "drop --seed"),
-        (["--preset", "royal", "-o", "sweeps=true"], 2, "drop --preset, --option"),
+        (["--preset", "royal", "-r", "sweeps=true"], 2, "drop --preset, --option"),
         (["--seat", "1"], 1, "the game was played with --seat 0, not 1"),
         (["--opponent", "counter"], 1, "the game was played with --opponent greedy, not counter"),
     ],

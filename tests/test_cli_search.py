@@ -160,7 +160,7 @@ def test_suggest_json_moves_read_back_with_table_only_builds() -> None:
     # One move-to-JSON writer: a table-only build's trail keeps its "value" (issue 9).
     result = cli(
         "suggest",
-        "-o",
+        "-r",
         "table_only_builds=true",
         "--hand",
         "8S 4H",
@@ -175,3 +175,59 @@ def test_suggest_json_moves_read_back_with_table_only_builds() -> None:
     for m in moves:
         _, move = move_from_json({k: v for k, v in m.items() if k not in ("ev", "stderr")})
         assert move_to_json(move) == {k: v for k, v in m.items() if k not in ("ev", "stderr")}
+
+
+def test_suggest_names_the_mover_and_writes_the_line_in_words(tmp_path: Path) -> None:
+    # issue 10: name the player to move; the best line in words with who plays each card
+    game, data, played = game_in_last_deal(2)
+    path = tmp_path / "game.json"
+    path.write_bytes(data)
+    result = cli("suggest", str(path))
+    assert result.exit_code == 0, result.output
+    mover, other = game.to_move, 1 - game.to_move
+    names = ["Ana", "Ben"]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"{names[mover]} (seat {mover}) to move (ply {played}): hand ")
+    start = lines.index("Best line (every card is known to the player to move):")
+    line = [" ".join(row.split()) for row in lines[start + 1 : start + 7]]
+    assert line[0].startswith(f"ply {played} {names[mover]} (seat {mover}) ")
+    assert line[1].startswith(f"ply {played + 1} {names[other]} (seat {other}) ")
+    assert all(any(w in row for w in ("captures", "trails", "builds")) for row in line)
+    assert f"for {names[mover]} (seat {mover}) minus {names[other]} (seat {other})" in " ".join(
+        result.stdout.split()
+    )
+
+
+def test_a_typed_position_says_what_its_values_count(tmp_path: Path) -> None:
+    # issue 10: on a typed position, say what the value is relative to (cards not listed are unseen)
+    result = cli(
+        *("suggest", "--hand", "8S 9C", "--table", "AC 2D [6S 3H =9 @1]", "--hand-sizes", "2,2"),
+        *("--seen", "KD 5C", "--captured", "AS 2S 3S", "--captured", "QH KH", "--samples", "16"),
+    )
+    assert result.exit_code == 0, result.output
+    words = " ".join(result.stdout.split())
+    assert words.startswith("you (seat 0) to move: hand 8♠ 9♣")
+    assert "for you (seat 0) minus seat 1" in words and "(captured so far: you (seat 0) 3, seat 1 2)" in words
+    # 52 - 2 in the hand - 4 on the table - 2 seen - 5 captured = 39 unseen: 2 in seat 1's hand
+    assert "The 39 cards listed nowhere" in words and "2 in the other hands and 0 in the stock" in words
+    assert "the other 37 count as captured earlier by no one known" in words
+    assert "No line of play" in words
+
+
+def test_suggest_help_shows_how_to_type_a_position() -> None:
+    words = " ".join(cli("suggest", "--help").stdout.split())
+    for needle in (
+        "--captured CARDS",
+        "once per side",
+        "--seen CARDS",
+        "[CARDS =VALUE @SEAT]",
+        "@SEAT: its owner",
+    ):
+        assert needle in words, needle
+    assert "T J Q K; 10 for T" in words and "unseen" in words
+
+
+def test_a_finished_log_has_no_position_to_suggest_and_the_error_names_it() -> None:
+    full = Path(__file__).resolve().parents[1] / "replays" / "classic-2p-full.json"
+    err = one_error_line(cli("suggest", str(full)))
+    assert err.startswith(f"error: {full}: the log stops between rounds: the game is over"), err

@@ -54,7 +54,7 @@ def test_null_rules_beside_partnerships(tmp_path: Path, log_obj: dict[str, Any],
 
 def test_count_out_order_with_a_number_is_one_line() -> None:
     # item 2
-    err = one_error_line(cli("rules", "royal", "-o", 'count_out_order=[1,"cards"]'))
+    err = one_error_line(cli("rules", "royal", "-r", 'count_out_order=[1,"cards"]'))
     assert "count_out_order" in err
 
 

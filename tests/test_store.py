@@ -136,10 +136,31 @@ def test_stats_by_game_day_and_year(store: Store) -> None:
     assert [p.label for p in player_stats(store, "ana", by="year").periods] == ["2026"]
     assert [p.label for p in player_stats(store, "ana", by="day").periods] == ["2026-01-10", "2026-03-02"]
     games = player_stats(store, "ana", by="game").periods
-    assert [g.label for g in games] == ["2026-01-10 h1", "2026-03-02 h2"]
+    # issue 10: a game was shown as a hash; now its file and the opponents (the other sides' players)
+    assert [g.label for g in games] == ["2026-01-10 g1.json", "2026-03-02 g2.json"]
+    assert [(g.game.source, g.game.opponents) for g in games if g.game] == [
+        ("g1.json", ("Ben",)),
+        ("g2.json", ("Cleo",)),
+    ]
+    js = player_stats(store, "ana", by="game").to_json()["periods"][1]
+    assert (js["source"], js["opponents"], js["hash"]) == ("g2.json", ["Cleo"], "h2")
     assert player_stats(store, "ben").total.decisions == 2
     with pytest.raises(StoreError, match="unknown period"):
         player_stats(store, "ana", by="week")
+
+
+def test_an_older_catch_all_is_not_a_kind_of_mistake(store: Store) -> None:
+    # issue 10: the top 'kind of mistake' was the catch-all 'continuation' of older analyses
+    old = analysis(
+        ["Ana", "Ben"],
+        [move(0, 0, "blunder", 4.0, kinds=(("continuation", 3.0), ("missed_capture", 1.0)))],
+        [50.0, None],
+    )
+    assert store.add(GameKey("h3", SETTINGS), old, source="old.json", played=normal_date("2026-04-01"))
+    stats = player_stats(store, "ana")
+    assert [(k.kind, k.moves) for k in stats.kinds] == [("missed_capture", 4), ("card_exposed", 2)]
+    assert stats.unexplained == pytest.approx(3.0 + 0.5)  # continuation and G1's "other"
+    assert stats.to_json()["unexplained_points"] == 3.5
 
 
 def test_every_player_and_an_unknown_one(store: Store) -> None:
@@ -218,3 +239,24 @@ def test_normal_date() -> None:
     assert normal_date("2026-03-02T10:11:12") == "2026-03-02T10:11:12"
     assert normal_date("last Tuesday") is None
     assert normal_date(None) is None
+
+
+def test_stats_by_game_names_each_file_and_opponent(store: Store, tmp_path: Path) -> None:
+    # issue 10: games showed as a hash, with no file or opponent; kinds are shown in words
+    from typer.testing import CliRunner
+
+    from casino_coach.cli import app
+
+    store.add(
+        GameKey("h3", SETTINGS),
+        analysis(["Ana", "Ben"], [move(0, 0, "mistake", 0.6, kinds=(("big_casino", 0.6),))], [60.0, None]),
+        source="archive/2026/third.json",
+    )
+    store.close()
+    args = ["stats", "--store", str(tmp_path / "r.db"), "--player", "ana", "--by", "game"]
+    out = CliRunner().invoke(app, args, env={"COLUMNS": "80", "NO_COLOR": "1"}).stdout
+    lines = [" ".join(line.split()) for line in out.splitlines()]
+    assert "1. 2026-01-10 vs Ben g1.json" in lines and "2. 2026-03-02 vs Cleo g2.json" in lines
+    assert any(line.endswith("vs Ben archive/2026/third.json") for line in lines)
+    assert any(line.startswith("Big Casino 10♦ 1 0.60") for line in lines)
+    assert all(len(line) <= 80 for line in out.splitlines())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
@@ -10,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
+from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -25,7 +25,6 @@ from casino_coach.formats.log import read_log
 from casino_coach.render.analysis import analysis_view
 from casino_coach.report.document import ReportFormat, render, to_json
 
-_DEFAULT = Thresholds()
 DEFAULT_SAMPLES = analysis_limits().samples
 
 
@@ -80,40 +79,14 @@ def _run(
 
 
 _FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)
-DEFAULT_JOBS = max(1, min(os.cpu_count() or 1, 8))
-_JOBS = typer.Option(
-    DEFAULT_JOBS,
-    "--jobs",
-    "-j",
-    help="Analyse with N processes (moves are "
-    "independent; the result does not depend on N). Default: the number of CPUs.",
+_JOBS = jobs_option("Analyse with N processes (moves are independent; the result does not depend on N).")
+_PLAYER = typer.Option(
+    None, "--player", "-p", metavar="NAME", help="Rate only this player's moves (name or seat)."
 )
-_PLAYER = typer.Option(None, "--player", "-p", help="Rate only this player's moves (name or seat).")
 _SAMPLES = typer.Option(
     DEFAULT_SAMPLES, "--samples", help="At most this many sampled deals of the unseen cards per move."
 )
 _SEED = seed_option(0, "Salt of the search's sampling: each position draws its own worlds from it.")
-_INACC = typer.Option(
-    _DEFAULT.inaccuracy, "--inaccuracy", help="Loss (points) from which a move is an inaccuracy."
-)
-_MISTAKE = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss (points) from which a move is a mistake.")
-_BLUNDER = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss (points) from which a move is a blunder.")
-_NOISE = typer.Option(
-    _DEFAULT.noise,
-    "--noise",
-    help="Width of the loss's interval in standard errors; a class is taken at its low end.",
-)
-_DEPTH = typer.Option(
-    None,
-    "--depth",
-    help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
-    show_default=False,
-)
-_WORLD = typer.Option(
-    True,
-    "--world/--no-world",
-    help="Also value each move against the cards actually held (logs with every hand).",
-)
 
 
 @app.command("analyze")
@@ -132,23 +105,25 @@ def analyze_command(
     player: str | None = _PLAYER,
     samples: int = _SAMPLES,
     seed: int = _SEED,
-    inaccuracy: float = _INACC,
-    mistake: float = _MISTAKE,
-    blunder: float = _BLUNDER,
-    noise: float = _NOISE,
-    world: bool = _WORLD,
-    depth: int | None = _DEPTH,
-    worst: int = typer.Option(5, "--worst", help="How many of the worst moves to explain first."),
+    inaccuracy: float = INACCURACY,
+    mistake: float = MISTAKE,
+    blunder: float = BLUNDER,
+    noise: float = NOISE,
+    world: bool = WORLD,
+    depth: int | None = DEPTH,
+    worst: int = typer.Option(5, "--worst", help="How many of the worst moves (N) to explain first."),
     moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst moves."),
     store: Path | None = typer.Option(
         None,
         "--store",
         "-s",
+        metavar="FILE",
         help="Analyse into this results store (SQLite), skipping games already there; see analyze-all.",
     ),
     cluster: str | None = typer.Option(
         None,
         "--cluster",
+        metavar="ADDRESS",
         help="With many logs: run on this Dask scheduler (tcp://HOST:PORT); see analyze-all.",
     ),
 ) -> None:
@@ -213,17 +188,24 @@ def export_command(
         "-f",
         help="html (one self-contained page), md or json; default: from the --out file's extension.",
     ),
-    out: Path = typer.Option(..., "--out", "-o", help="The report file to write.", show_default=False),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="The report file to write (its folder must exist).",
+        show_default=False,
+    ),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
     samples: int = _SAMPLES,
     seed: int = _SEED,
-    inaccuracy: float = _INACC,
-    mistake: float = _MISTAKE,
-    blunder: float = _BLUNDER,
-    noise: float = _NOISE,
-    world: bool = _WORLD,
-    depth: int | None = _DEPTH,
+    inaccuracy: float = INACCURACY,
+    mistake: float = MISTAKE,
+    blunder: float = BLUNDER,
+    noise: float = NOISE,
+    world: bool = WORLD,
+    depth: int | None = DEPTH,
 ) -> None:
     """Analyse a game log and write an annotated report: every move with its class, its explanation
     and the best alternative, and a chart of the expected round score.

@@ -11,14 +11,62 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, get_args, get_origin
 
 import typer
 from rich.console import Console
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, RulesError
 
+
+class _Argument(TyperArgument):
+    """An argument as Click shows one: ``LOG...`` or ``[FILE]`` in the usage line and the help, never
+    Typer's ``{LOG}...`` and ``LOG <list[Path]>``."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw
+        return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
+
+    def _rich_display_name(self) -> str:
+        return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+def _placeholder(option: TyperOption) -> str:
+    """What an option without its own metavar shows for its value: ``N``, ``X``, ``PATH``, ``TEXT``
+    or its choices (``[html|md|json]``), as Click writes them, not Typer's ``<int range>``."""
+    desc = option.type_descriptor
+    if desc.is_choice and desc.choices is not None:
+        return "[" + "|".join(str(getattr(c, "value", c)) for c in desc.choices) + "]"
+    annotation: Any = desc.annotation
+    if get_origin(annotation) is list:
+        (annotation,) = get_args(annotation)
+    if desc.is_path or annotation is Path:
+        return "PATH"
+    return {int: "N", float: "X"}.get(annotation, "TEXT")
+
+
+class CommandLine(TyperGroup):
+    """The ``casino-coach`` group: every command's arguments and options (play's too, whatever
+    module declares them) show clean placeholders in ``--help``: ``LOG...``, ``N``, ``PATH``."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        for command in [self, *self.commands.values()]:
+            for param in command.params:
+                if type(param) is TyperArgument:
+                    if param.metavar is None:
+                        param.metavar = (param.name or "arg").upper()
+                    param.__class__ = _Argument
+                elif isinstance(param, TyperOption) and not (param.is_flag or param.count or param.metavar):
+                    param.metavar = _placeholder(param)
+
+
 app = typer.Typer(
+    cls=CommandLine,
     name="casino-coach",
     help="A coach for the card game Casino: replay, check, search and analyse games "
     "(classic, royal and dominican rules).",

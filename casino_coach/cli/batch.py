@@ -7,6 +7,7 @@ a folder, a glob or ``--store`` hands its arguments over to it through ``analyze
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import orjson
@@ -15,16 +16,33 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
+from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
 from casino_coach.coach.analysis import Thresholds
 from casino_coach.errors import CoachError, StoreError
+from casino_coach.formats.files import check_target
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
 from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
-from casino_coach.services.store import PERIODS, Store, all_players, player_stats, remove_store
+from casino_coach.services.store import Store, all_players, player_stats, remove_store
 
 DEFAULT_STORE = Path("casino-results.db")
-_DEFAULT = Thresholds()
 
-_STORE = typer.Option(DEFAULT_STORE, "--store", "-s", help="The results store (an SQLite file).")
+
+class Period(StrEnum):
+    """The periods of ``stats --by`` (``store.PERIODS``), a choice: a wrong one is a usage error."""
+
+    GAME = "game"
+    DAY = "day"
+    MONTH = "month"
+    YEAR = "year"
+
+
+_STORE = typer.Option(
+    DEFAULT_STORE,
+    "--store",
+    "-s",
+    metavar="FILE",
+    help="The results store (an SQLite file; its folder must exist).",
+)
 
 
 def analyze_many(
@@ -43,6 +61,7 @@ def analyze_many(
     nothing is stored in it (no log found, a bad cluster address, every file failed)."""
     if cluster is not None:
         check_cluster_address(cluster)
+    check_target(store)  # a store in a missing folder is refused, as any output file is
     created = not store.exists()
     try:
         report = _analyze_into(inputs, store, settings, jobs, cluster, limit)
@@ -129,16 +148,22 @@ def analyze_all_command(
         ...,
         help="Logs: files, folders (every *.json inside) or glob patterns like 'games/**/*.json'.",
         show_default=False,
+        metavar="INPUT",
     ),
     store: Path = _STORE,
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Analyse N games at once in local processes."),
+    jobs: int = jobs_option("Analyse N games at once in local processes."),
     cluster: str | None = typer.Option(
         None,
         "--cluster",
+        metavar="ADDRESS",
         help="Run on a Dask distributed scheduler (tcp://HOST:PORT) instead; needs the 'cluster' extra.",
     ),
     player: str | None = typer.Option(
-        None, "--player", "-p", help="Rate only this player's moves; games without the player are skipped."
+        None,
+        "--player",
+        "-p",
+        metavar="NAME",
+        help="Rate only this player's moves; games without the player are skipped.",
     ),
     samples: int = typer.Option(
         BatchSettings.samples,
@@ -146,28 +171,12 @@ def analyze_all_command(
         help="At most this many sampled deals of the unseen cards per move.",
     ),
     seed: int = seed_option(0, "Salt of the search's sampling (each position draws its own worlds)."),
-    depth: int | None = typer.Option(
-        None,
-        "--depth",
-        help="Plies searched per sampled deal before "
-        "estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
-        show_default=False,
-    ),
-    world: bool = typer.Option(
-        True,
-        "--world/--no-world",
-        help="Also value each move against the cards actually held (logs with every hand).",
-    ),
-    inaccuracy: float = typer.Option(
-        _DEFAULT.inaccuracy, "--inaccuracy", help="Loss from which a move is an inaccuracy."
-    ),
-    mistake: float = typer.Option(_DEFAULT.mistake, "--mistake", help="Loss from which a move is a mistake."),
-    blunder: float = typer.Option(_DEFAULT.blunder, "--blunder", help="Loss from which a move is a blunder."),
-    noise: float = typer.Option(
-        _DEFAULT.noise,
-        "--noise",
-        help="Losses within this many standard errors of the search are at most inaccuracies.",
-    ),
+    depth: int | None = DEPTH,
+    world: bool = WORLD,
+    inaccuracy: float = INACCURACY,
+    mistake: float = MISTAKE,
+    blunder: float = BLUNDER,
+    noise: float = NOISE,
     limit: int | None = typer.Option(
         None, "--limit", help="Stop after analysing N games (run again to go on)."
     ),
@@ -199,21 +208,45 @@ def analyze_all_command(
 @handle_errors
 def stats_command(
     player: str | None = typer.Option(
-        None, "--player", "-p", help="Show this player's record over time (default: every player's totals)."
+        None,
+        "--player",
+        "-p",
+        metavar="NAME",
+        help="Show this player's record over time (default: one line of totals per player).",
     ),
     store: Path = _STORE,
-    by: str = typer.Option("month", "--by", help=f"Period of the record: {', '.join(PERIODS)}."),
-    top: int = typer.Option(5, "--top", help="How many kinds of mistake to list."),
+    by: Period | None = typer.Option(
+        None,
+        "--by",
+        help="With --player: a row per game (with its file and opponents), day, month or year.  "
+        "[default: month]",
+        show_default=False,
+    ),
+    top: int | None = typer.Option(
+        None,
+        "--top",
+        metavar="N",
+        help="With --player: how many kinds of mistake to list.  [default: 5]",
+        show_default=False,
+    ),
     json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """A player's record from the results store: games, decisions, inaccuracies, mistakes and
-    blunders, error rate, accuracy, and the most frequent kinds of mistake.
+    blunders, error rate, accuracy, and the most frequent kinds of mistake. Without --player, one
+    line of totals per player.
 
-    Example: casino-coach stats --player Ana --store results.db --by month
+    \b
+    Example: casino-coach stats --store results.db
+    Example: casino-coach stats --player Ana --store results.db --by game
     """
+    for name, value, what in (("--by", by, "groups"), ("--top", top, "lists the mistakes of")):
+        if value is not None and player is None:  # a setting of one player's record: never ignored
+            raise typer.BadParameter(
+                f"it {what} one player's record: give --player NAME too", param_hint=name
+            )
     if not store.is_file():
         raise StoreError(f"{store}: no results store here (make one with casino-coach analyze-all)")
-    if top < 0:
+    if top is not None and top < 0:
         raise CoachError(f"--top must be 0 or more, got {top}")
     with Store(store) as st:
         if player is None:
@@ -234,7 +267,8 @@ def stats_command(
             else:
                 Console(highlight=False).print(players_view(records, str(store)))
             return
-        stats = player_stats(st, player, by=by, top=top)
+        period = by.value if by is not None else "month"
+        stats = player_stats(st, player, by=period, top=5 if top is None else top)
     if json:
         typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:

@@ -22,7 +22,10 @@ def engine_command(
         help="Sampled deals of the unseen cards per go/analyze, unless the request says.",
     ),
     time: float | None = typer.Option(
-        None, "--time", help="Seconds per go/analyze, unless the request says (default: no time limit)."
+        None,
+        "--time",
+        metavar="SECONDS",
+        help="Seconds per go/analyze, unless the request says (default: no time limit).",
     ),
     seed: int = seed_option(0, "Seed of the search's sampling, unless the request says."),
     depth: int | None = typer.Option(

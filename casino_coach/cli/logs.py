@@ -11,19 +11,20 @@ from rich.console import Console
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import about, app, handle_errors, seed_option
+from casino_coach.cli.options import rule_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
-from casino_coach.engine.notation import move_text
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError
+from casino_coach.errors import CoachError, LogError, OutputError
 from casino_coach.formats.codec import dumps, move_to_json
-from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json
 from casino_coach.formats.position import Position, read_any
-from casino_coach.formats.replay import Replay, end_observation, legal_at, legal_in, replay
+from casino_coach.formats.replay import Ply, Replay, end_observation, legal_at, legal_in, replay
 from casino_coach.formats.text import player_name
-from casino_coach.render.replay import describe_log, legal_list, legal_table, replay_view, side_names
+from casino_coach.render import seat_name
+from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view, side_names
 
 
 def _read(path: Path) -> GameLog | Position:
@@ -110,11 +111,17 @@ def moves_command(
     if isinstance(doc, Position):
         if at is not None:
             raise CoachError("--at: a position is a single moment; --at applies to logs only")
-        legal = legal_in(doc.rules, doc.observation)
-        _show_one(0, doc.observation.to_move, legal, None, json)
+        obs = doc.observation
+        legal = legal_in(doc.rules, obs)
+        if json:
+            _print_json(_legal_json(0, obs.to_move, legal))
+            return
+        title = f"{file}: seat {obs.to_move} to move: {_count(legal)}"
+        Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)]))
         return
     rep = _replay(file, doc)
     rules = doc.rules
+    names = [player_name(p) for p in doc.players]
     if at is not None:
         total = len(rep.plies)
         if at < 0 or at > total:
@@ -124,43 +131,55 @@ def moves_command(
                 obs = end_observation(rep)
             except LogError as e:
                 raise LogError(f"--at {at} (after the last move): {e}") from None
-            _show_one(at, obs.to_move, legal_in(rules, obs), None, json)
+            legal = legal_in(rules, obs)
+            if json:
+                _print_json(_legal_json(at, obs.to_move, legal))
+                return
+            title = f"ply {at}, where the log stops: {seat_name(obs.to_move, names)} to move: {_count(legal)}"
+            Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)], names))
             return
         ply = rep.plies[at]
-        _show_one(at, ply.seat, legal_at(rules, ply), ply.move, json)
+        legal = legal_at(rules, ply)
+        if json:
+            _print_json(_legal_json(at, ply.seat, legal))
+            return
+        Console().print(legal_view([_legal_at(ply, names, legal)], names))
         return
-    entries: list[tuple[int, int, list[Move], Move]] = []
-    unknown: list[tuple[int, int, Move]] = []
-    for ply in rep.plies:
-        if ply.observation is None and ply.state is None:
-            unknown.append((ply.index, ply.seat, ply.move))
-            continue
-        entries.append((ply.index, ply.seat, legal_at(rules, ply), ply.move))
+    known = [p for p in rep.plies if p.observation is not None or p.state is not None]
     if json:
-        _print_json(
-            [{"ply": i, "seat": s, "legal": [move_to_json(m) for m in legal]} for i, s, legal, _ in entries]
-        )
+        _print_json([_legal_json(p.index, p.seat, legal_at(rules, p)) for p in known])
         return
-    rows: list[tuple[str, list[Move] | None, Move | None]] = []
-    skipped = {i for i, _, _ in unknown}
-    by_index = {i: (s, legal, played) for i, s, legal, played in entries}
-    for ply in rep.plies:
-        who = player_name(doc.players[ply.seat])
-        if ply.index in skipped:
-            rows.append(
-                (f"ply {ply.index}, {who} (seat {ply.seat}) played {move_text(ply.move)}", None, None)
-            )
-        else:
-            s, legal, played = by_index[ply.index]
-            rows.append((f"ply {ply.index}, {who} (seat {s}): {len(legal)} legal", legal, played))
-    Console().print(legal_list(rows))
+    views = [
+        _legal_at(p, names, legal_at(rules, p) if p.observation is not None or p.state is not None else None)
+        for p in rep.plies
+    ]
+    Console().print(legal_view(views, names))
 
 
-def _show_one(ply: int, seat: int, legal: list[Move], played: Move | None, json: bool) -> None:
-    if json:
-        _print_json({"ply": ply, "seat": seat, "legal": [move_to_json(m) for m in legal]})
-        return
-    Console().print(legal_table(f"ply {ply}, seat {seat}: {len(legal)} legal moves", legal, played))
+def _count(legal: list[Move]) -> str:
+    return f"{len(legal)} legal move{'s' if len(legal) != 1 else ''}"
+
+
+def _legal_json(ply: int, seat: int, legal: list[Move]) -> dict[str, Any]:
+    return {"ply": ply, "seat": seat, "legal": [move_to_json(m) for m in legal]}
+
+
+def _legal_at(ply: Ply, names: list[str], legal: list[Move] | None) -> LegalAt:
+    """What ``moves`` shows of one ply of a log: where, who, the hand and table, the legal moves."""
+    where = f"ply {ply.index} (round {ply.round + 1}, deal {ply.deal + 1}, move {ply.move_index + 1})"
+    who = seat_name(ply.seat, names)
+    if ply.state is not None:
+        hand: int | None = ply.state.hands[ply.seat]
+        loose, builds = ply.state.loose, ply.state.builds
+    elif ply.observation is not None:
+        hand, loose, builds = ply.observation.hand, ply.observation.loose, ply.observation.builds
+    else:  # another seat's move in a viewer log: the table is known, the hand is not
+        view = ply.viewer_observation
+        assert view is not None
+        hand, loose, builds = None, view.loose, view.builds
+    if legal is None:
+        return LegalAt(f"{where}: {who} played {ply.move.describe()}", None, loose, builds, None)
+    return LegalAt(f"{where}: {who} to move: {_count(legal)}", hand, loose, builds, legal, ply.move)
 
 
 @app.command("selfplay")
@@ -169,23 +188,29 @@ def selfplay_command(
     bots: str = typer.Option(
         "greedy,counter",
         "--bots",
+        metavar="BOT,BOT,...",
         help="Bots by seat, comma separated (random, greedy, counter, searcher); "
         "repeated round the table if fewer than the players.",
     ),
-    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
-    option: list[str] = typer.Option([], "--option", "-o", help="Rule option NAME=VALUE, repeatable."),
+    preset: str = typer.Option("classic", "--preset", metavar="PRESET", help="classic, royal or dominican."),
+    option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
     games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
     seed: int = seed_option(0, "Seed of the whole run; game i uses seed*1000+i."),
     out: Path = typer.Option(
-        Path("selfplay"), "--out", help="Folder for the logs (one per game; made if missing)."
+        Path("selfplay"),
+        "--out",
+        "-o",
+        metavar="FOLDER",
+        help="The folder for the logs, one file per game. It is made if missing (selfplay/ by default), "
+        "but the folder it goes in must exist.",
     ),
 ) -> None:
     """Bots play complete games to the target; each game is written as a casino-replay log with its
     seed and created_by.
 
     Example: casino-coach selfplay --bots greedy,counter --preset royal --players 2 --games 20
-    --seed 7 --out replays/
+    --seed 7 --out games/
     """
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     names = [b.strip() for b in bots.split(",") if b.strip()]
@@ -194,12 +219,15 @@ def selfplay_command(
     policies = [make_policy(name) for name in names]
     seat_policies = [policies[s % len(policies)] for s in range(players)]
     if out.exists() and not out.is_dir():
-        raise CoachError(f"--out {out}: not a directory")
+        raise OutputError(f"--out {out}: not a folder")
+    if not out.exists():
+        check_target(out)  # its parent must exist: a mistyped path makes no folders
     created = f"{CREATED_BY} selfplay --bots {','.join(p.name for p in seat_policies)}"
     for i in range(games):
         game_seed = seed * 1000 + i
         game = play(rules, seat_policies, game_seed, rounds=None, bot_seed="selfplay", created_by=created)
         log = game.to_log()
+        out.mkdir(exist_ok=True)  # made with the first game, so that a run stopped before leaves none
         path = out / (f"{rules.preset}-{players}p-{'-'.join(names)}-seed{game_seed}.json")
         atomic_write_bytes(path, log_to_json(log))
         sides = side_names(log)

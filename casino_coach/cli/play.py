@@ -24,6 +24,7 @@ from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
+from casino_coach.formats.files import check_target
 from casino_coach.render.play import note_view, turn_view, words
 from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession, article
 
@@ -134,7 +135,7 @@ def play_command(
     ctx: typer.Context,
     preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican"),
     option: list[str] = typer.Option(
-        [], "--option", "-o", help="Override a rule option, NAME=VALUE, repeatable."
+        [], "--option", "-r", metavar="NAME=VALUE", help="Override a rule option, NAME=VALUE, repeatable."
     ),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players (you and bots)."),
     opponent: str = typer.Option(
@@ -158,7 +159,11 @@ def play_command(
         show_default=False,
     ),
     out: Path | None = typer.Option(
-        None, "--out", help="Where to write the game log (default: casino-DATE-seedS.json here)."
+        None,
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="Where to write the game log (default: casino-DATE-seedS.json here); its folder must exist.",
     ),
     moves: Path | None = typer.Option(
         None,
@@ -181,6 +186,8 @@ def play_command(
         raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     if samples is not None and samples < 1:
         raise CoachError(f"--samples must be at least 1, got {samples}")
+    if out is not None:
+        check_target(out)  # a log that cannot be written fails now, not at the first save
     interactive = moves is None and sys.stdin.isatty()
     # In a script "7H" is the trail, as the notation says: a file cannot answer "which one?".
     if resume is not None:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from casino_coach.cli.app import app, handle_errors
+from casino_coach.cli.options import rule_option
 from casino_coach.engine.rules import OPTION_NAMES, PRESETS, RuleSet
 
 
@@ -15,14 +16,14 @@ from casino_coach.engine.rules import OPTION_NAMES, PRESETS, RuleSet
 @handle_errors
 def rules_command(
     preset: str = typer.Argument("classic", help="classic, royal or dominican"),
-    option: list[str] = typer.Option(
-        [], "--option", "-o", help="Override an option, NAME=VALUE (JSON value), repeatable."
+    option: list[str] = rule_option(
+        "Override an option, NAME=VALUE (VALUE as JSON or a bare word), repeatable."
     ),
     json: bool = typer.Option(False, "--json", help="Print the full rule set as JSON."),
 ) -> None:
     """Show every rule option of a preset (rules.md §2), with any overrides.
 
-    Example: casino-coach rules dominican -o near_target_20=\"most_spades\"
+    Example: casino-coach rules dominican -r near_target_20=most_spades
     """
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     full = {name: getattr(rules, name) for name in OPTION_NAMES}

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.cli.app import about, app, handle_errors, seed_option
+from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
+from casino_coach.cli.options import rule_option
 from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import (
     Thresholds,
@@ -36,11 +39,12 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import sides_for
 from casino_coach.errors import CoachError
 from casino_coach.formats.codec import move_to_json
+from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import observation_from_position, read_any
 from casino_coach.formats.replay import end_position, position_at, replay
 from casino_coach.render.search import suggestion_view
-from casino_coach.report.graph import graph_format, tree_graph, write_graph
+from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
 from casino_coach.search import Limits, SearchResult, evaluate
 from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
@@ -48,14 +52,16 @@ from casino_coach.search.tree import SearchTree
 
 @dataclass(frozen=True)
 class Decision:
-    """A position to search: the rules, the mover's observation, its ply in the log (or None), and
-    the move the log plays there (None past the end of the log, or for a position)."""
+    """A position to search: the rules, the mover's observation, its ply in the log (or None), the
+    move the log plays there (None past the end of the log, or for a position), the players' names
+    (a log's), and whether it was typed on the command line (the seat to move is then "you")."""
 
     rules: RuleSet
     obs: Observation
     ply: int | None
     played: Move | None = None
     names: tuple[str, ...] = ()
+    typed: bool = False
 
 
 def decision_from_file(path: Path, at: int | None) -> Decision:
@@ -67,7 +73,9 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
             rep = replay(doc)
         n = len(rep.plies)
         if at is None or at == n:
-            return Decision(doc.rules, end_position(rep).observation, n, None, tuple(doc.players))
+            with about(path):  # "FILE: the log stops between rounds: ..."
+                end = end_position(rep)
+            return Decision(doc.rules, end.observation, n, None, tuple(doc.players))
         if not 0 <= at < n:
             raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
@@ -132,7 +140,7 @@ def typed_decision(
         last_capture=-1 if last_capture is None else last_capture,
         partnerships=rules.partnerships,
     )
-    return Decision(rules, obs, None)
+    return Decision(rules, obs, None, typed=True)
 
 
 def _number(x: float) -> float:
@@ -183,7 +191,7 @@ _SAMPLES = typer.Option(
     help=f"At most this many deals of the hidden cards (default {analysis_limits().samples}, as analyze).",
 )
 _SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
-_TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds.")
+_TIME = typer.Option(None, "--time", metavar="SECONDS", help="Stop sampling after this many seconds.")
 
 
 @app.command("suggest")
@@ -191,38 +199,78 @@ _TIME = typer.Option(None, "--time", help="Stop sampling after this many seconds
 def suggest_command(
     file: Path | None = _FILE,
     at: int | None = _AT,
-    top: int | None = typer.Option(None, "--top", "-k", help="Show only the K best moves."),
+    top: int | None = typer.Option(None, "--top", "-k", metavar="K", help="Show only the K best moves."),
     json: bool = typer.Option(False, "--json", help="Print the ranked moves as JSON."),
     hand: str | None = typer.Option(
-        None, "--hand", help="Type a position instead of a file: your cards, e.g. '8S 9C'."
+        None,
+        "--hand",
+        metavar="CARDS",
+        help="Type a position instead of a FILE: the cards of the seat to move, e.g. '8S 9C' (TD or 10D is "
+        "the 10 of diamonds).",
     ),
     table: str = typer.Option(
         "",
         "--table",
-        help="The table: loose cards and [cards =value @owner] builds, e.g. 'AC 2D [6S 3H =9 @1]'.",
+        metavar="TABLE",
+        help="The table: loose cards, then builds in brackets [CARDS =VALUE @SEAT] (=VALUE: what the build "
+        "is worth, default the sum; @SEAT: its owner, default the next seat), e.g. 'AC 2D [6S 3H =9 @1]'.",
     ),
-    preset: str = typer.Option("classic", "--preset", help="classic, royal or dominican."),
-    option: list[str] = typer.Option([], "--option", "-o", help="A rule option NAME=VALUE (repeatable)."),
+    preset: str = typer.Option(
+        "classic",
+        "--preset",
+        metavar="PRESET",
+        help="The rules of a typed position: classic, royal or dominican.",
+    ),
+    option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
-    to_move: int = typer.Option(0, "--to-move", help="Your seat (the seat to move)."),
+    to_move: int = typer.Option(0, "--to-move", metavar="SEAT", help="Your seat: the seat to move."),
     hand_sizes: str | None = typer.Option(
-        None, "--hand-sizes", help="Cards held by each seat, e.g. '2,2' (default: as many as your hand)."
+        None,
+        "--hand-sizes",
+        metavar="N,N,...",
+        help="Cards held by each seat in seat order, e.g. '2,2' (default: as many as your hand).",
     ),
     stock: int = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal)."),
-    seen: str = typer.Option("", "--seen", help="Cards already played and gone, e.g. 'KD 5C'."),
-    captured: list[str] = typer.Option(
-        [], "--captured", help="Cards captured by each side, one option per side in side order (repeatable)."
+    seen: str = typer.Option(
+        "",
+        "--seen",
+        metavar="CARDS",
+        help="Cards out of play, captured earlier by whoever (they score for nobody), e.g. 'KD 5C'.",
     ),
-    last_capture: int | None = typer.Option(None, "--last-capture", help="Side that captured last."),
+    captured: list[str] = typer.Option(
+        [],
+        "--captured",
+        metavar="CARDS",
+        help="One side's captured cards (they count in its score); give it once per side, in side order, "
+        "e.g. --captured 'AS 2S' --captured ''.",
+    ),
+    last_capture: int | None = typer.Option(
+        None,
+        "--last-capture",
+        metavar="SIDE",
+        help="The side that captured last (it takes the rest at the end).",
+    ),
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
 ) -> None:
-    """Rank the moves of a position by expected points, with the best line and why.
+    """Rank the moves of a position by expected points, with the reason; in the last deal of a
+    2-player round, where every card is known, the best line in words, with who plays each card.
 
-    Example: casino-coach suggest game.json --at 12 --top 3
+    The position is a log (before move --at N, or where it stops), a casino-position file, or one
+    typed in the compact notation: cards are a rank (A 2 3 4 5 6 7 8 9 T J Q K; 10 for T) and a suit
+    (C D H S), like 8S, TD, 10D; builds are written [CARDS =VALUE @SEAT].
+
+    \b
+    Example: casino-coach suggest replays/classic-2p-progress.json --top 3
+    Example: casino-coach suggest replays/classic-2p-full.json --at 12
     Example: casino-coach suggest --preset royal --hand '8S 9C' --table 'AC 2D [6S 3H =9 @1]'
-    --hand-sizes 2,2 --seen 'KD 5C'
+                 --hand-sizes 2,2 --seen 'KD 5C' --captured 'AS 2S 3S' --captured 'QH KH'
+
+    A value is the expected points of the round for the side to move minus the others' (their mean
+    with three sides), counting cards captured so far. In a typed position every card not in
+    --hand, --table, --seen or --captured is unseen: the search deals the other hands (--hand-sizes)
+    and the stock (--stock) from them; any left over count as captured by no one known.
     """
     if top is not None and top < 1:
         raise CoachError(f"--top must be at least 1, got {top}")
@@ -255,8 +303,26 @@ def suggest_command(
         return
     why = why_not_second(decision.rules, obs, result, decision.names)
     Console().print(
-        suggestion_view(obs, result, why, top=top, ply=decision.ply, played=decision.played, verdict=verdict)
+        suggestion_view(
+            obs,
+            result,
+            why,
+            top=top,
+            ply=decision.ply,
+            played=decision.played,
+            verdict=verdict,
+            names=decision.names,
+            typed=decision.typed,
+        )
     )
+
+
+class GraphFormat(StrEnum):
+    """What ``tree`` writes: GraphML, Graphviz DOT or networkx node-link JSON."""
+
+    GRAPHML = "graphml"
+    DOT = "dot"
+    JSON = "json"
 
 
 @app.command("tree")
@@ -265,20 +331,40 @@ def tree_command(
     file: Path = typer.Argument(
         ..., help="A casino-replay log or casino-position file (JSON).", show_default=False
     ),
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Output file: .graphml, .dot/.gv or .json (node-link).", show_default=False
+    out: str = typer.Option(
+        "-",
+        "--out",
+        "-o",
+        metavar="FILE",
+        help="Output file: .graphml, .dot/.gv or .json (node-link); '-' (the default) is standard output.",
+        show_default=False,
+    ),
+    fmt: GraphFormat | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="graphml, dot or json; default: from the --out file's extension, dot on standard output.",
+        show_default=False,
     ),
     at: int | None = _AT,
-    max_depth: int | None = typer.Option(None, "--max-depth", help="Keep only the first D levels."),
+    max_depth: int | None = typer.Option(
+        None, "--max-depth", metavar="D", help="Keep only the first D levels."
+    ),
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
 ) -> None:
     """Write the search tree of one decision: every move, the principal lines, values and visits.
 
+    \b
     Example: casino-coach tree game.json --at 12 --out tree.graphml
+    Example: casino-coach tree game.json | dot -Tsvg > tree.svg
     """
-    graph_format(out)  # an unknown extension fails before any work
+    to_stdout = out == "-"
+    if fmt is None:  # an unknown extension fails before any work
+        fmt = GraphFormat.DOT if to_stdout else GraphFormat(graph_format(out))
+    if not to_stdout:
+        check_target(out)  # a folder, a device or a missing folder too
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
@@ -291,8 +377,14 @@ def tree_command(
     )
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
-    write_graph(g, out)
-    typer.echo(
-        f"wrote {out}: {g.number_of_nodes()} nodes, {g.number_of_edges()} edges "
-        f"({result.samples} worlds, {result.nodes:,} search nodes)"
+    data = graph_bytes(g, fmt.value)
+    if to_stdout:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        atomic_write_bytes(out, data)
+    err_console.print(
+        f"wrote {'the tree' if to_stdout else out} ({fmt.value}): {g.number_of_nodes()} nodes, "
+        f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
+        markup=False,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -14,9 +15,12 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
     A symbolic link is written through (its target gets the new content, the link stays); anything
     that is not a regular file (a folder, a device, a pipe) is refused with OutputError, never
-    replaced."""
-    target = check_target(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    replaced. A missing folder is not made (a mistyped one would swallow the file):
+    FileNotFoundError, which a caller that goes on after a failed save (play) reports as such."""
+    target = _writable(path)
+    folder = target.parent
+    if not folder.is_dir():
+        raise FileNotFoundError(errno.ENOENT, _no_folder(folder), str(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -31,8 +35,21 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 
 def check_target(path: str | Path) -> Path:
     """The file that writing ``path`` would replace (a symbolic link's target); OutputError when it
-    is a folder, a device or a pipe. Commands call it before their work, so that a bad ``--out``
-    fails at once."""
+    is a folder, a device or a pipe, or when its folder does not exist. Commands call it before their
+    work, so that a bad ``--out`` fails at once."""
+    target = _writable(path)
+    if not target.parent.is_dir():
+        raise OutputError(f"{path}: cannot write the output there: {_no_folder(target.parent)}")
+    return target
+
+
+def _no_folder(folder: Path) -> str:
+    if folder.exists():
+        return f"{folder} is not a folder"
+    return f"the folder {folder} does not exist"
+
+
+def _writable(path: str | Path) -> Path:
     target = Path(path)
     if target.is_symlink():
         target = target.resolve()

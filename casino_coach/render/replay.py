@@ -4,6 +4,7 @@ one-line summary of ``validate`` (no logic, no I/O)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
 from rich.rule import Rule
@@ -12,6 +13,7 @@ from rich.text import Text
 
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points
+from casino_coach.engine.state import Build
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Replay, RoundReplay
 from casino_coach.formats.text import player_name
@@ -95,6 +97,10 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
     for i, p in enumerate(rep.plies):
         plies_by_round.setdefault(p.round, []).append(i)
     running = [0.0] * log.nsides
+    # One width for the ply and move columns of every deal, so that the deals read as one table.
+    words = [move_words(p.move, sweep=p.index in rep.sweeps, seat=p.seat, players=players) for p in rep.plies]
+    ply_width = max(3, len(str(len(rep.plies) - 1)))
+    move_width = min(44, max((w.cell_len for w in words), default=4))  # a longer move wraps
     for ri, rlog in enumerate(log.rounds):
         rnd = rep.rounds[ri] if ri < len(rep.rounds) else None
         before = (
@@ -123,19 +129,15 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
             if dlog.table is not None:
                 yield table_panel(dlog.table, (), players, title="Table dealt")
             moves = Table(show_header=True, box=None, pad_edge=False)
-            moves.add_column("ply", justify="right", style="dim")
-            moves.add_column("move")
+            moves.add_column("ply", justify="right", style="dim", width=ply_width)
+            moves.add_column("move", width=move_width)
             moves.add_column("table after")
             for _ in dlog.moves:
                 i = idx[pos]
                 pos += 1
                 p = rep.plies[i]
                 loose, builds = rep.after[i]
-                moves.add_row(
-                    str(p.index),
-                    move_words(p.move, sweep=p.index in rep.sweeps, seat=p.seat, players=players),
-                    table_text(loose, builds, players),
-                )
+                moves.add_row(str(p.index), words[i], table_text(loose, builds, players))
             if dlog.moves:
                 yield moves
         if rnd is not None and rnd.score is not None:
@@ -152,23 +154,45 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
         yield Text(f"No winner yet: {' - '.join(_points(s) for s in rep.match.scores)}", style="yellow")
 
 
-def legal_table(title: str, legal: Sequence[Move], played: Move | None = None) -> Group:
-    """The legal moves of one position, numbered, the one played (if any) marked."""
-    t = Table()
-    t.add_column("#", justify="right", style="dim")
-    t.add_column("move")
-    t.add_column("")
-    for k, m in enumerate(legal):
-        t.add_row(str(k + 1), move_words(m), Text("played", style="bold green") if m == played else "")
-    return Group(Text(title, style="bold"), t)
+@dataclass(frozen=True)
+class LegalAt:
+    """One position of ``moves``: who is to move where, what they hold (None: not in the log), the
+    table, and the legal moves (None: unknown, the hand being another seat's in a viewer log) with
+    the one the log played there."""
+
+    title: str
+    hand: int | None
+    loose: int
+    builds: tuple[Build, ...]
+    legal: Sequence[Move] | None
+    played: Move | None = None
 
 
-def legal_list(rows: Sequence[tuple[str, Sequence[Move] | None, Move | None]]) -> Group:
-    """Several positions' legal moves: (title, moves or None when unknown, move played)."""
+def legal_view(positions: Sequence[LegalAt], players: Sequence[str] | None = None) -> Group:
+    """Each position's title, hand and table, then its legal moves numbered (the one played marked),
+    in columns of one width for every position, so that a list of them reads as one table."""
+    number_width = max((len(str(len(p.legal))) for p in positions if p.legal), default=1)
+    move_width = max((move_words(m).cell_len for p in positions for m in p.legal or ()), default=4)
     parts: list[RenderableType] = []
-    for title, legal, played in rows:
-        if legal is None:
-            parts.append(Text(f"{title}: hand not in the log, legal moves unknown", style="dim"))
+    for i, p in enumerate(positions):
+        if i:
+            parts.append(Text(""))
+        parts.append(Text(p.title, style="bold"))
+        hand = Text("  hand:  ")
+        if p.hand is not None:
+            hand.append_text(cards_text(p.hand, empty="(empty)"))
         else:
-            parts.append(legal_table(title, legal, played))
+            hand.append("not in the log, so the legal moves are unknown", style="dim")
+        table = Text("  table: ")
+        table.append_text(table_text(p.loose, p.builds, players))
+        parts += [hand, table]
+        if p.legal is None:
+            continue
+        t = Table(box=None, pad_edge=False, show_header=False, padding=(0, 1, 0, 2))
+        t.add_column(justify="right", style="dim", width=number_width)
+        t.add_column(width=move_width, no_wrap=True)
+        t.add_column()
+        for k, m in enumerate(p.legal):
+            t.add_row(str(k + 1), move_words(m), Text("played", style="bold green") if m == p.played else "")
+        parts.append(t)
     return Group(*parts)

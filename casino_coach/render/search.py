@@ -4,24 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from casino_coach.coach.analysis import Verdict
 from casino_coach.engine.movegen import Move
-from casino_coach.engine.notation import move_text
 from casino_coach.engine.observation import Observation
+from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.search.result import SearchResult
-
-
-def line_text(line: Sequence[Move], limit: int = 4) -> str:
-    """A principal line in compact notation: ``KH x KD, 5C, ...``."""
-    shown = [move_text(m) for m in line[:limit]]
-    if len(line) > limit:
-        shown.append("…")
-    return ", ".join(shown) if shown else "—"
 
 
 def verdict_words(v: Verdict, result: SearchResult) -> str:
@@ -51,6 +43,75 @@ def effort_text(result: SearchResult) -> str:
     return f"{how}; {result.nodes:,} nodes in {result.seconds:.2f} s ({rate:,.0f} nodes/s)"
 
 
+def seat_label(seat: int, names: Sequence[str], you: int | None = None) -> str:
+    """``Ana (seat 0)`` in a log; ``you (seat 0)`` for the seat a typed position is about; else ``seat 1``."""
+    if names and 0 <= seat < len(names):
+        return f"{player_name(names[seat])} (seat {seat})"
+    return f"you (seat {seat})" if seat == you else f"seat {seat}"
+
+
+def _side_label(side: int, obs: Observation, names: Sequence[str], you: int | None) -> str:
+    seats = [s for s in range(obs.nplayers) if s % obs.nsides == side]
+    return " & ".join(seat_label(s, names, you) for s in seats)
+
+
+def value_basis(obs: Observation, names: Sequence[str] = (), *, typed: bool = False) -> str:
+    """What a value is relative to: the mover's side's round points minus the others' (their mean with
+    three sides), and for a position not read from a log, where every card not listed is."""
+    you = obs.to_move if typed else None
+    mine = obs.to_move % obs.nsides
+    others = [_side_label(s, obs, names, you) for s in range(obs.nsides) if s != mine]
+    minus = others[0] if len(others) == 1 else "the mean of " + " and ".join(others)
+    text = (
+        f"Values: expected points of this round for {_side_label(mine, obs, names, you)} minus {minus}, "
+        "counting the cards captured so far and those still to be played"
+    )
+    if names:
+        return text + ", averaged over the cards hidden from the player to move."
+    taken = ", ".join(
+        f"{_side_label(s, obs, names, you)} {obs.captured[s].bit_count()}" for s in range(obs.nsides)
+    )
+    unseen = obs.unseen.bit_count()
+    in_hands = obs.hidden_count() - obs.stock_count
+    rest = unseen - in_hands - obs.stock_count
+    where = "not in the hand, on the table, seen or captured"
+    text += (
+        f" (captured so far: {taken}). The {unseen} cards listed nowhere ({where}) are unseen: "
+        f"{in_hands} in the other hands and {obs.stock_count} in the stock, dealt at random in each "
+        "world searched"
+    )
+    if not rest:
+        return text + "."
+    return text + (
+        f"; the other {rest} count as captured earlier by no one known: they score for nobody"
+        + (" (--captured gives them to a side)." if typed else ".")
+    )
+
+
+def best_line(
+    obs: Observation,
+    result: SearchResult,
+    names: Sequence[str] = (),
+    ply: int | None = None,
+    *,
+    typed: bool = False,
+) -> Table:
+    """The best move and the line that follows it, one move a row with who plays it (and the ply
+    in a log): shown only when the values are exact, where every card is known to the mover."""
+    you = obs.to_move if typed else None
+    best = result.moves[0]
+    table = Table(show_edge=False, pad_edge=False, box=None, show_header=False)
+    if ply is not None:
+        table.add_column(justify="right", style="dim")
+    table.add_column()
+    table.add_column()
+    for i, move in enumerate((best.move, *best.line)):
+        seat = (obs.to_move + i) % obs.nplayers
+        row: list[str | Text] = [seat_label(seat, names, you), move_words(move)]
+        table.add_row(*([f"ply {ply + i}"] if ply is not None else []), *row)
+    return table
+
+
 def suggestion_view(
     obs: Observation,
     result: SearchResult,
@@ -60,44 +121,51 @@ def suggestion_view(
     ply: int | None = None,
     played: Move | None = None,
     verdict: Verdict | None = None,
+    names: Sequence[str] = (),
+    typed: bool = False,
 ) -> Group:
-    """The position, the ranked moves with value ± standard error (and the line, when the values are
-    exact: otherwise a line would be played with cards the player cannot see), the reason, and the
-    verdict on the move the log plays here."""
-    head = Text(f"Seat {obs.seat} to move" + (f" (ply {ply})" if ply is not None else "") + ": hand ")
+    """The player to move and the position, the ranked moves with value ± standard error, the reason,
+    the best line in words (when the values are exact: otherwise a line would be played with cards
+    the player cannot see), the verdict on the move the log plays here, and what the values mean."""
+    you = obs.to_move if typed else None
+    head = Text(
+        f"{seat_label(obs.to_move, names, you)} to move"
+        + (f" (ply {ply})" if ply is not None else "")
+        + ": hand "
+    )
     head.append_text(cards_text(obs.hand))
     table_line = Text("Table: ")
-    table_line.append_text(table_text(obs.loose, obs.builds))
+    table_line.append_text(table_text(obs.loose, obs.builds, [player_name(n) for n in names] or None))
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("move")
     table.add_column("value", justify="right")
     table.add_column("±", justify="right")
-    if result.exact:
-        table.add_column("best line")
     moves = result.moves if top is None else result.moves[:top]
     for i, mv in enumerate(moves, 1):
-        row: list[Text | str] = [
-            str(i),
-            move_words(mv.move),
-            f"{mv.ev:+.2f}",
-            "exact" if result.exact else f"{mv.stderr:.2f}",
-        ]
-        table.add_row(*row, *([line_text(mv.line)] if result.exact else []))
+        table.add_row(
+            str(i), move_words(mv.move), f"{mv.ev:+.2f}", "exact" if result.exact else f"{mv.stderr:.2f}"
+        )
     hidden = len(result.moves) - len(moves)
-    parts: list[Text | Table] = [head, table_line, Text(""), table]
+    parts: list[RenderableType] = [head, table_line, Text(""), table]
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
     parts += [Text(""), Text(why)]
+    if result.exact and result.moves:
+        parts += [
+            Text(""),
+            Text("Best line (every card is known to the player to move):"),
+            best_line(obs, result, names, ply, typed=typed),
+        ]
+    elif result.moves:
+        parts.append(
+            Text(
+                "No line of play: it would be played with cards hidden from the player to move.", style="dim"
+            )
+        )
     if played is not None and verdict is not None:
         parts.append(Text(""))
         parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
         parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
-    parts += [
-        Text(effort_text(result), style="dim"),
-        Text(
-            "Values: points of the round for your side minus the others', averaged over the hidden cards.",
-            style="dim",
-        ),
-    ]
+    parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
     return Group(*parts)

@@ -26,6 +26,38 @@ _LEGEND = (
 )
 
 
+# The explanation kinds (coach/explain.py KINDS) in words; an older store's kinds are shown as written.
+KIND_LABELS = {
+    "big_casino": "Big Casino 10♦",
+    "little_casino": "Little Casino 2♠",
+    "ace": "aces",
+    "cards": "most cards",
+    "spades": "most spades",
+    "sweeps": "sweeps",
+    "last_capture": "last capture",
+}
+
+
+def kind_label(kind: str) -> str:
+    return KIND_LABELS.get(kind, kind.replace("_", " "))
+
+
+def _games_list(records: Sequence[Record]) -> Table:
+    """The games of a record by game, numbered as the rows below: day, opponents and the file."""
+    t = Table(box=None, pad_edge=False, show_header=False, title="Games", title_justify="left")
+    t.add_column(justify="right", style="dim")
+    t.add_column(no_wrap=True)
+    t.add_column(overflow="fold")
+    for i, r in enumerate(records, 1):
+        game = r.game
+        assert game is not None
+        against = ", ".join(player_name(o) for o in game.opponents) or "nobody"
+        t.add_row(
+            f"{i}.", f"{game.date[:10]} vs {against}", game.source or f"(no file; game {game.hash[:12]})"
+        )
+    return t
+
+
 def _pct(x: float | None, nd: int = 1) -> str:
     return "—" if x is None else f"{100 * x:.{nd}f}%"
 
@@ -34,7 +66,9 @@ def _num(x: float | None, fmt: str) -> str:
     return "—" if x is None else format(x, fmt)
 
 
-def _record_table(title: str, first: str, records: Sequence[Record], total: Record | None) -> Table:
+def _record_table(
+    title: str, first: str, records: Sequence[Record], total: Record | None, heads: Sequence[str] = ()
+) -> Table:
     table = Table(
         title=title,
         title_justify="left",
@@ -59,9 +93,9 @@ def _record_table(title: str, first: str, records: Sequence[Record], total: Reco
     col("err.", _pct(t.error_rate), width=6)
     col("acc.", _num(t.accuracy, ".1f"))
     col("loss", _num(t.loss_per_decision, ".3f"))
-    for r in records:
+    for i, r in enumerate(records):
         table.add_row(
-            r.label,
+            heads[i] if heads else r.label,
             str(r.games),
             str(r.decisions),
             *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
@@ -73,12 +107,16 @@ def _record_table(title: str, first: str, records: Sequence[Record], total: Reco
 
 
 def player_stats_view(stats: PlayerStats) -> RenderableType:
-    """A player's record per period with the total, then the most frequent kinds of mistake."""
-    parts: list[RenderableType] = [
-        _record_table(
-            f"{player_name(stats.player)}: record by {stats.by}", stats.by, stats.periods, stats.total
-        )
-    ]
+    """A player's record per period with the total, then the most frequent kinds of mistake. By
+    game, the games come first, numbered, with their day, opponents and file; the rows follow."""
+    title = f"{player_name(stats.player)}: record by {stats.by}"
+    parts: list[RenderableType] = []
+    if stats.by == "game":
+        parts += [Text(title, style="italic"), _games_list(stats.periods), Text("")]
+        heads = [str(i) for i in range(1, len(stats.periods) + 1)]
+        parts.append(_record_table("", "game", stats.periods, stats.total, heads))
+    else:
+        parts.append(_record_table(title, stats.by, stats.periods, stats.total))
     if stats.kinds:
         kinds = Table(
             title="Most frequent kinds of mistake",
@@ -92,8 +130,16 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
         kinds.add_column("moves", justify="right")
         kinds.add_column("points", justify="right")
         for k in stats.kinds:
-            kinds.add_row(k.kind.replace("_", " "), str(k.moves), f"{k.points:.2f}")
+            kinds.add_row(kind_label(k.kind), str(k.moves), f"{k.points:.2f}")
         parts.append(kinds)
+        if stats.unexplained:
+            parts.append(
+                Text(
+                    f"and {stats.unexplained:.2f} points that no kind explains (where the search's lines "
+                    "stop short of the values it proved)",
+                    style="dim",
+                )
+            )
     else:
         parts.append(Text("No inaccuracy, mistake or blunder on record.", style="green"))
     return Group(*parts)

@@ -17,12 +17,14 @@ Definitions (over *decisions*: the player's rated moves that were not forced): t
 (mistakes + blunders) / decisions; **accuracy** is the mean accuracy of those moves (the analysis's
 per-move formula), i.e. each game's accuracy weighted by its decisions; the **kinds of mistake** count
 the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for
-(the rest of a loss that no scoring category explains, "other", is not a kind).
+(the rest of a loss that no scoring category explains, "other", or "continuation" in older
+analyses, is not a kind: its points are given apart, as unexplained).
 When one game was analysed with several settings, the statistics use its latest analysis.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import socket
@@ -42,8 +44,10 @@ SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
 ERROR_CLASSES = ("mistake", "blunder")  # what the error rate counts
 MISS_CLASSES = ("inaccuracy", "mistake", "blunder")  # whose explanations are kinds of mistake
-# The part of a loss no scoring category explains (explain.py's "other"): not a kind of mistake.
-NOT_A_KIND = "other"
+# The part of a loss no scoring category explains: not a kind of mistake. "other" is explain.py's;
+# "continuation" was the same catch-all in analyses made before the explanations were by category
+# (a store may still hold them), and it would otherwise top every player's list.
+NOT_KINDS = ("other", "continuation")
 PERIODS = ("game", "day", "month", "year")
 
 _SCHEMA = """
@@ -353,42 +357,64 @@ class Store:
         sql = f"""
             SELECT g.id, g.hash, g.source, COALESCE(g.played, g.analysed_at), p.decisions, p.moves,
                    p.best, p.good, p.inaccuracy, p.mistake, p.blunder, p.loss_total, p.accuracy,
-                   p.result
+                   p.result, p.side
             FROM players p JOIN games g ON g.id = p.game_id
             WHERE p.player = ? COLLATE NOCASE AND g.id IN ({self._latest()})
             ORDER BY COALESCE(g.played, g.analysed_at), g.id"""
-        out = []
-        for r in self._db.execute(sql, (player,)):
-            out.append(
-                GameLine(
-                    game_id=r[0],
-                    hash=r[1],
-                    source=r[2],
-                    date=r[3],
-                    decisions=r[4],
-                    moves=r[5],
-                    classes=dict(zip(CLASS_NAMES, r[6:11], strict=True)),
-                    loss_total=r[11],
-                    accuracy=r[12],
-                    result=r[13],
-                )
+        rows = self._db.execute(sql, (player,)).fetchall()
+        opponents = self._opponents({r[0]: r[14] for r in rows})
+        return [
+            GameLine(
+                game_id=r[0],
+                hash=r[1],
+                source=r[2],
+                date=r[3],
+                decisions=r[4],
+                moves=r[5],
+                classes=dict(zip(CLASS_NAMES, r[6:11], strict=True)),
+                loss_total=r[11],
+                accuracy=r[12],
+                result=r[13],
+                opponents=opponents.get(r[0], ()),
             )
-        return out
+            for r in rows
+        ]
+
+    def _opponents(self, sides: Mapping[int, int]) -> dict[int, tuple[str, ...]]:
+        """Per game id, the players of the other sides (in seat order), ``sides`` giving the side of
+        the player whose games these are."""
+        out: dict[int, list[str]] = {}
+        ids = list(sides)
+        for start in range(0, len(ids), 500):  # SQLite bounds the number of parameters
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            sql = (
+                f"SELECT game_id, player, side FROM players WHERE game_id IN ({marks}) ORDER BY game_id, seat"
+            )
+            for gid, name, side in self._db.execute(sql, chunk):
+                if side != sides[gid]:
+                    out.setdefault(gid, []).append(name)
+        return {gid: tuple(names) for gid, names in out.items()}
 
     def mistake_kinds(self, player: str) -> list[KindCount]:
         """Kinds of the player's inaccuracies, mistakes and blunders: how many moves each kind
-        explains and the points it accounts for, most frequent first."""
+        explains and the points it accounts for, most frequent first (the catch-alls, NOT_KINDS,
+        left out)."""
+        return [k for k in self._explained(player) if k.kind not in NOT_KINDS]
+
+    def unexplained(self, player: str) -> float:
+        """The points of the player's inaccuracies, mistakes and blunders that no kind explains."""
+        return round(sum(k.points for k in self._explained(player) if k.kind in NOT_KINDS), 3)
+
+    def _explained(self, player: str) -> list[KindCount]:
         marks = ", ".join("?" for _ in MISS_CLASSES)
         sql = f"""
             SELECT e.kind, COUNT(DISTINCT e.game_id || ':' || e.ply), SUM(e.points)
             FROM explanations e JOIN moves m ON m.game_id = e.game_id AND m.ply = e.ply
             WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
-              AND e.kind != ? AND e.game_id IN ({self._latest()})"""
+              AND e.game_id IN ({self._latest()})"""
         sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
-        return [
-            KindCount(r[0], r[1], round(r[2], 3))
-            for r in self._db.execute(sql, (player, *MISS_CLASSES, NOT_A_KIND))
-        ]
+        return [KindCount(r[0], r[1], round(r[2], 3)) for r in self._db.execute(sql, (player, *MISS_CLASSES))]
 
     def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
@@ -456,6 +482,12 @@ class GameLine:
     loss_total: float
     accuracy: float | None
     result: float | None
+    opponents: tuple[str, ...] = ()  # the players of the other sides, in seat order
+
+    @property
+    def file(self) -> str | None:
+        """The name of the file the game was read from (without its folder), if the store knows it."""
+        return Path(self.source).name if self.source else None
 
 
 @dataclass(frozen=True)
@@ -477,6 +509,7 @@ class Record:
     classes: dict[str, int]
     loss_total: float
     accuracy: float | None
+    game: GameLine | None = None  # the game, when the record is one game's (stats --by game)
 
     @property
     def errors(self) -> int:
@@ -491,8 +524,15 @@ class Record:
         return self.loss_total / self.decisions if self.decisions else None
 
     def to_json(self) -> dict[str, Any]:
+        game = self.game
+        about = (
+            {}
+            if game is None
+            else {"source": game.source, "opponents": list(game.opponents), "hash": game.hash}
+        )
         return {
             "period": self.label,
+            **about,
             "games": self.games,
             "decisions": self.decisions,
             "classes": dict(self.classes),
@@ -514,6 +554,7 @@ class PlayerStats:
     total: Record
     kinds: tuple[KindCount, ...]
     games: tuple[GameLine, ...] = field(default=(), repr=False)
+    unexplained: float = 0.0  # points of the missed moves that no kind explains
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -522,6 +563,7 @@ class PlayerStats:
             "total": self.total.to_json(),
             "periods": [p.to_json() for p in self.periods],
             "mistake_kinds": [{"kind": k.kind, "moves": k.moves, "points": k.points} for k in self.kinds],
+            "unexplained_points": self.unexplained,
         }
 
 
@@ -530,8 +572,8 @@ def _r(x: float | None, nd: int) -> float | None:
 
 
 def _period(line: GameLine, by: str) -> str:
-    if by == "game":
-        return f"{line.date[:10]} {line.hash[:6]}"
+    if by == "game":  # the day, and the file the game came from (its hash when the store has none)
+        return f"{line.date[:10]} {line.file or line.hash[:12]}"
     return line.date[: {"day": 10, "month": 7, "year": 4}[by]]
 
 
@@ -575,13 +617,17 @@ def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> 
         known = store.players()
         hint = f" (players: {', '.join(known)})" if known else " (the store is empty)"
         raise StoreError(f"no analysed game of player {player!r} in {store.path}{hint}")
-    groups: dict[str, list[GameLine]] = {}
-    for g in lines:
-        groups.setdefault(_period(g, by), []).append(g)
-    periods = tuple(summarise(label, gs) for label, gs in groups.items())
+    groups: dict[str | int, list[GameLine]] = {}
+    for g in lines:  # by game: one row per game, even two of a day from files of one name
+        groups.setdefault(g.game_id if by == "game" else _period(g, by), []).append(g)
+    periods = tuple(
+        dataclasses.replace(summarise(_period(gs[0], by), gs), game=gs[0] if by == "game" else None)
+        for gs in groups.values()
+    )
     kinds = tuple(store.mistake_kinds(player)[:top])
     name = next((p for p in store.players() if p.casefold() == player.casefold()), player)
-    return PlayerStats(name, by, periods, summarise("total", lines), kinds, tuple(lines))
+    total = summarise("total", lines)
+    return PlayerStats(name, by, periods, total, kinds, tuple(lines), store.unexplained(player))
 
 
 @_damaged

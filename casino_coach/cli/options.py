@@ -1,0 +1,67 @@
+"""Options that several commands share, declared once: the rule options, the number of processes,
+and the analysis settings (class thresholds, depth, the world cost), so that each reads the same in
+every command's ``--help``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import typer
+
+from casino_coach.coach.analysis import Thresholds
+
+_DEFAULT = Thresholds()
+
+
+def rule_option(help: str = "A rule option NAME=VALUE (VALUE as JSON or a bare word), repeatable.") -> Any:
+    """The ``--option``/``-r`` of every command that takes rules (``-o`` is ``--out`` everywhere)."""
+    return typer.Option([], "--option", "-r", metavar="NAME=VALUE", help=help)
+
+
+# One default for every --jobs (analyze, export, analyze-all): the CPUs, at most 8.
+DEFAULT_JOBS = max(1, min(os.cpu_count() or 1, 8))
+
+
+def jobs_option(help: str) -> Any:
+    """The ``--jobs``/``-j`` option, defaulting to ``DEFAULT_JOBS`` (said in words: it varies by machine)."""
+    return typer.Option(
+        DEFAULT_JOBS,
+        "--jobs",
+        "-j",
+        metavar="N",
+        help=f"{help} Default: the number of CPUs, at most 8.",
+        show_default=False,
+    )
+
+
+INACCURACY = typer.Option(
+    _DEFAULT.inaccuracy,
+    "--inaccuracy",
+    metavar="POINTS",
+    help="Loss (points) from which a move is an inaccuracy.",
+)
+MISTAKE = typer.Option(
+    _DEFAULT.mistake, "--mistake", metavar="POINTS", help="Loss (points) from which a move is a mistake."
+)
+BLUNDER = typer.Option(
+    _DEFAULT.blunder, "--blunder", metavar="POINTS", help="Loss (points) from which a move is a blunder."
+)
+NOISE = typer.Option(
+    _DEFAULT.noise,
+    "--noise",
+    metavar="K",
+    help="Width of the loss's interval: K standard errors each side; a class is taken at its low end.",
+)
+DEPTH = typer.Option(
+    None,
+    "--depth",
+    metavar="N",
+    help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
+    show_default=False,
+)
+WORLD = typer.Option(
+    True,
+    "--world/--no-world",
+    help="Also value each move against the cards actually held (logs with every hand).",
+)

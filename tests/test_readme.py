@@ -1,0 +1,206 @@
+"""The README's examples run (issue 10): every ``casino-coach`` command of its bash blocks, block by
+block in a fresh folder holding a copy of ``replays/``, exits as the README says (0 unless a comment
+says "exit status N") and leaves no file it does not name; the engine session it shows, replayed
+through ``casino-coach engine``, gets the answers it shows.
+
+A command is run as written, with settings that make it quick appended (``--samples 1 --depth 1``,
+fewer self-play games): the later option wins, so the command's own options are all parsed and
+checked. A command the test cannot run (it needs a Dask scheduler on another machine) is listed in
+SKIPPED with the reason, and the list must match the README.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from casino_coach.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+# What the test appends to a command to keep it fast, by subcommand.
+QUICK = {
+    "analyze": ["--samples", "1", "--depth", "1", "--no-world", "--jobs", "1"],
+    "export": ["--samples", "1", "--depth", "1", "--no-world", "--jobs", "1"],
+    "analyze-all": ["--samples", "1", "--depth", "1", "--no-world", "--jobs", "1"],
+    "suggest": ["--samples", "2"],
+    "tree": ["--samples", "2"],
+    "selfplay": ["--games", "2"],
+}
+# Commands of the README that need more than this machine, and why.
+SKIPPED = {"--cluster": "needs a Dask scheduler (and workers) on other machines"}
+# What a command may be given on standard input: play reads its moves there.
+STDIN = {"play": "quit\n"}
+
+
+class Command:
+    """One ``casino-coach`` command of a bash block: its arguments, its trailing comment, and what
+    ``echo TEXT |`` before it gives it on standard input."""
+
+    def __init__(self, args: list[str], comment: str, stdin: str = "") -> None:
+        self.args = args
+        self.comment = comment
+        self.stdin = stdin
+
+    @property
+    def name(self) -> str:
+        """The subcommand (or the root's option, ``--version``)."""
+        return self.args[0] if self.args else ""
+
+    @property
+    def status(self) -> int:
+        m = re.search(r"exit status (\d+)", self.comment)
+        return int(m.group(1)) if m else 0
+
+    def __repr__(self) -> str:
+        return shlex.join(["casino-coach", *self.args])
+
+
+def bash_blocks(text: str) -> list[list[Command]]:
+    """The ``casino-coach`` commands of each bash block (continuation lines joined, ``&&`` split)."""
+    blocks = []
+    for body in re.findall(r"^```bash\n(.*?)^```", text, re.S | re.M):
+        commands = []
+        for line in re.sub(r"\\\n\s*", " ", body).splitlines():
+            code, _, comment = _split_comment(line)
+            for part in code.split("&&"):
+                *before, last = part.split("|")
+                words, echoed = shlex.split(last), shlex.split(before[-1]) if before else []
+                stdin = " ".join(echoed[1:]) + "\n" if echoed[:1] == ["echo"] else ""
+                if words[:1] == ["casino-coach"]:
+                    commands.append(Command(words[1:], comment, stdin))
+        blocks.append(commands)
+    return blocks
+
+
+def _split_comment(line: str) -> tuple[str, str, str]:
+    """``code  # comment``: the first ``#`` outside quotes that starts a word."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i], "#", line[i + 1 :].strip()
+    return line, "", ""
+
+
+BLOCKS = [b for b in bash_blocks(README) if b]
+
+
+def test_the_readme_commands_are_found() -> None:
+    names = {c.name for block in BLOCKS for c in block}
+    # Every command of the CLI has an example (engine's session is also replayed below).
+    assert names >= {"analyze", "export", "validate", "replay", "moves", "selfplay", "suggest", "tree"}
+    assert names >= {"play", "stats", "analyze-all", "engine", "rules", "--version"}
+    skipped = [c for block in BLOCKS for c in block if any(flag in c.args for flag in SKIPPED)]
+    assert len(skipped) == len(SKIPPED), skipped
+
+
+def _run(command: Command, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    stdin = command.stdin or STDIN.get(command.name, "")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command.args, *QUICK.get(command.name, [])])
+    code = exit_info.value.code
+    return (int(code) if isinstance(code, int) else 0), *capsys.readouterr()
+
+
+def _files(folder: Path) -> set[Path]:
+    return {p.relative_to(folder) for p in folder.rglob("*")}
+
+
+@pytest.mark.parametrize("block", range(len(BLOCKS)), ids=[f"{i}-{b[0].name}" for i, b in enumerate(BLOCKS)])
+def test_every_command_of_a_block_runs(
+    block: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ROOT / "replays", tmp_path / "replays")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+    before = _files(tmp_path)
+    commands = [c for c in BLOCKS[block] if not any(flag in c.args for flag in SKIPPED)]
+    if not commands:
+        pytest.skip(
+            ", ".join(
+                reason for flag, reason in SKIPPED.items() if any(flag in c.args for c in BLOCKS[block])
+            )
+        )
+    named: set[str] = set()
+    for command in commands:
+        named |= {a.rstrip("/") for a in command.args}
+        code, out, err = _run(command, capsys, monkeypatch)
+        assert code == command.status, (command, out, err)
+        assert "Traceback" not in out + err, command
+        _check_comment(command, out)
+    # Nothing left behind but the files the commands name (and play's log, named by its date).
+    made = {p for p in _files(tmp_path) - before if len(p.parts) == 1}
+    unnamed = {
+        p for p in made if p.name not in named and not re.fullmatch(r"casino-[\d-]+-seed\d+\.json", p.name)
+    }
+    assert not unnamed, unnamed
+    assert _files(tmp_path / "replays") == _files(ROOT / "replays")  # the bundled logs untouched
+
+
+def _check_comment(command: Command, out: str) -> None:
+    """A comment that shows the output's start (``OK: ...``) or its JSON keys must be right."""
+    comment = command.comment
+    if comment.startswith("OK:"):
+        assert out.startswith("OK: "), (command, out)
+    if comment.startswith("{"):
+        obj = orjson.loads(out.splitlines()[0] if command.name == "engine" else out)
+        for key, value in re.findall(r'"(\w+)": ([^,\]}\[]+)(?=[,}])', comment):
+            assert key in obj, (command, key)
+            if value.strip() != "...":
+                assert obj[key] == orjson.loads(value), (command, key)
+        assert set(re.findall(r'"(\w+)":', comment)) <= set(obj), (command, comment)
+    if command.args[0] == "--version":
+        assert re.fullmatch(r"casino-coach \d+\.\d+\.\d+ \((compiled|pure)\)\n", out), out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The engine session
+
+
+def engine_transcript(text: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """The lines the controller wrote (``> ``) and the answers the engine gave (``< ``), from the
+    README's text block that starts with a ``hello`` request."""
+    block = next(b for b in re.findall(r"^```text\n(.*?)^```", text, re.S | re.M) if b.startswith("> {"))
+    sent = [line[2:] for line in block.splitlines() if line.startswith("> ")]
+    answers = [orjson.loads(line[2:]) for line in block.splitlines() if line.startswith("< ")]
+    return sent, answers
+
+
+# Fields of an answer that legitimately differ from run to run: how long the search took.
+VARYING = {"seconds"}
+
+
+def test_the_engine_session_gets_the_answers_shown() -> None:
+    sent, shown = engine_transcript(README)
+    assert len(sent) == len(shown) > 10
+    proc = subprocess.run(
+        [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"],
+        input="\n".join(sent) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    got = [orjson.loads(line) for line in proc.stdout.splitlines()]
+    assert len(got) == len(shown)
+    for request, want, answer in zip(sent, shown, got, strict=True):
+        assert {k: v for k, v in answer.items() if k not in VARYING} == {
+            k: v for k, v in want.items() if k not in VARYING
+        }, request
+        assert set(answer) == set(want), request
