@@ -7,6 +7,7 @@ is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Ea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -30,6 +31,14 @@ class RulesError(CoachError):
 
 class IllegalMoveError(CoachError):
     """A move that the rules do not allow in the given position; the message names the rule."""
+
+
+class AmbiguousMoveError(CoachError):
+    """A typed move that fits several legal moves: ``candidates`` holds them (moves, in legal order)."""
+
+    def __init__(self, message: str, candidates: Sequence[Any]) -> None:
+        super().__init__(message)
+        self.candidates: tuple[Any, ...] = tuple(candidates)
 
 
 class LogError(CoachError):

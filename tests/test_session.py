@@ -15,6 +15,7 @@ from casino_coach.coach.explain import explain
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.rules import RuleSet
+from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from casino_coach.formats.log import read_log
 from casino_coach.formats.replay import replay
 from casino_coach.search import Limits, evaluate, evaluate_world
@@ -60,14 +61,18 @@ def test_unique_prefix_completes() -> None:
 
 
 def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
-    found = resolve(CLASSIC, STATE, "3D b8")
     legal = legal_moves(CLASSIC, STATE)
-    assert isinstance(found, list)
-    assert found == [m for m in legal if m.card == parse_move("3D").card and m.action == 2 and m.value == 8]
-    caps = resolve(CLASSIC, STATE, "8C x")
-    assert isinstance(caps, list) and all(m.action == CAPTURE for m in caps) and len(caps) == 9
+    with pytest.raises(AmbiguousMoveError, match="'3D b8' fits 6 moves") as found:
+        resolve(CLASSIC, STATE, "3D b8")
+    assert list(found.value.candidates) == [
+        m for m in legal if m.card == parse_move("3D").card and m.action == 2 and m.value == 8
+    ]
+    with pytest.raises(AmbiguousMoveError) as caps:
+        resolve(CLASSIC, STATE, "8C x")
+    assert all(m.action == CAPTURE for m in caps.value.candidates) and len(caps.value.candidates) == 9
     # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
-    assert isinstance(resolve(CLASSIC, STATE, "8C"), list)
+    with pytest.raises(AmbiguousMoveError):
+        resolve(CLASSIC, STATE, "8C")
     assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
 
 
@@ -82,30 +87,32 @@ def test_every_move_as_listed_typed_back_is_that_move(rules: RuleSet) -> None:
     for m in legal:
         assert resolve(rules, STATE, typed_text(m), legal) == m, typed_text(m)
     assert typed_text(parse_move("3D")) == "3D t" and typed_text(parse_move("8C x 3H 5S")) == "8C x 3H 5S"
-    assert isinstance(resolve(rules, STATE, "3D", legal), list)  # a bare card still lists its moves
+    with pytest.raises(AmbiguousMoveError):  # a bare card still lists its moves
+        resolve(rules, STATE, "3D", legal)
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("text", "error", "expected"),
     [
-        ("9C", "You do not hold 9♣"),
-        ("8X", "did you mean 8♣?"),
-        ("8C x 9H", "9♥ is not on the table"),
-        ("qiut", "did you mean 'quit'?"),
-        ("8C x b8", "the action (x, b8 or t) comes right after the card played"),
-        ("@@", "Cannot read '@@'"),
+        ("9C", IllegalMoveError, "You do not hold 9♣"),
+        ("8X", NotationError, "did you mean 8♣?"),
+        ("8C x 9H", IllegalMoveError, "9♥ is not on the table"),
+        ("qiut", NotationError, "did you mean 'quit'?"),
+        ("8C x b8", NotationError, "the action (x, b8 or t) comes right after the card played"),
+        ("@@", NotationError, "Cannot read '@@'"),
     ],
 )
-def test_bad_input_gets_a_suggestion(text: str, expected: str) -> None:
-    found = resolve(CLASSIC, STATE, text)
-    assert isinstance(found, str) and expected in found
+def test_bad_input_gets_a_suggestion(text: str, error: type[Exception], expected: str) -> None:
+    with pytest.raises(error) as found:
+        resolve(CLASSIC, STATE, text)
+    assert type(found.value) is error and expected in str(found.value)
 
 
 def test_an_illegal_full_move_gets_the_engines_reason() -> None:
-    found = resolve(CLASSIC, STATE, "KS x 3H")
-    assert isinstance(found, str)
-    assert illegal_reason(CLASSIC, STATE, parse_move("KS x 3H")) in found
-    assert "Legal with K♠" in found
+    with pytest.raises(IllegalMoveError) as found:
+        resolve(CLASSIC, STATE, "KS x 3H")
+    assert illegal_reason(CLASSIC, STATE, parse_move("KS x 3H")) in str(found.value)
+    assert "Legal with K♠" in str(found.value)
 
 
 # --- the session ------------------------------------------------------------------------------------

@@ -45,7 +45,15 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, shown
+from casino_coach.errors import (
+    AmbiguousMoveError,
+    CardError,
+    CoachError,
+    IllegalMoveError,
+    LogError,
+    NotationError,
+    shown,
+)
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
@@ -461,11 +469,12 @@ class PlaySession:
         return self._try_play(legal[n - 1])
 
     def _by_text(self, text: str) -> list[Note]:
-        found = self.resolve(text)
-        if isinstance(found, Move):
-            return self._try_play(found)
-        if isinstance(found, str):
-            return [Note(NoteKind.ERROR, found)]
+        try:
+            return self._try_play(self.resolve(text))
+        except (NotationError, IllegalMoveError) as e:
+            return [Note(NoteKind.ERROR, str(e))]
+        except AmbiguousMoveError as e:
+            found: list[Move] = list(e.candidates)
         trail = next((m for m in found if m.action == TRAIL and not m.take), None)
         extra = f" ({card_symbol(trail.card)} alone: type {typed_text(trail)} to trail)" if trail else ""
         return [
@@ -476,9 +485,9 @@ class PlaySession:
             )
         ]
 
-    def resolve(self, text: str) -> Move | str | list[Move]:
-        """The legal move ``text`` means: a Move, the candidates when it is ambiguous, or an error
-        message (with a suggestion) when it fits no legal move."""
+    def resolve(self, text: str) -> Move:
+        """The legal move ``text`` means (the module's ``resolve``: NotationError, IllegalMoveError
+        or AmbiguousMoveError when it is not one); a refused text is kept for a bare ``why``."""
         if self.literal:
             try:
                 move = parse_move(text)
@@ -486,10 +495,11 @@ class PlaySession:
                 move = None
             if move is not None and move in self.legal():
                 return move
-        found = resolve(self.rules, self.state, text, self.legal())
-        if isinstance(found, str):
+        try:
+            return resolve(self.rules, self.state, text, self.legal())
+        except (NotationError, IllegalMoveError):
             self._current().refused = text
-        return found
+            raise
 
     # --- playing -------------------------------------------------------------------------------------
 
@@ -751,15 +761,15 @@ def typed_text(move: Move) -> str:
     return f"{text} t" if move.action == TRAIL and not move.take else text
 
 
-def resolve(
-    rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] | None = None
-) -> Move | str | list[Move]:
+def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] | None = None) -> Move:
     """The legal move of the seat to move that ``text`` means, completing a unique prefix.
 
     ``8C`` is the 8♣'s only legal move, ``8C x`` its only capture, ``3H b8`` its only build of 8, and
     ``8C x 3H`` the only capture of the 8♣ that takes the 3♥ (a move typed in full is taken as
-    typed). Returns the move, the candidates (in legal order) when several fit, or a message saying
-    what is wrong with a suggestion: a card not held, a card not on the table, a typo, the rule.
+    typed). Otherwise it raises, with a message that says what is wrong and suggests what may be
+    meant: NotationError when the text cannot be read (a typo, a misspelt command),
+    IllegalMoveError when it names no legal move (a card not held, a card not on the table, the rule
+    it breaks), AmbiguousMoveError with the candidates (in legal order) when several fit.
     """
     legal = list(legal) if legal is not None else legal_moves(rules, state)
     toks = _TOKEN.findall(text)
@@ -769,9 +779,9 @@ def resolve(
     except CardError:
         card = -1
     if card < 0:
-        return _unknown(text, hand, legal)
+        raise NotationError(_unknown(text, hand, legal))
     if not hand >> card & 1:
-        return _not_held(card, hand)
+        raise IllegalMoveError(_not_held(card, hand))
     action: str | None = None
     value: int | None = None
     listed = 0
@@ -802,14 +812,14 @@ def resolve(
             hint = "after the action come only the table cards it involves, like '8C x 3H 5S'"
             if tok.lower() in _ACTION_WORDS or re.fullmatch(r"[b=]\d*", tok.lower()):
                 hint = "the action (x, b8 or t) comes right after the card played"
-            return f"Cannot read {tok!r} in {text!r}: {hint}."
+            raise NotationError(f"Cannot read {tok!r} in {text!r}: {hint}.") from None
         if not state.table >> c & 1:
-            return f"{card_symbol(c)} is not on the table. The table: {_table_words(state)}"
+            raise IllegalMoveError(f"{card_symbol(c)} is not on the table. The table: {_table_words(state)}")
         listed |= 1 << c
     own = [m for m in legal if m.card == card]
     if not own:
         reason = illegal_reason(rules, state, Move(card, TRAIL))
-        return f"{card_symbol(card)} has no legal move now: {reason}."
+        raise IllegalMoveError(f"{card_symbol(card)} has no legal move now: {reason}.")
     cands = [m for m in own if _fits(m, action, value, listed)]
     if action is not None and (listed or action == "t"):  # "7H t" is the plain trail
         try:
@@ -821,7 +831,7 @@ def resolve(
     if len(cands) == 1:
         return cands[0]
     if cands:
-        return cands
+        raise AmbiguousMoveError(f"{text!r} fits {len(cands)} moves", cands)
     try:
         reason = illegal_reason(rules, state, parse_move(text))
     except NotationError:
@@ -835,7 +845,7 @@ def resolve(
     more = (
         f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
     )
-    return f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}"
+    raise IllegalMoveError(f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}")
 
 
 def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
