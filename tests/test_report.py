@@ -282,6 +282,41 @@ def test_the_chart_spans_the_game() -> None:
     assert "expected lead over Ben</li>" in page
 
 
+def _scored(rules: RuleSet) -> GameAnalysis:
+    """The test analysis with its round scored from piles: Ana took 30 cards with 10♦ and three aces
+    and swept twice, Ben the rest with 2♠."""
+    from casino_coach.engine.scoring import score_round
+    from casino_coach.engine.state import RoundState
+
+    ana = parse_hand("TD AS AC AH 3D 4D 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH")
+    ana |= parse_hand("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")
+    ben = ((1 << 52) - 1) & ~ana
+    end = RoundState((0, 0), 0, (), (ana, ben), (2, 0), 0, 0, 0, 1, 2)
+    rs = score_round(rules, end)
+    a = dataclasses.replace(_analysis(), rules=rules, round_points=(tuple(map(float, rs.points)),))
+    return dataclasses.replace(a, round_scores=(rs,), totals=rs.points, winner=None)
+
+
+def test_each_round_is_broken_down_by_scoring_item() -> None:
+    # Issue 10: the report had no round score breakdown and no final result.
+    royal = to_html(_scored(RuleSet.from_preset("royal")))
+    rounds = royal.split('id="rounds"')[1]
+    for item in ("Most cards", "Most spades", "Big Casino 10♦", "Little Casino 2♠", "Aces", "Sweeps"):
+        assert f'<th scope="row">{item}</th>' in rounds, item
+    assert '<td class="won">3 <span class="cnt">(30)</span></td>' in rounds  # most cards, with the count
+    assert '<span class="cnt">(A♠ A♣ A♥)</span>' in rounds
+    assert "Round points" in rounds and "Game score" in rounds
+    # Sweeps score only under rules that count them: not in classic.
+    classic = to_html(_scored(RuleSet.from_preset("classic"))).split('id="rounds"')[1]
+    assert "Most cards" in classic and "Sweeps" not in classic
+    assert "No winner yet after 1 round (the game goes to 21)" in classic
+    won = dataclasses.replace(_scored(RULES), winner=0)
+    assert "Ana &lt;&amp;&gt; &#34;A&#34; wins the game after 1 round" in to_html(won)
+    # The JSON has the same breakdown as replay --json.
+    obj = to_obj(_scored(RULES))
+    assert obj["rounds"][0]["breakdown"][0]["card_count"] == 30 and obj["rounds"][0]["sweeps"] == [2, 0]
+
+
 def test_every_format_renders() -> None:
     a = _analysis()
     for fmt in ReportFormat:
