@@ -324,7 +324,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         d["hands"] = [own if s == m.seat else [] for s in range(len(a.players))]
         d["sizes"] = [len(h) for h in d["hands"]]
     if not m.rated:
-        why = "the log does not give this hand" if m.hand is None else "this player was not to be rated"
+        why = "the log does not give this hand" if m.hand is None else "the analysis rated other players only"
         d["note"] = f"Not rated: {why}."
         return d
     d["value"] = _r2(m.played_value)

@@ -111,12 +111,12 @@
     return box;
   }
 
-  function mvBox(kind, mv, value, css) {
+  function mvBox(kind, mv, value, css, who) {
     var box = el("div", "mvbox c-" + css);
     box.appendChild(el("div", "lbl", kind));
     box.appendChild(moveEl(mv));
     if (value !== undefined && value !== null) {
-      box.appendChild(el("div", "val", "expected " + num(value) + " round points"));
+      box.appendChild(el("div", "val", "expected " + num(value) + " round points for " + who));
     }
     return box;
   }
@@ -167,8 +167,9 @@
   function drawDetail(p) {
     detail.textContent = "";
     var vs = el("div", "vs");
-    vs.appendChild(mvBox("played", p.played, p.value, p.css));
-    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best")); }
+    var mine = D.sides[p.side];
+    vs.appendChild(mvBox("played", p.played, p.value, p.css, mine));
+    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", mine)); }
     detail.appendChild(vs);
     if (p.best) {
       var loss = el("p", "loss");
@@ -295,7 +296,13 @@
   window.addEventListener("hashchange", function () { select(fromHash()); });
   select(fromHash(), true);
   if (/^#ply\d+$/.test(location.hash)) {
-    // Opened at a ply: show its position rather than the move list's line.
-    window.addEventListener("load", function () { board.scrollIntoView({block: "start"}); });
+    // Opened at a ply: once the browser has scrolled to its entry in the move list, show the position.
+    window.addEventListener("load", function () {
+      setTimeout(function () {
+        var a = list.querySelector(".mv.sel");
+        if (a) { keepVisible(a); }
+        board.scrollIntoView({block: "start"});
+      }, 0);
+    });
   }
 })();
