@@ -5,8 +5,9 @@ The JSON form is a contract like replay-format.md: per move ``ply``, ``seat``, `
 objects as in replay-format.md), ``loss``, ``class``, ``explanations`` (each ``text`` and ``points``)
 and ``exact``, and a ``summary`` per seat; other fields may be added, never renamed.
 
-The HTML page has no external resource at all — inline CSS, card faces drawn with CSS, the chart of
-the expected round score as inline SVG — so it opens offline and can be mailed as one file.
+The HTML page is a review page to step through (``casino_coach.report.review``, from the Jinja2
+templates in ``templates/``), with no external resource at all — inline CSS, SVG and script — so it
+opens offline and can be mailed as one file. The words the formats share are in ``words``.
 """
 
 from __future__ import annotations
