@@ -198,6 +198,9 @@ def test_whole_round_is_rated_and_summed_up() -> None:
     assert seen[0] == (0, 48) and seen[-1] == (48, 48)
     assert [m.ply for m in a.moves] == list(range(48))
     assert len(a.round_points) == 1 and sum(a.round_points[0]) >= 11
+    # The round's score as the reports break it down, and the game's standing after it.
+    assert len(a.round_scores) == 1 and a.round_scores[0].points == a.round_points[0]
+    assert a.totals == a.round_points[0] and a.winner is None
     for s in a.summaries:
         mine = [m for m in a.moves if m.seat == s.seat]
         unforced = [m for m in mine if not m.forced]
@@ -244,6 +247,13 @@ def test_viewer_log_rates_the_viewer_only_and_keeps_hidden_cards_hidden() -> Non
     assert all(m.rated == (m.seat == 0) for m in a_view.moves)
     # The other seat's moves are shown with the table, never with the hand it held.
     assert all(m.hand is None for m in a_view.moves if m.seat == 1)
+    # The position the reports draw: every hand in the full log, only the viewer's in the viewer log,
+    # with the other hand's size.
+    for mf, mv in zip(a_full.moves, a_view.moves, strict=True):
+        assert mf.view is not None and mv.view is not None
+        assert all(h.bit_count() == n for h, n in zip(mf.view.hands, mf.view.hand_sizes, strict=True))
+        assert mv.view.hands == (mf.view.hands[0], 0) and mv.view.hand_sizes == mf.view.hand_sizes
+        assert mv.view.captured == mf.view.captured and mv.view.stock == mf.view.stock
     # The viewer's ratings depend only on what the viewer could see: the same as in the full log.
     for mf, mv in zip(a_full.moves, a_view.moves, strict=True):
         if mv.rated:

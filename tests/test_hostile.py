@@ -208,6 +208,10 @@ def test_names_with_escape_sequences_never_reach_the_output_raw(
     assert cli("export", str(path), "--format", "md", "--out", str(md), *FAST_ARGS).exit_code == 0
     text = md.read_text()
     assert "\x1b" not in text and "<script>" not in text and "\\<script\\>" in text
+    page = tmp_path / "r.html"
+    assert cli("export", str(path), "--out", str(page), *FAST_ARGS).exit_code == 0
+    html = page.read_text()
+    assert "\x1b" not in html and "<script>alert" not in html and html.count("</script>") == 2
     assert orjson.loads(path.read_bytes())["players"][:2] == HOSTILE  # the log itself is unchanged
 
 

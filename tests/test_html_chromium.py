@@ -1,22 +1,36 @@
-"""The HTML report in a real headless Chromium: it loads offline and draws its cards, badges and chart.
+"""The HTML review page in a real headless Chromium: it loads offline, steps through the game and fits
+the screen.
 
-Needs Debian's ``chromium`` (``.ci/run`` installs it). The screenshot is decoded here (PNG: zlib and
-the five row filters) to check colours the page's CSS and SVG must produce.
+Needs Debian's ``chromium`` (``.ci/run`` installs it), driven through the DevTools protocol over a pipe
+(``--remote-debugging-pipe``: JSON messages ended by NUL on file descriptors 3 and 4), with the standard
+library only. The test clicks a chart dot and a move-list entry and presses the arrow keys as a person
+would (input events at screen coordinates, not calls into the page's script), and checks that the
+position shown is the right ply's. Screenshots at 1280 and 400 px (phone emulation, where the viewport
+meta decides the layout) must show no horizontal scroll and the summary whole; a screenshot is
+decoded here (PNG: zlib and the five row filters) to check colours the page's CSS and SVG must produce.
 """
 
 from __future__ import annotations
 
+import base64
+import json
+import os
+import select
 import shutil
 import struct
 import subprocess
+import time
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_analysis import FAST, _log, make_log
 
-from casino_coach.coach.analysis import AnalysisOptions, analyze
+from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
+from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
 from casino_coach.formats.files import atomic_write_text
 from casino_coach.report.document import to_html
 
@@ -72,40 +86,252 @@ def _hex(colour: str) -> tuple[int, int, int]:
     return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
 
 
-def test_report_renders_in_headless_chromium(tmp_path: Path) -> None:
+class DevTools:
+    """One headless Chromium and one page in it, driven through the DevTools protocol over a pipe."""
+
+    def __init__(self, exe: str, profile: Path, timeout: float = 30.0) -> None:
+        chrome_in, to_chrome = os.pipe()  # chromium reads fd 3, we write
+        from_chrome, chrome_out = os.pipe()  # chromium writes fd 4, we read
+
+        def fds() -> None:  # in the child: the ends chromium uses, as fds 3 and 4
+            a, b = os.dup(chrome_in), os.dup(chrome_out)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        cmd = [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--hide-scrollbars",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--remote-debugging-pipe",
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ]
+        self.proc = subprocess.Popen(
+            cmd, preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        os.close(chrome_in)
+        os.close(chrome_out)
+        self.w, self.r, self.timeout = to_chrome, from_chrome, timeout
+        self.buf = b""
+        self.n = 0
+        self.events: list[dict[str, Any]] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.page("Page.enable")
+        self.page("Runtime.enable")
+
+    def _message(self) -> dict[str, Any]:
+        deadline = time.monotonic() + self.timeout
+        while b"\0" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.r], [], [], left)[0]:
+                raise TimeoutError("chromium did not answer")
+            chunk = os.read(self.r, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the pipe")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\0", 1)
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        self.n += 1
+        msg: dict[str, Any] = {"id": self.n, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.w, json.dumps(msg).encode() + b"\0")
+        while True:
+            m = self._message()
+            if m.get("id") == self.n:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                result: dict[str, Any] = m.get("result", {})
+                return result
+            self.events.append(m)
+
+    def page(self, method: str, **params: Any) -> dict[str, Any]:
+        return self.call(method, self.session, **params)
+
+    def js(self, expression: str) -> Any:
+        r = self.page("Runtime.evaluate", expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in r, r["exceptionDetails"]
+        return r["result"].get("value")
+
+    def wait(self, event: str) -> None:
+        while not any(e.get("method") == event for e in self.events):
+            self.events.append(self._message())
+        self.events = [e for e in self.events if e.get("method") != event]
+
+    def open(self, url: str, width: int, mobile: bool = False) -> None:
+        self.page(
+            "Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=mobile
+        )
+        self.events.clear()
+        self.page("Page.navigate", url=url)
+        self.wait("Page.loadEventFired")
+
+    def click(self, selector: str) -> None:
+        """A mouse click at the middle of the element, as a person makes it (scrolled into view)."""
+        box = self.js(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+            "e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect(); "
+            "return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+
+    def key(self, name: str, code: int) -> None:
+        for kind in ("rawKeyDown", "keyUp"):
+            self.page("Input.dispatchKeyEvent", type=kind, key=name, code=name, windowsVirtualKeyCode=code)
+
+    def screenshot(self, path: Path) -> bytes:
+        height = self.js("document.documentElement.scrollHeight")
+        width = self.js("innerWidth")
+        clip = {"x": 0, "y": 0, "width": width, "height": min(height, 6000), "scale": 1}
+        shot = self.page("Page.captureScreenshot", format="png", captureBeyondViewport=True, clip=clip)
+        data = base64.b64decode(shot["data"])
+        path.write_bytes(data)
+        return data
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+            self.proc.wait(10)
+        except (OSError, RuntimeError, TimeoutError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+        finally:
+            os.close(self.w)
+            os.close(self.r)
+
+
+@pytest.fixture(scope="module")
+def analysis() -> GameAnalysis:
+    # One whole round (6 deals, 48 plies): the chart, the round's breakdown and the result.
+    return analyze(_log(make_log(3)), AnalysisOptions(limits=FAST))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevTools]:
     assert CHROMIUM is not None
-    analysis = analyze(_log(make_log(3, deals=2)), AnalysisOptions(limits=FAST))
+    tools = DevTools(CHROMIUM, tmp_path_factory.mktemp("chromium") / "profile")
+    yield tools
+    tools.close()
+
+
+_CARDS = "Array.from(document.querySelectorAll('{}')).map(c => c.textContent).join(' ')"
+
+
+def _shown(b: DevTools) -> tuple[int, str, str]:
+    """The ply the board shows: its data attribute, its heading, and the table it draws."""
+    return (
+        int(b.js("document.getElementById('board').dataset.ply")),
+        b.js("document.querySelector('#board .plyno').textContent"),
+        b.js(_CARDS.format("#board .tablecards .card")),
+    )
+
+
+def _table(a: GameAnalysis, ply: int) -> str:
+    m = a.moves[ply]
+    cards = [card_symbol(c) for c in iter_cards(m.loose)]
+    for b in m.builds:
+        cards += [card_symbol(c) for c in iter_cards(b.cards)]
+    return " ".join(cards)
+
+
+def _expect(b: DevTools, a: GameAnalysis, ply: int) -> None:
+    assert _shown(b) == (ply, f"ply {ply}", _table(a, ply))
+    # The move list marks the same ply, and the chart's cursor stands on it.
+    assert b.js("document.querySelector('#moves .mv.sel').id") == f"ply{ply}"
+    m = a.moves[ply]
+    played = b.js("document.querySelector('#detail .mvbox .mvw').textContent")
+    assert played.startswith(card_symbol(m.played.card)), played
+    if m.hand is not None:
+        hand = b.js(_CARDS.format("#board .seat.tomove .card"))
+        assert hand == mask_symbols(m.hand)
+
+
+def test_the_review_page_steps_through_the_game(
+    tmp_path: Path, analysis: GameAnalysis, browser: DevTools
+) -> None:
     page = tmp_path / "report.html"
     atomic_write_text(page, to_html(analysis))
-    shot = tmp_path / "shot.png"
-    cmd = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-        f"--screenshot={shot}",
-        "--window-size=1200,2000",
-        page.as_uri(),
-    ]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=180)
-    width, height, rows = decode_png(shot.read_bytes())
-    assert (width, height) == (1200, 2000)
+    b = browser
+    b.open(page.as_uri(), 1280)
+    _expect(b, analysis, 0)
+    # A dot of the chart: the tenth rated move's.
+    dot = [m.ply for m in analysis.moves if m.rated][10]
+    b.click(f'svg.chart circle[data-ply="{dot}"]')
+    _expect(b, analysis, dot)
+    # An entry of the move list, far down (the list scrolls inside itself).
+    b.click('#moves a[data-ply="40"]')
+    _expect(b, analysis, 40)
+    b.key("ArrowRight", 39)
+    _expect(b, analysis, 41)
+    b.key("ArrowLeft", 37)
+    b.key("ArrowLeft", 37)
+    _expect(b, analysis, 39)
+    # The address follows, and opening it shows that ply.
+    assert b.js("location.hash") == "#ply39"
+    b.open("about:blank", 1280)  # from the page itself, a new fragment would not load it again
+    b.open(page.as_uri() + "#ply17", 1280)
+    _expect(b, analysis, 17)
+    # The round's breakdown and the result are there.
+    assert b.js("document.querySelectorAll('#rounds table.rt').length") == 1
+    assert "round" in b.js("document.getElementById('result').textContent")
+
+
+def _fits(b: DevTools) -> None:
+    """No horizontal scroll, and the summary whole: inside the window and not clipped."""
+    assert b.js("document.documentElement.scrollWidth") <= b.js("innerWidth")
+    left, right, width = b.js(
+        "(() => { const r = document.getElementById('summary').getBoundingClientRect(); "
+        "return [r.left, r.right, innerWidth]; })()"
+    )
+    assert left >= 0 and right <= width
+    assert b.js(
+        "(() => { const s = document.getElementById('summary'); return s.scrollWidth <= s.clientWidth; })()"
+    )
+    widest = b.js(
+        "Math.max(...Array.from(document.querySelectorAll('#summary *'))"
+        ".map(e => e.getBoundingClientRect().right))"
+    )
+    assert widest <= right
+
+
+def test_the_page_fits_1280_and_400_pixels(tmp_path: Path, analysis: GameAnalysis, browser: DevTools) -> None:
+    page = tmp_path / "report.html"
+    atomic_write_text(page, to_html(analysis))
+    b = browser
+    b.open(page.as_uri(), 1280)
+    _fits(b)
+    shot = b.screenshot(tmp_path / "review-1280.png")
+    width, height, rows = decode_png(shot)
+    assert width == 1280 and height > 900
     colours: Counter[tuple[int, int, int]] = Counter()
     for row in rows[::3]:
         for x in range(0, len(row), 9):
             colours[(row[x], row[x + 1], row[x + 2])] += 1
     total = sum(colours.values())
-    # The page background fills much of the screen; the white of cards and panels too.
-    assert colours[_hex("#f4f1ea")] > total * 0.2
-    assert colours[(255, 255, 255)] > total * 0.1
-    # The summary's class badges (CSS) and the chart's line (SVG) are drawn.
-    for colour in ("#2e7d32", "#b71c1c", "#2f6b4f"):
+    # The page background and the white of the panels fill much of it; the table's felt is drawn.
+    assert colours[_hex("#f4f1ea")] > total * 0.05
+    assert colours[(255, 255, 255)] > total * 0.3
+    assert colours[_hex("#2f6b4f")] > total * 0.01
+    # Class badges (CSS), the chart's line in the first side's colour (SVG), red suits in red.
+    for colour in ("#2e7d32", "#1f5fa8", "#c0262d"):
         assert colours[_hex(colour)] > 20, colour
-    # Red suits are drawn in red somewhere on the page.
-    assert colours[_hex("#c0262d")] > 0
+    # A phone: the viewport meta lays the page out at the device's width.
+    b.open(page.as_uri(), 400, mobile=True)
+    assert b.js("innerWidth") == 400
+    _fits(b)
+    b.screenshot(tmp_path / "review-400.png")
+    b.click('#moves a[data-ply="5"]')
+    _expect(b, analysis, 5)
+    _fits(b)

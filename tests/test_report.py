@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 import orjson
 import pytest
@@ -184,28 +185,136 @@ def test_markdown_lists_worst_moves_and_the_game() -> None:
     assert '| Ana \\<\\&\\> "A" | 2 | 2 |' in md  # names escaped for Markdown (issue 11, item 16)
 
 
+def page_data(page: str) -> dict[str, Any]:
+    """The review page's embedded data (the JSON the page's script draws from)."""
+    found = re.search(r'<script type="application/json" id="review-data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data: dict[str, Any] = orjson.loads(found.group(1))
+    return data
+
+
 def test_html_is_self_contained_and_escaped() -> None:
     page = to_html(_analysis())
     assert page.startswith("<!DOCTYPE html>")
-    for banned in ("http://", "https://", "<script", "<link", "@import", "url(", "src="):
+    # No network resource: no address, no external script, style sheet, font or image.
+    for banned in ("http://", "https://", "<link", "@import", "url(", "src=", "<img", "<iframe"):
         assert banned not in page
-    assert "Ana &lt;&amp;&gt; &quot;A&quot;" in page and "<&>" not in page
-    assert "The rest &lt;is&gt; small items" in page
-    game = page.split("Move by move")[1]
-    assert game.count('class="move ') == 4 and page.count('class="move ') == 6  # 2 worst moves
-    # anchors and links are the 0-based ply, the number --at takes (issue 10)
-    assert 'id="ply0"' in game and '<a href="#ply0">' in page.split("Move by move")[0]
-    assert 'class="cls blunder"' in page and 'class="cls forced"' in page
-    assert "<svg" in page and "<polyline" in page
-    # Card faces: red hearts and diamonds.
-    assert '<span class="card red">4♦</span>' in page and '<span class="card">8♣</span>' in page
+    # Two script elements, both inline: the page's data and the script that draws it.
+    assert page.count("<script") == 2 and '<script type="application/json" id="review-data">' in page
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert "Ana &lt;&amp;&gt; &#34;A&#34;" in page and "<&>" not in page
+    # In the data every <, > and & is a \u escape; read back, the texts are as written.
+    assert "<is>" not in page and "The rest \\u003cis\\u003e small items" in page
+    data = page_data(page)
+    assert data["players"][0] == 'Ana <&> "A"'
+    assert data["plies"][0]["why"][1] == ["The rest <is> small items", 1.0]
+    # The move list: one entry per ply, anchored by its 0-based ply, the number --at takes (issue 10);
+    # the worst moves link to theirs.
+    assert [int(x) for x in re.findall(r'id="ply(\d+)"', page)] == [0, 1, 2, 3]
+    assert '<a href="#ply0" class="jump c-blunder">ply 0</a>' in page
+    assert 'class="cls blunder"' in page and 'class="mv c-forced"' in page
+    assert '<i class="mk">??</i>' in page and '<i class="mk">□</i>' in page  # class marks
+    assert '<svg class="chart" width="100%"' in page and 'class="ln s0"' in page
+    # Red suits in red: in the move list, and the card faces the script draws from the data.
+    assert '<span class="r">4♦</span>' in page and ".card.red{color:#c0262d}" in page
+    assert data["plies"][0]["hands"][0] == ["4♦", "8♣"] and data["plies"][0]["played"]["card"] == "4♦"
+
+
+def test_a_player_name_cannot_end_the_page_data() -> None:
+    # A name written to break out of the script element stays a name (issue 11, item 16).
+    a = _analysis()
+    names = ("</script><script>alert(1)</script>", "<!--Ben")
+    page = to_html(dataclasses.replace(a, players=names))
+    assert page.count("<script") == 2 and page.count("</script>") == 2 and "<!--" not in page
+    assert page_data(page)["players"] == list(names)
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_the_page_shows_each_ply_with_the_best_move_beside_the_played_one() -> None:
+    data = page_data(to_html(_analysis()))
+    plies = data["plies"]
+    assert [p["ply"] for p in plies] == [0, 1, 2, 3]
+    miss = plies[0]
+    assert miss["played"]["text"] == "4♦ trails" and miss["best"]["text"] == "8♣ captures 3♥ 5♠"
+    assert miss["loss"] == 2.5 and miss["basis"] == "exact" and miss["label"] == "blunder"
+    assert miss["table"]["loose"] == ["3♥", "5♠"]
+    assert miss["table"]["builds"] == [{"cards": ["2♣", "3♣"], "value": 5, "owner": 1, "multiple": False}]
+    assert plies[2]["label"] == "good" and plies[2]["best"]["text"] == "10♦ trails"
+    assert plies[2]["loss"] == 0.1
+    # A move that lost nothing names no best move; an unrated one says why.
+    assert "best" not in plies[1] and plies[1]["note"] == "The only legal move."
+    assert plies[3]["label"] == "not rated" and plies[3]["note"].startswith("Not rated")
+
+
+def test_forced_means_one_legal_move() -> None:
+    # Issue 10: "forced" stood on moves with several choices (every one worth the same).
+    a = _analysis()
+    equal = dataclasses.replace(a.moves[1], legal=3)
+    page = to_html(dataclasses.replace(a, moves=(a.moves[0], equal, *a.moves[2:])))
+    ply = page_data(page)["plies"][1]
+    assert ply["label"] == "all equal"
+    assert ply["note"] == "Every one of the 3 legal moves is worth the same here."
+    assert 'class="mv c-forced"' not in page and 'class="mv c-equal"' in page
+    assert "*all equal*" in to_markdown(dataclasses.replace(a, moves=(a.moves[0], equal, *a.moves[2:])))
 
 
 def test_chart_has_one_point_per_rated_move() -> None:
     svg = chart_svg(_analysis())
-    assert svg.count("<circle") == 3
+    assert svg.count("<circle") == 3 and svg.count('data-ply="') == 3
     # Two sides: one series seen from the first player (Ben's 0.5 is -0.5 for Ana).
     assert "expected -0.50" in svg and "expected -1.00" in svg
+    # Responsive: the full width, with x in percent; a square at the end of the played-out round.
+    assert '<svg class="chart" width="100%"' in svg and 'cx="' in svg and '%"' in svg
+    assert svg.count('class="end s0"') == 1 and "+3.00 after the round" in svg
+
+
+def test_the_chart_spans_the_game() -> None:
+    # Issue 10: the chart restarted every round. The second round's values stand on the game score
+    # after the first (7 - 4 = +3 for Ana), and each side has a legend.
+    a = _analysis()
+    later = tuple(dataclasses.replace(m, round=1, ply=m.ply + 4) for m in a.moves)
+    b = dataclasses.replace(a, moves=(*a.moves, *later))
+    svg = chart_svg(b)
+    ana = "Ana &lt;&amp;&gt; &#34;A&#34;"
+    assert f"ply 4, {ana}: 4♦ trails (blunder); {ana} expected +2.00" in svg
+    assert svg.count('class="band') == 2
+    page = to_html(b)
+    assert "expected lead over Ben</li>" in page
+
+
+def _scored(rules: RuleSet) -> GameAnalysis:
+    """The test analysis with its round scored from piles: Ana took 30 cards with 10♦ and three aces
+    and swept twice, Ben the rest with 2♠."""
+    from casino_coach.engine.scoring import score_round
+    from casino_coach.engine.state import RoundState
+
+    ana = parse_hand("TD AS AC AH 3D 4D 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH")
+    ana |= parse_hand("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC")
+    ben = ((1 << 52) - 1) & ~ana
+    end = RoundState((0, 0), 0, (), (ana, ben), (2, 0), 0, 0, 0, False, 1, 2)
+    rs = score_round(rules, end)
+    a = dataclasses.replace(_analysis(), rules=rules, round_points=(tuple(map(float, rs.points)),))
+    return dataclasses.replace(a, round_scores=(rs,), totals=rs.points, winner=None)
+
+
+def test_each_round_is_broken_down_by_scoring_item() -> None:
+    # Issue 10: the report had no round score breakdown and no final result.
+    royal = to_html(_scored(RuleSet.from_preset("royal")))
+    rounds = royal.split('id="rounds"')[1]
+    for item in ("Most cards", "Most spades", "Big Casino 10♦", "Little Casino 2♠", "Aces", "Sweeps"):
+        assert f'<th scope="row">{item}</th>' in rounds, item
+    assert '<td class="won">3 <span class="cnt">(30)</span></td>' in rounds  # most cards, with the count
+    assert '<span class="cnt">(A♠ A♣ A♥)</span>' in rounds
+    assert "Round points" in rounds and "Game score" in rounds
+    # Sweeps score only under rules that count them: not in classic.
+    classic = to_html(_scored(RuleSet.from_preset("classic"))).split('id="rounds"')[1]
+    assert "Most cards" in classic and "Sweeps" not in classic
+    assert "No winner yet after 1 round (the game goes to 21)" in classic
+    won = dataclasses.replace(_scored(RULES), winner=0)
+    assert "Ana &lt;&amp;&gt; &#34;A&#34; wins the game after 1 round" in to_html(won)
+    # The JSON has the same breakdown as replay --json.
+    obj = to_obj(_scored(RULES))
+    assert obj["rounds"][0]["breakdown"][0]["card_count"] == 30 and obj["rounds"][0]["sweeps"] == [2, 0]
 
 
 def test_every_format_renders() -> None:
@@ -229,8 +338,22 @@ def test_only_missed_moves_show_a_loss_and_a_best_move() -> None:
 def test_both_costs_side_by_side() -> None:
     a = _analysis()
     assert "on the cards actually held: lost 3.00 (blunder)" in to_markdown(a)
-    page = to_html(a)
-    assert 'on the cards actually held</span><span class="cls blunder">−3.00</span>' in page
+    world = page_data(to_html(a))["plies"][0]["world"]
+    assert world == {
+        "text": "On the cards actually held: lost 3.00 (blunder); best there 8♣ captures 3♥ 5♠",
+        "css": "blunder",
+    }
+
+
+def test_the_real_cards_are_shown_only_when_they_say_something() -> None:
+    # Issue 10: a green "0.00 on the cards actually held" stood on nearly every move.
+    a = _analysis()
+    same = dataclasses.replace(
+        a.moves[0], world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -1.4, 2.4, MoveClass.BLUNDER)
+    )
+    b = dataclasses.replace(a, moves=(same, *a.moves[1:]))
+    assert "world" not in page_data(to_html(b))["plies"][0]
+    assert "on the cards actually held" not in to_markdown(b)
 
 
 def test_luck_per_deal_is_listed() -> None:
@@ -268,4 +391,5 @@ def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
         a.moves[0], exact=False, loss_low=1.9, loss_high=3.1, samples=40, uncertain=True
     )
     page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
-    assert '<span class="note">1.90 to 3.10 over 40 worlds; the interval spans two classes' in page
+    basis = page_data(page)["plies"][0]["basis"]
+    assert basis == "1.90 to 3.10 over 40 worlds; the interval spans two classes, so the milder is given"

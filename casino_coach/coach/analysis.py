@@ -39,12 +39,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import CoachError
 from casino_coach.formats.log import GameLog
@@ -137,6 +138,21 @@ class WorldCost:
     cls: MoveClass
 
 
+class PositionView(NamedTuple):
+    """The position before a move as far as the log's reader knows it, for reports: the cards known
+    to be in each hand (every card of every hand in a full log; in a viewer log the viewer's own hand,
+    and another seat's cards only where the log gives them), how many cards each hand holds, each
+    side's captured cards and sweeps, the cards still to be dealt, and the game score per side before
+    the round."""
+
+    hands: tuple[int, ...]  # per seat
+    hand_sizes: tuple[int, ...]  # per seat
+    captured: tuple[int, ...]  # per side
+    sweeps: tuple[int, ...]  # per side
+    stock: int  # how many cards are still to be dealt
+    scores: tuple[Points, ...]  # per side, before this round
+
+
 @dataclass(frozen=True)
 class MoveAnalysis:
     """One move of the game, rated (``rated``) or only shown (another seat's move in a viewer log)."""
@@ -174,6 +190,7 @@ class MoveAnalysis:
     loss_high: float = 0.0
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
+    view: PositionView | None = None  # the whole position before the move, as far as the log tells
 
     @property
     def missed(self) -> bool:
@@ -273,6 +290,9 @@ class GameAnalysis:
     summaries: tuple[SeatSummary, ...]
     round_points: tuple[tuple[float, ...], ...]  # per played-out round, per side
     seconds: float
+    round_scores: tuple[RoundScore, ...] = ()  # per played-out round: the awards and the breakdown
+    totals: tuple[Points, ...] = ()  # the game score per side after the played-out rounds
+    winner: int | None = None  # the side that won the game, when the log plays it to the end
 
     def worst(self, count: int = 5) -> list[MoveAnalysis]:
         """The missed moves (rated, unforced, not the best) that lost most, worst first."""
@@ -503,6 +523,13 @@ def _shown(ply: Ply) -> MoveAnalysis:
     loose = view.loose if view is not None else 0
     builds = view.builds if view is not None else ()
     hand = ply.observation.hand if ply.observation is not None else None
+    pv: PositionView | None = None
+    if ply.state is not None:
+        st = ply.state
+        sizes = tuple(h.bit_count() for h in st.hands)
+        pv = PositionView(st.hands, sizes, st.captured, st.sweeps, st.stock.bit_count(), ply.scores)
+    elif (vo := ply.viewer_observation or ply.observation) is not None:
+        pv = PositionView(vo.known, vo.hand_sizes, vo.captured, vo.sweeps, vo.stock_count, ply.scores)
     return MoveAnalysis(
         ply.index,
         ply.round,
@@ -515,6 +542,7 @@ def _shown(ply: Ply) -> MoveAnalysis:
         loose,
         builds,
         hand,
+        view=pv,
     )
 
 
@@ -595,6 +623,9 @@ def analyze(
         summaries,
         round_points,
         time.perf_counter() - t0,
+        tuple(r.score for r in rep.rounds if r.score is not None),
+        tuple(rep.match.scores),
+        rep.match.winner,
     )
 
 

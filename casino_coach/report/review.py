@@ -1,0 +1,548 @@
+"""The HTML review page: a ``GameAnalysis`` as one self-contained page that a player steps through.
+
+Python gathers the page's data here: the summary, the result and each round's score breakdown, the
+compact move list, the chart's geometry, and per ply the position before the move (the table, the
+builds with their owners, the hands the log's reader knows), the move played beside the best one,
+the loss with what it rests on, the class and the explanation. The Jinja2 templates in
+``templates/`` lay it out, autoescaped. The per-ply data goes into the page as JSON, with every ``<``,
+``>`` and ``&`` written as a ``\\u`` escape so that no text in it (a player named ``</script>``) can end
+the script element; a small inline script draws the selected ply from it and moves between plies with
+the arrow keys, the move list and the chart. Without the script the page still shows the summary,
+the result, the chart, the move list and the breakdowns.
+
+The chart spans the whole game: after each rated move, the expected game margin (the side's game
+score before the round minus the others' mean, plus the expected round margin the search gives),
+and at the end of each round the actual one. Its coordinates across are percentages, so the SVG
+fills any width with its text at its own size (a scaled viewBox made the labels unreadably small on
+a phone).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.engine.cards import (
+    ACES_COUNT_OUT,
+    BIG_CASINO,
+    LITTLE_CASINO,
+    SPADES_MASK,
+    SUIT,
+    card_symbol,
+    iter_cards,
+)
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move
+from casino_coach.engine.scoring import Points
+from casino_coach.formats.text import player_name, printable
+from casino_coach.report.words import (
+    UNCERTAIN_WORDS,
+    accuracy_words,
+    loss_basis,
+    luck_words,
+    mark_label,
+    settings_words,
+    where,
+    world_worth_showing,
+)
+
+# The marks of the move list, as chess annotators write them: ?! an inaccuracy, ? a mistake, ?? a
+# blunder, □ the only legal move; = a move among several that are all worth the same.
+MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??", "forced": "□", "all equal": "="}
+
+CHART_HEIGHT = 230
+_TOP, _BOTTOM = 12, 26  # px above the highest value and below the lowest (the round labels)
+_LEFT, _RIGHT = 3.5, 1.0  # percent of the width beside the first and the last ply
+
+
+@functools.cache
+def environment() -> Environment:
+    """The templates of ``casino_coach/report/templates``, autoescaped."""
+    return Environment(
+        loader=PackageLoader("casino_coach.report", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def script_json(data: Any) -> Markup:
+    """``data`` as JSON that is safe inside a ``<script>`` element: ``<``, ``>`` and ``&`` are written
+    as ``\\u`` escapes (JSON reads them back as the same characters), so no string can close it."""
+    text = orjson.dumps(data).decode()
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Small pieces
+
+
+def css_class(label: str) -> str:
+    """The CSS class of a class label (``words.mark_label``)."""
+    return {"not rated": "unrated", "all equal": "equal"}.get(label, label)
+
+
+def _sym(c: int) -> str:
+    return card_symbol(c)
+
+
+def _syms(mask: int) -> list[str]:
+    return [card_symbol(c) for c in iter_cards(mask)]
+
+
+def _red(c: int) -> bool:
+    return SUIT[c] in (1, 2)
+
+
+def move_tokens(m: Move) -> list[tuple[str, bool]]:
+    """The compact form of the move list as (text, red) pieces: "9♣×9♦5♠" captures, "3♥→8" builds
+    8, "7♥" trails."""
+    out = [(_sym(m.card), _red(m.card))]
+    if m.action == CAPTURE:
+        out.append(("×", False))
+        out += [(_sym(c), _red(c)) for c in iter_cards(m.take)]
+    elif m.action == BUILD:
+        out.append((f"→{m.value}", False))
+    return out
+
+
+def move_data(m: Move) -> dict[str, Any]:
+    """A move for the page's script: the card, the cards it takes or builds with, and its words."""
+    action = "capture" if m.action == CAPTURE else ("build" if m.action == BUILD else "trail")
+    return {
+        "card": _sym(m.card),
+        "action": action,
+        "take": _syms(m.take),
+        "value": m.value,
+        "text": m.describe(),
+    }
+
+
+def side_names(a: GameAnalysis) -> list[str]:
+    """Each side's name: the player's, or the partners' joined with "&" (names as the terminal shows
+    them: control characters escaped, cut to 40 characters)."""
+    names = [player_name(p) for p in a.players]
+    return [
+        " & ".join(names[s] for s in range(len(names)) if s % a.nsides == side) for side in range(a.nsides)
+    ]
+
+
+def _margin(points: Sequence[Points], side: int) -> float:
+    """A side's points minus the mean of the other sides' (the analysis's values are such margins)."""
+    others = [float(p) for s, p in enumerate(points) if s != side]
+    return float(points[side]) - (sum(others) / len(others) if others else 0.0)
+
+
+def scores_before(a: GameAnalysis) -> list[tuple[float, ...]]:
+    """The game score per side before each round (one more entry than played-out rounds)."""
+    out = [(0.0,) * a.nsides]
+    for pts in a.round_points:
+        out.append(tuple(x + float(p) for x, p in zip(out[-1], pts, strict=True)))
+    return out
+
+
+def _r2(x: float | None) -> float | None:
+    return None if x is None else round(float(x), 2)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The chart
+
+
+def _step(span: float) -> float:
+    for step in (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0):
+        if span / step <= 6:
+            return step
+    return 100.0
+
+
+def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
+    """The chart's geometry: x in percent of the width (per ply, ``xs``), y in pixels; the bands of
+    the rounds, the value grid, one line per series, a dot per rated move, a square at each round's
+    end. With two sides there is one series, the lead of the first side (of the viewer's, in a
+    viewer log); otherwise one per side."""
+    if not a.moves:
+        return None
+    n = max(m.ply for m in a.moves) + 1
+    before = scores_before(a)
+    pov = a.viewer % a.nsides if a.viewer is not None else 0
+    series = [pov] if a.nsides == 2 else list(range(a.nsides))
+    sides = side_names(a)
+    short = [player_name(p) for p in a.players]
+
+    def x(ply: float) -> float:
+        return round(_LEFT + (100.0 - _LEFT - _RIGHT) * (ply + 0.5) / n, 3)
+
+    last_of: dict[int, int] = {}
+    first_of: dict[int, int] = {}
+    for m in a.moves:
+        first_of.setdefault(m.round, m.ply)
+        last_of[m.round] = m.ply
+    # (x, value, move or None for a round's end) per series
+    pts: dict[int, list[tuple[float, float, MoveAnalysis | None]]] = {s: [] for s in series}
+    for m in a.moves:
+        if not m.rated or m.played_value is None:
+            continue
+        for s in series:
+            if m.side == s:
+                v = m.played_value
+            elif a.nsides == 2:
+                v = -m.played_value
+            else:
+                continue
+            pts[s].append((x(m.ply), _margin(before[m.round], s) + v, m))
+    for r in range(len(a.round_points)):
+        if r in last_of:
+            for s in series:
+                pts[s].append((x(last_of[r] + 0.5), _margin(before[r + 1], s), None))
+    values = [v for p in pts.values() for _, v, _ in p]
+    if not values:
+        return None
+    lo, hi = min(0.0, *values), max(0.0, *values)
+    span = max(hi - lo, 1.0)
+    lo, hi = lo - 0.08 * span, hi + 0.08 * span
+    height = CHART_HEIGHT
+
+    def y(v: float) -> float:
+        return round(_TOP + (height - _TOP - _BOTTOM) * (hi - v) / (hi - lo), 1)
+
+    step = _step(hi - lo)
+    grid = []
+    v = math.ceil(lo / step) * step
+    while v <= hi:
+        grid.append({"y": y(v), "label": "0" if abs(v) < 1e-9 else f"{v:+g}", "zero": abs(v) < 1e-9})
+        v += step
+    bands = []
+    for r in sorted(first_of):
+        x1, x2 = x(first_of[r] - 0.5), x(last_of[r] + 0.5)
+        bands.append({"x": x1, "w": round(x2 - x1, 3), "label": f"round {r + 1}", "odd": r % 2 == 1})
+    lines: list[dict[str, Any]] = []
+    dots: list[dict[str, Any]] = []
+    ends: list[dict[str, Any]] = []
+    for k, s in enumerate(series):
+        sp = sorted(pts[s], key=lambda p: p[0])
+        for p, q in itertools.pairwise(sp):
+            lines.append({"k": k, "x1": p[0], "y1": y(p[1]), "x2": q[0], "y2": y(q[1])})
+        for px, pv, mv in sp:
+            if mv is None:
+                ends.append({"k": k, "x": px, "y": y(pv), "tip": f"{sides[s]}: {pv:+.2f} after the round"})
+                continue
+            m = mv
+            label = mark_label(m)
+            tip = (
+                f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}); "
+                f"{sides[s]} expected {pv:+.2f}"
+            )
+            big = label in ("mistake", "blunder")
+            css = css_class(label) + (" big" if big else "")
+            dots.append({"x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip})
+    if a.nsides == 2:
+        other = sides[1 - pov]
+        legend = [{"k": 0, "text": f"{sides[pov]}'s expected lead over {other}"}]
+        caption = f"above 0: {sides[pov]} ahead; below 0: {other} ahead (game points)"
+    else:
+        legend = [{"k": k, "text": sides[s]} for k, s in enumerate(series)]
+        caption = "each player's expected game score minus the others' mean (game points)"
+    return {
+        "height": height,
+        "xs": [x(p) for p in range(n)],
+        "grid": grid,
+        "bands": bands,
+        "lines": lines,
+        "dots": dots,
+        "ends": ends,
+        "legend": legend,
+        "caption": caption,
+        "top": _TOP,
+        "bottom": height - _BOTTOM + 4,
+    }
+
+
+# ---------------------------------------------------------------------------------------------------
+# Per ply
+
+
+def _pile(mask: int) -> dict[str, Any]:
+    """A side's captured cards as the board shows them: how many, how many spades, and the cards that
+    score by themselves (10♦, 2♠, the aces)."""
+    items = [c for c in (BIG_CASINO, LITTLE_CASINO, *ACES_COUNT_OUT) if mask >> c & 1]
+    return {"n": mask.bit_count(), "sp": (mask & SPADES_MASK).bit_count(), "items": [_sym(c) for c in items]}
+
+
+def _why_best(m: MoveAnalysis, label: str) -> str:
+    """What the page says of a move that lost nothing worth showing."""
+    if label == "forced":
+        return "The only legal move."
+    if label == "all equal":
+        return f"Every one of the {m.legal} legal moves is worth the same here."
+    if m.loss is not None and m.best is not None and m.best != m.played and m.loss >= 0.005:
+        return (
+            f"As good as the best move ({m.best.describe()}) within the search's noise: {m.loss:.2f} behind."
+        )
+    return "The best move."
+
+
+def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
+    """One ply for the page's script: where it is, the position before it, the move and its rating."""
+    label = mark_label(m)
+    d: dict[str, Any] = {
+        "ply": m.ply,
+        "round": m.round,
+        "deal": m.deal,
+        "seat": m.seat,
+        "side": m.side,
+        "label": label,
+        "css": css_class(label),
+        "where": where(m),
+        "played": move_data(m.played),
+        "table": {
+            "loose": _syms(m.loose),
+            "builds": [
+                {"cards": _syms(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+                for b in m.builds
+            ],
+        },
+    }
+    v = m.view
+    if v is not None:
+        d["hands"] = [_syms(h) for h in v.hands]
+        d["sizes"] = list(v.hand_sizes)
+        d["piles"] = [_pile(c) for c in v.captured]
+        d["sweeps"] = list(v.sweeps)
+        d["stock"] = v.stock
+        d["scores"] = [float(x) for x in v.scores]
+    else:  # an analysis made without the position: the mover's hand when known
+        own = _syms(m.hand) if m.hand is not None else []
+        d["hands"] = [own if s == m.seat else [] for s in range(len(a.players))]
+        d["sizes"] = [len(h) for h in d["hands"]]
+    if not m.rated:
+        why = "the log does not give this hand" if m.hand is None else "the analysis rated other players only"
+        d["note"] = f"Not rated: {why}."
+        return d
+    d["value"] = _r2(m.played_value)
+    d["exact"] = m.exact
+    if m.missed and m.best is not None and m.loss is not None:
+        d["best"] = move_data(m.best)
+        d["bestValue"] = _r2(m.best_value)
+        d["loss"] = round(m.loss, 2)
+        d["basis"] = loss_basis(m) + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
+    else:
+        d["note"] = _why_best(m, label)
+    d["why"] = [[printable(e.text), round(e.points, 2)] for e in m.explanations]
+    if m.verdict is not None:
+        d["verdict"] = printable(m.verdict.text)
+    if m.verdict is None and m.world is not None and world_worth_showing(m, a.options.thresholds.inaccuracy):
+        w = m.world
+        text = f"On the cards actually held: lost {w.loss:.2f} ({w.cls.value})"
+        if w.best != m.played and w.loss >= 0.005:
+            text += f"; best there {w.best.describe()}"
+        d["world"] = {"text": text, "css": w.cls.value}
+    if len(m.alternatives) > 1:
+        d["alts"] = [[mv.describe(), _r2(val), mv == m.played] for mv, val in m.alternatives]
+    return d
+
+
+# ---------------------------------------------------------------------------------------------------
+# The page's parts
+
+
+def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
+    """The compact move list: per round, per deal, rows of one move per seat in seat columns (a row
+    starts again when play comes back round to a seat)."""
+    n = len(a.players)
+    sides = side_names(a)
+    short = [player_name(p) for p in a.players]
+    rounds: list[dict[str, Any]] = []
+    for m in a.moves:
+        if not rounds or rounds[-1]["index"] != m.round:
+            pts = a.round_points[m.round] if m.round < len(a.round_points) else None
+            score = ", ".join(f"{sides[s]} {p:g}" for s, p in enumerate(pts)) if pts else ""
+            rounds.append({"index": m.round, "label": f"Round {m.round + 1}", "score": score, "deals": []})
+        deals = rounds[-1]["deals"]
+        if not deals or deals[-1]["index"] != m.deal:
+            deals.append({"index": m.deal, "label": f"deal {m.deal + 1}", "rows": []})
+        rows = deals[-1]["rows"]
+        if not rows or any(cell is not None for cell in rows[-1][m.seat :]):
+            rows.append([None] * n)
+        label = mark_label(m)
+        tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}"
+        tip += f", lost {m.loss:.2f})" if m.missed and m.loss is not None else ")"
+        rows[-1][m.seat] = {
+            "ply": m.ply,
+            "css": css_class(label),
+            "mark": MARKS.get(label, ""),
+            "tokens": move_tokens(m.played),
+            "tip": tip,
+        }
+    return rounds
+
+
+def summary_rows(a: GameAnalysis) -> list[dict[str, Any]]:
+    """The summary as rows of figures, one column per player."""
+    ss = a.summaries
+    rows: list[dict[str, Any]] = [
+        {"label": "Accuracy", "css": "key", "cells": [accuracy_words(s) for s in ss]},
+        {"label": "Result (round margin)", "css": "", "cells": [f"{s.result:+.2f}" for s in ss]},
+        {"label": "Luck of the deals", "css": "", "cells": [f"{s.luck_total:+.2f}" for s in ss]},
+        {"label": "Luck-adjusted", "css": "", "cells": [f"{s.luck_adjusted:+.2f}" for s in ss]},
+        {"label": "Points lost", "css": "", "cells": [f"{s.loss_total:.2f}" for s in ss]},
+        {"label": "Lost per decision", "css": "", "cells": [f"{s.loss_per_decision:.3f}" for s in ss]},
+        {"label": "Moves rated", "css": "", "cells": [str(s.moves) for s in ss]},
+        {"label": "Unforced", "css": "", "cells": [str(s.unforced) for s in ss]},
+    ]
+    for c in CLASSES:
+        rows.append(
+            {
+                "label": c.value,
+                "css": f"cls-row {c.value}",
+                "cls": c.value,
+                "mark": MARKS.get(c.value, ""),
+                "cells": [str(s.classes[c.value]) for s in ss],
+            }
+        )
+    return rows
+
+
+# Items of a round's breakdown: key in RoundScore.breakdown, words, the raw count shown beside it.
+_ITEMS = (
+    ("cards", "Most cards", "card_count"),
+    ("spades", "Most spades", "spade_count"),
+    ("big_casino", "Big Casino 10♦", ""),
+    ("little_casino", "Little Casino 2♠", ""),
+    ("aces", "Aces", ""),
+    ("sweeps", "Sweeps", "sweep_count"),
+    ("last_capture", "Last capture", ""),
+)
+_ACE_SYMBOLS = {"ace_spades": "A♠", "ace_clubs": "A♣", "ace_hearts": "A♥", "ace_diamonds": "A♦"}
+
+
+def round_tables(a: GameAnalysis) -> list[dict[str, Any]]:
+    """Each played-out round's score: per scoring item the points of each side (with the counts), the
+    round's points and the game score after it. Sweeps appear only under rules that score them, the
+    last capture only where it is worth a point."""
+    rules = a.rules
+    counted = {
+        "cards": rules.points_cards > 0,
+        "spades": rules.points_spades > 0,
+        "big_casino": rules.points_big > 0,
+        "little_casino": rules.points_little > 0,
+        "aces": rules.points_ace > 0,
+        "sweeps": rules.sweeps and rules.points_sweep > 0,
+        "last_capture": rules.last_capture_point > 0,
+    }
+    before = scores_before(a)
+    out = []
+    for r, pts in enumerate(a.round_points):
+        rows: list[dict[str, Any]] = []
+        if r < len(a.round_scores):
+            rs = a.round_scores[r]
+            aces: list[list[str]] = [[] for _ in range(a.nsides)]
+            for award in rs.awards:
+                if award.item in _ACE_SYMBOLS:
+                    aces[award.side].append(_ACE_SYMBOLS[award.item])
+            for key, words, count in _ITEMS:
+                if not counted[key]:
+                    continue
+                cells = []
+                for side, b in enumerate(rs.breakdown):
+                    extra = str(b.get(count, "")) if count else ""
+                    if key == "aces":
+                        extra = " ".join(aces[side])
+                    extra = f"({extra})" if extra else ""
+                    cells.append({"pts": f"{b.get(key, 0):g}", "extra": extra, "won": bool(b.get(key, 0))})
+                rows.append({"label": words, "cells": cells})
+        out.append(
+            {
+                "label": f"Round {r + 1}",
+                "rows": rows,
+                "points": [f"{p:g}" for p in pts],
+                "after": [f"{p:g}" for p in before[r + 1]],
+            }
+        )
+    return out
+
+
+def result_words(a: GameAnalysis) -> str:
+    """The game's result: who won and the final score, or where a game in progress stands."""
+    sides = side_names(a)
+    totals = [float(t) for t in a.totals] if a.totals else list(scores_before(a)[-1])
+    score = " – ".join(f"{sides[s]} {t:g}" for s, t in enumerate(totals))
+    played = len(a.round_points)
+    rounds = f"{played} round{'s' if played != 1 else ''}"
+    if a.winner is not None:
+        w = sides[a.winner]
+        verb = "win" if " & " in w else "wins"
+        return f"{w} {verb} the game after {rounds}: {score}."
+    last = a.moves[-1] if a.moves else None
+    if last is not None and last.round >= played:
+        head = f"A game in progress: the log stops in {where(last)}"
+        return f"{head}. Score after {rounds}: {score}." if played else f"{head}, before any round is scored."
+    return f"No winner yet after {rounds} (the game goes to {a.rules.target}): {score}."
+
+
+def page_context(a: GameAnalysis) -> dict[str, Any]:
+    """Everything the page template needs."""
+    sides = side_names(a)
+    # A name appears on the page as on the terminal (formats.text.player_name): control characters
+    # escaped, cut to 40 characters; the page escapes what is left.
+    names = [player_name(p) for p in a.players]
+    chart = chart_data(a)
+    worst = [
+        {
+            "ply": m.ply,
+            "where": where(m),
+            "player": player_name(a.players[m.seat]),
+            "move": m.played.describe(),
+            "best": m.best.describe() if m.best is not None else "",
+            "css": css_class(mark_label(m)),
+            "label": mark_label(m),
+            "loss": f"{m.loss:.2f}" if m.loss is not None else "",
+        }
+        for m in a.worst()
+    ]
+    data = {
+        "players": names,
+        "sides": sides,
+        "nsides": a.nsides,
+        "viewer": a.viewer,
+        "xs": chart["xs"] if chart else [],
+        "sweepsScore": bool(a.rules.sweeps and a.rules.points_sweep),
+        "plies": [ply_data(a, m) for m in a.moves],
+    }
+    return {
+        "title": f"Game analysis: {' vs '.join(names)} ({a.rules.describe()})",
+        "players": names,
+        "sides": sides,
+        "seat_sides": [s % a.nsides for s in range(len(names))],
+        "viewer": names[a.viewer] if a.viewer is not None else None,
+        "settings": settings_words(a),
+        "result": result_words(a),
+        "summary": summary_rows(a),
+        "luck": [{"player": player_name(s.player), "words": luck_words(s)} for s in a.summaries if s.luck],
+        "worst": worst,
+        "chart": chart,
+        "moves": move_list(a),
+        "rounds": round_tables(a),
+        "classes": [c.value for c in CLASSES],
+        "marks": MARKS,
+        "data": script_json(data),
+    }
+
+
+def page(a: GameAnalysis) -> str:
+    """The review page of ``a``: one self-contained HTML file (no script, font or image from
+    anywhere else)."""
+    return environment().get_template("review.html.j2").render(page_context(a))
+
+
+def chart(a: GameAnalysis) -> str:
+    """The chart alone (``chart.svg.j2``), as the page draws it."""
+    return environment().get_template("chart.svg.j2").render(chart=chart_data(a))

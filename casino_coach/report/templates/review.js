@@ -1,0 +1,308 @@
+/* The review page's script: draws the selected ply from the page's data (review.ply_data) and moves
+   between plies with the arrow keys, the move list, the chart and the buttons. Text goes in with
+   textContent only, so no name or explanation is ever read as markup. */
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("review-data").textContent);
+  var P = D.plies, N = P.length, cur = -1;
+  if (!N) { return; }
+  var board = document.getElementById("board");
+  var detail = document.getElementById("detail");
+  var list = document.getElementById("moves");
+  var svg = document.querySelector("svg.chart");
+  var cursor = document.getElementById("cursor");
+  var nseats = D.players.length;
+  var bottom = D.viewer !== null ? D.viewer : 0;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined && text !== null) { e.textContent = text; }
+    return e;
+  }
+  function red(sym) { return /[\u2665\u2666]$/.test(sym); }
+  function card(sym, extra) {
+    return el("span", "card" + (red(sym) ? " red" : "") + (extra ? " " + extra : ""), sym);
+  }
+  function num(v) {
+    if (Math.abs(v) < 0.005) { return "0.00"; }
+    return (v > 0 ? "+" : "\u2212") + Math.abs(v).toFixed(2);
+  }
+  function side(seat) { return seat % D.nsides; }
+  function who(seat) { return el("span", "who s" + side(seat), D.players[seat]); }
+
+  function moveEl(mv) {
+    var s = el("span", "mvw");
+    s.appendChild(card(mv.card));
+    var verb = mv.action === "capture" ? "captures" : (mv.action === "build" ? "builds " + mv.value + " with" : "trails");
+    s.appendChild(el("span", "verb", verb));
+    mv.take.forEach(function (c) { s.appendChild(card(c)); });
+    return s;
+  }
+
+  // Which cards to ring: the played card and what it takes, and the best move's.
+  function marks(p) {
+    var m = {};
+    function add(sym, k) { m[sym] = (m[sym] ? m[sym] + " " : "") + k; }
+    add(p.played.card, "hp");
+    p.played.take.forEach(function (c) { add(c, "hp"); });
+    if (p.best) {
+      add(p.best.card, "hb");
+      p.best.take.forEach(function (c) { add(c, "hb"); });
+    }
+    return m;
+  }
+
+  function seatRow(p, seat, m) {
+    var row = el("div", "seat" + (seat === p.seat ? " tomove" : ""));
+    row.appendChild(who(seat));
+    var hand = el("span", "hand");
+    var known = p.hands[seat] || [];
+    known.forEach(function (c) { hand.appendChild(card(c, m[c])); });
+    var hidden = Math.max(0, (p.sizes[seat] || 0) - known.length);
+    for (var i = 0; i < hidden; i++) {
+      var b = el("span", "card back");
+      b.setAttribute("aria-label", "a card not known");
+      hand.appendChild(b);
+    }
+    row.appendChild(hand);
+    if (seat === p.seat) { row.appendChild(el("span", "tag", "to play")); }
+    else if (!known.length && !hidden) { row.appendChild(el("span", "tag", "no cards")); }
+    return row;
+  }
+
+  function tableRow(p, m) {
+    var t = el("div", "tablecards");
+    t.setAttribute("aria-label", "the table");
+    p.table.loose.forEach(function (c) { t.appendChild(card(c, m[c])); });
+    p.table.builds.forEach(function (b) {
+      var box = el("span", "build s" + side(b.owner));
+      var cs = el("span", "bc");
+      b.cards.forEach(function (c) { cs.appendChild(card(c, m[c])); });
+      box.appendChild(cs);
+      box.appendChild(el("span", "bv", "build " + b.value + (b.multiple ? " (multiple)" : "") + " \u00b7 " + D.players[b.owner]));
+      t.appendChild(box);
+    });
+    if (!t.childNodes.length) { t.appendChild(el("span", "empty", "the table is empty")); }
+    return t;
+  }
+
+  function piles(p) {
+    var box = el("div", "piles");
+    if (p.piles) {
+      p.piles.forEach(function (pl, s) {
+        var item = el("span", "s" + s);
+        item.appendChild(el("b", "", D.sides[s]));
+        var text = " took " + pl.n + " card" + (pl.n === 1 ? "" : "s") + ", " + pl.sp + "\u2660";
+        if (pl.items.length) { text += " \u00b7 " + pl.items.join(" "); }
+        if (D.sweepsScore && p.sweeps[s]) { text += " \u00b7 " + p.sweeps[s] + " sweep" + (p.sweeps[s] === 1 ? "" : "s"); }
+        item.appendChild(document.createTextNode(text));
+        box.appendChild(item);
+      });
+    }
+    if (p.stock !== undefined) {
+      box.appendChild(el("span", "", p.stock ? p.stock + " cards still to deal" : "the last deal"));
+    }
+    if (p.scores) {
+      box.appendChild(el("span", "", "game score before the round: " + p.scores.map(function (v, s) {
+        return D.sides[s] + " " + v;
+      }).join(", ")));
+    }
+    return box;
+  }
+
+  function mvBox(kind, mv, value, css, who) {
+    var box = el("div", "mvbox c-" + css);
+    box.appendChild(el("div", "lbl", kind));
+    box.appendChild(moveEl(mv));
+    if (value !== undefined && value !== null) {
+      box.appendChild(el("div", "val", "expected " + num(value) + " round points for " + who));
+    }
+    return box;
+  }
+
+  function drawBoard(p) {
+    board.textContent = "";
+    var head = el("div", "bhead");
+    head.appendChild(el("span", "plyno", "ply " + p.ply));
+    var w = el("span", "where", p.where + " \u00b7 ");
+    w.appendChild(who(p.seat));
+    w.appendChild(document.createTextNode(" to play"));
+    head.appendChild(w);
+    head.appendChild(el("span", "cls " + p.css, p.label));
+    var nav = el("span", "nav");
+    [["\u00ab", "first ply (Home)", 0], ["\u2039", "previous ply (\u2190)", -1], ["\u203a", "next ply (\u2192)", 1], ["\u00bb", "last ply (End)", 2]].forEach(function (b) {
+      var btn = el("button", "", b[0]);
+      btn.type = "button";
+      btn.title = b[1];
+      btn.setAttribute("aria-label", b[1]);
+      btn.setAttribute("data-step", String(b[2]));
+      nav.appendChild(btn);
+    });
+    head.appendChild(nav);
+    board.appendChild(head);
+    var m = marks(p);
+    var felt = el("div", "felt");
+    for (var k = 1; k <= nseats; k++) {
+      var seat = (bottom + k) % nseats;
+      if (seat === bottom) { felt.appendChild(tableRow(p, m)); }
+      felt.appendChild(seatRow(p, seat, m));
+    }
+    board.appendChild(felt);
+    board.appendChild(piles(p));
+    var key = el("div", "hlkey");
+    var k1 = el("span", "");
+    k1.appendChild(el("i", "k1"));
+    k1.appendChild(document.createTextNode("the move played"));
+    key.appendChild(k1);
+    if (p.best) {
+      var k2 = el("span", "");
+      k2.appendChild(el("i", "k2"));
+      k2.appendChild(document.createTextNode("the best move"));
+      key.appendChild(k2);
+    }
+    board.appendChild(key);
+  }
+
+  function drawDetail(p) {
+    detail.textContent = "";
+    var vs = el("div", "vs");
+    var mine = D.sides[p.side];
+    vs.appendChild(mvBox("played", p.played, p.value, p.css, mine));
+    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", mine)); }
+    detail.appendChild(vs);
+    if (p.best) {
+      var loss = el("p", "loss");
+      loss.appendChild(el("b", "", "lost " + p.loss.toFixed(2)));
+      loss.appendChild(el("span", "note", " (" + p.basis + ")"));
+      detail.appendChild(loss);
+    } else if (p.note) {
+      detail.appendChild(el("p", "loss note", p.note + (p.exact ? " (exact)" : "")));
+    }
+    if (p.why && p.why.length) {
+      var ul = el("ul", "why");
+      p.why.forEach(function (x) {
+        var li = el("li", "", x[0] + " ");
+        li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
+        ul.appendChild(li);
+      });
+      detail.appendChild(ul);
+    }
+    if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
+    if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
+    if (p.alts) {
+      detail.appendChild(el("div", "note", "The search's top moves (expected round points):"));
+      var ol = el("ol", "alts");
+      p.alts.forEach(function (x) {
+        ol.appendChild(el("li", x[2] ? "me" : "", x[0] + "  " + num(x[1]) + (x[2] ? "  (played)" : "")));
+      });
+      detail.appendChild(ol);
+    }
+  }
+
+  function keepVisible(a) {
+    var lr = list.getBoundingClientRect(), ar = a.getBoundingClientRect();
+    var head = list.querySelector("thead");
+    var top = lr.top + (head ? head.getBoundingClientRect().height : 0) + 24;
+    if (ar.top < top) { list.scrollTop -= top - ar.top; }
+    else if (ar.bottom > lr.bottom - 8) { list.scrollTop += ar.bottom - lr.bottom + 8; }
+  }
+
+  function select(i, quiet) {
+    i = Math.max(0, Math.min(N - 1, i));
+    if (i === cur) { return; }
+    var old = list.querySelector(".mv.sel");
+    if (old) { old.classList.remove("sel"); old.removeAttribute("aria-current"); }
+    var a = document.getElementById("ply" + P[i].ply);
+    if (a) { a.classList.add("sel"); a.setAttribute("aria-current", "true"); keepVisible(a); }
+    if (svg) {
+      var od = svg.querySelector(".dot.sel");
+      if (od) { od.classList.remove("sel"); }
+      var nd = svg.querySelector('.dot[data-ply="' + P[i].ply + '"]');
+      if (nd) { nd.classList.add("sel"); }
+    }
+    if (cursor && D.xs.length > P[i].ply) {
+      cursor.setAttribute("x1", D.xs[P[i].ply] + "%");
+      cursor.setAttribute("x2", D.xs[P[i].ply] + "%");
+    }
+    cur = i;
+    board.setAttribute("data-ply", String(P[i].ply));
+    drawBoard(P[i]);
+    drawDetail(P[i]);
+    // The address follows the selection (a link to the page at this ply), but not while the page loads:
+    // the browser would then scroll to the move list's anchor.
+    if (!quiet && window.history && history.replaceState) { history.replaceState(null, "", "#ply" + P[i].ply); }
+  }
+
+  function indexOf(ply) {
+    for (var i = 0; i < N; i++) { if (P[i].ply === ply) { return i; } }
+    return -1;
+  }
+
+  function fromHash() {
+    var m = /^#ply(\d+)$/.exec(location.hash);
+    var i = m ? indexOf(parseInt(m[1], 10)) : -1;
+    return i >= 0 ? i : 0;
+  }
+
+  document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+    var t = e.target && e.target.tagName;
+    if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") { return; }
+    var to = null;
+    if (e.key === "ArrowRight") { to = cur + 1; }
+    else if (e.key === "ArrowLeft") { to = cur - 1; }
+    else if (e.key === "Home") { to = 0; }
+    else if (e.key === "End") { to = N - 1; }
+    if (to !== null) { e.preventDefault(); select(to); }
+  });
+
+  document.addEventListener("click", function (e) {
+    var btn = e.target.closest && e.target.closest("button[data-step]");
+    if (btn) {
+      var step = parseInt(btn.getAttribute("data-step"), 10);
+      select(step === 0 ? 0 : (step === 2 ? N - 1 : cur + step));
+      return;
+    }
+    var a = e.target.closest && e.target.closest('a[href^="#ply"]');
+    if (a) {
+      var i = indexOf(parseInt(a.getAttribute("href").slice(4), 10));
+      if (i >= 0) {
+        e.preventDefault();
+        select(i);
+        if (!list.contains(a)) { board.scrollIntoView({block: "start"}); }
+      }
+    }
+  });
+
+  if (svg) {
+    svg.addEventListener("click", function (e) {
+      var ply = e.target.getAttribute && e.target.getAttribute("data-ply");
+      var i;
+      if (ply !== null && ply !== undefined) {
+        i = indexOf(parseInt(ply, 10));
+      } else {
+        // Anywhere else on the chart: the ply nearest across.
+        var r = svg.getBoundingClientRect(), at = (e.clientX - r.left) / r.width * 100, best = 0;
+        for (var k = 1; k < D.xs.length; k++) {
+          if (Math.abs(D.xs[k] - at) < Math.abs(D.xs[best] - at)) { best = k; }
+        }
+        i = indexOf(best);
+      }
+      if (i >= 0) { select(i); }
+    });
+  }
+
+  window.addEventListener("hashchange", function () { select(fromHash()); });
+  select(fromHash(), true);
+  if (/^#ply\d+$/.test(location.hash)) {
+    // Opened at a ply: once the browser has scrolled to its entry in the move list, show the position.
+    window.addEventListener("load", function () {
+      setTimeout(function () {
+        var a = list.querySelector(".mv.sel");
+        if (a) { keepVisible(a); }
+        board.scrollIntoView({block: "start"});
+      }, 0);
+    });
+  }
+})();

@@ -1,0 +1,103 @@
+"""The words every report shares: the title, a move's class label, what a loss rests on, the search
+settings, the luck per deal. The terminal view (``render``), the Markdown, the HTML page and the
+JSON-facing code all say these things in these words."""
+
+from __future__ import annotations
+
+from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
+from casino_coach.engine.cards import mask_symbols
+from casino_coach.engine.state import Build
+
+
+def title(a: GameAnalysis) -> str:
+    return f"Game analysis: {' vs '.join(a.players)} ({a.rules.describe()})"
+
+
+def class_label(m: MoveAnalysis) -> str:
+    if not m.rated:
+        return "not rated"
+    if m.forced:
+        return "forced"
+    return m.cls.value if m.cls is not None else ""
+
+
+def loss_basis(m: MoveAnalysis) -> str:
+    """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 worlds the player
+    could face", with ", searched shallower to fit the node budget" when it was."""
+    if m.exact:
+        return "exact"
+    worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
+    if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
+        text = f"over all {worlds} the player could face"
+    else:
+        text = f"{m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"
+    return text + (", searched shallower to fit the node budget" if m.shallow else "")
+
+
+UNCERTAIN_WORDS = "the interval spans two classes, so the milder is given"
+
+
+def loss_words(m: MoveAnalysis) -> str:
+    """The loss with what it rests on: "lost 2.15 (1.01 to 3.28 over 56 worlds)", "lost 4.00
+    (exact)"; an uncertain class says that it is the milder of the classes its interval spans."""
+    if m.loss is None:
+        return ""
+    text = f"lost {m.loss:.2f} ({loss_basis(m)})"
+    return text + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
+
+
+def where(m: MoveAnalysis) -> str:
+    return f"round {m.round + 1}, deal {m.deal + 1}"
+
+
+def table_words(loose: int, builds: tuple[Build, ...]) -> str:
+    parts = [mask_symbols(loose)] if loose else []
+    parts += [f"[{mask_symbols(b.cards)} ={b.value}]" for b in builds]
+    return " ".join(parts) or "(empty)"
+
+
+def settings_words(a: GameAnalysis) -> str:
+    lim = a.options.limits
+    th = a.options.thresholds
+    depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
+    if len(a.players) == 2:
+        depth += " (the last deal of a round exactly to its end)"
+    return (
+        f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
+        f"of the move played straddles a class edge), {depth}, seed {lim.seed}; every world "
+        "consistent with what the player saw weighs the same (the other players' plays are not "
+        "read as clues: a verdict should not rest on a model of how they play); classes by "
+        f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
+        f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
+        f"{th.noise:g} standard errors"
+    )
+
+
+def luck_words(s: SeatSummary) -> str:
+    """The luck of each deal, round by round: "round 1: +0.40 -1.20 ...; round 2: ..."."""
+    rounds: dict[int, list[str]] = {}
+    for x in s.luck:
+        rounds.setdefault(x.round, []).append(f"{x.points:+.2f}")
+    return "; ".join(f"round {r + 1}: {' '.join(v)}" for r, v in sorted(rounds.items())) or "none"
+
+
+def accuracy_words(s: SeatSummary) -> str:
+    return "–" if s.accuracy is None else f"{s.accuracy:.1f}%"
+
+
+def mark_label(m: MoveAnalysis) -> str:
+    """The class a page shows for ``m``: as ``class_label``, except that *forced* is kept for a move
+    that was the only legal one; a forced move among several legal moves (every one worth the same
+    in every consistent world) is "all equal"."""
+    if m.rated and m.forced and m.legal > 1:
+        return "all equal"
+    return class_label(m)
+
+
+def world_worth_showing(m: MoveAnalysis, edge: float) -> bool:
+    """Whether the loss on the cards actually held says something beside the expected loss: it is
+    known, the move was not forced, and the two differ by ``edge`` points or more (the analysis's
+    inaccuracy threshold). A page that showed it on every move said "0.00" almost everywhere."""
+    if m.world is None or m.forced or m.loss is None:
+        return False
+    return abs(m.world.loss - m.loss) >= edge
