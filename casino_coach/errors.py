@@ -69,6 +69,10 @@ class BatchError(CoachError):
     """Inputs that name no log, or a cluster that cannot be reached."""
 
 
+class WorkerError(CoachError):
+    """A worker process that ended in the middle of its work (``workers.py``)."""
+
+
 class NotALog(CoachError):
     """A JSON file of another casino_coach format (a position, an analysis): left out, not failed."""
 

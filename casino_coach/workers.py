@@ -6,17 +6,30 @@ copy mid-use. The server preloads the package, so a worker starts without import
 
 Workers ignore SIGINT: Ctrl-C goes to the whole process group, and only the parent should answer it
 (it says "interrupted" once and ends the pool), instead of every worker printing a traceback.
+
+A worker that dies in the middle of a task (killed, out of memory) breaks the pool: every task still
+waiting then fails with ``WorkerError``, one line that says so, instead of the wait that never ends
+which ``multiprocessing.Pool`` gives (it loses the task and waits for it forever).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import multiprocessing.pool
 import signal
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from types import TracebackType
+from typing import Any, TypeVar
+
+from casino_coach.errors import WorkerError
 
 PRELOAD = ["casino_coach.coach.analysis", "casino_coach.bots.arena", "casino_coach.services.batch"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+BROKEN = "a worker process ended in the middle of its work (killed, or out of memory?)"
 
 
 def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
@@ -25,12 +38,82 @@ def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -
         initializer(*initargs)
 
 
+class WorkerPool:
+    """``jobs`` worker processes. Use it in a ``with`` block: leaving it normally waits for the work
+    submitted; leaving it by an exception (Ctrl-C among them) ends the workers at once."""
+
+    def __init__(
+        self, jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+    ) -> None:
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if "forkserver" in methods:
+            ctx.set_forkserver_preload(PRELOAD)
+        self._executor = ProcessPoolExecutor(
+            jobs, mp_context=ctx, initializer=_start, initargs=(initializer, initargs)
+        )
+
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        """Run ``fn(*args)`` in a worker. WorkerError when the pool is already broken."""
+        try:
+            return self._executor.submit(fn, *args)
+        except BrokenProcessPool:
+            raise WorkerError(BROKEN) from None
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], chunksize: int = 1) -> list[R]:
+        """``fn`` of every item, in order."""
+        try:
+            return list(self._executor.map(fn, items, chunksize=chunksize))
+        except BrokenProcessPool:
+            raise WorkerError(BROKEN) from None
+
+    def unordered(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn`` of every item, each as soon as it is done."""
+        pending = {self.submit(fn, item) for item in items}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield result_of(fut)
+
+    def terminate(self) -> None:
+        """End the workers now, whatever they are doing; work not started is dropped."""
+        # Python 3.14 has ProcessPoolExecutor.terminate_workers; before it, the processes are reached
+        # through the executor's table of them.
+        terminate = getattr(self._executor, "terminate_workers", None)
+        if terminate is not None:
+            terminate()
+            return
+        processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            if p.is_alive():
+                p.kill()
+        for p in processes:
+            p.join()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if kind is None:
+            self._executor.shutdown(wait=True)
+        else:
+            self.terminate()
+
+
+def result_of(fut: Future[R]) -> R:
+    """The result of a worker's task, or its exception; WorkerError when its worker died."""
+    try:
+        return fut.result()
+    except BrokenProcessPool:
+        raise WorkerError(BROKEN) from None
+
+
 def worker_pool(
     jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
-) -> multiprocessing.pool.Pool:
-    """A pool of ``jobs`` worker processes (use it in a ``with`` block, or close and join it)."""
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
-        ctx.set_forkserver_preload(PRELOAD)
-    return ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
+) -> WorkerPool:
+    """A pool of ``jobs`` worker processes (``WorkerPool``), each running ``initializer(*initargs)``
+    first."""
+    return WorkerPool(jobs, initializer, initargs)

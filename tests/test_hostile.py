@@ -257,6 +257,45 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+def _parent_of(pid: int) -> int:
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return -1
+
+
+def test_a_worker_killed_mid_analysis_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    # A worker that died in the middle of a task (killed, out of memory) left multiprocessing.Pool
+    # waiting for the lost task forever.
+    import os
+    import signal
+    import time
+
+    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
+    command = ["analyze", str(log), "--jobs", "2", "--samples", "400", "--depth", "12"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from casino_coach.cli import main; main()", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while not workers and time.monotonic() < deadline:
+        group = _processes_in_group(proc.pid)
+        # the workers are the children of the fork server, itself a child of the command
+        servers = {p for p in group if _parent_of(p) == proc.pid}
+        workers = [p for p in group if _parent_of(p) in servers]
+        time.sleep(0.1)
+    assert workers, "no worker process started"
+    time.sleep(1)
+    os.kill(workers[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    lines = err.decode().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1, lines
+    assert "worker process ended in the middle of its work" in lines[0]
+
+
 def test_a_card_both_held_and_seen_is_a_contradiction(tmp_path: Path) -> None:
     # item 15: a card in the hand and in 'seen' passed validate, and suggest ran on it
     err = one_error_line(cli("suggest", "--hand", "8S", "--table", "AC", "--seen", "8S"))

@@ -647,7 +647,7 @@ def _map(
     # Longest first (the early plies of a deal have the most to search) keeps the processes busy.
     tasks = sorted(tasks, key=lambda t: (t.ply.move_index, t.ply.index))
     with worker_pool(min(jobs, total)) as pool:
-        for i, result in enumerate(pool.imap_unordered(_run, tasks, chunksize=1)):
+        for i, result in enumerate(pool.unordered(_run, tasks)):
             out.append(result)
             if progress:
                 progress(i + 1, total)

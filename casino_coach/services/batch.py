@@ -21,6 +21,7 @@ import importlib
 import queue
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +29,11 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
-from casino_coach.errors import BatchError, CoachError, NotALog, shown
+from casino_coach.errors import BatchError, CoachError, NotALog, WorkerError, shown
 from casino_coach.formats.log import log_to_json, read_log
 from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
-from casino_coach.workers import worker_pool
+from casino_coach.workers import result_of, worker_pool
 
 SETTINGS_VERSION = 2  # bump when the meaning of stored analyses changes (2: verdicts by interval)
 
@@ -356,39 +357,34 @@ def _window(workers: int) -> int:
 
 def _run_local(jobs: int, todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
     """Local worker processes. Results come back through a queue in the order they finish; on an
-    interruption (Ctrl-C) the workers are terminated at once instead of finishing their games."""
+    interruption (Ctrl-C) the workers are terminated at once instead of finishing their games. A
+    worker that dies mid-game ends the batch with WorkerError (the games finished stay stored)."""
     feeder = _Feeder(todo, finish)
-    results: queue.Queue[tuple[GameJob, dict[str, Any] | None, BaseException | None]] = queue.Queue()
-    pool = worker_pool(min(jobs, len(todo)))
+    results: queue.Queue[tuple[GameJob, Future[dict[str, Any] | None]]] = queue.Queue()
+    with worker_pool(min(jobs, len(todo))) as pool:
 
-    def submit() -> bool:
-        item = feeder.next()
-        if item is None:
-            return False
-        job, data = item
+        def submit() -> bool:
+            item = feeder.next()
+            if item is None:
+                return False
+            job, data = item
+            fut = pool.submit(analyse_log, data, settings_json)
+            fut.add_done_callback(lambda f: results.put((job, f)))
+            return True
 
-        def done(result: dict[str, Any] | None) -> None:
-            results.put((job, result, None))
-
-        def failed(error: BaseException) -> None:
-            results.put((job, None, error))
-
-        pool.apply_async(analyse_log, (data, settings_json), callback=done, error_callback=failed)
-        return True
-
-    try:
         inflight = sum(submit() for _ in range(_window(jobs)))
         while inflight:
-            job, result, error = results.get()
+            job, fut = results.get()
             inflight -= 1
-            finish(job, result, _reason(error) if error is not None else None)
+            try:
+                result = result_of(fut)
+            except WorkerError:
+                raise
+            except Exception as e:  # a worker's failure fails its game, not the batch
+                finish(job, None, _reason(e))
+            else:
+                finish(job, result, None)
             inflight += submit()
-        pool.close()
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
 
 
 def _deliver(job: GameJob, fut: Any, finish: Finish) -> None:

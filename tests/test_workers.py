@@ -1,0 +1,39 @@
+"""The worker pool: results in order or as they finish, a dead worker is an error (not a hang), and an
+interruption ends the workers at once."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+
+import pytest
+
+from casino_coach.errors import WorkerError
+from casino_coach.workers import worker_pool
+
+
+def test_map_keeps_the_order_and_unordered_gives_every_result() -> None:
+    with worker_pool(2) as pool:
+        assert pool.map(math.factorial, range(8)) == [math.factorial(n) for n in range(8)]
+        assert sorted(pool.unordered(math.isqrt, [81, 4, 49, 1])) == [1, 2, 7, 9]
+
+
+def test_a_worker_that_dies_mid_task_is_an_error_not_a_hang() -> None:
+    # multiprocessing.Pool lost such a task and waited for it forever
+    t0 = time.monotonic()
+    with pytest.raises(WorkerError, match="ended in the middle of its work"), worker_pool(2) as pool:
+        list(pool.unordered(os._exit, [3]))
+    with pytest.raises(WorkerError), worker_pool(2) as pool:
+        pool.map(os._exit, [3, 3])
+    assert time.monotonic() - t0 < 60
+
+
+def test_leaving_by_an_exception_ends_the_workers_at_once() -> None:
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), worker_pool(2) as pool:
+        pool.submit(time.sleep, 60)
+        pool.submit(time.sleep, 60)
+        time.sleep(0.5)  # both workers busy
+        raise KeyboardInterrupt
+    assert time.monotonic() - t0 < 30  # not the 60 s the tasks would take
