@@ -96,3 +96,15 @@ def test_help_has_an_example(runner: CliRunner) -> None:
     for cmd in ("analyze", "export"):
         res = runner.invoke(app, [cmd, "--help"])
         assert res.exit_code == 0 and "Example: casino-coach " + cmd in res.stdout
+
+
+def test_the_terminal_says_all_equal_not_forced_where_there_was_a_choice(runner: CliRunner) -> None:
+    # Issue 10: "forced" stood on moves with several choices, every one worth the same.
+    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
+    res = runner.invoke(app, ["analyze", str(log), "--json", "--samples", "8", "--depth", "2"])
+    moves = orjson.loads(res.stdout)["moves"]
+    equal = [m["ply"] for m in moves if m["forced"] and m["legal"] > 1]
+    res = runner.invoke(app, ["analyze", str(log), "--samples", "8", "--depth", "2"])
+    assert res.exit_code == 0
+    rows = [line for line in res.stdout.splitlines() if "all equal" in line]
+    assert equal and len(rows) >= len(equal)

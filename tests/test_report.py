@@ -26,12 +26,12 @@ from casino_coach.render.analysis import move_panel
 from casino_coach.report.document import (
     ReportFormat,
     chart_svg,
-    loss_words,
     render,
     to_html,
     to_markdown,
     to_obj,
 )
+from casino_coach.report.words import loss_words
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")

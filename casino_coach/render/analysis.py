@@ -13,7 +13,7 @@ from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.engine.state import Build
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words
-from casino_coach.report.document import class_label, loss_words, luck_words
+from casino_coach.report.words import loss_words, luck_words, mark_label
 
 CLASS_STYLES = {
     "best": "bold green",
@@ -22,6 +22,7 @@ CLASS_STYLES = {
     "mistake": "bold dark_orange",
     "blunder": "bold red",
     "forced": "grey50",
+    "all equal": "grey50",
     "not rated": "dim",
 }
 
@@ -66,7 +67,7 @@ def summary_table(a: GameAnalysis) -> Table:
 
 def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     """One rated move with its explanation."""
-    lab = class_label(m)
+    lab = mark_label(m)
     style = CLASS_STYLES.get(lab, "")
     lines: list[RenderableType] = []
     played = Text("played ", style="dim")
@@ -113,7 +114,7 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
     t.add_column("best")
     last_round = -1
     for m in a.moves:
-        lab = class_label(m)
+        lab = mark_label(m)
         if m.round != last_round and last_round >= 0:
             t.add_section()
         last_round = m.round

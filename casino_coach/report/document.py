@@ -25,7 +25,6 @@ from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.text import markdown
 from casino_coach.report.words import (
     accuracy_words,
-    class_label,
     loss_words,
     luck_words,
     mark_label,
@@ -303,9 +302,6 @@ __all__ = [
     "FORMAT_VERSION",
     "ReportFormat",
     "chart_svg",
-    "class_label",
-    "loss_words",
-    "luck_words",
     "move_obj",
     "render",
     "summary_obj",
