@@ -7,7 +7,9 @@ is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Ea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -94,3 +96,16 @@ def shown(value: Any) -> str:
         text = f"a {type(value).__name__}" if isinstance(value, list | dict | tuple) else repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 3] + "..."
+
+
+@contextmanager
+def about(path: str | Path) -> Iterator[None]:
+    """Errors in reading or re-playing the file ``path`` name it first ("FILE: round 1, deal 1,
+    ..."), whichever command met them."""
+    try:
+        yield
+    except (LogError, CardError, IllegalMoveError, NotationError, RulesError) as e:
+        text = str(e)
+        if text.startswith(f"{path}: "):
+            raise
+        raise type(e)(f"{path}: {text}") from None

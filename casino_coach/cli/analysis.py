@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
+from casino_coach.cli.app import app, err_console, handle_errors, seed_option
 from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
 from casino_coach.coach.analysis import (
     AnalysisOptions,
@@ -19,7 +19,7 @@ from casino_coach.coach.analysis import (
     check_seats,
     seat_of,
 )
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import read_log
 from casino_coach.render.analysis import analysis_view

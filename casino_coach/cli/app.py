@@ -8,8 +8,7 @@ turns the library's own errors into one line on stderr and exit status 1, with n
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, get_args, get_origin
 
@@ -17,7 +16,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from casino_coach.errors import CardError, CoachError, IllegalMoveError, LogError, NotationError, RulesError
+from casino_coach.errors import CoachError
 
 
 class _Argument(TyperArgument):
@@ -90,19 +89,6 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-@contextmanager
-def about(path: Path) -> Iterator[None]:
-    """Errors in reading or re-playing the file ``path`` name it first ("FILE: round 1, deal 1,
-    ..."), whichever command met them."""
-    try:
-        yield
-    except (LogError, CardError, IllegalMoveError, NotationError, RulesError) as e:
-        text = str(e)
-        if text.startswith(f"{path}: "):
-            raise
-        raise type(e)(f"{path}: {text}") from None
 
 
 def fail(message: str) -> typer.Exit:

@@ -10,13 +10,12 @@ from rich.console import Console
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.cli.app import about, app, handle_errors, seed_option
+from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
-from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError, OutputError
-from casino_coach.formats.codec import dumps, move_to_json
+from casino_coach.errors import CoachError, LogError, OutputError, about
+from casino_coach.formats.codec import dumps, move_to_json, parse_options
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json

@@ -10,6 +10,7 @@ from rich.table import Table
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.options import rule_option
 from casino_coach.engine.rules import OPTION_NAMES, PRESETS, RuleSet
+from casino_coach.formats.codec import parse_options
 
 
 @app.command("rules")
@@ -45,29 +46,10 @@ def rules_command(
 
 
 def _words(value: object) -> str:
-    """An option's value as it is typed after ``-o NAME=``: true/false, a number, a word, or the
+    """An option's value as it is typed after ``-r NAME=``: true/false, a number, a word, or the
     names of a list separated by commas (not Python's reprs)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, tuple | list):
         return ", ".join(str(v) for v in value)
     return str(value)
-
-
-def parse_options(items: list[str]) -> dict[str, object]:
-    """``NAME=VALUE`` pairs; VALUE is JSON (true, 3, "most_spades") or a bare word."""
-    from casino_coach.errors import RulesError
-    from casino_coach.formats import jsonio
-
-    out: dict[str, object] = {}
-    for item in items:
-        name, sep, raw = item.partition("=")
-        if not sep or not name:
-            raise RulesError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
-        try:
-            out[name.strip()] = jsonio.loads(raw, RulesError)
-        except RulesError as e:
-            if raw.lstrip().startswith(("[", "{")):  # meant as JSON: say what is wrong with it
-                raise RulesError(f"option {name.strip()!r}: {e}") from None
-            out[name.strip()] = raw.strip()
-    return out

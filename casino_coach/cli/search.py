@@ -7,176 +7,37 @@ and friends). The search itself is ``casino_coach.search.leaf``.
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import sys
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 import orjson
 import typer
 from rich.console import Console
 
-from casino_coach.cli.app import about, app, err_console, handle_errors, seed_option
+from casino_coach.cli.app import app, err_console, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
-from casino_coach.cli.rules_cmd import parse_options
 from casino_coach.coach.analysis import (
     Thresholds,
-    Verdict,
     analysis_limits,
     decision_limits,
     judge,
-    verdict_json,
     verdict_of,
     why_not_second,
 )
-from casino_coach.engine.movegen import Move
-from casino_coach.engine.notation import parse_hand, parse_table
-from casino_coach.engine.observation import Observation
-from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import sides_for
 from casino_coach.errors import CoachError
-from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.files import atomic_write_bytes, check_target
-from casino_coach.formats.log import GameLog
-from casino_coach.formats.position import observation_from_position, read_any
-from casino_coach.formats.replay import end_position, position_at, replay
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
-from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search import evaluate
 from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
-
-
-@dataclass(frozen=True)
-class Decision:
-    """A position to search: the rules, the mover's observation, its ply in the log (or None), the
-    move the log plays there (None past the end of the log, or for a position), the players' names
-    (a log's), and whether it was typed on the command line (the seat to move is then "you")."""
-
-    rules: RuleSet
-    obs: Observation
-    ply: int | None
-    played: Move | None = None
-    names: tuple[str, ...] = ()
-    typed: bool = False
-
-
-def decision_from_file(path: Path, at: int | None) -> Decision:
-    """The decision before move ``at`` of a log (default: where it stops), or a position file's."""
-    with about(path):
-        doc = read_any(path)
-    if isinstance(doc, GameLog):
-        with about(path):
-            rep = replay(doc)
-        n = len(rep.plies)
-        if at is None or at == n:
-            with about(path):  # "FILE: the log stops between rounds: ..."
-                end = end_position(rep)
-            return Decision(doc.rules, end.observation, n, None, tuple(doc.players))
-        if not 0 <= at < n:
-            raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
-        at_ply = rep.plies[at]
-        return Decision(doc.rules, position_at(doc, at_ply).observation, at, at_ply.move, tuple(doc.players))
-    if at is not None:
-        raise CoachError(f"--at: {path} is a position, not a log")
-    ply = _position_ply(path)
-    return Decision(doc.rules, doc.observation, ply)
-
-
-def _position_ply(path: Path) -> int | None:
-    """The optional ``ply`` field of a position file (read_any has checked the rest)."""
-    try:
-        obj = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    ply = obj.get("ply") if isinstance(obj, dict) else None
-    return ply if isinstance(ply, int) and not isinstance(ply, bool) and ply >= 0 else None
-
-
-def _int_list(text: str, what: str) -> list[int]:
-    try:
-        return [int(x) for x in text.replace(",", " ").split()]
-    except ValueError:
-        raise CoachError(f"{what}: expected whole numbers separated by commas, got {text!r}") from None
-
-
-def typed_decision(
-    hand: str,
-    table: str,
-    preset: str,
-    options: list[str],
-    players: int,
-    to_move: int,
-    hand_sizes: str | None,
-    stock: int,
-    seen: str,
-    captured: list[str],
-    last_capture: int | None,
-) -> Decision:
-    """A position typed in the compact notation (rules.md, notation.py)."""
-    rules = RuleSet.from_dict({"preset": preset, **parse_options(options)})
-    nsides = sides_for(players, rules.partnerships) if players in (2, 3, 4) else players
-    loose, builds = parse_table(
-        table, pair_value=rules.pair_value, default_owner=(to_move + 1) % max(players, 1)
-    )
-    sizes = _int_list(hand_sizes, "--hand-sizes") if hand_sizes is not None else None
-    piles = [parse_hand(c) for c in captured] if captured else None
-    if piles is not None and len(piles) != nsides:
-        raise CoachError(f"--captured: give one pile per side ({nsides}), in side order")
-    obs = observation_from_position(
-        rules,
-        players,
-        to_move,
-        parse_hand(hand),
-        loose,
-        builds,
-        hand_sizes=sizes,
-        stock=stock,
-        seen=parse_hand(seen),
-        captured=piles,
-        last_capture=-1 if last_capture is None else last_capture,
-        partnerships=rules.partnerships,
-    )
-    return Decision(rules, obs, None, typed=True)
-
-
-def _number(x: float) -> float:
-    if not math.isfinite(x):
-        raise CoachError("the search produced a value that is not a finite number")
-    return round(x, 4)
-
-
-def result_json(
-    decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
-) -> dict[str, Any]:
-    """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}]}``,
-    best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it."""
-    moves = result.moves if top is None else result.moves[:top]
-    out: dict[str, Any] = {
-        "ply": decision.ply,
-        "seat": result.seat,
-        "exact": result.exact,
-        "worlds": result.samples,
-        "moves": [
-            move_to_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves
-        ],
-    }
-    if verdict is not None and decision.played is not None:
-        out["played"] = move_to_json(decision.played) | verdict_json(
-            verdict, result.value_of(decision.played).ev, _number
-        )
-    return out
-
-
-def _limits(samples: int | None, seed: int, time: float | None, nplayers: int) -> Limits:
-    """The analysis's limits (``analysis_limits``), so that ``suggest --at N`` judges move N as
-    ``analyze`` does, with the options given."""
-    base = analysis_limits(samples, seed, nplayers)
-    return dataclasses.replace(base, time=time) if time is not None else base
-
+from casino_coach.services.decision import (
+    decision_from_file,
+    result_json,
+    suggest_limits,
+    typed_decision,
+)
 
 _FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).", show_default=False)
 _AT = typer.Option(
@@ -291,7 +152,7 @@ def suggest_command(
     check_size(obs)
     thresholds = Thresholds()
     result = judge(
-        decision.rules, obs, _limits(samples, seed, time, obs.nplayers), thresholds, decision.played
+        decision.rules, obs, suggest_limits(samples, seed, time, obs.nplayers), thresholds, decision.played
     )
     verdict = (
         verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
@@ -372,7 +233,7 @@ def tree_command(
     result = evaluate(
         decision.rules,
         decision.obs,
-        decision_limits(_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
+        decision_limits(suggest_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
         record=True,
     )
     assert isinstance(result.tree, SearchTree)

@@ -172,3 +172,21 @@ def read_partnerships(obj: Mapping[str, Any], rules: RuleSet, nplayers: int) -> 
 def dumps(obj: Any) -> bytes:
     """Canonical JSON of any object (sorted keys, 2-space indent, newline at the end)."""
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def parse_options(items: list[str]) -> dict[str, object]:
+    """Rule options typed as ``NAME=VALUE`` pairs (``-r`` on the command line); VALUE is JSON (true,
+    3, "most_spades", a list) or a bare word. RulesError for an item that is not NAME=VALUE, or a
+    VALUE meant as JSON (a list, an object) that does not read."""
+    out: dict[str, object] = {}
+    for item in items:
+        name, sep, raw = item.partition("=")
+        if not sep or not name:
+            raise RulesError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
+        try:
+            out[name.strip()] = jsonio.loads(raw, RulesError)
+        except RulesError as e:
+            if raw.lstrip().startswith(("[", "{")):  # meant as JSON: say what is wrong with it
+                raise RulesError(f"option {name.strip()!r}: {e}") from None
+            out[name.strip()] = raw.strip()
+    return out
