@@ -40,11 +40,11 @@ from casino_coach.search.result import (
     value_key,
 )
 from casino_coach.search.solver import (
+    MoveOrder,
     OutOfNodes,
     RootValue,
     Solver,
     canonical,
-    order_key,
     without_cycle_collection,
 )
 from casino_coach.search.tree import SearchTree
@@ -177,7 +177,7 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     moves = legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
-    return sorted(moves, key=order_key)
+    return sorted(moves, key=MoveOrder(rules))
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
@@ -365,7 +365,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     in_hands = sum(h.bit_count() for h in state.hands)
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
     solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
-    values = solver.root_values(state, sorted(legal_moves(rules, state), key=order_key))
+    values = solver.root_values(state, sorted(legal_moves(rules, state), key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
     exact = not state.more and horizon == 0 and not solver.shallow

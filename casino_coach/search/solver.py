@@ -26,44 +26,42 @@ import gc
 from collections.abc import Callable
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
-from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
+from casino_coach.engine.values import cached_values
 from casino_coach.search.leaf import Evaluator
 
 INF: Final = float("inf")
 NULL: Final = 1e-9  # width of a null window (values are points, far coarser)
 
-# Move ordering (captures of valuable cards first): a weight per card, in tenths of a point of the
-# round scoring: each card counts toward most cards, spades toward most spades, the cash cards most.
-_WEIGHT = [10] * 52
-for _c in range(52):
-    if SPADES_MASK >> _c & 1:
-        _WEIGHT[_c] += 4
-    if ACES_MASK >> _c & 1:
-        _WEIGHT[_c] += 30
-_WEIGHT[BIG_CASINO] += 60
-_WEIGHT[LITTLE_CASINO] += 30
-WEIGHT: Final[tuple[int, ...]] = tuple(_WEIGHT)
 
+class MoveOrder:
+    """The order the search tries moves in (captures of valuable cards first, then builds, then cheap
+    trails): a sort key, lower first. A card weighs its scoring worth under the rules (``values.
+    card_values``: a card toward most cards, a spade toward most spades, the cash cards most), in
+    hundredths of a point, as integers."""
 
-def _mask_weight(mask: int) -> int:
-    w = 0
-    while mask:
-        low = mask & -mask
-        w += WEIGHT[low.bit_length() - 1]
-        mask ^= low
-    return w
+    __slots__ = ("weight",)
 
+    def __init__(self, rules: RuleSet) -> None:
+        self.weight: tuple[int, ...] = tuple(round(100 * v) for v in cached_values(rules))
 
-def order_key(move: Move) -> int:
-    """Lower first: captures by the weight of what they take, then builds, then cheap trails."""
-    if move.action == CAPTURE:
-        return -1000 - _mask_weight(move.take) - WEIGHT[move.card]
-    if move.action == TRAIL:
-        return WEIGHT[move.card]
-    return -500 - _mask_weight(move.take)
+    def _mask(self, mask: int) -> int:
+        w = 0
+        weight = self.weight
+        while mask:
+            low = mask & -mask
+            w += weight[low.bit_length() - 1]
+            mask ^= low
+        return w
+
+    def __call__(self, move: Move) -> int:
+        if move.action == CAPTURE:
+            return -1_000_000 - self._mask(move.take) - self.weight[move.card]
+        if move.action == TRAIL:
+            return self.weight[move.card]
+        return -500_000 - self._mask(move.take)
 
 
 class Entry:
@@ -133,6 +131,7 @@ class Solver:
         # building for a partner is allowed): cached across positions and worlds, ordered.
         self._moves: dict[tuple[int, int, int, tuple[Build, ...], int], list[Move]] = {}
         self._partner = rules.build_for_partner != "never"
+        self.order = MoveOrder(rules)
 
     def moves(self, s: RoundState) -> list[Move]:
         """The legal moves of ``s``, best-looking first (cached; do not modify the list)."""
@@ -144,7 +143,7 @@ class Solver:
         if moves is None:
             moves = legal_moves(self.rules, s)
             if len(moves) > 1:
-                moves.sort(key=order_key)
+                moves.sort(key=self.order)
             self._moves[key] = moves
         return moves
 
