@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from casino_coach.engine.cards import card_name, iter_cards, parse_card
+from casino_coach.engine.cards import card_name, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move
 from casino_coach.engine.state import Build
 from casino_coach.errors import CardError, NotationError
@@ -184,3 +184,10 @@ def table_text(loose: int, builds: tuple[Build, ...]) -> str:
     parts = [_names(loose)] if loose else []
     parts += [f"[{_names(b.cards)} ={b.value} @{b.owner}]" for b in builds]
     return " ".join(parts)
+
+
+def table_words(loose: int, builds: tuple[Build, ...]) -> str:
+    """The table for people, in card symbols: "A♣ 2♦ [6♠ 3♥ =9]", or "(empty)"."""
+    parts = [mask_symbols(loose)] if loose else []
+    parts += [f"[{mask_symbols(b.cards)} ={b.value}]" for b in builds]
+    return " ".join(parts) or "(empty)"

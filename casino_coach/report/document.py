@@ -20,6 +20,7 @@ import orjson
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, PositionView, SeatSummary
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
+from casino_coach.engine.notation import table_words
 from casino_coach.engine.state import Build
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.text import markdown
@@ -29,7 +30,6 @@ from casino_coach.report.words import (
     luck_words,
     mark_label,
     settings_words,
-    table_words,
     where,
     world_worth_showing,
 )

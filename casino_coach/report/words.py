@@ -5,8 +5,6 @@ JSON-facing code all say these things in these words."""
 from __future__ import annotations
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
-from casino_coach.engine.cards import mask_symbols
-from casino_coach.engine.state import Build
 
 
 def title(a: GameAnalysis) -> str:
@@ -48,12 +46,6 @@ def loss_words(m: MoveAnalysis) -> str:
 
 def where(m: MoveAnalysis) -> str:
     return f"round {m.round + 1}, deal {m.deal + 1}"
-
-
-def table_words(loose: int, builds: tuple[Build, ...]) -> str:
-    parts = [mask_symbols(loose)] if loose else []
-    parts += [f"[{mask_symbols(b.cards)} ={b.value}]" for b in builds]
-    return " ".join(parts) or "(empty)"
 
 
 def settings_words(a: GameAnalysis) -> str:

@@ -40,7 +40,7 @@ from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verd
 from casino_coach.coach.explain import explain
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
-from casino_coach.engine.notation import move_text, parse_move
+from casino_coach.engine.notation import move_text, parse_move, table_words
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
@@ -814,7 +814,9 @@ def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] 
                 hint = "the action (x, b8 or t) comes right after the card played"
             raise NotationError(f"Cannot read {tok!r} in {text!r}: {hint}.") from None
         if not state.table >> c & 1:
-            raise IllegalMoveError(f"{card_symbol(c)} is not on the table. The table: {_table_words(state)}")
+            raise IllegalMoveError(
+                f"{card_symbol(c)} is not on the table. The table: {table_words(state.loose, state.builds)}"
+            )
         listed |= 1 << c
     own = [m for m in legal if m.card == card]
     if not own:
@@ -864,12 +866,6 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
         f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
         "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
     )
-
-
-def _table_words(state: RoundState) -> str:
-    parts = [mask_symbols(state.loose)] if state.loose else []
-    parts += [f"[{b.value}: {mask_symbols(b.cards)}]" for b in state.builds]
-    return " ".join(parts) or "empty"
 
 
 # ---------------------------------------------------------------------------------------------------
