@@ -29,11 +29,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from casino_coach.bots.arena import play
-from casino_coach.bots.policies import make_policy
-from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
-from casino_coach.engine.rules import RuleSet
-from casino_coach.formats.log import GameLog
+try:
+    from casino_coach.bots.arena import play
+    from casino_coach.bots.policies import make_policy
+    from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.formats.log import GameLog
+except ImportError:  # an older tree, before the sub-packages (timed with --compare)
+    from casino_coach.analysis import AnalysisOptions, analysis_limits, analyze  # type: ignore
+    from casino_coach.arena import play  # type: ignore
+    from casino_coach.replay import GameLog  # type: ignore
+    from casino_coach.rules import RuleSet  # type: ignore
+
+    from casino_coach.bots import make_policy  # type: ignore
 
 # (preset, bots in seat order, seed): one round each.
 GAMES: tuple[tuple[str, tuple[str, ...], int], ...] = (
