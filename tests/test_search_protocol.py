@@ -18,7 +18,7 @@ import pytest
 
 from casino_coach.search.minimax import MinimaxValuer, minimax
 from casino_coach.search.protocol import Game, Sampler, Worlds, WorldValues
-from casino_coach.search.race import MIN_PAIRED, Race, Stopping, run_race
+from casino_coach.search.race import MIN_PAIRED, SETTLE, Race, Stopping, run_race
 from casino_coach.search.result import loss_high, loss_low
 
 CARDS = 5
@@ -139,9 +139,12 @@ def test_a_dominated_move_leaves_the_race_and_the_race_stops_once_decided() -> N
 def test_a_verdict_samples_until_the_loss_settles_in_one_band() -> None:
     # Holding 4, staying loses exactly 0.5 in every world. A sampled interval is never narrower than
     # a per-world spread of 0.5 points allows (``result.verdict_stderr``), so it settles inside
-    # [0.2, 1) at the first world count where that floor has shrunk enough, and stops there.
+    # [0.2, 1) at the first world count where that floor has shrunk enough (with the stricter width
+    # the stopping rule asks for, SETTLE times the interval's), and stops there.
+    z = SETTLE * 2.0
+
     def settled(n: int) -> bool:
-        return loss_low(0.5, 0.0, n, 2.0, None) > 0.2 and loss_high(0.5, 0.0, n, 2.0, None) < 1.0
+        return loss_low(0.5, 0.0, n, z, None) > 0.2 and loss_high(0.5, 0.0, n, z, None) < 1.0
 
     first = next(n for n in range(6, 100) if settled(n))
     _, done, _ = search(4, seed=3, min_samples=6, focus="stay", bands=(0.2, 1.0))
