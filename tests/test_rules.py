@@ -81,3 +81,39 @@ def test_every_option_is_named() -> None:
         "target",
     ):
         assert name in OPTION_NAMES
+
+
+def test_every_option_says_what_it_settles_as_the_rules_reference_words_it() -> None:
+    # Issue 10: casino-coach rules listed names and values only; each option now says what it settles,
+    # with the id of its question in rules.md section 2 (or the section of the rules it belongs to).
+    import re
+    from pathlib import Path
+
+    from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS
+
+    assert set(OPTION_QUESTIONS) == set(OPTION_NAMES)
+    docs = (Path(__file__).parents[1] / "docs" / "rules.md").read_text()
+    questions = {}
+    for line in docs.splitlines():
+        if re.match(r"\| [A-Z]\d+ \|", line):
+            ident, question = (c.strip() for c in line.strip("|").split(" | ")[:2])
+            questions[ident] = question.replace("*", "")
+    for name, text in OPTION_QUESTIONS.items():
+        ident, _, words = text.partition(" ")
+        if ident in questions:
+            assert questions[ident].startswith(words), name
+            row = next(line for line in docs.splitlines() if line.startswith(f"| {ident} |"))
+            assert f"`{name}" in row or ("points_{" in row and name.startswith("points_")), name
+        else:  # a rule of section 1 without a disagreement
+            assert re.search(rf"^### {re.escape(ident)} ", docs, re.M) and f"`{name}`" in docs, name
+
+
+def test_the_rules_command_shows_what_each_option_settles() -> None:
+    from typer.testing import CliRunner
+
+    from casino_coach.cli import app
+
+    result = CliRunner().invoke(app, ["rules", "royal"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0
+    assert "D1 Four players: partnerships or not" in result.output
+    assert "S12 Count-out order" in result.output

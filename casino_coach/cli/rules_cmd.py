@@ -6,10 +6,11 @@ import orjson
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.options import rule_option
-from casino_coach.engine.rules import OPTION_NAMES, PRESETS, RuleSet
+from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet
 from casino_coach.formats.codec import parse_options
 
 
@@ -22,7 +23,7 @@ def rules_command(
     ),
     json: bool = typer.Option(False, "--json", help="Print the full rule set as JSON."),
 ) -> None:
-    """Show every rule option of a preset (rules.md §2), with any overrides.
+    """Show every rule option of a preset (rules.md §2), with any overrides, and what each settles.
 
     Example: casino-coach rules dominican -r near_target_20=most_spades
     """
@@ -36,12 +37,14 @@ def rules_command(
         )
         return
     table = Table(title=f"Rules: {rules.describe()}")
-    table.add_column("option")
-    table.add_column("value")
-    table.add_column("preset default")
+    table.add_column("option: what it settles (rules.md)", ratio=3)
+    table.add_column("value", ratio=2)
+    table.add_column("preset default", ratio=1)
     for name, value in full.items():
         default = PRESETS[rules.preset].get(name, getattr(RuleSet(), name))
-        table.add_row(name, _words(value), "" if value == default else _words(default))
+        cell = Text(name)
+        cell.append(f"\n{OPTION_QUESTIONS[name]}", style="dim")
+        table.add_row(cell, _words(value), "" if value == default else _words(default))
     Console().print(table)
 
 

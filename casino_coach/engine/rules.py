@@ -15,7 +15,7 @@ from typing import Any, Final
 import orjson
 
 from casino_coach.engine.cards import ACE, NUM_CARDS, RANK
-from casino_coach.errors import RulesError
+from casino_coach.errors import RulesError, shown
 from casino_coach.frozen import Frozen
 
 COUNT_OUT_ITEMS: Final[tuple[str, ...]] = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
@@ -183,7 +183,7 @@ class RuleSet(Frozen):
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """Read the ``rules`` object of a log: ``{"preset": ..., option: value, ...}``."""
         if not isinstance(data, Mapping):
-            raise RulesError(f'rules: expected an object like {{"preset": "classic"}}, got {data!r}')
+            raise RulesError(f'rules: expected an object like {{"preset": "classic"}}, got {shown(data)}')
         preset = data.get("preset", "classic")
         if not isinstance(preset, str) or preset not in PRESETS:
             raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
@@ -267,7 +267,7 @@ def _check(options: Mapping[str, Any]) -> None:
         value = options[name]
         if name in _BOOLS:
             if not isinstance(value, bool):
-                raise RulesError(f"rule option {name!r} must be true or false, got {value!r}")
+                raise RulesError(f"rule option {name!r} must be true or false, got {shown(value)}")
         elif name in _CHOICES:
             choices = _CHOICES[name]
             if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
@@ -277,12 +277,12 @@ def _check(options: Mapping[str, Any]) -> None:
                         "false builds (choose 'forbid')"
                     )
                 opts = " | ".join(str(c) for c in choices)
-                raise RulesError(f"rule option {name!r} must be one of {opts}, got {value!r}")
+                raise RulesError(f"rule option {name!r} must be one of {opts}, got {shown(value)}")
         elif name in _POINTS:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {value!r}")
+                raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {shown(value)}")
             if name == "target" and value < 1:
-                raise RulesError(f"rule option 'target' must be at least 1, got {value!r}")
+                raise RulesError(f"rule option 'target' must be at least 1, got {shown(value)}")
         elif name == "count_out_order" and (
             not isinstance(value, tuple)
             or not all(isinstance(x, str) for x in value)
@@ -290,7 +290,7 @@ def _check(options: Mapping[str, Any]) -> None:
         ):
             raise RulesError(
                 "rule option 'count_out_order' must list each of "
-                f"{', '.join(COUNT_OUT_ITEMS)} once, got {value!r}"
+                f"{', '.join(COUNT_OUT_ITEMS)} once, got {shown(value)}"
             )
     if options["face_cards"] == "pair_only" and options["ace_value"] != "one":
         raise RulesError(
@@ -303,3 +303,65 @@ def _check(options: Mapping[str, Any]) -> None:
         )
     if options["face_cards"] == "numeric" and options["court_builds"]:
         raise RulesError("rule option 'court_builds' only applies when face_cards is 'pair_only'")
+
+
+# What each option settles: the question of rules.md section 2 (with its id there), or the section of
+# the rules it belongs to; ``casino-coach rules`` shows it beside each value (tests/test_rules.py keeps
+# it as docs/rules.md words it).
+OPTION_QUESTIONS: Final[dict[str, str]] = {
+    "partnerships": "D1 Four players: partnerships or not",
+    "deal_pattern": "D2 Deal pattern",
+    "direction": "D3 Direction of deal and play",
+    "announce_last_deal": "D4 Warning before the final deal",
+    "first_dealer": "D5 First dealer",
+    "face_cards": "V1 Court cards",
+    "ace_value": "V2 Ace",
+    "ace_singleton_set_in_build": 'V3 Played ace used as a one-card "14" set inside a multiple build',
+    "court_pairing_count": "V4 Classic court pairing when several matching courts are on the table",
+    "trail_restriction": "C1 Is capturing ever compulsory?",
+    "equal_loose_capture": "C2 Under the equal-loose rule, must the card take all equal loose cards?",
+    "equal_loose_build_ok": (
+        "C3 Under the equal-loose rule, may the card build instead, leaving the equal "
+        "loose card on the table?"
+    ),
+    "build_as_card_in_sums": (
+        "C4 May a single build be treated like a card of its value (summed with loose "
+        "cards, e.g. a 7-build + loose 2 taken by a 9)?"
+    ),
+    "false_build": "B1 Must hold the capture card",
+    "raise_own_build": "B3 Raising your own single build",
+    "partner_build_interaction": "B4 Interacting with a partner's build",
+    "build_for_partner": "B5 Building for partner (you do not hold the capture card)",
+    "table_cards_in_raise": "B6 Loose table cards helping to raise a single build",
+    "table_only_builds": "B7 Builds made only from table cards (while trailing)",
+    "allow_duplicate_value_builds": "B8 Two separate builds of the same value on the table",
+    "multi_set_build_creation": "B9 Creating a multiple build that swallows several loose sets at once",
+    "merge_builds": "B10 Merging two existing builds of equal value in one move",
+    "owner_may_trail": "B11 Owner of a build may trail",
+    "court_builds": "B12 Court cards in (multiple) builds in classic",
+    "sweeps": "S1 Are sweeps scored?",
+    "sweep_cancellation": "S2 Opposing sweeps cancel",
+    "sweep_cancellation_3p": "S3 Sweep cancellation with 3 individual players",
+    "final_capture_can_sweep": "S4 Is taking the residue a sweep?",
+    "last_capture_takes_table": "S5 Residue owner",
+    "last_capture_point": "S5 Residue owner",
+    "residue_if_no_capture": "1.11 Cards left on the table when nobody captured in the round",
+    "near_target_20": "S6 Dominican near-21 rule at 20",
+    "near_target_rules": "S7 Dominican near-21 rules at 18 and 19",
+    "near_target_mode": "S8 What a side at 18–20 scores when it misses its condition",
+    "near_target_precedence": (
+        'S9 Precedence of the near-target "automatic win" over an opponent who passes 21 in the same count'
+    ),
+    "majority_tie": "S10 Ties for most cards / spades",
+    "count_out": "S11 Two sides reach 21 in the same round",
+    "equal_at_target": "S11 Two sides reach 21 in the same round",
+    "count_out_order": "S12 Count-out order",
+    "target": "S13 Target score and weights",
+    "points_cards": "S13 Target score and weights",
+    "points_spades": "S13 Target score and weights",
+    "points_big": "S13 Target score and weights",
+    "points_little": "S13 Target score and weights",
+    "points_ace": "S13 Target score and weights",
+    "points_sweep": "S13 Target score and weights",
+    "claim_during_play": "S14 Claiming out during play",
+}
