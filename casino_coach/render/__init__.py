@@ -63,15 +63,23 @@ def build_text(build: Build, players: Sequence[str] | None = None) -> Text:
     return t
 
 
-def table_text(loose: int, builds: Sequence[Build], players: Sequence[str] | None = None) -> Text:
-    """The table on one line: loose cards, then each build."""
+def table_text(
+    loose: int, builds: Sequence[Build], players: Sequence[str] | None = None, *, compact: bool = False
+) -> Text:
+    """The table on one line: loose cards, then each build (``compact``: as ``[cards =value]``, for a
+    column of a game table)."""
     t = cards_text(loose)
     for b in builds:
         if t:
-            t.append("  ")
-        t.append_text(build_text(b, players))
+            t.append(" " if compact else "  ")
+        if compact:
+            t.append("[")
+            t.append_text(cards_text(b.cards))
+            t.append(f" ={b.value}]", style="cyan")
+        else:
+            t.append_text(build_text(b, players))
     if not t:
-        t.append("(empty table)", style="dim")
+        t.append("(empty)" if compact else "(empty table)", style="dim")
     return t
 
 

@@ -10,9 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
-from casino_coach.engine.state import Build
 from casino_coach.formats.text import player_name, printable
-from casino_coach.render import cards_text, move_words
+from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import loss_words, luck_words, mark_label
 
 CLASS_STYLES = {
@@ -25,18 +24,6 @@ CLASS_STYLES = {
     "all equal": "grey50",
     "not rated": "dim",
 }
-
-
-def table_text(loose: int, builds: tuple[Build, ...]) -> Text:
-    """The table compactly, for one column: loose cards, then builds as [cards =value]."""
-    t = cards_text(loose)
-    for b in builds:
-        if len(t):
-            t.append(" ")
-        t.append("[")
-        t.append_text(cards_text(b.cards))
-        t.append(f" ={b.value}]", style="cyan")
-    return t if len(t) else Text("(empty)", style="dim")
 
 
 def summary_table(a: GameAnalysis) -> Table:
@@ -84,7 +71,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
             real.append_text(move_words(m.world.best))
         lines.append(real)
     where = Text("table ", style="dim")
-    where.append_text(table_text(m.loose, m.builds))
+    where.append_text(table_text(m.loose, m.builds, compact=True))
     if m.hand is not None:
         where.append("   hand ", style="dim")
         where.append_text(cards_text(m.hand))
@@ -125,7 +112,7 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
             player_name(a.players[m.seat]),
         ]
         if wide:
-            cells.append(table_text(m.loose, m.builds))
+            cells.append(table_text(m.loose, m.builds, compact=True))
         cells += [
             move_words(m.played),
             Text(lab, style=CLASS_STYLES[lab]),
