@@ -9,8 +9,13 @@ sure, writes them to ``casino_coach/search/leaf_weights.json`` (``--out``), and 
 of the handmade and the learned estimate side by side per deal, on held-out rounds (other seeds) that
 the fit never saw::
 
-    python scripts/fit_leaf.py [--rounds 12000] [--holdout 3000] [--preset classic --preset royal]
-        [--players 2 --players 4] [--bots counter] [--seed 1] [--jobs 2] [--data DIR] [--out PATH]
+    python scripts/fit_leaf.py [--rounds 40000] [--holdout 10000] [--preset classic --preset royal]
+        [--players 2 --players 4] [--bots counter] [--holdout-bots BOTS] [--seed 1] [--jobs 2]
+        [--data DIR] [--out PATH] [--no-write]
+
+A bot is ``NAME[:OPTION=VALUE...]`` (``searcher:samples=16:min_samples=4:nodes=25000``); with
+``--holdout-bots`` the held-out rounds are played by other bots than the fit's (how well the weights
+carry over to another style of play).
 
 Two sides only (2 players, or 4 in two partnerships): with three sides the handmade estimate stays.
 ``--data DIR`` keeps the played rounds there (one file per preset, players, bots, seed and rounds), so
@@ -59,10 +64,18 @@ WEIGHTS_PATH = Path(__file__).resolve().parents[1] / "casino_coach" / "search" /
 _JOB: dict[str, Any] = {}
 
 
+def bot(spec: str) -> Policy:
+    """A bot from ``NAME[:OPTION=VALUE...]``, e.g. ``searcher:samples=16:min_samples=4:nodes=25000``."""
+    name, *options = spec.split(":")
+    values: dict[str, Any] = {}
+    for option in options:
+        key, _, value = option.partition("=")
+        values[key] = float(value) if "." in value else int(value)
+    return make_policy(name, **values)
+
+
 def _init(rules: dict[str, Any], nplayers: int, bots: Sequence[str], seed: int) -> None:
-    _JOB.update(
-        rules=RuleSet.from_dict(rules), nplayers=nplayers, bots=[make_policy(b) for b in bots], seed=seed
-    )
+    _JOB.update(rules=RuleSet.from_dict(rules), nplayers=nplayers, bots=[bot(b) for b in bots], seed=seed)
 
 
 def play_round(rules: RuleSet, nplayers: int, bots: Sequence[Policy], seed: int, index: int) -> list[Record]:
@@ -169,11 +182,12 @@ def rms(err: np.ndarray) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=12_000, help="rounds to fit on, per preset and players")
-    ap.add_argument("--holdout", type=int, default=3_000, help="other rounds to measure the error on")
+    ap.add_argument("--rounds", type=int, default=40_000, help="rounds to fit on, per preset and players")
+    ap.add_argument("--holdout", type=int, default=10_000, help="other rounds to measure the error on")
     ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
     ap.add_argument("--players", action="append", type=int, choices=(2, 4))
     ap.add_argument("--bots", default="counter", help="comma-separated bots, taking the seats in turn")
+    ap.add_argument("--holdout-bots", help="the bots of the held-out rounds (default: --bots)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--ridge", type=float, default=1e-4)
@@ -182,12 +196,14 @@ def main() -> int:
     ap.add_argument("--no-write", action="store_true", help="print the figures, write no weights")
     args = ap.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    for b in bots:
-        make_policy(b)
+    held_bots = [b.strip() for b in (args.holdout_bots or args.bots).split(",") if b.strip()]
+    for b in (*bots, *held_bots):
+        bot(b)
     models: dict[str, Any] = {}
     print(
         f"RMS error of the deal-end estimate (points, the round margin of the side to move next) on "
-        f"{args.holdout} held-out rounds per row; fit on {args.rounds} rounds of {'+'.join(bots)}"
+        f"{args.holdout} held-out rounds of {'+'.join(held_bots)} per row; fit on {args.rounds} rounds of "
+        f"{'+'.join(bots)}"
     )
     print(f"{'model':12s} {'deal':>4s} {'positions':>9s} {'handmade':>9s} {'learned':>8s} {'(fit)':>6s}")
     for preset in args.preset or ["classic", "royal", "dominican"]:
@@ -203,7 +219,7 @@ def main() -> int:
                 rounds_records(
                     rules,
                     nplayers,
-                    bots,
+                    held_bots,
                     args.seed,
                     range(args.rounds, args.rounds + args.holdout),
                     args.jobs,
@@ -229,6 +245,7 @@ def main() -> int:
                 "rounds": args.rounds,
                 "holdout": args.holdout,
                 "bots": bots,
+                "holdout_bots": held_bots,
                 "seed": args.seed,
                 "weights": weights,
                 "held_out_rms": figures,

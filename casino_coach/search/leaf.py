@@ -13,7 +13,12 @@ count too (they shift every move's value by the same amount).
   class (``P_PAIR_DEAD`` ... ``P_HIDDEN_BY_DEALS``); with three or four, every side is equally likely.
   Cards and spades majorities become probabilities from the counts; Big and Little Casino and the aces
   score for whoever holds them or, still out, by those odds; sweeps made so far count as they stand
-  (with cancelling).
+  (with cancelling). This is the *handmade* leaf, the default.
+* The *learned* leaf (``Evaluator(..., leaf="learned")``, ``Limits.leaf``; two sides) is a linear value
+  over ``LEARNED_FEATURES`` with weights per preset, players and deals still to come, fitted by
+  ``scripts/fit_leaf.py`` to what the rest of self-play rounds actually gave and shipped as
+  ``leaf_weights.json``; where nothing was fitted (three sides, other rules) it is the handmade one.
+  ``Evaluator.parts`` (the explanations' categories) stays the handmade breakdown either way.
 """
 
 from __future__ import annotations
