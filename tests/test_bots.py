@@ -15,6 +15,7 @@ from casino_coach.bots.policies import (
     RandomPolicy,
     make_policy,
 )
+from casino_coach.bots.searcher import V1_LIMITS, SearcherPolicy
 from casino_coach.engine.cards import BIG_CASINO, parse_card
 from casino_coach.engine.movegen import CAPTURE, TRAIL, legal_moves
 from casino_coach.engine.notation import move_text, parse_move
@@ -23,6 +24,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.values import card_values, immediate_gain
 from casino_coach.errors import CoachError
 from casino_coach.formats.game import Game
+from casino_coach.search import Limits
 
 ROYAL = RuleSet.from_preset("royal")
 CLASSIC = RuleSet.from_preset("classic")
@@ -101,4 +103,41 @@ def test_make_policy_names() -> None:
         make_policy("alphago")
     with pytest.raises(CoachError, match="counter"):
         make_policy("counter", nonsense=1)
-    assert set(BOT_NAMES) >= {"random", "greedy", "counter", "searcher"}
+    assert set(BOT_NAMES) >= {"random", "greedy", "counter", "searcher", "searcher-v1"}
+
+
+def test_searcher_v1_is_the_frozen_baseline() -> None:
+    # Today's searcher as it was when the learned leaf came: its limits written out, the handmade leaf
+    # whatever the defaults become; its effort may be set, its leaf may not.
+    v1 = make_policy("searcher-v1")
+    assert isinstance(v1, SearcherPolicy) and v1.name == "searcher-v1"
+    assert v1.limits == V1_LIMITS == Limits(leaf="handmade")
+    assert (V1_LIMITS.samples, V1_LIMITS.min_samples, V1_LIMITS.nodes, V1_LIMITS.depth) == (
+        40,
+        8,
+        100_000,
+        None,
+    )
+    light = make_policy("searcher-v1", samples=6, nodes=5_000)
+    assert isinstance(light, SearcherPolicy)
+    assert light.limits == Limits(samples=6, nodes=5_000, leaf="handmade")
+    with pytest.raises(CoachError, match=r"searcher-v1.*handmade"):
+        make_policy("searcher-v1", leaf="learned")
+    with pytest.raises(CoachError, match=r"searcher-v1.*unknown option 'speed'"):
+        make_policy("searcher-v1", speed=3)
+
+
+@pytest.mark.parametrize("name", ["searcher", "searcher-v1"])
+def test_the_searchers_play_legal_moves(name: str) -> None:
+    for preset, n in (("classic", 2), ("royal", 3)):
+        rules = RuleSet.from_preset(preset)
+        game = Game(rules, n, seed=3, max_rounds=1)
+        policy = make_policy(name, samples=2, min_samples=1, nodes=600)
+        rng = random.Random(1)
+        plies = 0
+        while not game.over and plies < 14 * n:  # the first deals: enough to reach two deal ends
+            legal = game.legal()
+            move = policy.choose(rules, game.observation(), legal, rng)
+            assert move in legal
+            game.play(move)
+            plies += 1

@@ -1,9 +1,14 @@
-"""Terminal and leaf values: the fast round score agrees with scoring.score_round; majorities."""
+"""Terminal and leaf values: the fast round score agrees with scoring.score_round; majorities; the
+learned deal-end value (its weights, its symmetry, its fit script)."""
 
 from __future__ import annotations
 
+import math
 import random
+import subprocess
+import sys
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +19,23 @@ from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import score_round
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
-from casino_coach.search.leaf import Evaluator, final_points, majority_odds, side_value
+from casino_coach.errors import SearchError
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
+from casino_coach.search import Limits, decision_seed, evaluate
+from casino_coach.search.leaf import (
+    HANDMADE,
+    LEARNED,
+    LEARNED_FEATURES,
+    Evaluator,
+    final_points,
+    learned_weights,
+    majority_odds,
+    model_key,
+    read_weights,
+    shipped_weights,
+    side_value,
+)
 
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
 VARIANTS = [
@@ -150,3 +171,111 @@ def test_leaf_counts_captured_items_and_majority_odds() -> None:
     )
     hidden = dead._replace(loose=0, stock=FULL_DECK & ~tens)
     assert ev.leaf(dead) < ev.leaf(hidden) - 0.5
+
+
+# ---------------------------------------------------------------------------------------------------
+# The learned deal-end value (scripts/fit_leaf.py; Limits.leaf = "learned")
+
+
+def deal_ends(rules: RuleSet, nplayers: int, seed: int) -> tuple[list[RoundState], RoundState]:
+    """The states at the end of every deal but the last of a random round, and its last state."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, seed % nplayers, sh.table, sh.deals[0])
+    ends = []
+    nxt = 1
+    while not s.is_over:
+        if s.needs_deal:
+            ends.append(s)
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+    return ends, s
+
+
+def test_the_shipped_weights_load() -> None:
+    models = read_weights(shipped_weights())
+    for preset in ("classic", "royal", "dominican"):
+        rows = models[model_key(preset, 2)]
+        assert rows[0] == () and len(rows) == 6  # 1..5 deals to come after deals 1..5 of 6
+        assert all(len(w) == len(LEARNED_FEATURES) and all(math.isfinite(x) for x in w) for w in rows[1:])
+        assert learned_weights(RuleSet.from_preset(preset), 2, 2) == rows
+        # Options that change neither play nor scoring keep the weights; others, or three sides, do not.
+        assert learned_weights(RuleSet.from_preset(preset, first_dealer="seat0"), 2, 2) == rows
+        assert learned_weights(RuleSet.from_preset(preset, points_spades=2), 2, 2) is None
+        assert learned_weights(RuleSet.from_preset(preset), 3, 3) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(rules=st.sampled_from(PRESETS), seed=st.integers(0, 2**32))
+def test_the_learned_leaf_is_finite_antisymmetric_and_exact_at_the_end(rules: RuleSet, seed: int) -> None:
+    ends, last = deal_ends(rules, 2, seed)
+    learned = [Evaluator(rules, 2, side, LEARNED) for side in (0, 1)]
+    handmade = Evaluator(rules, 2, 0)
+    for s in ends:
+        v = learned[0].leaf(s)
+        assert math.isfinite(v) and abs(v) < 30
+        assert learned[1].leaf(s) == pytest.approx(-v)  # two sides: one side's gain is the other's loss
+        assert v != handmade.leaf(s)  # the learned estimate is the one used
+    # A played-out round is valued exactly, by either leaf.
+    pts = score_round(rules, last).points
+    for ev in (learned[0], handmade):
+        assert ev.final(last) == pytest.approx(pts[0] - pts[1])
+
+
+def test_the_learned_leaf_falls_back_to_the_handmade_one_where_nothing_was_fitted() -> None:
+    rules = RuleSet.from_preset("royal")
+    ends, _ = deal_ends(rules, 3, 5)
+    for s in ends:  # three sides: no fitted weights
+        assert Evaluator(rules, 3, 0, LEARNED).leaf(s) == Evaluator(rules, 3, 0).leaf(s)
+    odd = RuleSet.from_preset("royal", points_sweep=2)
+    ends, _ = deal_ends(odd, 2, 5)
+    for s in ends:
+        assert Evaluator(odd, 2, 1, LEARNED).leaf(s) == Evaluator(odd, 2, 1).leaf(s)
+    with pytest.raises(SearchError, match="unknown leaf estimate 'neural'"):
+        Evaluator(rules, 2, 0, "neural")
+    with pytest.raises(SearchError, match="unknown leaf estimate"):
+        Limits(leaf="neural")
+
+
+def test_the_learned_leaf_tracks_what_the_rest_of_the_round_gives() -> None:
+    # On random-play rounds (not what it was fitted on) it is still a fair estimate: its error is of
+    # the size of the handmade one's, and it moves with the actual margin.
+    rules = RuleSet.from_preset("classic")
+    err = {HANDMADE: 0.0, LEARNED: 0.0}
+    n = 0
+    for seed in range(40):
+        ends, last = deal_ends(rules, 2, seed)
+        actual = side_value(final_points(rules, last), 0)
+        for s in ends[-2:]:
+            n += 1
+            for kind in err:
+                err[kind] += (Evaluator(rules, 2, 0, kind).leaf(s) - actual) ** 2
+    assert math.sqrt(err[LEARNED] / n) < 1.25 * math.sqrt(err[HANDMADE] / n)
+
+
+def test_the_default_leaf_keeps_every_decision_seed() -> None:
+    # The leaf joins the decision's key only when it is not the default: seeds (so every analysis)
+    # are what they were before the leaf could be chosen (value from the code of that time).
+    rep = replay(read_log(Path(__file__).resolve().parents[1] / "replays" / "royal-2p-full.json"))
+    obs = rep.plies[12].observation
+    assert obs is not None
+    assert decision_seed(rep.log.rules, obs, Limits()) == 9829511400586887137
+    assert decision_seed(rep.log.rules, obs, Limits(leaf="learned")) != 9829511400586887137
+    result = evaluate(rep.log.rules, obs, Limits(samples=3, min_samples=3, leaf="learned"))
+    assert result.leaf == "learned" and all(math.isfinite(m.ev) for m in result.moves)
+    assert evaluate(rep.log.rules, obs, Limits(samples=3, min_samples=3)).leaf == "handmade"
+
+
+def test_fit_leaf_runs_on_a_tiny_sample(tmp_path: Path) -> None:
+    out = tmp_path / "weights.json"
+    script = Path(__file__).resolve().parents[1] / "scripts" / "fit_leaf.py"
+    args = ["--rounds", "20", "--holdout", "10", "--preset", "royal", "--jobs", "1", "--out", str(out)]
+    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, check=True)
+    assert "handmade" in proc.stdout and "learned" in proc.stdout
+    rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("royal-2p")]
+    assert [int(r[1]) for r in rows] == [1, 2, 3, 4, 5]  # one row per deal but the last
+    models = read_weights(out)
+    assert set(models) == {"royal-2p"} and all(
+        len(w) == len(LEARNED_FEATURES) for w in models["royal-2p"][1:]
+    )

@@ -8,6 +8,8 @@
   rank still unseen, the chance the next player holds one (from the unseen pool and the hand sizes,
   hypergeometric) times the best capture that rank makes there, including a sweep.
 * ``searcher``: the search engine's policy (``casino_coach.bots.searcher``).
+* ``searcher-v1``: the searcher frozen as it was before the learned leaf (today's limits, the
+  handmade leaf), the baseline every change to the searcher is measured against.
 
 ``make_policy(name, **options)`` builds one by name. Randomness always comes from the ``rng`` argument.
 """
@@ -19,7 +21,7 @@ from collections.abc import Sequence
 from math import comb
 from typing import Any, Protocol, runtime_checkable
 
-from casino_coach.bots.searcher import SearcherPolicy
+from casino_coach.bots.searcher import SearcherPolicy, searcher_v1
 from casino_coach.engine.cards import (
     BIT,
     RANK_MASK,
@@ -37,7 +39,7 @@ from casino_coach.engine.values import (
 )
 from casino_coach.errors import CoachError, RulesError
 
-BOT_NAMES = ("random", "greedy", "counter", "searcher")
+BOT_NAMES = ("random", "greedy", "counter", "searcher", "searcher-v1")
 
 
 @runtime_checkable
@@ -209,7 +211,8 @@ def _expected_loss(
 
 
 def make_policy(name: str, **options: Any) -> Policy:
-    """A policy by name: random, greedy, counter, or searcher (the search engine)."""
+    """A policy by name: random, greedy, counter, searcher (the search engine) or searcher-v1 (the
+    frozen baseline searcher)."""
     key = name.strip().lower()
     if key == "random":
         return RandomPolicy()
@@ -222,4 +225,6 @@ def make_policy(name: str, **options: Any) -> Policy:
             raise CoachError(f"bot 'counter': {e}") from None
     if key == "searcher":
         return SearcherPolicy(**options)
+    if key == "searcher-v1":
+        return searcher_v1(**options)
     raise RulesError(f"unknown bot {name!r}: choose one of {', '.join(BOT_NAMES)}")

@@ -1,10 +1,15 @@
 """The ``searcher`` bot: play the move the hidden-information search values most.
 
 ``SearcherPolicy(**options)`` takes the fields of ``Limits`` as options (``samples``, ``min_samples``,
-``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``); the seed of each search
-is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the game's seed and
-two decisions never reuse the same worlds. It implements the ``Policy`` protocol of ``bots/policies.py``: it
-decides from the seat's ``Observation`` only.
+``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``, ``leaf``); the seed of
+each search is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the
+game's seed and two decisions never reuse the same worlds. It implements the ``Policy`` protocol of
+``bots/policies.py``: it decides from the seat's ``Observation`` only.
+
+``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
+(issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
+the handmade leaf, whatever the defaults become; its effort (``samples``, ``nodes`` ...) may be set,
+its leaf may not.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -20,24 +25,40 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import SearchError
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
+from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.result import Limits
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Limits) if f.name != "seed")
 
 
+# searcher-v1's limits, as ``Limits()`` was when the learned leaf came (written out, so that a later
+# change of the defaults does not change the baseline).
+V1_LIMITS: Final = Limits(
+    samples=40,
+    min_samples=8,
+    time=None,
+    exact_worlds=40,
+    depth=None,
+    separation=2.0,
+    margin=0.2,
+    nodes=100_000,
+    leaf=HANDMADE,
+)
+
+
 class SearcherPolicy:
-    """Chooses the legal move with the highest expected value (``search.evaluate``)."""
+    """Chooses the legal move with the highest expected value (``search.evaluate``); ``base`` gives
+    the limits that ``options`` do not."""
 
-    name = "searcher"
-
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, name: str = "searcher", base: Limits | None = None, **options: Any) -> None:
+        self.name = name
         unknown = sorted(set(options) - set(_FIELDS))
         if unknown:
-            raise SearchError(f"bot 'searcher': unknown option {unknown[0]!r}; options: {', '.join(_FIELDS)}")
+            raise SearchError(f"bot {name!r}: unknown option {unknown[0]!r}; options: {', '.join(_FIELDS)}")
         try:
-            self.limits = Limits(**options)
+            self.limits = dataclasses.replace(base, **options) if base is not None else Limits(**options)
         except TypeError as e:
-            raise SearchError(f"bot 'searcher': {e}") from None
+            raise SearchError(f"bot {name!r}: {e}") from None
 
         # Per seat: the previous decision (view, move played, evidence then), to read the other
         # seat's play since (two players).
@@ -65,3 +86,10 @@ class SearcherPolicy:
             if mv.move in allowed:
                 return mv.move
         raise SearchError("the search found none of the legal moves it was given")
+
+
+def searcher_v1(**options: Any) -> SearcherPolicy:
+    """The frozen baseline searcher: ``V1_LIMITS`` with ``options`` for its effort, the handmade leaf."""
+    if "leaf" in options:
+        raise SearchError("bot 'searcher-v1': its leaf is the handmade one, always (the frozen baseline)")
+    return SearcherPolicy("searcher-v1", V1_LIMITS, **options)

@@ -29,6 +29,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
+from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -66,13 +67,21 @@ class _Ladder:
     FALLBACK_DEPTHS plies deep instead, and the result is no longer exact."""
 
     def __init__(
-        self, rules: RuleSet, side: int, nsides: int, horizon: int, in_hands: int, budget: int | None
+        self,
+        rules: RuleSet,
+        side: int,
+        nsides: int,
+        horizon: int,
+        in_hands: int,
+        budget: int | None,
+        leaf: str = HANDMADE,
     ) -> None:
         self.rules = rules
         self.side = side
         self.nsides = nsides
         self.in_hands = in_hands
-        self.solvers = [Solver(rules, side, nsides, horizon)]
+        self.leaf = leaf
+        self.solvers = [Solver(rules, side, nsides, horizon, leaf)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
         self.shallow = False
@@ -95,7 +104,8 @@ class _Ladder:
                 return solver.root_values(state, moves)
             except OutOfNodes:
                 depth = self.depths.pop(0)
-                self.solvers.append(Solver(self.rules, self.side, self.nsides, self.in_hands - depth))
+                horizon = self.in_hands - depth
+                self.solvers.append(Solver(self.rules, self.side, self.nsides, horizon, self.leaf))
                 self.shallow = True
 
 
@@ -186,11 +196,15 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     the position stands in a log or which command asks, so every command that searches the same
     position with the same settings draws the same worlds, in the same order (whichever move it
     judges: the move played only decides how many of them are searched)."""
+    # The leaf is part of the key only when it is not the default, so that the seeds (and every
+    # analysis) stay what they were before it could be chosen.
+    fields = [f.name for f in dataclasses.fields(limits) if f.name != "leaf" or limits.leaf != HANDMADE]
+    settings = tuple(getattr(limits, name) for name in fields)
     key = repr(
         (
             sorted(rules.to_dict().items()),
             tuple(obs),
-            dataclasses.astuple(limits),
+            settings,
             tuple((tuple(e.before), tuple(e.move)) for e in evidence),
         )
     )
@@ -286,7 +300,7 @@ def evaluate(
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
     nodes = 0
     for attempt, horizon in enumerate(horizons):
-        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
+        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf)
         race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
@@ -327,6 +341,7 @@ def evaluate(
         population=population,
         shallow=shallow,
         depth=in_hands - horizon if horizon else None,
+        leaf=limits.leaf,
     )
 
 
@@ -364,7 +379,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
         raise SearchError(f"seat {seat} has no cards: the next deal comes first")
     in_hands = sum(h.bit_count() for h in state.hands)
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
-    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
+    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf)
     values = solver.root_values(state, sorted(legal_moves(rules, state), key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
@@ -377,4 +392,5 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
         nodes=solver.nodes,
         seconds=time.perf_counter() - t0,
         tree=None,
+        leaf=limits.leaf,
     )

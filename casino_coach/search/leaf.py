@@ -13,12 +13,20 @@ count too (they shift every move's value by the same amount).
   class (``P_PAIR_DEAD`` ... ``P_HIDDEN_BY_DEALS``); with three or four, every side is equally likely.
   Cards and spades majorities become probabilities from the counts; Big and Little Casino and the aces
   score for whoever holds them or, still out, by those odds; sweeps made so far count as they stand
-  (with cancelling).
+  (with cancelling). This is the *handmade* leaf, the default.
+* The *learned* leaf (``Evaluator(..., leaf="learned")``, ``Limits.leaf``; two sides) is a linear value
+  over ``LEARNED_FEATURES`` with weights per preset, players and deals still to come, fitted by
+  ``scripts/fit_leaf.py`` to what the rest of self-play rounds actually gave and shipped as
+  ``leaf_weights.json``; where nothing was fitted (three sides, other rules) it is the handmade one.
+  ``Evaluator.parts`` (the explanations' categories) stays the handmade breakdown either way.
 """
 
 from __future__ import annotations
 
+import json
 from functools import cache, lru_cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from math import comb
 from typing import Final
 
@@ -35,6 +43,7 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import net_sweeps
 from casino_coach.engine.state import HAND_SIZE, RoundState, table_mask
+from casino_coach.errors import SearchError
 
 _BIG: Final = 1 << BIG_CASINO
 _LITTLE: Final = 1 << LITTLE_CASINO
@@ -325,15 +334,35 @@ def _lead_odds(d: int, pmf: tuple[float, ...]) -> tuple[float, float]:
     return win, lose
 
 
+# The leaf estimates an Evaluator can use (``Limits.leaf``): the handmade odds above, or the learned
+# deal-end value below.
+HANDMADE: Final = "handmade"
+LEARNED: Final = "learned"
+LEAF_KINDS: Final[tuple[str, ...]] = (HANDMADE, LEARNED)
+
+
+def check_leaf(leaf: str) -> None:
+    """SearchError unless ``leaf`` names a leaf estimate (``LEAF_KINDS``)."""
+    if leaf not in LEAF_KINDS:
+        raise SearchError(f"unknown leaf estimate {leaf!r}: choose one of {', '.join(LEAF_KINDS)}")
+
+
 class Evaluator:
-    """Leaf and terminal values from one root side's point of view, with caches."""
+    """Leaf and terminal values from one root side's point of view, with caches. ``leaf`` chooses the
+    estimate at a leaf: ``"handmade"`` (the measured card odds above) or ``"learned"`` (the fitted
+    deal-end value, ``learned_value``, where weights were fitted for the rules and players; the
+    handmade estimate elsewhere)."""
 
-    __slots__ = ("_cache", "_final", "n", "root_side", "rules")
+    __slots__ = ("_cache", "_final", "_weights", "leaf_kind", "n", "root_side", "rules")
 
-    def __init__(self, rules: RuleSet, nsides: int, root_side: int) -> None:
+    def __init__(self, rules: RuleSet, nsides: int, root_side: int, leaf: str = HANDMADE) -> None:
+        check_leaf(leaf)
         self.rules = rules
         self.n = nsides
         self.root_side = root_side
+        self.leaf_kind = leaf
+        # Per number of players (the weights depend on it; the rules and sides are fixed here).
+        self._weights: dict[int, tuple[tuple[float, ...], ...] | None] = {}
         self._final: dict[tuple[tuple[int, ...], tuple[int, ...], int], float] = {}
         self._cache: dict[tuple[tuple[int, ...], tuple[int, ...], int, int, int], float] = {}
 
@@ -352,9 +381,21 @@ class Evaluator:
         key = (state.captured, state.sweeps, state.set_aside, table, state.to_move % self.n)
         v = self._cache.get(key)
         if v is None:
-            v = side_value(self._leaf(state, table), self.root_side)
+            w = self._learned_weights(len(state.hands)) if self.leaf_kind == LEARNED else None
+            if w is not None:
+                lead = state.to_move % 2
+                v = learned_value(self.rules, state, table, lead, w)
+                if lead != self.root_side:
+                    v = -v
+            else:
+                v = side_value(self._leaf(state, table), self.root_side)
             self._cache[key] = v
         return v
+
+    def _learned_weights(self, nplayers: int) -> tuple[tuple[float, ...], ...] | None:
+        if nplayers not in self._weights:
+            self._weights[nplayers] = learned_weights(self.rules, nplayers, self.n)
+        return self._weights[nplayers]
 
     def parts(self, state: RoundState) -> dict[str, float]:
         """The value of a position where the search stops (``final`` at the end of the round, else
@@ -449,3 +490,203 @@ class Evaluator:
         share = points * tie / self.n if tie and self.rules.majority_tie == "split" else 0.0
         for s in range(self.n):
             _credit(pts, parts, key, s, points * wins[s] + share)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The learned deal-end value (two sides)
+#
+# ``scripts/fit_leaf.py`` plays self-play rounds and fits, per preset, number of players and deals
+# still to come, least-squares weights over the features below to what the rest of the round actually
+# gave: the round margin of the side to move next, less what it holds for sure (the cash cards in the
+# piles and the sweeps so far, ``_credit_owned``). The weights ship as ``leaf_weights.json`` beside
+# this module and are read at import. Every feature is a margin of the side to move next over the
+# other side (or a property of the table and the unseen cards, which favours the side to move next),
+# so the value for the other side is its negative.
+
+LEARNED_FEATURES: Final[tuple[str, ...]] = (
+    "lead",  # 1: the side to move next plays first in every deal still to come
+    "cards_odds",  # the handmade estimate of the cards majority (points, margin)
+    "spades_odds",  # ... of the spades majority
+    "table_cash_odds",  # ... of the aces, 10♦ and 2♠ on the table
+    "hidden_cash",  # points of the aces, 10♦ and 2♠ not yet seen
+    "cards",  # cards captured, margin
+    "spades",  # spades captured, margin
+    "table",  # cards on the table
+    "table_spades",
+    "table_cash",  # points of the cash cards on the table
+    "hidden_spades",
+    "pair_live",  # table cards only their own rank takes, with one of that rank still unseen
+    "pair_dead",  # ... with none of that rank unseen (they stay for the residue)
+    "table_0",  # an empty table: the side to move next cannot capture with its first card
+    "table_1",  # one card: a sweep for whoever pairs it
+    "table_2",
+    "sweepable",  # one card value could take the whole table (a sweep where sweeps score)
+)
+NUM_FEATURES: Final = len(LEARNED_FEATURES)
+
+WEIGHTS_FORMAT: Final = "casino-leaf-weights"
+# Package data, found through importlib.resources (a compiled module has no ``__file__`` while it is
+# being imported).
+WEIGHTS_FILE: Final = "leaf_weights.json"
+# Options that leave a round's scoring and play alone: the learned weights of a preset still apply.
+_IGNORED_OPTIONS: Final = frozenset(
+    {"deal_pattern", "first_dealer", "target", "equal_at_target", "near_target_20", "near_target_rules"}
+    | {"near_target_mode", "near_target_precedence"}
+)
+
+
+def model_key(preset: str, nplayers: int) -> str:
+    """The name of a fitted model in the weights file: ``classic-2p``."""
+    return f"{preset}-{nplayers}p"
+
+
+def shipped_weights() -> Traversable:
+    """The weights file shipped with the package (``scripts/fit_leaf.py`` writes it)."""
+    return files("casino_coach.search").joinpath(WEIGHTS_FILE)
+
+
+def read_weights(path: Traversable) -> dict[str, tuple[tuple[float, ...], ...]]:
+    """The fitted models of a weights file: model key -> weights per deals still to come (index 0,
+    and any count not fitted, is an empty tuple: the handmade estimate is used there)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("format") != WEIGHTS_FORMAT:
+        raise SearchError(f"{path}: not a {WEIGHTS_FORMAT} file")
+    if tuple(data.get("features", ())) != LEARNED_FEATURES:
+        raise SearchError(f"{path}: its features are not this version's {', '.join(LEARNED_FEATURES)}")
+    out: dict[str, tuple[tuple[float, ...], ...]] = {}
+    models = data.get("models", {})
+    for key, model in models.items():
+        per_deals: dict[str, list[float]] = model["weights"]
+        top = max((int(d) for d in per_deals), default=0)
+        rows: list[tuple[float, ...]] = [()] * (top + 1)
+        for d, ws in per_deals.items():
+            row = tuple(float(x) for x in ws)
+            if len(row) != NUM_FEATURES or not all(abs(x) < 1e6 for x in row):
+                raise SearchError(f"{path}: model {key}, {d} deals to come: bad weights")
+            rows[int(d)] = row
+        out[str(key)] = tuple(rows)
+    return out
+
+
+_MODELS: Final = read_weights(shipped_weights())
+
+
+@lru_cache(maxsize=256)
+def learned_weights(rules: RuleSet, nplayers: int, nsides: int) -> tuple[tuple[float, ...], ...] | None:
+    """The fitted weights for these rules and players, or None (two sides only, and rules that play
+    and score as a fitted preset does)."""
+    if nsides != 2 or set(rules.to_dict()) - {"preset"} - _IGNORED_OPTIONS:
+        return None
+    return _MODELS.get(model_key(rules.preset, nplayers))
+
+
+def _cash_points(rules: RuleSet, mask: int) -> int:
+    return (
+        rules.points_ace * (mask & ACES_MASK).bit_count()
+        + (rules.points_big if mask & _BIG else 0)
+        + (rules.points_little if mask & _LITTLE else 0)
+    )
+
+
+def _sweepable(rules: RuleSet, table: int) -> bool:
+    """Whether one card value takes every table card: all of one pairing value, or (no card among
+    them only its rank takes) a sum within the highest build value."""
+    if not table:
+        return False
+    low = table & -table
+    first = low.bit_length() - 1
+    pv = rules.pair_value[first]
+    same = True
+    total = 0
+    summable = True
+    m = table
+    while m:
+        b = m & -m
+        c = b.bit_length() - 1
+        m ^= b
+        if rules.pair_value[c] != pv:
+            same = False
+        if pair_only(rules, c):
+            summable = False
+        total += rules.build_value[c]
+    return same or (summable and total <= rules.max_build)
+
+
+def leaf_features(rules: RuleSet, state: RoundState, table: int, lead: int) -> tuple[list[float], float, int]:
+    """The learned value's features (``LEARNED_FEATURES``) of a two-sided position for the side
+    ``lead`` that moves next, with what that side holds for sure (margin) and the deals still to come."""
+    piles = state.captured
+    other = 1 - lead
+    taken = state.set_aside | piles[0] | piles[1]
+    out = FULL_DECK & ~taken
+    table &= out
+    hidden = out & ~table
+    deals = deals_to_come(hidden, len(state.hands))
+    sure = [0.0, 0.0]
+    _credit_owned(rules, sure, None, piles, state.sweeps)
+    last = 1 if deals <= 1 else 0
+    p_hidden = P_HIDDEN_BY_DEALS[min(deals, len(P_HIDDEN_BY_DEALS) - 1)]
+    groups: dict[float, int] = {p_hidden: hidden}
+    table_cash_odds = 0.0
+    pair_live = pair_dead = 0
+    for x in iter_cards(table):
+        kind, k = table_class(rules, x, table, hidden)
+        p = table_odds(kind, k, last)
+        groups[p] = groups.get(p, 0) | 1 << x
+        if kind == "pair":
+            if k:
+                pair_live += 1
+            else:
+                pair_dead += 1
+        cash = _cash_points(rules, 1 << x)
+        if cash:
+            table_cash_odds += cash * (2 * p - 1)
+    lead_piles = piles[lead]
+    other_piles = piles[other]
+    cards = lead_piles.bit_count() - other_piles.bit_count()
+    spades = (lead_piles & SPADES_MASK).bit_count() - (other_piles & SPADES_MASK).bit_count()
+    odds = [0.0, 0.0]
+    for i, (points, only, d) in enumerate(
+        ((rules.points_cards, FULL_DECK, cards), (rules.points_spades, SPADES_MASK, spades))
+    ):
+        if points:
+            pmf = _count_pmf(tuple(sorted(((m & only).bit_count(), p) for p, m in groups.items())))
+            win, lose = _lead_odds(d, pmf)
+            odds[i] = points * (win - lose)
+    n_table = table.bit_count()
+    features = [
+        1.0,
+        odds[0],
+        odds[1],
+        table_cash_odds,
+        float(_cash_points(rules, hidden)),
+        float(cards),
+        float(spades),
+        float(n_table),
+        float((table & SPADES_MASK).bit_count()),
+        float(_cash_points(rules, table)),
+        float((hidden & SPADES_MASK).bit_count()),
+        float(pair_live),
+        float(pair_dead),
+        1.0 if n_table == 0 else 0.0,
+        1.0 if n_table == 1 else 0.0,
+        1.0 if n_table == 2 else 0.0,
+        1.0 if _sweepable(rules, table) else 0.0,
+    ]
+    return features, sure[lead] - sure[other], deals
+
+
+def learned_value(
+    rules: RuleSet, state: RoundState, table: int, lead: int, weights: tuple[tuple[float, ...], ...]
+) -> float:
+    """The learned estimate of the round margin of side ``lead`` (the side to move next; two sides),
+    with the handmade estimate where no weights were fitted for the deals still to come."""
+    features, sure, deals = leaf_features(rules, state, table, lead)
+    w = weights[deals] if deals < len(weights) else ()
+    if not w:
+        pts = Evaluator(rules, 2, lead)._leaf(state, table)
+        return pts[lead] - pts[1 - lead]
+    v = sure
+    for i in range(NUM_FEATURES):
+        v += w[i] * features[i]
+    return v

@@ -10,6 +10,7 @@ from typing import Final
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.errors import SearchError
 from casino_coach.frozen import Frozen
+from casino_coach.search.leaf import HANDMADE, check_leaf
 
 # Values closer than this are equal: moves worth the same can differ in the last bits of their means
 # (sums over worlds of fractional points in another order).
@@ -48,6 +49,9 @@ class Limits(Frozen):
     separation: float = 2.0  # stop once the best move leads every other by this many standard errors
     margin: float = 0.2  # ... or is surely within this many points of it (the choice hardly matters)
     nodes: int | None = 100_000  # stop sampling once the search has visited this many nodes
+    # The estimate where a search stops before the end of the round (``leaf.LEAF_KINDS``): the
+    # handmade card odds, or the learned deal-end value fitted by scripts/fit_leaf.py.
+    leaf: str = HANDMADE
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
@@ -66,6 +70,7 @@ class Limits(Frozen):
             raise SearchError(f"the node limit must be at least 1, got {self.nodes}")
         if not self.separation >= 0:
             raise SearchError(f"separation must be at least 0, got {self.separation}")
+        check_leaf(self.leaf)
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,7 @@ class SearchResult(Frozen):
     population: int | None = None  # the number of consistent worlds when they were enumerated
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
+    leaf: str = HANDMADE  # the estimate where the search stopped before the end of the round
 
     @property
     def best(self) -> MoveValue:

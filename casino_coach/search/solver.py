@@ -9,8 +9,9 @@ because it is the safe estimate for the player asking.
 
 The search stops when the deal is played out: at the end of the round the value is exact (residue to
 the last capturer, majorities, sweeps; ``Evaluator.final``), at the end of an earlier deal it is the
-leaf estimate of the rest of the round (``Evaluator.leaf``). An optional horizon stops earlier, at a
-number of cards still in the hands (a function of the state, so the transposition table stays valid).
+leaf estimate of the rest of the round (``Evaluator.leaf``: the handmade or the learned one, as
+``Limits.leaf`` says). An optional horizon stops earlier, at a number of cards still in the hands (a
+function of the state, so the transposition table stays valid).
 
 The transposition table maps a ``RoundState`` (hashable, its own key) to the bounds proven for it, the
 best move found and its ordered moves, and is shared by every root move and every world of one
@@ -30,7 +31,7 @@ from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.engine.values import cached_values
-from casino_coach.search.leaf import Evaluator
+from casino_coach.search.leaf import HANDMADE, Evaluator
 
 INF: Final = float("inf")
 NULL: Final = 1e-9  # width of a null window (values are points, far coarser)
@@ -118,12 +119,14 @@ class OutOfNodes(Exception):
 class Solver:
     """Alpha-beta with a transposition table, for one root side; reusable across worlds."""
 
-    def __init__(self, rules: RuleSet, root_side: int, nsides: int, horizon: int = 0) -> None:
+    def __init__(
+        self, rules: RuleSet, root_side: int, nsides: int, horizon: int = 0, leaf: str = HANDMADE
+    ) -> None:
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides
         self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
-        self.eval = Evaluator(rules, nsides, root_side)
+        self.eval = Evaluator(rules, nsides, root_side, leaf)
         self.tt: dict[RoundState, Entry] = {}
         self.nodes = 0
         self.node_limit = 1 << 62  # ``search`` raises OutOfNodes past this many nodes
