@@ -15,7 +15,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.search.minimax import minimax
 from casino_coach.search.protocol import CasinoGame
-from casino_coach.search.solver import Solver
+from casino_coach.search.solver import Solver, distinct_moves
 
 CLASSIC = RuleSet.from_preset("classic")
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
@@ -114,3 +114,20 @@ def test_trailing_the_king_hands_over_the_five() -> None:
     assert got[parse_move("5C x 5D")] == 5.0
     assert got[parse_move("KC")] == -1.0
     assert got[parse_move("5C")] == -1.0  # trailing the 5♣ lets the 5♥ take two fives
+
+
+def test_twins_are_searched_once() -> None:
+    # 7♣ and 7♥ in the hand, 5♣ and 5♥ loose: trailing either seven, or taking either five with the
+    # 5♦, leads to the same position up to the swap of twins, so the search keeps one of each kind.
+    # The 10♦ is no twin of the 10♥ (it scores by suit), nor is one ace of another.
+    s = last_deal(("7C 7H 5D TD TH AC AH", "KS"), "5C 5H 3S", 0, 0, last_capturer=-1)
+    moves = sorted(legal_moves(CLASSIC, s))
+    kept = distinct_moves(moves, s.hands[0], s.loose)
+    assert parse_move("7C") in kept and parse_move("7H") not in kept
+    for twinless in ("TD", "TH", "AC", "AH"):
+        assert parse_move(twinless) in kept
+    one_five = {m.take for m in moves if m.take in (parse_hand("5C"), parse_hand("5H"))}
+    assert len(one_five) == 2 and len({m.take for m in kept if m.take in one_five}) == 1
+    assert parse_move("5D x 5C 5H") in kept
+    # Nothing to merge: the list comes back as it was.
+    assert distinct_moves(moves, parse_hand("7C 5D"), parse_hand("3S")) == moves

@@ -27,6 +27,7 @@ import gc
 from collections.abc import Callable
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
+from casino_coach.engine.cards import BIG_CASINO, BIT, RANK_MASK, SPADES_MASK
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
@@ -63,6 +64,59 @@ class MoveOrder:
         if move.action == TRAIL:
             return self.weight[move.card]
         return -500_000 - self._mask(move.take)
+
+
+# Cards that nothing tells apart (rules.md 1.12: only spades, 10♦, 2♠ and the aces score by suit): the
+# clubs, diamonds and hearts of one rank from 2 to K, 10♦ left out. Two such cards in one hand, or both
+# loose on the table, can swap places without changing the position, so moves that differ only by
+# which of them they use lead to positions of the same value.
+_TWINS: Final[tuple[int, ...]] = tuple(RANK_MASK[r] & ~SPADES_MASK & ~BIT[BIG_CASINO] for r in range(1, 13))
+
+
+def _twin_groups(mask: int) -> list[int]:
+    """The groups of twins with at least two cards in ``mask``."""
+    out = []
+    for g in _TWINS:
+        both = mask & g
+        if both & (both - 1):
+            out.append(both)
+    return out
+
+
+def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
+    """``moves`` without those that differ from an earlier one only by twins (``_TWINS``) of the hand
+    or of the loose cards: the positions they lead to are the same up to that swap, and so is their
+    value. The first of each kind is kept, in the order given."""
+    in_hand = _twin_groups(hand)
+    on_table = _twin_groups(loose)
+    if not in_hand and not on_table:
+        return moves
+    seen: set[tuple[int, int, int, int]] = set()
+    out = []
+    for m in moves:
+        card = m.card
+        for g in in_hand:
+            if g >> card & 1:
+                card = (g & -g).bit_length() - 1
+                break
+        take = m.take
+        for g in on_table:
+            part = take & g
+            if part and part != g:
+                # the same number of the group's cards, the lowest ones
+                k = part.bit_count()
+                low = 0
+                rest = g
+                for _ in range(k):
+                    bit = rest & -rest
+                    low |= bit
+                    rest ^= bit
+                take = (take & ~g) | low
+        key = (card, m.action, take, m.value)
+        if key not in seen:
+            seen.add(key)
+            out.append(m)
+    return out
 
 
 class Entry:
@@ -147,6 +201,7 @@ class Solver:
             moves = legal_moves(self.rules, s)
             if len(moves) > 1:
                 moves.sort(key=self.order)
+                moves = distinct_moves(moves, hands[seat], s.loose)
             self._moves[key] = moves
         return moves
 
@@ -154,7 +209,8 @@ class Solver:
         """The exact minimax value of each root move (all of them, or ``moves``) in this world."""
         state = canonical(state)
         if moves is None:
-            moves = self.moves(state)
+            # every move, twins too (``moves`` keeps one of each kind, enough below the root)
+            moves = sorted(legal_moves(self.rules, state), key=self.order)
         out = []
         for m in moves:
             child = apply(self.rules, state, m)
