@@ -30,6 +30,9 @@ from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError
 
 _REJECTION_TRIES: Final = 2000
+# Then draws of the constrained hands alone (a few cards each, far cheaper than a whole shuffle), for
+# must-hold that rarely comes out by chance (two builds of one owner, one card short of a full hand).
+_HAND_TRIES: Final = 400_000
 
 
 class World(NamedTuple):
@@ -149,6 +152,48 @@ def sample_world(rules: RuleSet, obs: Observation, rng: random.Random) -> World:
         hands, stock, gone = _cut(obs, sl, cards)
         if all(_holds_all(rules, hands[s], v) for s, v in constraints):
             return World(hands, stock, gone, 0.0)
+    return _owners_first(rules, obs, sl, constraints, cards, rng)
+
+
+def _owners_first(
+    rules: RuleSet,
+    obs: Observation,
+    sl: Slots,
+    constraints: list[tuple[int, frozenset[int]]],
+    cards: list[int],
+    rng: random.Random,
+) -> World:
+    """A consistent world for must-hold that rarely comes out of a whole shuffle (two builds of one
+    owner, one card short of a full hand): draw only the owners' hands until each holds its capture
+    cards, then deal the rest. Each owner's draw is uniform and a failure starts again from the first
+    owner, so an accepted world is uniform over the consistent ones, as with whole shuffles."""
+    owners = [(seat, values, sl.per_seat[seat]) for seat, values in constraints]
+    drawn = sum(k for _, _, k in owners)
+    for _ in range(_HAND_TRIES):
+        pick = rng.sample(cards, drawn)
+        dealt: dict[int, list[int]] = {}
+        pos = 0
+        for seat, values, k in owners:
+            dealt[seat] = pick[pos : pos + k]
+            pos += k
+            hand = obs.known[seat]
+            for c in dealt[seat]:
+                hand |= 1 << c
+            if not _holds_all(rules, hand, values):
+                break
+        else:
+            taken = set(pick)
+            rest = [c for c in cards if c not in taken]
+            rng.shuffle(rest)
+            order: list[int] = []
+            for seat in range(obs.nplayers):
+                if seat in dealt:
+                    order += dealt[seat]
+                else:
+                    order += rest[: sl.per_seat[seat]]
+                    del rest[: sl.per_seat[seat]]
+            hands, stock, gone = _cut(obs, sl, order + rest)
+            return World(hands, stock, gone, 0.0)
     raise SearchError("no consistent world found: the build owners' capture cards are too unlikely")
 
 
@@ -183,7 +228,9 @@ def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
                 found = True
                 yield World(hands, stock, gone, 0.0)
         if not found:
-            yield sample_world(rules, obs, rng)
+            # must-hold this rare: the owners' hands first (``sample_world`` would try whole
+            # shuffles in vain first)
+            yield _owners_first(rules, obs, sl, constraints, cards, rng)
 
 
 def _cut(obs: Observation, sl: Slots, cards: list[int]) -> tuple[tuple[int, ...], int, int]:
