@@ -32,7 +32,7 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -292,16 +292,24 @@ def chances_after(
         if p <= 0:
             continue
         total += p
-        rs = score_tally(rules, t, start)
-        if rs.winner is not None:
-            out[rs.winner] += p
+        winner, state = _settled(rules, t, start)
+        if winner is not None:
+            out[winner] += p
             continue
-        after = table.at(_next_state(rules, start, rs.points), (dealer + 1) % n)
+        after = table.at(state, (dealer + 1) % n)
         for s in range(n):
             out[s] += p * after[s]
     if not total > 0:
         raise CoachError("no round outcome to weigh")
     return tuple(x / total for x in out)
+
+
+@lru_cache(maxsize=1 << 16)
+def _settled(rules: RuleSet, tally: Tally, scores: tuple[Points, ...]) -> tuple[int | None, tuple[int, ...]]:
+    """The winner of the game if a round with ``tally`` decides it at ``scores``, else the score it
+    leads to (``score_tally``; the decisions of one game meet the same tallies again and again)."""
+    rs = score_tally(rules, tally, scores)
+    return rs.winner, _next_state(rules, scores, rs.points)
 
 
 # Per scoring category of ``search.Outcome.parts`` (two sides): the item's points under the rules.
