@@ -339,54 +339,40 @@ def world_tallies(rules: RuleSet, obs: Observation, outcome: Outcome) -> list[tu
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
     me = obs.seat % 2
-    other = 1 - me
-    points = _category_points(rules)
-    # Per category: the chance the mover's side takes it (None: nobody does).
-    odds: dict[str, float | None] = {}
-    for key, worth in points.items():
-        if not worth:
-            continue
+    worth = _category_points(rules)
+
+    def owners(key: str) -> list[tuple[int, float]]:
+        """Who takes the category, with what probability (-1: nobody)."""
         m = outcome.parts.get(key)
-        if m is None or (key == "cards" and outcome.end and abs(m) < _SNAP):
-            odds[key] = None
-            continue
-        p = min(1.0, max(0.0, (m / worth + 1.0) / 2.0))
-        odds[key] = 1.0 if p > 1 - _SNAP else 0.0 if p < _SNAP else p
+        if not worth.get(key) or m is None or (key == "cards" and outcome.end and abs(m) < _SNAP):
+            return [(-1, 1.0)]
+        p = min(1.0, max(0.0, (m / worth[key] + 1.0) / 2.0))
+        if p > 1 - _SNAP:
+            return [(me, 1.0)]
+        if p < _SNAP:
+            return [(1 - me, 1.0)]
+        return [(me, p), (1 - me, 1.0 - p)]
+
+    def marks(key: str) -> list[tuple[tuple[int, ...], float]]:
+        return [(_MARKS[s], q) for s, q in owners(key)]
+
+    aces: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    for a in ACES_COUNT_OUT:
+        aces = [((*t, s), p * q) for t, p in aces for s, q in owners(f"ace{a}")]
     sweeps = tuple(a + b for a, b in zip(obs.sweeps, outcome.sweeps, strict=True))
-    keys = list(odds)
-    choices: list[list[tuple[int, float]]] = []
-    for key in keys:
-        q = odds[key]
-        if q is None:
-            choices.append([(-1, 1.0)])
-        elif q in (0.0, 1.0):
-            choices.append([(me if q == 1.0 else other, 1.0)])
-        else:
-            choices.append([(me, q), (other, 1.0 - q)])
-    out: list[tuple[Tally, float]] = []
-    for combo in itertools.product(*choices):
-        prob = 1.0
-        owner: dict[str, int] = {}
-        for key, (side, q) in zip(keys, combo, strict=True):
-            prob *= q
-            owner[key] = side
-        out.append((_tally(owner, sweeps), prob))
-    return out
+    return [
+        (Tally(c, sp, b, lt, ac, sweeps, last), pc * ps * pb * pl * pa * px)
+        for c, pc in marks("cards")
+        for sp, ps in marks("spades")
+        for b, pb in owners("big")
+        for lt, pl in owners("little")
+        for ac, pa in aces
+        for last, px in owners("last")
+    ]
 
 
-def _tally(owner: Mapping[str, int], sweeps: tuple[int, ...]) -> Tally:
-    def marks(side: int) -> tuple[int, ...]:
-        return (1, 1) if side < 0 else tuple(1 if s == side else 0 for s in range(2))
-
-    return Tally(
-        marks(owner.get("cards", -1)),
-        marks(owner.get("spades", -1)),
-        owner.get("big", -1),
-        owner.get("little", -1),
-        tuple(owner.get(f"ace{a}", -1) for a in ACES_COUNT_OUT),
-        sweeps,
-        owner.get("last", -1),
-    )
+# Majority marks (``canonical_tally``) of two sides by who has the most: nobody (a tie), 0 or 1.
+_MARKS: Final = {-1: (1, 1), 0: (1, 0), 1: (0, 1)}
 
 
 def move_tallies(
@@ -398,10 +384,16 @@ def move_tallies(
     if obs.nsides != 2 or not mv.outcomes:
         return None
     out: dict[Tally, float] = {}
+    # Worlds often end alike (the same margins and sweeps): their tallies are read once.
+    seen: dict[tuple[Any, ...], list[tuple[Tally, float]]] = {}
     for w, outcome in zip(weights, mv.outcomes, strict=False):
         if outcome is None or not w > 0:
             continue
-        for t, p in world_tallies(rules, obs, outcome):
+        key = (tuple(sorted(outcome.parts.items())), outcome.sweeps, outcome.end)
+        tallies = seen.get(key)
+        if tallies is None:
+            tallies = seen[key] = world_tallies(rules, obs, outcome)
+        for t, p in tallies:
             out[t] = out.get(t, 0.0) + w * p
     return out or None
 
