@@ -4,7 +4,7 @@ Three steps, each its own subcommand::
 
     python scripts/fit_game_table.py measure --preset classic --preset royal --preset dominican
         [--players 2] [--rounds 10000] [--bot counter] [--seed 1] [--jobs 2]
-    python scripts/fit_game_table.py fit        # scripts/data/round_tallies.json -> winning.json
+    python scripts/fit_game_table.py fit [--preset P] [--players N]   # round_tallies.json -> winning.json
     python scripts/fit_game_table.py check --preset dominican --from 0-0 --from 18-15 --games 400
 
 ``measure`` plays self-play rounds of one bot in every seat (seat 0 deals) and counts each round's
@@ -134,10 +134,20 @@ def _describe(rules: RuleSet, dist: dict[Tally, float]) -> str:
 
 
 def fit(args: argparse.Namespace) -> int:
+    kept: dict[tuple[str, int], GameTable] = {}
+    if args.out.exists() and (args.preset or args.players):
+        # Only some entries are fitted again: the others are kept as the table file has them.
+        for t in orjson.loads(args.out.read_bytes())["tables"]:
+            table = GameTable.from_json(t)
+            kept[(orjson.dumps(table.rules.to_dict()).decode(), table.nplayers)] = table
     tables = []
     for entry in _load():
         rules = RuleSet.from_dict(entry["rules"])
         n = int(entry["players"])
+        if (args.preset and rules.preset not in args.preset) or (args.players and n not in args.players):
+            if _key(entry) in kept:
+                tables.append(kept[_key(entry)])
+            continue
         dist = {_tally(t): float(c) for t, c in entry["tallies"]}
         t0 = time.perf_counter()
         chances = solve(rules, sides_for(n, rules.partnerships), dist)
@@ -233,6 +243,8 @@ def main() -> int:
     m.add_argument("--jobs", type=int, default=2)
     f = sub.add_parser("fit", help="solve the game from the measured rounds, write the table")
     f.add_argument("--out", type=Path, default=TABLE_FILE)
+    f.add_argument("--preset", action="append", choices=RuleSet.preset_names(), help="fit only these")
+    f.add_argument("--players", type=int, action="append", choices=(2, 4), help="fit only these")
     c = sub.add_parser("check", help="whole games from chosen scores against the table")
     c.add_argument("--preset", choices=RuleSet.preset_names(), default="classic")
     c.add_argument("--players", type=int, default=2, choices=(2, 4))

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
+import orjson
 import pytest
 
 from casino_coach.bots.arena import game_from, play
 from casino_coach.bots.policies import make_policy
 from casino_coach.coach import winning
+from casino_coach.coach.analysis import Thresholds, analysis_limits, judge
 from casino_coach.coach.winning import (
     GameTable,
     canonical_tally,
     chances_after,
+    decision_chances,
     rotate,
     shipped_tables,
     solve,
@@ -28,6 +32,8 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Tally, score_round, score_tally, tally_of
 from casino_coach.formats.game import Game
 from casino_coach.search import Outcome
+from casino_coach.services.decision import decision_from_file, result_json, typed_decision
+from casino_coach.services.engine_session import EngineSession
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -264,3 +270,58 @@ def test_the_table_agrees_with_whole_games_of_its_bot() -> None:
         wins += game_from(DOMINICAN, [bot, bot], (20, 19), dealer, 900 + g, bot_seed="test") == 0
     half = 2.576 * math.sqrt(expected * (1 - expected) / games)
     assert abs(wins / games - expected) <= half, (wins, games, expected)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reported where the round's expected points are
+
+
+def _table(rules: RuleSet) -> GameTable:
+    table = table_for(rules, 2)
+    assert table is not None
+    return table
+
+
+POSITION = Path(__file__).resolve().parents[1] / "replays" / "royal-2p-position.json"
+
+
+@needs_table
+def test_suggest_json_gives_the_chances_before_and_after_the_round() -> None:
+    decision = decision_from_file(POSITION, None)
+    result = judge(decision.rules, decision.obs, analysis_limits(16), Thresholds())
+    out = result_json(decision, result, None)
+    win = out["win_chance"]
+    assert win["scores"] == [15, 7] and win["dealer"] == decision.obs.dealer
+    assert win["round_start"] == pytest.approx(list(_table(ROYAL).at((15, 7), decision.obs.dealer)), abs=1e-4)
+    for mv in out["moves"]:
+        assert sum(mv["win_chance"]) == pytest.approx(1.0, abs=1e-3)
+    # The last deal of a two-player round is searched to its end: the best move's chance is at
+    # least the others'.
+    side = decision.obs.seat % 2
+    best = out["moves"][0]["win_chance"][side]
+    assert all(best >= mv["win_chance"][side] - 1e-9 or not result.exact for mv in out["moves"])
+
+
+@needs_table
+def test_the_engine_analysis_gives_the_chances() -> None:
+    s = EngineSession()
+    obj = orjson.loads(POSITION.read_bytes())
+    state = s.handle(orjson.dumps({"type": "position", "position": obj}))
+    assert state is not None and state["type"] == "state", state
+    answer = s.handle(b'{"type": "analyze", "samples": 16}')
+    assert answer is not None and answer["type"] == "analysis", answer
+    assert answer["win_chance"]["scores"] == [15, 7]
+    assert all(sum(m["win_chance"]) == pytest.approx(1.0, abs=1e-3) for m in answer["moves"])
+
+
+def ROYAL_TABLE() -> GameTable:
+    table = table_for(ROYAL, 2)
+    assert table is not None
+    return table
+
+
+def test_a_typed_position_has_no_game_score_and_no_chances() -> None:
+    decision = typed_decision("8S 9C", "AC 2D", "royal", [], 2, 0, None, 0, "", [], None)
+    result = judge(decision.rules, decision.obs, analysis_limits(8), Thresholds())
+    assert "win_chance" not in result_json(decision, result, None)
+    assert decision_chances(RuleSet.from_preset("classic", sweeps=True), decision.obs, (0, 0), [], ()) is None
