@@ -5,6 +5,7 @@ Three steps, each its own subcommand::
     python scripts/fit_game_table.py measure --preset classic --preset royal --preset dominican
         [--players 2] [--rounds 10000] [--bot counter] [--seed 1] [--jobs 2]
     python scripts/fit_game_table.py fit [--preset P] [--players N]   # round_tallies.json -> winning.json
+    python scripts/fit_game_table.py show       # what the shipped tables say
     python scripts/fit_game_table.py check --preset dominican --from 0-0 --from 18-15 --games 400
 
 ``measure`` plays self-play rounds of one bot in every seat (seat 0 deals) and counts each round's
@@ -154,23 +155,54 @@ def fit(args: argparse.Namespace) -> int:
         source = {k: entry[k] for k in ("bot", "rounds", "seed")}
         table = GameTable(rules, n, sides_for(n, rules.partnerships), chances, source)
         tables.append(table)
-        z = (0,) * table.nsides
-        print(
-            f"{rules.preset}, {n} players ({entry['rounds']} rounds of {entry['bot']}; "
-            f"{_describe(rules, dist)}): from {'-'.join(map(str, z))} the dealer's side wins "
-            f"{100 * table.at(z, 0)[0]:.1f}% [{time.perf_counter() - t0:.0f}s]",
-            flush=True,
-        )
-        for sc in _SHOWN:
-            if len(sc) == table.nsides:
-                a, b = table.at(sc, 0), table.at(sc, 1)
-                print(f"  {'-'.join(map(str, sc))}: side 0 wins {100 * a[0]:.1f}% dealing, {100 * b[0]:.1f}%")
+        print(f"{rules.preset}, {n} players: solved in {time.perf_counter() - t0:.0f}s", flush=True)
+        _report(table, entry)
     atomic_write_bytes(args.out, orjson.dumps(tables_to_json(tables)) + b"\n")
     print(f"wrote {args.out}")
     return 0
 
 
 _SHOWN = ((10, 10), (15, 18), (18, 15), (18, 18), (19, 17), (20, 19), (20, 20))
+
+
+def _report(table: GameTable, entry: dict[str, Any]) -> None:
+    """What a table says: the dealer's effect, the largest difference the sides' names make (the
+    same score and dealer with the sides swapped), and the chances at a few scores."""
+    rules = table.rules
+    dist = {_tally(t): float(c) for t, c in entry["tallies"]}
+    z = (0,) * table.nsides
+    print(
+        f"{rules.preset}, {table.nplayers} players ({entry['rounds']} rounds of {entry['bot']}; "
+        f"{_describe(rules, dist)}): from {'-'.join(map(str, z))} the dealer's side wins "
+        f"{100 * table.at(z, 0)[0]:.1f}%",
+        flush=True,
+    )
+    if table.nsides != 2:
+        return
+    worst, where = 0.0, ((0, 0), 0)
+    for (sc, d), ch in table.chances.items():
+        gap = abs(table.chances[((sc[1], sc[0]), 1 - d)][1] - ch[0])
+        if gap > worst:
+            worst, where = gap, (sc, d)
+    (a0, b0), d0 = where
+    print(
+        f"  largest difference with the sides swapped: {100 * worst:.1f} points of percentage "
+        f"(at {a0}-{b0}, side {d0} dealing)"
+    )
+    for sc in _SHOWN:
+        a, b = table.at(sc, 0), table.at(sc, 1)
+        print(f"  {'-'.join(map(str, sc))}: side 0 wins {100 * a[0]:.1f}% dealing, {100 * b[0]:.1f}% not")
+
+
+def show(args: argparse.Namespace) -> int:
+    """The figures of the shipped tables (as ``fit`` prints them), without solving again."""
+    data = {_key(e): e for e in _load()}
+    for t in orjson.loads(TABLE_FILE.read_bytes())["tables"]:
+        table = GameTable.from_json(t)
+        entry = data.get((orjson.dumps(table.rules.to_dict()).decode(), table.nplayers))
+        if entry is not None:
+            _report(table, entry)
+    return 0
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -245,6 +277,7 @@ def main() -> int:
     f.add_argument("--out", type=Path, default=TABLE_FILE)
     f.add_argument("--preset", action="append", choices=RuleSet.preset_names(), help="fit only these")
     f.add_argument("--players", type=int, action="append", choices=(2, 4), help="fit only these")
+    sub.add_parser("show", help="the figures of the shipped tables")
     c = sub.add_parser("check", help="whole games from chosen scores against the table")
     c.add_argument("--preset", choices=RuleSet.preset_names(), default="classic")
     c.add_argument("--players", type=int, default=2, choices=(2, 4))
@@ -253,7 +286,7 @@ def main() -> int:
     c.add_argument("--seed", type=int, default=2)
     c.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
-    return {"measure": measure, "fit": fit, "check": check}[args.step](args)
+    return {"measure": measure, "fit": fit, "show": show, "check": check}[args.step](args)
 
 
 if __name__ == "__main__":
