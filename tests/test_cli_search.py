@@ -44,7 +44,11 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     result = cli("suggest", str(path), "--json")
     assert result.exit_code == 0, result.output
     out = orjson.loads(result.stdout)
-    assert list(out) == ["ply", "seat", "exact", "worlds", "moves"]
+    # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
+    # a log carries the game score, and the preset has a game table).
+    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance"]
+    assert list(out["win_chance"]) == ["scores", "dealer", "round_start"]
+    assert out["win_chance"]["scores"] == [0, 0] and sum(out["win_chance"]["round_start"]) == 1.0
     assert out["ply"] == played and out["seat"] == game.to_move
     assert out["exact"] is True  # 2 players, last deal: every card is known to a counter
     legal = legal_moves(ROYAL, game.state)
@@ -53,11 +57,12 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     assert evs == sorted(evs, reverse=True)
     for m in out["moves"]:
         keys = (
-            ["card", "action", "take", "value", "ev", "stderr"]
+            ["card", "action", "take", "value", "ev", "stderr", "win_chance"]
             if m["action"] == "build"
-            else ["card", "action", "take", "ev", "stderr"]
+            else ["card", "action", "take", "ev", "stderr", "win_chance"]
         )
         assert list(m) == keys
+        assert len(m["win_chance"]) == 2 and abs(sum(m["win_chance"]) - 1) < 1e-3
         assert m["take"] == sorted(m["take"])
         assert m["stderr"] == 0 and math.isfinite(m["ev"])
     top = orjson.loads(cli("suggest", str(path), "--json", "--top", "2").stdout)

@@ -20,6 +20,7 @@ from casino_coach.coach.analysis import (
     summarize,
 )
 from casino_coach.coach.explain import Explanation
+from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet
 from casino_coach.render.analysis import move_panel
@@ -393,3 +394,29 @@ def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
     page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
     basis = page_data(page)["plies"][0]["basis"]
     assert basis == "1.90 to 3.10 over 40 worlds; the interval spans two classes, so the milder is given"
+
+
+def test_game_chances_in_every_format() -> None:
+    # Issue 18: a move's chance to win the game, before the round and after it (coach.winning).
+    a = _analysis()
+    miss = a.moves[0]
+    assert miss.best is not None
+    win = WinChances((0.5, 0.5), ((miss.best, (0.62, 0.38)), (miss.played, (0.31, 0.69))))
+    moves = (dataclasses.replace(miss, win=win), *a.moves[1:])
+    b = dataclasses.replace(a, moves=moves)
+    obj = to_obj(b)
+    assert obj["moves"][0]["win_chance"] == {
+        "round_start": [0.5, 0.5],
+        "best": [0.62, 0.38],
+        "played": [0.31, 0.69],
+        "lost": 0.31,
+    }
+    assert obj["moves"][1]["win_chance"] is None
+    words = (
+        "chance to win the game: 50% before the round, 31% after it with the move played (62% with the "
+        "best move)"
+    )
+    assert words in to_markdown(b)
+    page = to_html(b)
+    assert 'id="win-chart"' in page and "Chance to win the game" in page
+    assert 'id="win-chart"' not in to_html(a)  # no chances, no chart

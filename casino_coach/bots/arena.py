@@ -19,8 +19,8 @@ from typing import Any
 
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Points
-from casino_coach.engine.state import check_players
+from casino_coach.engine.scoring import Match, Points
+from casino_coach.engine.state import check_players, sides_for
 from casino_coach.errors import CoachError
 from casino_coach.formats.game import Game
 from casino_coach.workers import worker_pool
@@ -102,6 +102,31 @@ def play(
         move = seat_policies[seat].choose(rules, game.observation(seat), legal, rngs[seat])
         game.play(move)
     return game
+
+
+def game_from(
+    rules: RuleSet,
+    seat_policies: Sequence[Policy],
+    scores: Sequence[Points],
+    dealer: int,
+    seed: int,
+    *,
+    bot_seed: str = "from",
+    max_rounds: int = 200,
+) -> int | None:
+    """Play a game on from the game score ``scores`` (per side) with seat ``dealer`` dealing the next
+    round, one policy per seat, to its end: the winning side (None after ``max_rounds`` rounds without
+    one). Each round is a ``play`` of its own (seeded from ``seed`` and the round), scored into a
+    ``scoring.Match`` that starts at ``scores``, so the game ends by the rules' own count."""
+    n = len(seat_policies)
+    match = Match(rules, sides_for(n, rules.partnerships), scores=list(scores))
+    for r in range(max_rounds):
+        game = play(rules, seat_policies, seed * 1000 + r, rounds=1, dealer=dealer, bot_seed=bot_seed)
+        match.add_round(game.state)
+        if match.over:
+            return match.winner
+        dealer = (dealer + 1) % n
+    return None
 
 
 def _side_points(game: Game, unit: str) -> list[Points]:

@@ -33,6 +33,7 @@ from casino_coach.search import evaluate
 from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
+    decision_chances_of,
     decision_from_file,
     result_json,
     suggest_limits,
@@ -173,6 +174,7 @@ def suggest_command(
             played=decision.played,
             verdict=verdict,
             names=decision.names,
+            win=decision_chances_of(decision, result, top),
             typed=decision.typed,
         )
     )

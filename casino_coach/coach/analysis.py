@@ -42,6 +42,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
+from casino_coach.coach.winning import WinChances, decision_chances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -50,7 +51,7 @@ from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import CoachError
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
-from casino_coach.search import Limits, SearchResult, evaluate, evaluate_world
+from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
 from casino_coach.workers import worker_pool
 
 
@@ -191,6 +192,9 @@ class MoveAnalysis:
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
     view: PositionView | None = None  # the whole position before the move, as far as the log tells
+    # The chance of each side to win the game (``coach.winning``): before the round, and once it is
+    # over after the best move and after the move played. None without a table for the rules.
+    win: WinChances | None = None
 
     @property
     def missed(self) -> bool:
@@ -460,6 +464,7 @@ def _rate(
     res = judge(rules, obs, limits, thresholds, ply.move)
     v = verdict_of(rules, obs, res, ply.move, thresholds, names)
     played_ev = res.value_of(ply.move).ev
+    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move), res.weights)
     wc: WorldCost | None = None
     verdict: Explanation | None = None
     if world and ply.state is not None and not v.forced:
@@ -492,7 +497,14 @@ def _rate(
         loss_high=v.high,
         shallow=res.shallow,
         uncertain=v.uncertain,
+        win=win,
     )
+
+
+def _win_moves(res: SearchResult, played: Move) -> list[MoveValue]:
+    """The moves whose game chances a verdict shows: the best, and the one played."""
+    best = res.moves[0]
+    return [best] if best.move == played else [best, res.value_of(played)]
 
 
 _GOOD = (MoveClass.BEST, MoveClass.GOOD)

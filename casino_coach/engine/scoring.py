@@ -2,8 +2,10 @@
 
 ``score_round`` turns a played-out round into awards in count-out order (most cards, most spades, Big
 Casino, Little Casino, the aces ♠ ♣ ♥ ♦, sweeps, last capture), with the preset's tie, cancelling and
-near-target rules. ``Match`` carries scores from round to round and decides the winner: classic by the
-higher total at or past the target, Royal and Dominican by counting out in order.
+near-target rules; ``score_tally`` does the same from a round's ``Tally`` (the counts and holders that
+scoring reads of the piles), so that a round can be scored at any game score without its cards.
+``Match`` carries scores from round to round and decides the winner: classic by the higher total at or
+past the target, Royal and Dominican by counting out in order.
 """
 
 from __future__ import annotations
@@ -81,6 +83,43 @@ def _near_target_items(rules: RuleSet, score: Points) -> tuple[str, ...] | None:
     return table.get(int(score)) if score == int(score) else None
 
 
+class Tally(NamedTuple):
+    """Everything a round's scoring reads of its end (rules.md 1.12): per side the cards and spades
+    taken and the sweeps made, the side holding Big Casino, Little Casino and each ace (in count-out
+    order ♠ ♣ ♥ ♦; -1 when no side took it), and the side of the last capture (-1: none). Rounds with
+    the same tally score alike at any game score, so it is the unit the game-winning model
+    (``coach.winning``) counts rounds in."""
+
+    cards: tuple[int, ...]
+    spades: tuple[int, ...]
+    big: int
+    little: int
+    aces: tuple[int, ...]
+    sweeps: tuple[int, ...]
+    last_capturer: int
+
+
+def tally_of(state: RoundState) -> Tally:
+    """The tally of a (played-out) round."""
+    piles = state.captured
+
+    def holder(card: int) -> int:
+        for s, p in enumerate(piles):
+            if p >> card & 1:
+                return s
+        return -1
+
+    return Tally(
+        cards=tuple(p.bit_count() for p in piles),
+        spades=tuple((p & SPADES_MASK).bit_count() for p in piles),
+        big=holder(BIG_CASINO),
+        little=holder(LITTLE_CASINO),
+        aces=tuple(holder(a) for a in ACES_COUNT_OUT),
+        sweeps=state.sweeps,
+        last_capturer=state.last_capturer,
+    )
+
+
 def score_round(
     rules: RuleSet,
     state: RoundState,
@@ -88,12 +127,23 @@ def score_round(
     carry: dict[str, Points] | None = None,
 ) -> RoundScore:
     """Score a finished round given the game scores at the start of the count (default 0)."""
-    n = state.nsides
+    return score_tally(rules, tally_of(state), scores, carry)
+
+
+def score_tally(
+    rules: RuleSet,
+    tally: Tally,
+    scores: tuple[Points, ...] | None = None,
+    carry: dict[str, Points] | None = None,
+) -> RoundScore:
+    """Score a round from its tally given the game scores at the start of the count (default 0):
+    the awards in count-out order, the points each side adds, and the winner of the game if the round
+    decides it (1.14, with the count-out order and the near-target rules)."""
+    n = len(tally.cards)
     scores = scores if scores is not None else (0,) * n
     carry = dict(carry or {})
-    piles = state.captured
-    cards = tuple(p.bit_count() for p in piles)
-    spades = tuple((p & SPADES_MASK).bit_count() for p in piles)
+    cards = tally.cards
+    spades = tally.spades
     near = [_near_target_items(rules, s) for s in scores]
     awards: list[Award] = []
 
@@ -115,34 +165,31 @@ def score_round(
         "cards": majority("cards", cards, rules.points_cards),
         "spades": majority("spades", spades, rules.points_spades),
     }
-    by_item["big_casino"] = [
-        Award("big_casino", s, rules.points_big)
-        for s in range(n)
-        if piles[s] >> BIG_CASINO & 1 and rules.points_big
+    by_item["big_casino"] = (
+        [Award("big_casino", tally.big, rules.points_big)] if tally.big >= 0 and rules.points_big else []
+    )
+    by_item["little_casino"] = (
+        [Award("little_casino", tally.little, rules.points_little)]
+        if tally.little >= 0 and rules.points_little
+        else []
+    )
+    by_item["aces"] = [
+        Award(item, s, rules.points_ace)
+        for item, s in zip(_ACE_ITEMS, tally.aces, strict=True)
+        if s >= 0 and rules.points_ace
     ]
-    by_item["little_casino"] = [
-        Award("little_casino", s, rules.points_little)
-        for s in range(n)
-        if piles[s] >> LITTLE_CASINO & 1 and rules.points_little
-    ]
-    aces: list[Award] = []
-    for item, ace in zip(_ACE_ITEMS, ACES_COUNT_OUT, strict=True):
-        aces += [
-            Award(item, s, rules.points_ace) for s in range(n) if piles[s] >> ace & 1 and rules.points_ace
-        ]
-    by_item["aces"] = aces
-    by_item["sweeps"] = _sweep_awards(rules, state.sweeps, near)
+    by_item["sweeps"] = _sweep_awards(rules, tally.sweeps, near)
     for item in rules.count_out_order:
         awards += by_item[item]
-    if rules.last_capture_point and state.last_capturer >= 0:
-        awards.append(Award("last_capture", state.last_capturer, rules.last_capture_point))
+    if rules.last_capture_point and tally.last_capturer >= 0:
+        awards.append(Award("last_capture", tally.last_capturer, rules.last_capture_point))
 
     breakdown: list[dict[str, Points]] = [{k: 0 for k in BREAKDOWN_ITEMS} for _ in range(n)]
     for a in awards:
         key = "aces" if a.item.startswith("ace_") else a.item
         breakdown[a.side][key] += a.points
     for s in range(n):
-        breakdown[s] |= {"card_count": cards[s], "spade_count": spades[s], "sweep_count": state.sweeps[s]}
+        breakdown[s] |= {"card_count": cards[s], "spade_count": spades[s], "sweep_count": tally.sweeps[s]}
 
     raw: list[Points] = [0] * n
     for a in awards:
@@ -159,7 +206,7 @@ def score_round(
         awards=tuple(awards),
         card_counts=cards,
         spade_counts=spades,
-        sweep_counts=state.sweeps,
+        sweep_counts=tally.sweeps,
         points=tuple(added),
         breakdown=tuple(breakdown),
         winner=winner,

@@ -12,7 +12,7 @@ from rich.text import Text
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import loss_words, luck_words, mark_label
+from casino_coach.report.words import loss_words, luck_words, mark_label, win_words
 
 CLASS_STYLES = {
     "best": "bold green",
@@ -80,6 +80,9 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         lines.append(Text.assemble("• ", printable(e.text), (f"  ({e.points:.2f})", "bold red")))
     if m.verdict is not None:
         lines.append(Text(printable(m.verdict.text), style="magenta"))
+    game = win_words(m)
+    if game is not None:
+        lines.append(Text(game, style="dim"))
     loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
         f"ply {m.ply}, round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss

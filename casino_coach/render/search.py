@@ -9,10 +9,12 @@ from rich.table import Table
 from rich.text import Text
 
 from casino_coach.coach.analysis import Verdict
+from casino_coach.coach.winning import WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
+from casino_coach.report.words import chance_words
 from casino_coach.search.result import SearchResult
 
 
@@ -123,10 +125,13 @@ def suggestion_view(
     verdict: Verdict | None = None,
     names: Sequence[str] = (),
     typed: bool = False,
+    win: WinChances | None = None,
 ) -> Group:
-    """The player to move and the position, the ranked moves with value ± standard error, the reason,
-    the best line in words (when the values are exact: otherwise a line would be played with cards
-    the player cannot see), the verdict on the move the log plays here, and what the values mean."""
+    """The player to move and the position, the ranked moves with value ± standard error (and, with
+    ``win``, the mover's side's chance to win the game once the round is over after each), the
+    reason, the best line in words (when the values are exact: otherwise a line would be played with
+    cards the player cannot see), the verdict on the move the log plays here, and what the values
+    mean."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -141,11 +146,21 @@ def suggestion_view(
     table.add_column("move")
     table.add_column("value", justify="right")
     table.add_column("±", justify="right")
+    side = obs.to_move % obs.nsides
+    if win is not None:
+        table.add_column("game", justify="right")
     moves = result.moves if top is None else result.moves[:top]
     for i, mv in enumerate(moves, 1):
-        table.add_row(
-            str(i), move_words(mv.move), f"{mv.ev:+.2f}", "exact" if result.exact else f"{mv.stderr:.2f}"
-        )
+        row: list[str | Text] = [
+            str(i),
+            move_words(mv.move),
+            f"{mv.ev:+.2f}",
+            "exact" if result.exact else f"{mv.stderr:.2f}",
+        ]
+        if win is not None:
+            after = win.of(mv.move)
+            row.append(chance_words(after[side]) if after is not None else "")
+        table.add_row(*row)
     hidden = len(result.moves) - len(moves)
     parts: list[RenderableType] = [head, table_line, Text(""), table]
     if hidden:
@@ -168,4 +183,15 @@ def suggestion_view(
         parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
         parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
     parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
+    if win is not None:
+        who = seat_label(obs.to_move, names, you)
+        who = who if obs.nsides == obs.nplayers else f"{who}'s side"
+        parts.append(
+            Text(
+                f"game: the chance that {who} wins the game once the round is over after the move "
+                f"({chance_words(win.round_start[side])} before this round; from self-play rounds, "
+                "casino_coach.coach.winning)",
+                style="dim",
+            )
+        )
     return Group(*parts)

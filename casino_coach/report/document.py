@@ -19,7 +19,9 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, PositionView, SeatSummary
+from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
+from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import table_words
 from casino_coach.engine.state import Build
 from casino_coach.formats.codec import move_to_json
@@ -31,6 +33,7 @@ from casino_coach.report.words import (
     mark_label,
     settings_words,
     where,
+    win_words,
     world_worth_showing,
 )
 
@@ -113,7 +116,29 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "uncertain": m.uncertain,
         "shallow": m.shallow,
         "position": _position_obj(m.view),
+        "win_chance": win_chance_obj(m.win, m.best, m.played, m.side),
     }
+
+
+def win_chance_obj(
+    win: WinChances | None, best: Move | None, played: Move, side: int
+) -> dict[str, Any] | None:
+    """A decision's game chances (``coach.winning``): per side, before the round (``round_start``)
+    and once it is over after the best move and after the move played, and the chance the move
+    played gave up for its side (``lost``, best minus played); null without a table for the rules."""
+    if win is None:
+        return None
+    after_best = win.of(best) if best is not None else None
+    after_played = win.of(played)
+    out: dict[str, Any] = {
+        "round_start": [_r(p, 4) for p in win.round_start],
+        "best": [_r(p, 4) for p in after_best] if after_best is not None else None,
+        "played": [_r(p, 4) for p in after_played] if after_played is not None else None,
+        "lost": None,
+    }
+    if after_best is not None and after_played is not None:
+        out["lost"] = _r(after_best[side] - after_played[side], 4)
+    return out
 
 
 def _position_obj(v: PositionView | None) -> dict[str, Any] | None:
@@ -222,6 +247,9 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
     lines += [f"  - {markdown(e.text)} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")
+    game = win_words(m) if m.missed else None
+    if game is not None:
+        lines.append(f"  - {game}")
     return lines
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -30,6 +30,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,
     BIG_CASINO,
@@ -50,6 +51,7 @@ from casino_coach.report.words import (
     mark_label,
     settings_words,
     where,
+    win_words,
     world_worth_showing,
 )
 
@@ -164,6 +166,9 @@ def _step(span: float) -> float:
     return 100.0
 
 
+Point = tuple[float, float, MoveAnalysis | None]  # x, value, the move (None: a square of the score)
+
+
 def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
     """The chart's geometry: x in percent of the width (per ply, ``xs``), y in pixels; the bands of
     the rounds, the value grid, one line per series, a dot per rated move, a square at each round's
@@ -171,23 +176,13 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
     viewer log); otherwise one per side."""
     if not a.moves:
         return None
-    n = max(m.ply for m in a.moves) + 1
     before = scores_before(a)
-    pov = a.viewer % a.nsides if a.viewer is not None else 0
+    pov = _pov(a)
     series = [pov] if a.nsides == 2 else list(range(a.nsides))
     sides = side_names(a)
-    short = [player_name(p) for p in a.players]
-
-    def x(ply: float) -> float:
-        return round(_LEFT + (100.0 - _LEFT - _RIGHT) * (ply + 0.5) / n, 3)
-
-    last_of: dict[int, int] = {}
-    first_of: dict[int, int] = {}
-    for m in a.moves:
-        first_of.setdefault(m.round, m.ply)
-        last_of[m.round] = m.ply
-    # (x, value, move or None for a round's end) per series
-    pts: dict[int, list[tuple[float, float, MoveAnalysis | None]]] = {s: [] for s in series}
+    x = _xs(a)
+    last_of = _last_plies(a)
+    pts: dict[int, list[Point]] = {s: [] for s in series}
     for m in a.moves:
         if not m.rated or m.played_value is None:
             continue
@@ -209,17 +204,137 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
     lo, hi = min(0.0, *values), max(0.0, *values)
     span = max(hi - lo, 1.0)
     lo, hi = lo - 0.08 * span, hi + 0.08 * span
+    step = _step(hi - lo)
+    grid = []
+    v = math.ceil(lo / step) * step
+    while v <= hi:
+        grid.append((v, "0" if abs(v) < 1e-9 else f"{v:+g}", abs(v) < 1e-9))
+        v += step
+    if a.nsides == 2:
+        other = sides[1 - pov]
+        legend = [{"k": 0, "text": f"{sides[pov]}'s expected lead over {other}"}]
+        caption = f"above 0: {sides[pov]} ahead; below 0: {other} ahead (game points)"
+    else:
+        legend = [{"k": k, "text": sides[s]} for k, s in enumerate(series)]
+        caption = "each player's expected game score minus the others' mean (game points)"
+    return _geometry(
+        a,
+        series,
+        pts,
+        (lo, hi),
+        grid,
+        lambda s, pv: f"{sides[s]}: {pv:+.2f} after the round",
+        lambda s, pv: f"{sides[s]} expected {pv:+.2f}",
+        legend,
+        caption,
+        "expected game score after each move",
+    )
+
+
+def win_chart_data(a: GameAnalysis) -> dict[str, Any] | None:
+    """The chart of the chance to win the game (``coach.winning``; two sides): after each rated move
+    the first side's (the viewer's) chance once the round is over, as the mover could judge it; a
+    square at each round's start (the table's chance before the round) and at the end of a game
+    that is won. None when no move has game chances (rules without a table, three or more sides)."""
+    if a.nsides != 2 or not any(m.win is not None for m in a.moves):
+        return None
+    pov = _pov(a)
+    sides = side_names(a)
+    x = _xs(a)
+    pts: list[Point] = []
+    started: set[int] = set()
+    for m in a.moves:
+        if not m.rated or m.win is None:
+            continue
+        if m.round not in started:
+            started.add(m.round)
+            pts.append((x(m.ply - 0.5), 100 * m.win.round_start[pov], None))
+        after = m.win.of(m.played)
+        if after is not None:
+            pts.append((x(m.ply), 100 * after[pov], m))
+    last_of = _last_plies(a)
+    if a.winner is not None and last_of:
+        pts.append((x(last_of[max(last_of)] + 0.5), 100.0 if a.winner == pov else 0.0, None))
+    grid = [(v, f"{v:g}%", v == 50) for v in (0.0, 25.0, 50.0, 75.0, 100.0)]
+    other = sides[1 - pov]
+    return _geometry(
+        a,
+        [pov],
+        {pov: pts},
+        (-6.0, 106.0),
+        grid,
+        lambda s, pv: (
+            f"{sides[s]}: {pv:.0f}% to win the game before the round"
+            if 0 < pv < 100
+            else f"{sides[s] if pv else other} won the game"
+        ),
+        lambda s, pv: f"{sides[s]} {pv:.0f}% to win the game once the round is over",
+        [{"k": 0, "text": f"{sides[pov]}'s chance to win the game"}],
+        f"above 50%: {sides[pov]} is the likelier winner of the game; below: {other} (from "
+        f"{_table_source(a)}, each scored with the rules' count-out and near-target rules)",
+        "chance to win the game after each move",
+    )
+
+
+def _table_source(a: GameAnalysis) -> str:
+    """Where the game chances come from, in words: "10000 self-play rounds of the counter bot"."""
+    table = table_for(a.rules, len(a.players))
+    src = table.source if table is not None else {}
+    if "rounds" in src and "bot" in src:
+        return f"{src['rounds']} self-play rounds of the {src['bot']} bot"
+    return "self-play rounds"
+
+
+def _pov(a: GameAnalysis) -> int:
+    """The side a two-side chart is drawn for: the viewer's, else the first."""
+    return a.viewer % a.nsides if a.viewer is not None else 0
+
+
+def _xs(a: GameAnalysis) -> Callable[[float], float]:
+    n = max(m.ply for m in a.moves) + 1
+
+    def x(ply: float) -> float:
+        return round(_LEFT + (100.0 - _LEFT - _RIGHT) * (ply + 0.5) / n, 3)
+
+    return x
+
+
+def _last_plies(a: GameAnalysis) -> dict[int, int]:
+    last_of: dict[int, int] = {}
+    for m in a.moves:
+        last_of[m.round] = m.ply
+    return last_of
+
+
+def _geometry(
+    a: GameAnalysis,
+    series: Sequence[int],
+    pts: dict[int, list[Point]],
+    bounds: tuple[float, float],
+    grid_values: Sequence[tuple[float, str, bool]],
+    square_tip: Callable[[int, float], str],
+    dot_tip: Callable[[int, float], str],
+    legend: list[dict[str, Any]],
+    caption: str,
+    aria: str,
+) -> dict[str, Any]:
+    """A chart's geometry from its points per series and its value range (``bounds``, low and high)
+    and grid lines (value, label, whether it is the line the values are read against); ``aria`` says
+    what it shows to a screen reader."""
+    n = max(m.ply for m in a.moves) + 1
+    x = _xs(a)
+    short = [player_name(p) for p in a.players]
+    lo, hi = bounds
     height = CHART_HEIGHT
 
     def y(v: float) -> float:
         return round(_TOP + (height - _TOP - _BOTTOM) * (hi - v) / (hi - lo), 1)
 
-    step = _step(hi - lo)
-    grid = []
-    v = math.ceil(lo / step) * step
-    while v <= hi:
-        grid.append({"y": y(v), "label": "0" if abs(v) < 1e-9 else f"{v:+g}", "zero": abs(v) < 1e-9})
-        v += step
+    grid = [{"y": y(v), "label": label, "zero": zero} for v, label, zero in grid_values]
+    first_of: dict[int, int] = {}
+    for m in a.moves:
+        first_of.setdefault(m.round, m.ply)
+    last_of = _last_plies(a)
     bands = []
     for r in sorted(first_of):
         x1, x2 = x(first_of[r] - 0.5), x(last_of[r] + 0.5)
@@ -233,24 +348,14 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
             lines.append({"k": k, "x1": p[0], "y1": y(p[1]), "x2": q[0], "y2": y(q[1])})
         for px, pv, mv in sp:
             if mv is None:
-                ends.append({"k": k, "x": px, "y": y(pv), "tip": f"{sides[s]}: {pv:+.2f} after the round"})
+                ends.append({"k": k, "x": px, "y": y(pv), "tip": square_tip(s, pv)})
                 continue
             m = mv
             label = mark_label(m)
-            tip = (
-                f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}); "
-                f"{sides[s]} expected {pv:+.2f}"
-            )
+            tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}); {dot_tip(s, pv)}"
             big = label in ("mistake", "blunder")
             css = css_class(label) + (" big" if big else "")
             dots.append({"x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip})
-    if a.nsides == 2:
-        other = sides[1 - pov]
-        legend = [{"k": 0, "text": f"{sides[pov]}'s expected lead over {other}"}]
-        caption = f"above 0: {sides[pov]} ahead; below 0: {other} ahead (game points)"
-    else:
-        legend = [{"k": k, "text": sides[s]} for k, s in enumerate(series)]
-        caption = "each player's expected game score minus the others' mean (game points)"
     return {
         "height": height,
         "xs": [x(p) for p in range(n)],
@@ -261,6 +366,7 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         "ends": ends,
         "legend": legend,
         "caption": caption,
+        "label": aria,
         "top": _TOP,
         "bottom": height - _BOTTOM + 4,
     }
@@ -329,6 +435,9 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         return d
     d["value"] = _r2(m.played_value)
     d["exact"] = m.exact
+    game = win_words(m)
+    if game is not None:
+        d["game"] = game[0].upper() + game[1:] + "."
     if m.missed and m.best is not None and m.loss is not None:
         d["best"] = move_data(m.best)
         d["bestValue"] = _r2(m.best_value)
@@ -529,6 +638,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "luck": [{"player": player_name(s.player), "words": luck_words(s)} for s in a.summaries if s.luck],
         "worst": worst,
         "chart": chart,
+        "win_chart": win_chart_data(a),
         "moves": move_list(a),
         "rounds": round_tables(a),
         "classes": [c.value for c in CLASSES],

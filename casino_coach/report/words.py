@@ -44,6 +44,32 @@ def loss_words(m: MoveAnalysis) -> str:
     return text + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
 
 
+def chance_words(p: float) -> str:
+    """A chance in percent, whole: "48%"; "<1%" and ">99%" near the ends, where rounding would say
+    "0%" or "100%" of a game still to play."""
+    if 0 < p < 0.005:
+        return "<1%"
+    if 0.995 < p < 1:
+        return ">99%"
+    return f"{100 * p:.0f}%"
+
+
+def win_words(m: MoveAnalysis) -> str | None:
+    """The mover's side's chance to win the game (``coach.winning``): "chance to win the game: 48%
+    before the round, 41% after it with the move played (55% with the best move)"; None without."""
+    if m.win is None:
+        return None
+    side = m.side
+    text = f"chance to win the game: {chance_words(m.win.round_start[side])} before the round"
+    played = m.win.of(m.played)
+    if played is not None:
+        text += f", {chance_words(played[side])} after it with the move played"
+    best = m.win.of(m.best) if m.best is not None and m.best != m.played else None
+    if best is not None:
+        text += f" ({chance_words(best[side])} with the best move)"
+    return text
+
+
 def where(m: MoveAnalysis) -> str:
     return f"round {m.round + 1}, deal {m.deal + 1}"
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,12 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import Verdict, analysis_limits, verdict_json
+from casino_coach.coach.winning import WinChances, decision_chances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_hand, parse_table
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import PLAYER_COUNTS, sides_for
 from casino_coach.errors import CoachError, about
 from casino_coach.formats.codec import move_to_json, parse_options
@@ -33,7 +36,8 @@ from casino_coach.search import Limits, SearchResult
 class Decision:
     """A position to search: the rules, the mover's observation, its ply in the log (or None), the
     move the log plays there (None past the end of the log, or for a position), the players' names
-    (a log's), and whether it was typed on the command line (the seat to move is then "you")."""
+    (a log's), whether it was typed on the command line (the seat to move is then "you"), and the
+    game score per side before the round (a log's or a position file's; None when typed)."""
 
     rules: RuleSet
     obs: Observation
@@ -41,6 +45,7 @@ class Decision:
     played: Move | None = None
     names: tuple[str, ...] = ()
     typed: bool = False
+    scores: tuple[Points, ...] | None = None
 
 
 def decision_from_file(path: Path, at: int | None) -> Decision:
@@ -54,15 +59,16 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
         if at is None or at == n:
             with about(path):  # "FILE: the log stops between rounds: ..."
                 end = end_position(rep)
-            return Decision(doc.rules, end.observation, n, None, tuple(doc.players))
+            return Decision(doc.rules, end.observation, n, None, tuple(doc.players), scores=end.scores)
         if not 0 <= at < n:
             raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
-        return Decision(doc.rules, position_at(doc, at_ply).observation, at, at_ply.move, tuple(doc.players))
+        pos = position_at(doc, at_ply)
+        return Decision(doc.rules, pos.observation, at, at_ply.move, tuple(doc.players), scores=pos.scores)
     if at is not None:
         raise CoachError(f"--at: {path} is a position, not a log")
     ply = _position_ply(path)
-    return Decision(doc.rules, doc.observation, ply)
+    return Decision(doc.rules, doc.observation, ply, scores=doc.scores)
 
 
 def _position_ply(path: Path) -> int | None:
@@ -128,26 +134,63 @@ def _number(x: float) -> float:
     return round(x, 4)
 
 
+def decision_chances_of(decision: Decision, result: SearchResult, top: int | None) -> WinChances | None:
+    """The game chances of a decision (``coach.winning``) for the moves shown (the ``top`` best, and
+    the move the log plays there): None for a typed position (no game score) or rules without a
+    table."""
+    if decision.scores is None:
+        return None
+    moves = list(result.moves if top is None else result.moves[:top])
+    if decision.played is not None and all(mv.move != decision.played for mv in moves):
+        moves.append(result.value_of(decision.played))
+    return decision_chances(decision.rules, decision.obs, decision.scores, moves, result.weights)
+
+
 def result_json(
     decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
 ) -> dict[str, Any]:
     """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}]}``,
-    best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it."""
+    best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it.
+    With a game score and a table for the rules, ``"win_chance"``: the chance of each side to win
+    the game before the round (``round_start``), and per move (and for the move played) the chances
+    once the round is over after it."""
     moves = result.moves if top is None else result.moves[:top]
+    win = decision_chances_of(decision, result, top)
     out: dict[str, Any] = {
         "ply": decision.ply,
         "seat": result.seat,
         "exact": result.exact,
         "worlds": result.samples,
         "moves": [
-            move_to_json(mv.move) | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)} for mv in moves
+            move_to_json(mv.move)
+            | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
+            | _chances_field(win, mv.move)
+            for mv in moves
         ],
     }
+    if win is not None:
+        out["win_chance"] = {
+            "scores": list(decision.scores or ()),
+            "dealer": decision.obs.dealer,
+            "round_start": chances_json(win.round_start),
+        }
     if verdict is not None and decision.played is not None:
-        out["played"] = move_to_json(decision.played) | verdict_json(
-            verdict, result.value_of(decision.played).ev, _number
+        out["played"] = (
+            move_to_json(decision.played)
+            | verdict_json(verdict, result.value_of(decision.played).ev, _number)
+            | _chances_field(win, decision.played)
         )
     return out
+
+
+def chances_json(chances: Sequence[float]) -> list[float]:
+    """Chances per side as JSON numbers (4 decimals)."""
+    return [round(p, 4) for p in chances]
+
+
+def _chances_field(win: WinChances | None, move: Move) -> dict[str, Any]:
+    after = win.of(move) if win is not None else None
+    return {"win_chance": chances_json(after)} if after is not None else {}
 
 
 def suggest_limits(samples: int | None, seed: int, time: float | None, nplayers: int) -> Limits:

@@ -53,6 +53,7 @@ from casino_coach.coach.analysis import (
     verdict_json,
     verdict_of,
 )
+from casino_coach.coach.winning import decision_chances
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_move
@@ -73,6 +74,7 @@ from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.position import read_position
 from casino_coach.search import Limits, SearchResult
 from casino_coach.search.expectimax import check_size
+from casino_coach.services.decision import chances_json
 
 PROTOCOL_NAME = "casino-engine"
 PROTOCOL_VERSION = 1
@@ -406,21 +408,38 @@ class EngineSession:
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
         res = self._search(req, move)
         moves = res.moves if top is None else res.moves[:top]
+        g = self._game()
+        shown = list(moves)
+        if move is not None and all(mv.move != move for mv in moves):
+            shown.append(res.value_of(move))
+        win = decision_chances(g.rules, self._obs(), tuple(g.match.scores), shown, res.weights)
+
+        def chances(m: Move) -> dict[str, Any]:
+            after = win.of(m) if win is not None else None
+            return {"win_chance": chances_json(after)} if after is not None else {}
+
         out = {
             "type": "analysis",
             "seat": res.seat,
             "moves": [
                 {"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev), "stderr": _num(mv.stderr)}
+                | chances(mv.move)
                 for mv in moves
             ],
             "legal": len(res.moves),
             **_effort(res),
         }
+        if win is not None:
+            out["win_chance"] = {
+                "scores": [_num(p) for p in g.match.scores],
+                "round_start": chances_json(win.round_start),
+            }
         if move is not None:
-            g = self._game()
             v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players)
-            out["verdict"] = {"move": move_to_json(move, res.seat)} | verdict_json(
-                v, res.value_of(move).ev, _num
+            out["verdict"] = (
+                {"move": move_to_json(move, res.seat)}
+                | verdict_json(v, res.value_of(move).ev, _num)
+                | chances(move)
             )
         return out
 

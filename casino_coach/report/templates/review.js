@@ -9,8 +9,9 @@
   var board = document.getElementById("board");
   var detail = document.getElementById("detail");
   var list = document.getElementById("moves");
-  var svg = document.querySelector("svg.chart");
-  var cursor = document.getElementById("cursor");
+  // The charts (the expected game score; the chance to win the game when the rules have a table):
+  // the same plies across, each with a cursor.
+  var svgs = Array.prototype.slice.call(document.querySelectorAll("svg.chart"));
   var nseats = D.players.length;
   var bottom = D.viewer !== null ? D.viewer : 0;
 
@@ -190,6 +191,7 @@
     }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
+    if (p.game) { detail.appendChild(el("p", "game note", p.game)); }
     if (p.alts) {
       detail.appendChild(el("div", "note", "The search's top moves (expected round points):"));
       var ol = el("ol", "alts");
@@ -215,16 +217,17 @@
     if (old) { old.classList.remove("sel"); old.removeAttribute("aria-current"); }
     var a = document.getElementById("ply" + P[i].ply);
     if (a) { a.classList.add("sel"); a.setAttribute("aria-current", "true"); keepVisible(a); }
-    if (svg) {
+    svgs.forEach(function (svg) {
       var od = svg.querySelector(".dot.sel");
       if (od) { od.classList.remove("sel"); }
       var nd = svg.querySelector('.dot[data-ply="' + P[i].ply + '"]');
       if (nd) { nd.classList.add("sel"); }
-    }
-    if (cursor && D.xs.length > P[i].ply) {
-      cursor.setAttribute("x1", D.xs[P[i].ply] + "%");
-      cursor.setAttribute("x2", D.xs[P[i].ply] + "%");
-    }
+      var cursor = svg.querySelector("line.cursor");
+      if (cursor && D.xs.length > P[i].ply) {
+        cursor.setAttribute("x1", D.xs[P[i].ply] + "%");
+        cursor.setAttribute("x2", D.xs[P[i].ply] + "%");
+      }
+    });
     cur = i;
     board.setAttribute("data-ply", String(P[i].ply));
     drawBoard(P[i]);
@@ -275,7 +278,7 @@
     }
   });
 
-  if (svg) {
+  svgs.forEach(function (svg) {
     svg.addEventListener("click", function (e) {
       var ply = e.target.getAttribute && e.target.getAttribute("data-ply");
       var i;
@@ -291,7 +294,7 @@
       }
       if (i >= 0) { select(i); }
     });
-  }
+  });
 
   window.addEventListener("hashchange", function () { select(fromHash()); });
   select(fromHash(), true);
