@@ -30,7 +30,6 @@ from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
 from casino_coach.search import evaluate
-from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_from_file,
@@ -149,7 +148,6 @@ def suggest_command(
             hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
         )
     obs = decision.obs
-    check_size(obs)
     thresholds = Thresholds()
     result = judge(
         decision.rules, obs, suggest_limits(samples, seed, time, obs.nplayers), thresholds, decision.played
@@ -229,7 +227,6 @@ def tree_command(
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
     decision = decision_from_file(file, at)
-    check_size(decision.obs)
     result = evaluate(
         decision.rules,
         decision.obs,

@@ -5,13 +5,13 @@ mover's ``Observation``. ``read_any`` reads either a log or a position."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from casino_coach.engine.cards import FULL_DECK, iter_cards, mask_names
+from casino_coach.engine.movegen import split_ok
 from casino_coach.engine.observation import (
     Observation,
 )
@@ -71,44 +71,6 @@ def read_any(source: bytes | str | Path) -> GameLog | Position:
     return _position_from_obj(obj)
 
 
-def _split_ok(cards: list[int], value: int, pv: tuple[int, ...]) -> bool:
-    """Do ``cards`` split into disjoint sets each worth ``value`` (rules.md 1.5)? Only the cards'
-    values matter, so the search runs over how many cards of each value are left (memoised): a few
-    milliseconds for any build, where trying every subset took minutes past 20 cards."""
-    counts = [0] * (max(value, max((pv[c] for c in cards), default=0)) + 1)
-    for c in cards:
-        counts[pv[c]] += 1
-    if sum(v * n for v, n in enumerate(counts)) % value or counts[0]:
-        return False
-    return _splits(tuple(counts), value)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _splits(counts: tuple[int, ...], value: int) -> bool:
-    top = next((v for v in range(len(counts) - 1, 0, -1) if counts[v]), 0)
-    if not top:
-        return True
-    if top > value:
-        return False
-    left = list(counts)
-    left[top] -= 1
-    return _fill(left, value - top, top, value)
-
-
-def _fill(left: list[int], need: int, cap: int, value: int) -> bool:
-    """Complete the set being made (``need`` more, from values at most ``cap``), then split the rest."""
-    if need == 0:
-        return _splits(tuple(left), value)
-    for v in range(min(need, cap), 0, -1):
-        if left[v]:
-            left[v] -= 1
-            ok = _fill(left, need - v, v, value)
-            left[v] += 1
-            if ok:
-                return True
-    return False
-
-
 def observation_from_position(
     rules: RuleSet,
     nplayers: int,
@@ -153,7 +115,7 @@ def observation_from_position(
             raise LogError(
                 f"{bw}: value {b.value} is not from 1 to {rules.max_build} in {rules.preset} (rules.md 1.2)"
             )
-        if not _split_ok(list(iter_cards(b.cards)), b.value, pv):
+        if not split_ok(b.cards, b.value, pv):
             raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}")
         if not 0 <= b.owner < nplayers:
             raise LogError(f"{bw}: owner must be a seat from 0 to {nplayers - 1}, got {b.owner}")

@@ -72,7 +72,6 @@ from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.position import read_position
 from casino_coach.search import Limits, SearchResult
-from casino_coach.search.expectimax import check_size
 
 PROTOCOL_NAME = "casino-engine"
 PROTOCOL_VERSION = 1
@@ -315,7 +314,6 @@ class EngineSession:
             raise ProtocolError(f"'position' must be a casino-position object, got {shown(raw)}")
         pos = read_position(orjson.dumps(raw))
         obs = pos.observation
-        check_size(obs)  # a made-up table too big to search would block the engine for minutes
         names = [f"seat {i}" for i in range(pos.players)]
         match = Match(pos.rules, obs.nsides, scores=list(pos.scores))
         self.game = EngineGame(pos.rules, names, obs.seat, match, obs=obs, dealer=obs.dealer, rounds=1)
