@@ -63,10 +63,19 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
 class _Ladder:
     """The solver of a decision, and shallower ones to fall back on: when one world alone takes more
     than the node budget (a table full of cards in Royal can), that world and the rest are searched
-    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact."""
+    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact. ``cap`` (the nodes the
+    decision may still spend, ``NODE_CAP`` times the budget in all) bounds even the shallowest: past
+    it the decision is TooBigToSearch."""
 
     def __init__(
-        self, rules: RuleSet, side: int, nsides: int, horizon: int, in_hands: int, budget: int | None
+        self,
+        rules: RuleSet,
+        side: int,
+        nsides: int,
+        horizon: int,
+        in_hands: int,
+        budget: int | None,
+        cap: int | None = None,
     ) -> None:
         self.rules = rules
         self.side = side
@@ -75,6 +84,7 @@ class _Ladder:
         self.solvers = [Solver(rules, side, nsides, horizon)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
+        self.cap = cap
         self.shallow = False
 
     @property
@@ -88,12 +98,19 @@ class _Ladder:
     def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
         while True:
             solver = self.solvers[-1]
-            solver.node_limit = (
-                solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
-            )
+            limit = solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
+            if self.cap is not None:
+                limit = min(limit, solver.nodes + self.cap - self.nodes)
+            solver.node_limit = limit
             try:
                 return solver.root_values(state, moves)
             except OutOfNodes:
+                if not self.depths or (self.cap is not None and self.nodes >= self.cap):
+                    total = NODE_CAP * (self.budget or 0)
+                    raise TooBigToSearch(
+                        f"it would take more than {total:,} search nodes (one decision gets at most "
+                        f"{NODE_CAP} times the node budget)"
+                    ) from None
                 depth = self.depths.pop(0)
                 self.solvers.append(Solver(self.rules, self.side, self.nsides, self.in_hands - depth))
                 self.shallow = True
@@ -149,6 +166,11 @@ class _CasinoValuer:
 # at most 16 loose cards and 208 moves, 99.9% of the decisions under 110 moves).
 MAX_LOOSE: Final = 12
 MAX_MOVES: Final = 300
+# And what it spends on one decision: at most NODE_CAP times the node budget (``Limits.nodes``), the
+# shallower searches it falls back on included. Small loose cards on the table and in the hands can
+# make a decision with few moves of its own costly all the same (12 small loose cards, four kings in
+# hand: 1.6 million nodes); no decision of the bundled logs takes more than two thirds of the budget.
+NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 
 
@@ -294,8 +316,10 @@ def evaluate(
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
     nodes = 0
+    cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
-        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes)
+        left = cap - nodes if cap is not None else None
+        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, left)
         race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
@@ -376,7 +400,8 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     check_moves(len(legal))
     in_hands = sum(h.bit_count() for h in state.hands)
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
-    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes)
+    cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
+    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, cap)
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
