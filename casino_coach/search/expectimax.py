@@ -63,9 +63,9 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
 class _Ladder:
     """The solver of a decision, and shallower ones to fall back on: when one world alone takes more
     than the node budget (a table full of cards in Royal can), that world and the rest are searched
-    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact. ``cap`` (the nodes the
-    decision may still spend, ``NODE_CAP`` times the budget in all) bounds even the shallowest: past
-    it the decision is TooBigToSearch."""
+    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact. ``cap`` is what the
+    decision may still spend (``NODE_CAP`` times the budget in all): once it is spent, the world goes
+    straight to the shallowest search, whose nodes are no more than the moves it values."""
 
     def __init__(
         self,
@@ -99,18 +99,14 @@ class _Ladder:
         while True:
             solver = self.solvers[-1]
             limit = solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
-            if self.cap is not None:
-                limit = min(limit, solver.nodes + self.cap - self.nodes)
+            if self.cap is not None and self.depths:
+                limit = min(limit, solver.nodes + max(0, self.cap - self.nodes))
             solver.node_limit = limit
             try:
                 return solver.root_values(state, moves)
             except OutOfNodes:
-                if not self.depths or (self.cap is not None and self.nodes >= self.cap):
-                    total = NODE_CAP * (self.budget or 0)
-                    raise TooBigToSearch(
-                        f"it would take more than {total:,} search nodes (one decision gets at most "
-                        f"{NODE_CAP} times the node budget)"
-                    ) from None
+                if self.cap is not None and self.nodes >= self.cap:
+                    del self.depths[:-1]
                 depth = self.depths.pop(0)
                 self.solvers.append(Solver(self.rules, self.side, self.nsides, self.in_hands - depth))
                 self.shallow = True
@@ -166,10 +162,12 @@ class _CasinoValuer:
 # at most 16 loose cards and 208 moves, 99.9% of the decisions under 110 moves).
 MAX_LOOSE: Final = 12
 MAX_MOVES: Final = 300
-# And what it spends on one decision: at most NODE_CAP times the node budget (``Limits.nodes``), the
-# shallower searches it falls back on included. Small loose cards on the table and in the hands can
-# make a decision with few moves of its own costly all the same (12 small loose cards, four kings in
-# hand: 1.6 million nodes); no decision of the bundled logs takes more than two thirds of the budget.
+# And what it spends on one decision: at most NODE_CAP times the node budget (``Limits.nodes``) in
+# the searches that may run out of it, every world and every shallower search it falls back on
+# included; past that, a world is searched 1 ply deep (as many nodes as moves). Small cards on the
+# table and in the hands can make a decision with few moves of its own costly all the same: each
+# shallower search used to get the whole budget again, and searches again shallower too. No decision
+# of the bundled logs takes more than two thirds of the budget.
 NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 
