@@ -63,6 +63,10 @@ class TooBigToSearch(SearchError):
     """A position the search refuses to value because it would take too long (a huge table)."""
 
 
+class TooManyMoves(CoachError):
+    """A position whose legal moves are too many to list for someone to read (a huge table)."""
+
+
 class ProtocolError(CoachError):
     """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
 

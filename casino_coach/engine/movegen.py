@@ -27,7 +27,7 @@ from casino_coach.engine.cards import (
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import IllegalMoveError
+from casino_coach.errors import IllegalMoveError, TooManyMoves
 
 TRAIL: Final = 0
 CAPTURE: Final = 1
@@ -282,6 +282,23 @@ def _fill(left: list[int], need: int, cap: int, value: int) -> bool:
 
 # ---------------------------------------------------------------------------------------------------
 # Legal moves
+
+# The most loose cards whose legal moves are listed for someone to read (``check_listable``: the
+# moves command, the engine's legal request). Listing is the generation itself, whose cost grows
+# exponentially with the table: 16 small numerals give 71,000 moves in a few seconds, 20 a million in
+# minutes, and the 48 loose cards of a log whose players only trail more than anything can list. The
+# search has bounds of its own, smaller (search.expectimax); the legality of one move needs none.
+MAX_LISTED_LOOSE: Final = 16
+
+
+def check_listable(loose: int) -> None:
+    """TooManyMoves when a table's loose cards (a mask) are more than MAX_LISTED_LOOSE."""
+    n = loose.bit_count()
+    if n > MAX_LISTED_LOOSE:
+        raise TooManyMoves(
+            f"{n} loose cards on the table: legal moves are listed with at most {MAX_LISTED_LOOSE} "
+            "(the captures of a bigger table run into the millions)"
+        )
 
 
 def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> list[Move]:

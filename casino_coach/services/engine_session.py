@@ -54,7 +54,7 @@ from casino_coach.coach.analysis import (
     verdict_of,
 )
 from casino_coach.engine.cards import mask_names, parse_cards
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
 from casino_coach.engine.observation import (
     Observation,
@@ -62,6 +62,7 @@ from casino_coach.engine.observation import (
     first_deal_observation,
     observe_deal,
     observe_move,
+    observed_legal,
     own_moves,
 )
 from casino_coach.engine.rules import RuleSet
@@ -382,6 +383,7 @@ class EngineSession:
     def _legal(self, req: Mapping[str, Any]) -> Answer:
         obs = self._own_turn()
         g = self._game()
+        check_listable(obs.loose)
         moves = own_moves(g.rules, obs)
         return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
 
@@ -400,7 +402,7 @@ class EngineSession:
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
         top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
         move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
-        if move is not None and move not in own_moves(self._game().rules, self._obs()):
+        if move is not None and observed_legal(self._game().rules, self._obs(), move):
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
         res = self._search(req, move)
         moves = res.moves if top is None else res.moves[:top]
