@@ -102,6 +102,14 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 3] + "..."
 
 
+def quoted(text: str) -> str:
+    """A piece of the user's text as an error message quotes a name or a card: in single quotes, with
+    control characters escaped (Python's repr), at most ``SHOWN_WIDTH`` characters."""
+    if len(text) > SHOWN_WIDTH:
+        return repr(text[: SHOWN_WIDTH - 5]) + "..."
+    return repr(text)
+
+
 @contextmanager
 def about(path: str | Path) -> Iterator[None]:
     """Errors in reading or re-playing the file ``path`` name it first ("FILE: round 1, deal 1,

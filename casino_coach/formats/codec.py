@@ -141,7 +141,8 @@ def read_rules(obj: Mapping[str, Any]) -> RuleSet:
     try:
         return RuleSet.from_dict(raw if raw is not None else {"preset": "classic"})
     except RulesError as e:
-        raise LogError(f"rules: {e}") from None
+        text = str(e)
+        raise LogError(text if text.startswith("rules: ") else f"rules: {text}") from None
 
 
 def read_int(obj: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: Any = ...) -> int:
