@@ -9,7 +9,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
+from casino_coach.cli.options import (
+    BLUNDER,
+    DEPTH,
+    INACCURACY,
+    MISTAKE,
+    NOISE,
+    WORLD,
+    check_ranges,
+    jobs_option,
+)
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -42,12 +51,7 @@ def _run(
     depth: int | None,
 ) -> GameAnalysis:
     """Read, check and analyse the log with a progress bar on stderr."""
-    if jobs < 1:
-        raise CoachError(f"--jobs must be at least 1, got {jobs}")
-    if samples < 1:
-        raise CoachError(f"--samples must be at least 1, got {samples}")
-    if depth is not None and depth < 1:
-        raise CoachError(f"--depth must be at least 1, got {depth}")
+    check_ranges(samples=samples, depth=depth, jobs=jobs)
     with about(file):
         log = read_log(file)
     seats = frozenset({seat_of(log, player)}) if player is not None else None
@@ -158,6 +162,8 @@ def analyze_command(
             )
         )
     file = files[0]
+    if worst < 0:  # a.worst(-1) listed every missed move but one
+        raise CoachError(f"--worst must be 0 or more, got {worst}")
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
         typer.echo(to_json(result).decode(), nl=False)

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import rule_option
+from casino_coach.cli.options import check_ranges, rule_option
 from casino_coach.coach.analysis import (
     Thresholds,
     analysis_limits,
@@ -134,6 +134,7 @@ def suggest_command(
     """
     if top is not None and top < 1:
         raise CoachError(f"--top must be at least 1, got {top}")
+    check_ranges(samples=samples, time=time)
     if file is not None and hand is not None:
         raise CoachError("give a FILE or a typed position (--hand), not both")
     if file is None and hand is None:
@@ -226,6 +227,7 @@ def tree_command(
         check_target(out)  # a folder, a device or a missing folder too
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
+    check_ranges(samples=samples, time=time)
     decision = decision_from_file(file, at)
     result = evaluate(
         decision.rules,
