@@ -436,3 +436,11 @@ def test_the_engine_refuses_to_search_a_position_too_big_and_goes_on() -> None:
         assert answer is not None and answer["type"] == "error"
         assert answer["error"] == f"{kind}: 37 loose cards on the table: the search handles at most 12"
     assert s.handle(b'{"type": "hello", "id": 3}')["type"] != "error"  # type: ignore[index]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_file_that_never_ends_is_refused_at_the_size_limit() -> None:
+    # every reader read a file whole: /dev/zero (or a huge file) filled the memory
+    for command in ("validate", "suggest", "analyze"):
+        err = one_error_line(cli(command, "/dev/zero"))
+        assert err == "error: /dev/zero: longer than 32 MB: not a casino_coach document"

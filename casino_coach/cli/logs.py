@@ -28,7 +28,7 @@ from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay
 
 def _read(path: Path) -> GameLog | Position:
     with about(path):
-        return read_any(path.read_bytes())
+        return read_any(path)
 
 
 def _replay(path: Path, log: GameLog) -> Replay:

@@ -111,9 +111,9 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
 
 def load(source: bytes | str | Path) -> Any:
     if isinstance(source, Path):
-        data = source.read_bytes()
+        data = jsonio.read_bytes(source)
     elif isinstance(source, str):
-        data = source.encode() if source.lstrip().startswith(("{", "[")) else Path(source).read_bytes()
+        data = source.encode() if source.lstrip().startswith(("{", "[")) else jsonio.read_bytes(source)
     else:
         data = source
     return jsonio.loads(data)

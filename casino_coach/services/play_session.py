@@ -55,6 +55,7 @@ from casino_coach.errors import (
     TooBigToSearch,
     shown,
 )
+from casino_coach.formats import jsonio
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
@@ -285,7 +286,7 @@ class PlaySession:
         finished or cannot be continued (a viewer log, no seed, deals that do not follow from it).
         """
         path = Path(path)
-        data = path.read_bytes()
+        data = jsonio.read_bytes(path)
         log = read_log(data)
         rp = replay(log)
         if rp.match.over:
