@@ -444,3 +444,15 @@ def test_a_file_that_never_ends_is_refused_at_the_size_limit() -> None:
     for command in ("validate", "suggest", "analyze"):
         err = one_error_line(cli(command, "/dev/zero"))
         assert err == "error: /dev/zero: longer than 32 MB: not a casino_coach document"
+
+
+def test_a_file_name_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
+    # item 18: "error: a" and "c.json: ..." came on two lines
+    bad = tmp_path / "a\nc.json"
+    bad.write_text('{"format": "casino-replay"}')
+    err = one_error_line(cli("validate", str(bad)))
+    assert err.startswith("error: ") and "a\\nc.json: version" in err
+    good = tmp_path / "a\nb.json"
+    good.write_bytes(SMALL_LOG.read_bytes())
+    result = cli("validate", str(good))
+    assert result.exit_code == 0 and len(result.stdout.strip().splitlines()) == 1

@@ -31,6 +31,7 @@ from casino_coach.coach.analysis import (
 from casino_coach.errors import CoachError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import read_log
+from casino_coach.formats.text import printable
 from casino_coach.render.analysis import analysis_view
 from casino_coach.report.document import ReportFormat, render, to_json
 
@@ -222,4 +223,4 @@ def export_command(
     fmt = fmt or _format_of(out)
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))
-    err_console.print(f"wrote {out} ({fmt.value}, {len(result.moves)} moves)", markup=False)
+    err_console.print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)

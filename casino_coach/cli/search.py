@@ -27,6 +27,7 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.errors import CoachError
 from casino_coach.formats.files import atomic_write_bytes, check_target
+from casino_coach.formats.text import printable
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
 from casino_coach.search import evaluate
@@ -244,7 +245,7 @@ def tree_command(
     else:
         atomic_write_bytes(out, data)
     err_console.print(
-        f"wrote {'the tree' if to_stdout else out} ({fmt.value}): {g.number_of_nodes()} nodes, "
+        f"wrote {'the tree' if to_stdout else printable(out)} ({fmt.value}): {g.number_of_nodes()} nodes, "
         f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
         markup=False,
     )
