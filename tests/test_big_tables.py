@@ -91,7 +91,7 @@ def test_a_log_of_trails_replays_and_lists_in_bounded_time(tmp_path: Path, prese
 
 def test_a_capture_of_twenty_cards_is_checked_without_listing_its_unions(tmp_path: Path) -> None:
     # A ten takes 20 small cards (six sets of ten): checking that move listed every union of them
-    # (validate took 237 s; now a fraction of a second)
+    # (16 s in classic, 25 s in royal; now 0.1 s and 0.4 s)
     path = tmp_path / "sweep.json"
     path.write_bytes(trail_log.sweep_log("classic"))
     assert cli("validate", str(path)).exit_code == 0
