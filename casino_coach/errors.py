@@ -63,6 +63,10 @@ class TooBigToSearch(SearchError):
     """A position the search refuses to value because it would take too long (a huge table)."""
 
 
+class TooManyMoves(CoachError):
+    """A position whose legal moves are too many to list for someone to read (a huge table)."""
+
+
 class ProtocolError(CoachError):
     """A request the engine cannot carry out; answered as an ``error`` object, never raised out."""
 
@@ -96,6 +100,14 @@ def shown(value: Any) -> str:
         text = f"a {type(value).__name__}" if isinstance(value, list | dict | tuple) else repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 3] + "..."
+
+
+def quoted(text: str) -> str:
+    """A piece of the user's text as an error message quotes a name or a card: in single quotes, with
+    control characters escaped (Python's repr), at most ``SHOWN_WIDTH`` characters."""
+    if len(text) > SHOWN_WIDTH:
+        return repr(text[: SHOWN_WIDTH - 5]) + "..."
+    return repr(text)
 
 
 @contextmanager

@@ -90,6 +90,12 @@ class WorkerPool:
                 p.kill()
         for p in processes:
             p.join()
+        # Wait for the executor's manager thread to see the pool gone and close its wake-up pipe: else
+        # the interpreter's exit may write to that pipe as it closes ("Exception ignored ... Bad file
+        # descriptor", a traceback after the one line of Ctrl-C, seen under load).
+        manager = getattr(self._executor, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=10)
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -243,7 +243,7 @@ def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: P
             ["analyze-all", str(tmp_path / "nope" / "*.json"), "--store", str(tmp_path / "r.db")],
             "no such file, folder or matching log",
         ),
-        (["analyze-all", str(games), "--jobs", "0"], "--jobs must be at least 1"),
+        (["analyze-all", str(games), "--jobs", "0"], "--jobs must be from 1 to 64, got 0"),
         (["stats", "--player", "Zed", "--store", str(tmp_path / "r.db")], "no analysed game"),
     ]
     Store(tmp_path / "r.db").close()

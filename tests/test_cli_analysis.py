@@ -62,7 +62,11 @@ def test_export_formats(runner: CliRunner, game: Path, tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--player", "Zoe"], "player 'Zoe' is not in this game"),
-        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--jobs", "0"], "--jobs must be from 1 to 64, got 0"),
+        # hung: a process per move was started
+        (["--jobs", str(10**23)], f"--jobs must be from 1 to 64, got {10**23}"),
+        (["--samples", str(10**23)], f"--samples must be from 1 to 100,000, got {10**23}"),
+        (["--depth", str(10**23)], f"--depth must be from 1 to 1,000 plies, got {10**23}"),
         (["--mistake", "0.1"], "class thresholds must grow"),
     ],
 )
@@ -108,3 +112,9 @@ def test_the_terminal_says_all_equal_not_forced_where_there_was_a_choice(runner:
     assert res.exit_code == 0
     rows = [line for line in res.stdout.splitlines() if "all equal" in line]
     assert equal and len(rows) >= len(equal)
+
+
+def test_a_negative_worst_is_refused(runner: CliRunner, game: Path) -> None:
+    # --worst -1 listed every missed move but one
+    res = runner.invoke(app, ["analyze", str(game), *FAST, "--worst", "-1"])
+    assert res.exit_code == 1 and res.stderr.strip() == "error: --worst must be 0 or more, got -1"

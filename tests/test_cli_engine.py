@@ -3,12 +3,14 @@ two engine processes driven by scripts/engine_match.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -96,10 +98,31 @@ def test_engine_ends_at_end_of_input_and_options_set_default_limits() -> None:
     assert answers[-1]["type"] == "best_move" and answers[-1]["samples"] <= 2
 
 
-def test_bad_engine_options_exit_1_with_one_line() -> None:
-    res = CliRunner().invoke(app, ["engine", "--samples", "0"])
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["--samples", "0"], "error: --samples must be from 1 to 100,000, got 0"),
+        (["--samples", str(10**23)], f"error: --samples must be from 1 to 100,000, got {10**23}"),
+        (["--depth", "0"], "error: --depth must be from 1 to 1,000 plies, got 0"),
+        (["--time", "inf"], "error: --time must be a number of seconds above 0, at most 3600, got inf"),
+        (["--time", "-1"], "error: --time must be a number of seconds above 0, at most 3600, got -1"),
+    ],
+)
+def test_bad_engine_options_exit_1_with_one_line(args: list[str], line: str) -> None:
+    res = CliRunner().invoke(app, ["engine", *args])
     assert res.exit_code == 1
-    assert res.output.strip().splitlines() == ["error: --samples must be at least 1, got 0"]
+    assert res.output.strip().splitlines() == [line]
+
+
+def test_the_engine_command_searches_with_the_analysis_limits() -> None:
+    # It built Limits(...) of its own, with the search's default node budget (100,000) and exact
+    # worlds (40), not the analysis's 800,000 and 50: its values were not analyze's
+    from casino_coach.services.engine_session import DEFAULT_LIMITS, engine_limits
+
+    assert engine_limits() == DEFAULT_LIMITS
+    assert engine_limits(8, None, 3, 2) == dataclasses.replace(
+        DEFAULT_LIMITS, samples=8, min_samples=8, seed=3, depth=2
+    )
 
 
 def test_a_whole_game_between_two_engine_processes(tmp_path: Path) -> None:

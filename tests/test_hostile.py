@@ -341,19 +341,20 @@ def test_build_splits_match_brute_force_and_big_builds_are_quick() -> None:
     # item 9: a big build that cannot be split took 100 s and more (every subset was tried)
     import random
 
-    from casino_coach.formats.position import _split_ok
+    from casino_coach.engine.movegen import split_ok
 
     pv = RuleSet.from_preset("royal").pair_value
     rng = random.Random(5)
     for _ in range(1500):
         cards = rng.sample(range(52), rng.randint(1, 9))
         value = rng.randint(1, 14)
-        assert _split_ok(cards, value, pv) == _split_by_brute_force([pv[c] for c in cards], value)
+        mask = sum(1 << c for c in cards)
+        assert split_ok(mask, value, pv) == _split_by_brute_force([pv[c] for c in cards], value)
     # 21 cards worth 224 = 16 x 14 that cannot be made into sets of 14 (a king needs an ace, and
     # there is none): answered at once
     cards = [c for c in range(52) if pv[c] >= 9] + [next(c for c in range(52) if pv[c] == 4)]
     assert len(cards) == 21 and sum(pv[c] for c in cards) == 16 * 14
-    assert not _split_ok(cards, 14, pv)
+    assert not split_ok(sum(1 << c for c in cards), 14, pv)
 
 
 def test_a_table_too_big_to_search_is_refused_at_once() -> None:
@@ -418,8 +419,9 @@ def test_a_game_claimed_by_another_run_is_left_to_it(tmp_path: Path) -> None:
         assert st.claim([job.hash], settings.key(), "other:2") == {job.hash}  # released when done
 
 
-def test_the_engine_refuses_a_position_too_big_to_search_and_goes_on() -> None:
-    # item 10, through the engine: a made-up table of 39 loose cards would block it
+def test_the_engine_refuses_to_search_a_position_too_big_and_goes_on() -> None:
+    # item 10, through the engine: a made-up table of 37 loose cards would block it. The position is
+    # taken (a real game can reach such a table too); searching it is refused, as analyze refuses it
     position = dict(orjson.loads((SMALL_LOG.parent / "royal-2p-position.json").read_bytes()))
     held = set(position["hand"])
     every = [f"{r}{s}" for s in "CDH" for r in "A23456789TJQK"]
@@ -428,5 +430,29 @@ def test_the_engine_refuses_a_position_too_big_to_search_and_goes_on() -> None:
     position.update(seen=[], stock=0, hand_sizes=[len(held), 2])
     s = EngineSession()
     answer = s.handle(orjson.dumps({"type": "position", "id": 1, "position": position}))
-    assert answer is not None and answer["type"] == "error" and "loose cards" in answer["error"]
-    assert s.handle(b'{"type": "hello", "id": 2}')["type"] != "error"  # type: ignore[index]
+    assert answer is not None and answer["type"] == "state"
+    for kind in ("go", "analyze"):
+        answer = s.handle(orjson.dumps({"type": kind, "id": 2, "samples": 4}))
+        assert answer is not None and answer["type"] == "error"
+        assert answer["error"] == f"{kind}: 37 loose cards on the table: the search handles at most 12"
+    assert s.handle(b'{"type": "hello", "id": 3}')["type"] != "error"  # type: ignore[index]
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_file_that_never_ends_is_refused_at_the_size_limit() -> None:
+    # every reader read a file whole: /dev/zero (or a huge file) filled the memory
+    for command in ("validate", "suggest", "analyze"):
+        err = one_error_line(cli(command, "/dev/zero"))
+        assert err == "error: /dev/zero: longer than 32 MB: not a casino_coach document"
+
+
+def test_a_file_name_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
+    # item 18: "error: a" and "c.json: ..." came on two lines
+    bad = tmp_path / "a\nc.json"
+    bad.write_text('{"format": "casino-replay"}')
+    err = one_error_line(cli("validate", str(bad)))
+    assert err.startswith("error: ") and "a\\nc.json: version" in err
+    good = tmp_path / "a\nb.json"
+    good.write_bytes(SMALL_LOG.read_bytes())
+    result = cli("validate", str(good))
+    assert result.exit_code == 0 and len(result.stdout.strip().splitlines()) == 1

@@ -10,6 +10,9 @@ game's seed and two decisions never reuse the same worlds. It implements the ``P
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
 the handmade leaf, whatever the defaults become; its effort (``samples``, ``nodes`` ...) may be set,
 its leaf may not.
+
+A decision too big to search (``TooBigToSearch``: a table of more loose cards or legal moves than the
+search takes on) gets the move worth most at once.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import Any, Final
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import SearchError
+from casino_coach.engine.values import immediate_gain
+from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -67,7 +71,10 @@ class SearcherPolicy:
     def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
         previous = self._previous.get(obs.seat)
         evidence = next_evidence(rules, *previous, obs) if previous else ()
-        move = legal[0] if len(legal) == 1 else self._search(rules, obs, legal, rng, evidence)
+        try:
+            move = legal[0] if len(legal) == 1 else self._search(rules, obs, legal, rng, evidence)
+        except TooBigToSearch:  # the move worth most at once, as the greedy bot plays
+            move = max(legal, key=lambda m: immediate_gain(rules, obs, m))
         self._previous[obs.seat] = (obs, move, evidence)
         return move
 

@@ -9,7 +9,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
+from casino_coach.cli.options import (
+    BLUNDER,
+    DEPTH,
+    INACCURACY,
+    MISTAKE,
+    NOISE,
+    WORLD,
+    check_ranges,
+    jobs_option,
+)
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
@@ -22,6 +31,7 @@ from casino_coach.coach.analysis import (
 from casino_coach.errors import CoachError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import read_log
+from casino_coach.formats.text import printable
 from casino_coach.render.analysis import analysis_view
 from casino_coach.report.document import ReportFormat, render, to_json
 
@@ -42,12 +52,7 @@ def _run(
     depth: int | None,
 ) -> GameAnalysis:
     """Read, check and analyse the log with a progress bar on stderr."""
-    if jobs < 1:
-        raise CoachError(f"--jobs must be at least 1, got {jobs}")
-    if samples < 1:
-        raise CoachError(f"--samples must be at least 1, got {samples}")
-    if depth is not None and depth < 1:
-        raise CoachError(f"--depth must be at least 1, got {depth}")
+    check_ranges(samples=samples, depth=depth, jobs=jobs)
     with about(file):
         log = read_log(file)
     seats = frozenset({seat_of(log, player)}) if player is not None else None
@@ -158,6 +163,8 @@ def analyze_command(
             )
         )
     file = files[0]
+    if worst < 0:  # a.worst(-1) listed every missed move but one
+        raise CoachError(f"--worst must be 0 or more, got {worst}")
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
         typer.echo(to_json(result).decode(), nl=False)
@@ -216,4 +223,4 @@ def export_command(
     fmt = fmt or _format_of(out)
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))
-    err_console.print(f"wrote {out} ({fmt.value}, {len(result.moves)} moves)", markup=False)
+    err_console.print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)

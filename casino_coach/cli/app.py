@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from casino_coach.errors import CoachError
+from casino_coach.formats.text import printable
 
 
 class _Argument(TyperArgument):
@@ -92,8 +93,9 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on one line of stderr and return the Exit(1) to raise."""
-    err_console.print(f"error: {message}", markup=False)
+    """Print ``error: message`` on one line of stderr and return the Exit(1) to raise (control
+    characters escaped: a file name with a newline made the error two lines)."""
+    err_console.print(f"error: {printable(message)}", markup=False)
     return typer.Exit(1)
 
 

@@ -16,7 +16,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import BLUNDER, DEPTH, INACCURACY, MISTAKE, NOISE, WORLD, jobs_option
+from casino_coach.cli.options import (
+    BLUNDER,
+    DEPTH,
+    INACCURACY,
+    MISTAKE,
+    NOISE,
+    WORLD,
+    check_ranges,
+    jobs_option,
+)
 from casino_coach.coach.analysis import Thresholds
 from casino_coach.errors import CoachError, StoreError
 from casino_coach.formats.files import check_target
@@ -126,8 +135,7 @@ def analyze_command_many(
 ) -> int:
     """``casino-coach analyze`` given many logs or ``--store``: its options, handed to ``analyze_many``
     (``--jobs`` is then the number of games analysed at once). Returns the exit status."""
-    if jobs < 1:
-        raise CoachError(f"--jobs must be at least 1, got {jobs}")
+    check_ranges(samples=samples, depth=depth, jobs=jobs)
     settings = BatchSettings(
         samples=samples, seed=seed, depth=depth, world=world, player=player, thresholds=thresholds
     )
@@ -187,8 +195,9 @@ def analyze_all_command(
 
     Example: casino-coach analyze-all games/ 'archive/**/*.json' --store results.db --jobs 2
     """
-    if jobs < 1:
-        raise CoachError(f"--jobs must be at least 1, got {jobs}")
+    check_ranges(samples=samples, depth=depth, jobs=jobs)
+    if limit is not None and limit < 1:
+        raise CoachError(f"--limit must be at least 1, got {limit}")
     settings = BatchSettings(
         samples=samples,
         seed=seed,

@@ -8,9 +8,14 @@ import sys
 import typer
 
 from casino_coach.cli.app import app, handle_errors, seed_option
-from casino_coach.errors import CoachError
-from casino_coach.search import Limits
-from casino_coach.services.engine_session import DEFAULT_LIMITS, EngineSession, serve
+from casino_coach.cli.options import check_ranges
+from casino_coach.services.engine_session import (
+    DEFAULT_LIMITS,
+    EngineSession,
+    bounded_lines,
+    engine_limits,
+    serve,
+)
 
 
 @app.command("engine")
@@ -41,19 +46,8 @@ def engine_command(
 
     Example: echo '{"type": "hello", "id": 1}' | casino-coach engine
     """
-    if samples < 1:
-        raise CoachError(f"--samples must be at least 1, got {samples}")
-    if time is not None and not time > 0:
-        raise CoachError(f"--time must be a positive number of seconds, got {time}")
-    if depth is not None and depth < 1:
-        raise CoachError(f"--depth must be at least 1, got {depth}")
-    limits = Limits(
-        samples=samples,
-        min_samples=min(samples, DEFAULT_LIMITS.min_samples),
-        time=time,
-        seed=seed,
-        depth=depth if depth is not None else DEFAULT_LIMITS.depth,
-    )
+    check_ranges(samples=samples, depth=depth, time=time)
+    limits = engine_limits(samples, time, seed, depth)
     out = sys.stdout.buffer
 
     def write(data: bytes) -> None:
@@ -61,4 +55,4 @@ def engine_command(
         out.flush()
 
     with contextlib.suppress(BrokenPipeError):  # the controller went away: nothing left to answer
-        serve(sys.stdin.buffer, write, EngineSession(limits, depth_by_players=depth is None))
+        serve(bounded_lines(sys.stdin.buffer), write, EngineSession(limits, depth_by_players=depth is None))

@@ -21,14 +21,14 @@ from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json
 from casino_coach.formats.position import Position, read_any
 from casino_coach.formats.replay import Ply, Replay, end_observation, legal_at, legal_in, replay
-from casino_coach.formats.text import player_name
+from casino_coach.formats.text import player_name, printable
 from casino_coach.render import seat_name
 from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view, side_names
 
 
 def _read(path: Path) -> GameLog | Position:
     with about(path):
-        return read_any(path.read_bytes())
+        return read_any(path)
 
 
 def _replay(path: Path, log: GameLog) -> Replay:
@@ -54,12 +54,12 @@ def validate_command(
         obs = doc.observation
         n = len(legal_in(doc.rules, obs))
         typer.echo(
-            f"OK: {file}: casino-position, {doc.rules.describe()}, {doc.players} players, "
+            f"OK: {printable(str(file))}: casino-position, {doc.rules.describe()}, {doc.players} players, "
             f"seat {obs.to_move} to move with {n} legal move{'s' if n != 1 else ''}"
         )
         return
     rep = _replay(file, doc)
-    typer.echo(f"OK: {file}: casino-replay, {describe_log(doc, rep)}")
+    typer.echo(f"OK: {printable(str(file))}: casino-replay, {describe_log(doc, rep)}")
 
 
 @app.command("replay")

@@ -10,6 +10,8 @@ from typing import Any
 import typer
 
 from casino_coach.coach.analysis import Thresholds
+from casino_coach.errors import CoachError
+from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
 
 _DEFAULT = Thresholds()
 
@@ -21,6 +23,26 @@ def rule_option(help: str = "A rule option NAME=VALUE (VALUE as JSON or a bare w
 
 # One default for every --jobs (analyze, export, analyze-all): the CPUs, at most 8.
 DEFAULT_JOBS = max(1, min(os.cpu_count() or 1, 8))
+MAX_JOBS = 64  # processes: more is a slip (each costs a Python and its memory)
+
+
+def check_ranges(
+    *,
+    samples: int | None = None,
+    depth: int | None = None,
+    time: float | None = None,
+    jobs: int | None = None,
+) -> None:
+    """CoachError naming the option for a search limit or a process count out of its range, before
+    any work (the engine's requests take the same ranges: ``search.result.MAX_SAMPLES`` and co.)."""
+    if samples is not None and not 1 <= samples <= MAX_SAMPLES:
+        raise CoachError(f"--samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
+    if depth is not None and not 1 <= depth <= MAX_PLIES:
+        raise CoachError(f"--depth must be from 1 to {MAX_PLIES:,} plies, got {depth}")
+    if time is not None and not 0 < time <= MAX_SECONDS:
+        raise CoachError(f"--time must be a number of seconds above 0, at most {MAX_SECONDS:g}, got {time:g}")
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        raise CoachError(f"--jobs must be from 1 to {MAX_JOBS}, got {jobs}")
 
 
 def jobs_option(help: str) -> Any:

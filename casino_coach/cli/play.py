@@ -20,6 +20,7 @@ from rich.console import Console
 from typer.core import TyperCommand
 
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
+from casino_coach.cli.options import check_ranges
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, about
@@ -184,8 +185,7 @@ def play_command(
     """
     if tutor is not None and tutor not in TUTOR_LEVELS:
         raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
-    if samples is not None and samples < 1:
-        raise CoachError(f"--samples must be at least 1, got {samples}")
+    check_ranges(samples=samples)
     if out is not None:
         check_target(out)  # a log that cannot be written fails now, not at the first save
     interactive = moves is None and sys.stdin.isatty()

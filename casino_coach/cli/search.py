@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import rule_option
+from casino_coach.cli.options import check_ranges, rule_option
 from casino_coach.coach.analysis import (
     Thresholds,
     analysis_limits,
@@ -27,10 +27,10 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.errors import CoachError
 from casino_coach.formats.files import atomic_write_bytes, check_target
+from casino_coach.formats.text import printable
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
 from casino_coach.search import evaluate
-from casino_coach.search.expectimax import check_size
 from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
@@ -136,6 +136,7 @@ def suggest_command(
     """
     if top is not None and top < 1:
         raise CoachError(f"--top must be at least 1, got {top}")
+    check_ranges(samples=samples, time=time)
     if file is not None and hand is not None:
         raise CoachError("give a FILE or a typed position (--hand), not both")
     if file is None and hand is None:
@@ -150,7 +151,6 @@ def suggest_command(
             hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
         )
     obs = decision.obs
-    check_size(obs)
     thresholds = Thresholds()
     result = judge(
         decision.rules, obs, suggest_limits(samples, seed, time, obs.nplayers), thresholds, decision.played
@@ -230,8 +230,8 @@ def tree_command(
         check_target(out)  # a folder, a device or a missing folder too
     if max_depth is not None and max_depth < 1:
         raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
+    check_ranges(samples=samples, time=time)
     decision = decision_from_file(file, at)
-    check_size(decision.obs)
     result = evaluate(
         decision.rules,
         decision.obs,
@@ -247,7 +247,7 @@ def tree_command(
     else:
         atomic_write_bytes(out, data)
     err_console.print(
-        f"wrote {'the tree' if to_stdout else out} ({fmt.value}): {g.number_of_nodes()} nodes, "
+        f"wrote {'the tree' if to_stdout else printable(out)} ({fmt.value}): {g.number_of_nodes()} nodes, "
         f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
         markup=False,
     )

@@ -48,7 +48,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, TooBigToSearch
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
 from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
@@ -195,6 +195,9 @@ class MoveAnalysis:
     # The chance of each side to win the game (``coach.winning``): before the round, and once it is
     # over after the best move and after the move played. None without a table for the rules.
     win: WinChances | None = None
+    # Why the move is not rated although its hand is known: the decision is bigger than the search
+    # takes on (``search.expectimax.MAX_LOOSE``, ``MAX_MOVES``), in the words suggest and the engine use.
+    not_judged: str | None = None
 
     @property
     def missed(self) -> bool:
@@ -232,6 +235,7 @@ class SeatSummary:
     luck_total: float
     result: float  # the side's actual margin over the played-out rounds
     luck_adjusted: float
+    not_judged: int = 0  # moves of the player too big to search (``MoveAnalysis.not_judged``)
 
 
 # Plies searched per sampled world before the leaf estimate, by number of players: with more hands in
@@ -461,7 +465,10 @@ def _rate(
     obs = ply.observation
     assert obs is not None
     base = _shown(ply)
-    res = judge(rules, obs, limits, thresholds, ply.move)
+    try:
+        res = judge(rules, obs, limits, thresholds, ply.move)
+    except TooBigToSearch as e:  # shown with the reason, left out of the counts like an unrated move
+        return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
     v = verdict_of(rules, obs, res, ply.move, thresholds, names)
     played_ev = res.value_of(ply.move).ev
     win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move), res.weights)
@@ -758,6 +765,7 @@ def summarize(
                 luck_total,
                 result,
                 result - luck_total,
+                sum(1 for m in moves if m.seat == seat and m.not_judged),
             )
         )
     return tuple(out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Final
 
-from casino_coach.errors import CardError
+from casino_coach.errors import CardError, quoted, shown
 
 RANKS: Final = "A23456789TJQK"
 SUITS: Final = "CDHS"
@@ -54,12 +54,12 @@ def parse_card(text: str) -> int:
     """Parse ``"TD"``, ``"10D"``, ``"td"`` or ``"10♦"`` into a card int; raise CardError otherwise."""
     t = text.strip()
     if len(t) < 2:
-        raise CardError(f"unknown card {text!r}: expected rank then suit, like 'TD' or '2S'")
+        raise CardError(f"unknown card {quoted(text)}: expected rank then suit, like 'TD' or '2S'")
     rank_text, suit_text = t[:-1].upper(), t[-1]
     rank_text = _ALIASES.get(rank_text, rank_text)
     suit = _SUIT_INDEX.get(suit_text.upper(), _SUIT_INDEX.get(suit_text))
     if len(rank_text) != 1 or rank_text not in RANKS or suit is None:
-        raise CardError(f"unknown card {text!r}: expected rank A23456789TJQK then suit CDHS")
+        raise CardError(f"unknown card {quoted(text)}: expected rank A23456789TJQK then suit CDHS")
     return card(RANKS.index(rank_text), suit)
 
 
@@ -110,7 +110,7 @@ def parse_cards(texts: Iterable[str], *, what: str = "cards") -> int:
     m = 0
     for t in texts:
         if not isinstance(t, str):
-            raise CardError(f"{what}: expected a card string, got {t!r}")
+            raise CardError(f"{what}: expected a card string, got {shown(t)}")
         c = parse_card(t)
         if m >> c & 1:
             raise CardError(f"{what}: card {card_name(c)} appears twice")

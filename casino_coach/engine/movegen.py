@@ -27,7 +27,7 @@ from casino_coach.engine.cards import (
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import IllegalMoveError
+from casino_coach.errors import IllegalMoveError, TooManyMoves
 
 TRAIL: Final = 0
 CAPTURE: Final = 1
@@ -165,15 +165,24 @@ def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
 
 
 class _Table:
-    """Per-position lookups shared by every card of the hand (built once per ``legal_moves``)."""
+    """Per-position lookups shared by every card of the hand (built once per ``legal_moves``).
 
-    __slots__ = ("by_sum", "limit", "loose", "union_cache")
+    With a ``target`` (the loose cards of one move being checked, ``is_legal``) the unions are only
+    those that can make up exactly those cards: the target itself, or the target less one value set
+    (the played card's own set of a build, or a raise's helper), each when it splits. The moves made
+    from them are genuine, and the checked move is among them if it is legal, without listing the
+    hundreds of thousands of unions a big capture's cards make.
+    """
 
-    def __init__(self, rules: RuleSet, loose: int) -> None:
+    __slots__ = ("by_sum", "limit", "loose", "numeric", "pv", "target", "union_cache")
+
+    def __init__(self, rules: RuleSet, loose: int, target: int | None = None) -> None:
         self.loose = loose
         self.limit = rules.max_build
+        self.target = target
+        self.pv = rules.pair_value
         # Classic courts never enter sums: key the cached table on the numerals only.
-        numeric = rules.numeric_courts
+        self.numeric = numeric = rules.numeric_courts
         self.by_sum = _numeral_sums(loose if numeric else loose & _NUMERALS, 14 if numeric else 10)
         self.union_cache: dict[int, tuple[int, ...]] = {}
 
@@ -203,17 +212,93 @@ class _Table:
         return list(acc)
 
     def unions(self, w: int) -> tuple[int, ...]:
-        """Non-empty loose masks that split into sets each worth ``w`` (rules.md 1.6.1)."""
+        """Non-empty loose masks that split into sets each worth ``w`` (rules.md 1.6.1); with a
+        ``target``, only those that can make it up (see the class)."""
         u = self.union_cache.get(w)
         if u is None:
-            sets = self.sets(w)
-            u = _unions(sets) if len(sets) > 1 else sets  # most values have at most one set
+            if self.target is not None:
+                u = self._target_unions(w, self.target)
+            else:
+                sets = self.sets(w)
+                u = _unions(sets) if len(sets) > 1 else sets  # most values have at most one set
             self.union_cache[w] = u
         return u
+
+    def _target_unions(self, w: int, target: int) -> tuple[int, ...]:
+        parts = {target}
+        for by_total in self.by_sum[1:]:
+            parts.update(target ^ t for t in by_total if not t & ~target)
+        return tuple(sorted(u for u in parts if u and self.splits(u, w)))
+
+    def splits(self, mask: int, w: int) -> bool:
+        """Whether the loose cards ``mask`` split into disjoint sets each worth ``w`` (``sets(w)``),
+        decided on the cards' values (``split_ok``), so no union is listed."""
+        if w > self.limit:  # a classic court's pairing value: its sets are single courts of its rank
+            return w <= 13 and not mask & ~(self.loose & RANK_MASK[w - 1])
+        if not self.numeric and mask & ~_NUMERALS:
+            return False  # classic courts never enter sums
+        return split_ok(mask, w, self.pv)
+
+
+def split_ok(cards: int, value: int, pv: tuple[int, ...]) -> bool:
+    """Do the cards of the mask ``cards`` split into disjoint sets each worth ``value`` (rules.md 1.5),
+    each card worth ``pv[card]``? Only the values matter, so the search runs over how many cards of
+    each value are left (memoised): a few milliseconds for any table, where trying every subset took
+    minutes past 20 cards."""
+    values = [pv[c] for c in iter_cards(cards)]
+    counts = [0] * (max(value, *values) + 1) if values else [0] * (value + 1)
+    for v in values:
+        counts[v] += 1
+    if sum(values) % value or counts[0]:
+        return False
+    return _splits(tuple(counts), value)
+
+
+@lru_cache(maxsize=1 << 14)
+def _splits(counts: tuple[int, ...], value: int) -> bool:
+    top = next((v for v in range(len(counts) - 1, 0, -1) if counts[v]), 0)
+    if not top:
+        return True
+    if top > value:
+        return False
+    left = list(counts)
+    left[top] -= 1
+    return _fill(left, value - top, top, value)
+
+
+def _fill(left: list[int], need: int, cap: int, value: int) -> bool:
+    """Complete the set being made (``need`` more, from values at most ``cap``), then split the rest."""
+    if need == 0:
+        return _splits(tuple(left), value)
+    for v in range(min(need, cap), 0, -1):
+        if left[v]:
+            left[v] -= 1
+            ok = _fill(left, need - v, v, value)
+            left[v] += 1
+            if ok:
+                return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------------
 # Legal moves
+
+# The most loose cards whose legal moves are listed for someone to read (``check_listable``: the
+# moves command, the engine's legal request). Listing is the generation itself, whose cost grows
+# exponentially with the table: 16 small numerals give 71,000 moves in a few seconds, 20 a million in
+# minutes, and the 48 loose cards of a log whose players only trail more than anything can list. The
+# search has bounds of its own, smaller (search.expectimax); the legality of one move needs none.
+MAX_LISTED_LOOSE: Final = 16
+
+
+def check_listable(loose: int) -> None:
+    """TooManyMoves when a table's loose cards (a mask) are more than MAX_LISTED_LOOSE."""
+    n = loose.bit_count()
+    if n > MAX_LISTED_LOOSE:
+        raise TooManyMoves(
+            f"{n} loose cards on the table: legal moves are listed with at most {MAX_LISTED_LOOSE} "
+            "(the captures of a bigger table run into the millions)"
+        )
 
 
 def legal_moves(rules: RuleSet, state: RoundState, cards: int | None = None) -> list[Move]:
@@ -243,8 +328,11 @@ def _last_resort(rules: RuleSet, state: RoundState, cards: int | None) -> set[Mo
     return moves if cards is None else {m for m in moves if cards >> m.card & 1}
 
 
-def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True) -> Collection[Move]:
-    """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already)."""
+def _generate(
+    rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True, target: int | None = None
+) -> Collection[Move]:
+    """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already;
+    with a ``target``, only the moves that ``_Table`` makes for those loose cards, ``is_legal``)."""
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
@@ -255,7 +343,7 @@ def _generate(rules: RuleSet, state: RoundState, cards: int | None, strict: bool
     bv = rules.build_value
     pv = rules.pair_value
     nsides = state.nsides
-    tbl = _Table(rules, loose)
+    tbl = _Table(rules, loose, target)
     # Helpers for the must-hold rule (1.8.2): which capture values remain in hand after playing c.
     hand_cards = cards_of(hand)
     partner_capm = 0  # the partner's capture values, when building for the partner is allowed
@@ -629,15 +717,40 @@ def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:
     if rules.trail_restriction == "any_capture":
         # Trailing then depends on every capture of the card: judge on the whole table.
         return move in legal_moves(rules, state, cards=bit)
+    if _generated(rules, state, move):
+        return True
+    # Otherwise legal only as a last resort, when the whole hand has no move (see _last_resort).
+    return not _has_move(rules, state) and move in _last_resort(rules, state, bit)
+
+
+def _generated(rules: RuleSet, state: RoundState, move: Move) -> bool:
+    """Whether the generator makes ``move`` (legal unless as a last resort), on a table reduced to what
+    decides it (``is_legal``) and with only the unions that make up its loose cards (``_Table``)."""
     seat = state.to_move
     take = move.take
     keep_all = not rules.allow_duplicate_value_builds
     builds = tuple(b for b in state.builds if keep_all or b.owner == seat or b.cards & take)
     loose = state.loose & (take | RANK_MASK[RANK[move.card]])
-    if move in _generate(rules, state._replace(loose=loose, builds=builds), bit):
-        return True
-    # Otherwise legal only as a last resort, when the whole hand has no move (see _last_resort).
-    return not _generate(rules, state, None) and move in _last_resort(rules, state, bit)
+    reduced = state._replace(loose=loose, builds=builds)
+    return move in _generate(rules, reduced, 1 << move.card, target=take & loose)
+
+
+def _has_move(rules: RuleSet, state: RoundState) -> bool:
+    """Whether the seat to move has a legal move (not as a last resort), found without listing every
+    move of a big table where possible: a card may be trailed (rules.md 1.9), or a build owned can
+    be taken (the owner holds its capture card, 1.8.2); only then the whole list."""
+    seat = state.to_move
+    hand = state.hands[seat]
+    caps = rules.capture_values
+    for c in iter_cards(hand):
+        if _generated(rules, state, _new(Move, (c, TRAIL, 0, 0))):
+            return True
+    for b in state.builds:
+        if b.owner == seat:
+            for c in iter_cards(hand):
+                if b.value in caps[c] and _generated(rules, state, _new(Move, (c, CAPTURE, b.cards, 0))):
+                    return True
+    return bool(_generate(rules, state, None))
 
 
 def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
@@ -785,7 +898,7 @@ def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds:
     for w in caps:
         if all(b.value == w for b in taken_builds):
             tbl = _Table(rules, loose)  # only the loose cards taken decide the split
-            if loose and loose not in tbl.unions(w):
+            if loose and not tbl.splits(loose, w):
                 continue
             if rules.trail_restriction == "equal_loose":
                 equal = [x for x in iter_cards(state.loose) if rules.pair_value[x] == w]

@@ -15,7 +15,7 @@ from typing import Any, Final
 import orjson
 
 from casino_coach.engine.cards import ACE, NUM_CARDS, RANK
-from casino_coach.errors import RulesError, shown
+from casino_coach.errors import RulesError, quoted, shown
 from casino_coach.frozen import Frozen
 
 COUNT_OUT_ITEMS: Final[tuple[str, ...]] = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
@@ -186,13 +186,13 @@ class RuleSet(Frozen):
             raise RulesError(f'rules: expected an object like {{"preset": "classic"}}, got {shown(data)}')
         preset = data.get("preset", "classic")
         if not isinstance(preset, str) or preset not in PRESETS:
-            raise RulesError(f"unknown preset {preset!r}: choose one of {', '.join(PRESETS)}")
+            raise RulesError(f"unknown preset {shown(preset)}: choose one of {', '.join(PRESETS)}")
         values = dict(PRESETS[preset])
         for key, value in data.items():
             if key == "preset":
                 continue
             if key not in OPTION_NAMES:
-                raise RulesError(f"unknown rule option {key!r}")
+                raise RulesError(f"unknown rule option {quoted(str(key))}")
             if key == "count_out_order" and isinstance(value, list):
                 value = tuple(value)
             values[key] = value

@@ -111,9 +111,9 @@ def move_from_json(obj: Any, where: str = "move") -> tuple[int | None, Move]:
 
 def load(source: bytes | str | Path) -> Any:
     if isinstance(source, Path):
-        data = source.read_bytes()
+        data = jsonio.read_bytes(source)
     elif isinstance(source, str):
-        data = source.encode() if source.lstrip().startswith(("{", "[")) else Path(source).read_bytes()
+        data = source.encode() if source.lstrip().startswith(("{", "[")) else jsonio.read_bytes(source)
     else:
         data = source
     return jsonio.loads(data)
@@ -141,7 +141,8 @@ def read_rules(obj: Mapping[str, Any]) -> RuleSet:
     try:
         return RuleSet.from_dict(raw if raw is not None else {"preset": "classic"})
     except RulesError as e:
-        raise LogError(f"rules: {e}") from None
+        text = str(e)
+        raise LogError(text if text.startswith("rules: ") else f"rules: {text}") from None
 
 
 def read_int(obj: Mapping[str, Any], key: str, where: str, lo: int, hi: int, default: Any = ...) -> int:

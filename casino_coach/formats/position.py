@@ -5,13 +5,13 @@ mover's ``Observation``. ``read_any`` reads either a log or a position."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from casino_coach.engine.cards import FULL_DECK, iter_cards, mask_names
+from casino_coach.engine.movegen import split_ok
 from casino_coach.engine.observation import (
     Observation,
 )
@@ -42,6 +42,11 @@ from casino_coach.formats.log import (
     log_from_obj,
 )
 
+# Bounds of a position's counts beyond what the rest of it checks: a side's sweeps (one per capture at
+# most) and a game score (the target is 21; a score NaN or past 64 bits would break every answer).
+MAX_SWEEPS = 52
+MAX_SCORE = 1000
+
 
 @dataclass(frozen=True)
 class Position:
@@ -69,44 +74,6 @@ def read_any(source: bytes | str | Path) -> GameLog | Position:
     if check_format(obj, None) == LOG_FORMAT:
         return log_from_obj(obj)
     return _position_from_obj(obj)
-
-
-def _split_ok(cards: list[int], value: int, pv: tuple[int, ...]) -> bool:
-    """Do ``cards`` split into disjoint sets each worth ``value`` (rules.md 1.5)? Only the cards'
-    values matter, so the search runs over how many cards of each value are left (memoised): a few
-    milliseconds for any build, where trying every subset took minutes past 20 cards."""
-    counts = [0] * (max(value, max((pv[c] for c in cards), default=0)) + 1)
-    for c in cards:
-        counts[pv[c]] += 1
-    if sum(v * n for v, n in enumerate(counts)) % value or counts[0]:
-        return False
-    return _splits(tuple(counts), value)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _splits(counts: tuple[int, ...], value: int) -> bool:
-    top = next((v for v in range(len(counts) - 1, 0, -1) if counts[v]), 0)
-    if not top:
-        return True
-    if top > value:
-        return False
-    left = list(counts)
-    left[top] -= 1
-    return _fill(left, value - top, top, value)
-
-
-def _fill(left: list[int], need: int, cap: int, value: int) -> bool:
-    """Complete the set being made (``need`` more, from values at most ``cap``), then split the rest."""
-    if need == 0:
-        return _splits(tuple(left), value)
-    for v in range(min(need, cap), 0, -1):
-        if left[v]:
-            left[v] -= 1
-            ok = _fill(left, need - v, v, value)
-            left[v] += 1
-            if ok:
-                return True
-    return False
 
 
 def observation_from_position(
@@ -153,7 +120,7 @@ def observation_from_position(
             raise LogError(
                 f"{bw}: value {b.value} is not from 1 to {rules.max_build} in {rules.preset} (rules.md 1.2)"
             )
-        if not _split_ok(list(iter_cards(b.cards)), b.value, pv):
+        if not split_ok(b.cards, b.value, pv):
             raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}")
         if not 0 <= b.owner < nplayers:
             raise LogError(f"{bw}: owner must be a seat from 0 to {nplayers - 1}, got {b.owner}")
@@ -209,22 +176,25 @@ def observation_from_position(
 
 def read_position(source: bytes | str | Path) -> Position:
     """Read a ``casino-position`` v1 (bytes, JSON text, or a path); LogError saying which field."""
-    obj = load(source)
+    return position_from_obj(load(source))
+
+
+def position_from_obj(obj: Any) -> Position:
+    """``read_position`` of a decoded JSON value (the engine's ``position`` request)."""
     check_format(obj, POSITION_FORMAT)
     return _position_from_obj(obj)
 
 
-def _int_list(obj: Mapping[str, Any], key: str, size: int | None) -> list[int] | None:
+def _int_list(obj: Mapping[str, Any], key: str, size: int, hi: int) -> list[int] | None:
     v = obj.get(key)
     if v is None:
         return None
     if (
         not isinstance(v, list)
-        or (size is not None and len(v) != size)
-        or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+        or len(v) != size
+        or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= hi for x in v)
     ):
-        what = f"{size} whole numbers" if size is not None else "a list of whole numbers"
-        raise LogError(f"{key}: expected {what}, got {shown(v)}")
+        raise LogError(f"{key}: expected {size} whole numbers from 0 to {hi}, got {shown(v)}")
     return list(v)
 
 
@@ -273,9 +243,10 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
             builds.append(Build(cards, value, owner, total != value))
     else:
         raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {shown(table)}')
-    sizes = _int_list(obj, "hand_sizes", n)
+    sizes = _int_list(obj, "hand_sizes", n, HAND_SIZE)
     stock = read_int(obj, "stock", "position", 0, 52, 0)
-    seen = read_cards(obj.get("seen") or [], "seen")
+    seen_raw = obj.get("seen")
+    seen = read_cards([] if seen_raw is None else seen_raw, "seen")
     captured: list[int] | None = None
     craw = obj.get("captured")
     if craw is not None:
@@ -284,12 +255,12 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
                 f"captured: expected one list of cards per side, {nsides} in all, got {shown(craw)}"
             )
         captured = [read_cards(p, f"captured, side {s}") for s, p in enumerate(craw)]
-    sweeps = _int_list(obj, "sweeps", nsides)
+    sweeps = _int_list(obj, "sweeps", nsides, MAX_SWEEPS)
     last = obj.get("last_capture")
     if last is None:
         last = -1
-    elif not isinstance(last, int) or isinstance(last, bool):
-        raise LogError(f"last_capture: must be null or a side number, got {shown(last)}")
+    elif not isinstance(last, int) or isinstance(last, bool) or not 0 <= last < nsides:
+        raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {shown(last)}")
     scores_raw = obj.get("scores")
     scores: tuple[Points, ...]
     if scores_raw is None:
@@ -298,9 +269,15 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
         if (
             not isinstance(scores_raw, list)
             or len(scores_raw) != nsides
-            or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores_raw)
+            or not all(
+                isinstance(x, int | float) and not isinstance(x, bool) and 0 <= x <= MAX_SCORE
+                for x in scores_raw
+            )
         ):
-            raise LogError(f"scores: expected one number per side, {nsides} in all, got {shown(scores_raw)}")
+            raise LogError(
+                f"scores: expected one number from 0 to {MAX_SCORE} per side, {nsides} in all, "
+                f"got {shown(scores_raw)}"
+            )
         scores = tuple(scores_raw)
     dealer = obj.get("dealer")
     if dealer is not None and (

@@ -22,6 +22,7 @@ from casino_coach.engine.cards import card_name, mask_names
 from casino_coach.engine.movegen import (
     Move,
     apply,
+    check_listable,
     illegal_reason,
     legal_moves,
 )
@@ -44,7 +45,7 @@ from casino_coach.engine.state import (
     deals_per_round,
     new_round,
 )
-from casino_coach.errors import CardError, CoachError, LogError
+from casino_coach.errors import CardError, CoachError, LogError, TooManyMoves
 from casino_coach.formats.log import DealLog, GameLog
 from casino_coach.formats.position import Position
 
@@ -372,7 +373,14 @@ def _move_words(move: Move) -> str:
 
 
 def legal_at(rules: RuleSet, ply: Ply) -> list[Move]:
-    """The legal moves of the mover at ``ply``; LogError when the mover's hand is unknown (viewer logs)."""
+    """The legal moves of the mover at ``ply``; LogError when the mover's hand is unknown (viewer logs),
+    TooManyMoves when the table is too big to list them (``movegen.check_listable``)."""
+    view = ply.state if ply.state is not None else ply.observation
+    if view is not None:
+        try:
+            check_listable(view.loose)
+        except TooManyMoves as e:
+            raise TooManyMoves(f"{ply.where}: {e}") from None
     if ply.state is not None:
         return legal_moves(rules, ply.state)
     if ply.observation is not None:
@@ -431,4 +439,5 @@ def legal_in(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the seat to move, from its own observation (its own hand decides)."""
     if obs.to_move != obs.seat:
         raise LogError(f"seat {obs.to_move} is to move, but this is the view of seat {obs.seat}")
+    check_listable(obs.loose)
     return own_moves(rules, obs)

@@ -23,6 +23,7 @@ CLASS_STYLES = {
     "forced": "grey50",
     "all equal": "grey50",
     "not rated": "dim",
+    "not judged": "dim",
 }
 
 
@@ -39,6 +40,8 @@ def summary_table(a: GameAnalysis) -> Table:
     rows += [
         (c.value, [str(s.classes[c.value]) for s in a.summaries], CLASS_STYLES[c.value]) for c in CLASSES
     ]
+    if any(s.not_judged for s in a.summaries):
+        rows.append(("not judged", [str(s.not_judged) for s in a.summaries], ""))
     rows += [
         ("points lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
         ("lost per decision", [f"{s.loss_per_decision:.3f}" for s in a.summaries], ""),
@@ -109,6 +112,8 @@ def game_table(a: GameAnalysis, wide: bool = False) -> Table:
             t.add_section()
         last_round = m.round
         best = move_words(m.best) if m.missed and m.best is not None else Text("")
+        if m.not_judged:  # the reason in the best move's place: there is none
+            best = Text(m.not_judged, style="dim")
         cells: list[RenderableType] = [
             str(m.ply),
             f"{m.round + 1}.{m.deal + 1}",

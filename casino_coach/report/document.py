@@ -117,6 +117,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "shallow": m.shallow,
         "position": _position_obj(m.view),
         "win_chance": win_chance_obj(m.win, m.best, m.played, m.side),
+        "not_judged": m.not_judged,
     }
 
 
@@ -172,6 +173,7 @@ def summary_obj(s: SeatSummary) -> dict[str, Any]:
         "luck_total": _r(s.luck_total),
         "result": _r(s.result),
         "luck_adjusted": _r(s.luck_adjusted),
+        "not_judged": s.not_judged,
     }
 
 
@@ -239,6 +241,8 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
             head += " [exact]"
         if m.world is not None and world_worth_showing(m, edge):
             head += f"; on the cards actually held: lost {m.world.loss:.2f} ({m.world.cls.value})"
+    elif m.not_judged:
+        head += f" — *not judged*: {m.not_judged}"
     lines = [
         head,
         f"  - table: {table_words(m.loose, m.builds)}"
@@ -276,6 +280,9 @@ def to_markdown(a: GameAnalysis) -> str:
             + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {accuracy_words(s)} | "
             f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |"
         )
+    if any(s.not_judged for s in a.summaries):
+        counts = ", ".join(f"{markdown(s.player)} {s.not_judged}" for s in a.summaries)
+        out += ["", f"Moves not judged (too big to search; each says why below): {counts}."]
     out += ["", "Luck per deal:", ""]
     out += [f"- {markdown(s.player)}: {luck_words(s)}" for s in a.summaries if s.luck]
     out += [

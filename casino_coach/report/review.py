@@ -89,7 +89,7 @@ def script_json(data: Any) -> Markup:
 
 def css_class(label: str) -> str:
     """The CSS class of a class label (``words.mark_label``)."""
-    return {"not rated": "unrated", "all equal": "equal"}.get(label, label)
+    return {"not rated": "unrated", "not judged": "unrated", "all equal": "equal"}.get(label, label)
 
 
 def _sym(c: int) -> str:
@@ -429,6 +429,9 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         own = _syms(m.hand) if m.hand is not None else []
         d["hands"] = [own if s == m.seat else [] for s in range(len(a.players))]
         d["sizes"] = [len(h) for h in d["hands"]]
+    if m.not_judged:
+        d["note"] = f"Not judged: {m.not_judged}."
+        return d
     if not m.rated:
         why = "the log does not give this hand" if m.hand is None else "the analysis rated other players only"
         d["note"] = f"Not rated: {why}."
@@ -507,6 +510,8 @@ def summary_rows(a: GameAnalysis) -> list[dict[str, Any]]:
         {"label": "Moves rated", "css": "", "cells": [str(s.moves) for s in ss]},
         {"label": "Unforced", "css": "", "cells": [str(s.unforced) for s in ss]},
     ]
+    if any(s.not_judged for s in ss):
+        rows.append({"label": "Not judged", "css": "", "cells": [str(s.not_judged) for s in ss]})
     for c in CLASSES:
         rows.append(
             {

@@ -12,6 +12,8 @@ def title(a: GameAnalysis) -> str:
 
 
 def class_label(m: MoveAnalysis) -> str:
+    if m.not_judged:
+        return "not judged"
     if not m.rated:
         return "not rated"
     if m.forced:

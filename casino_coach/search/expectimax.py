@@ -64,7 +64,9 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
 class _Ladder:
     """The solver of a decision, and shallower ones to fall back on: when one world alone takes more
     than the node budget (a table full of cards in Royal can), that world and the rest are searched
-    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact."""
+    FALLBACK_DEPTHS plies deep instead, and the result is no longer exact. ``cap`` is what the
+    decision may still spend (``NODE_CAP`` times the budget in all): once it is spent, the world goes
+    straight to the shallowest search, whose nodes are no more than the moves it values."""
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class _Ladder:
         in_hands: int,
         budget: int | None,
         leaf: str = HANDMADE,
+        cap: int | None = None,
     ) -> None:
         self.rules = rules
         self.side = side
@@ -84,6 +87,7 @@ class _Ladder:
         self.solvers = [Solver(rules, side, nsides, horizon, leaf)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
+        self.cap = cap
         self.shallow = False
 
     @property
@@ -97,12 +101,15 @@ class _Ladder:
     def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
         while True:
             solver = self.solvers[-1]
-            solver.node_limit = (
-                solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
-            )
+            limit = solver.nodes + self.budget if self.budget is not None and self.depths else 1 << 62
+            if self.cap is not None and self.depths:
+                limit = min(limit, solver.nodes + max(0, self.cap - self.nodes))
+            solver.node_limit = limit
             try:
                 return solver.root_values(state, moves)
             except OutOfNodes:
+                if self.cap is not None and self.nodes >= self.cap:
+                    del self.depths[:-1]
                 depth = self.depths.pop(0)
                 horizon = self.in_hands - depth
                 self.solvers.append(Solver(self.rules, self.side, self.nsides, horizon, self.leaf))
@@ -148,25 +155,38 @@ class _CasinoValuer:
         return {rv.move: (rv.value, rv.line[1:]) for rv in values}, outcomes
 
 
-# The most loose table cards a decision may have. Captures are unions of value sets, and their number
-# grows exponentially: 12 numerals give about 400 moves, 16 about 13,000, 20 about 190,000 (one
-# legal-move generation then takes seconds); a decision on 12 small loose cards takes about 10 s.
-# Real games stay below (``check_size``).
+# The biggest decision the search takes on, checked by ``evaluate`` and ``evaluate_world`` themselves,
+# so that it is the same from every entry point: analyze and export mark a bigger decision "not
+# judged", with the reason, and suggest and the engine answer it with an error. Captures are unions of
+# value sets, and their number grows exponentially with the table: 12 numerals give about 400 moves, 16
+# about 13,000, 20 about 190,000 (one legal-move generation then takes seconds; the 48 loose cards of a
+# log whose players only trail make more than anything can list). The legal moves bound the rest:
+# each is searched and followed in every world, so a decision on 12 loose cards with 700 to 1,000
+# moves took 4 to 5 minutes. Real games stay far below both (self-play of every bot, random included:
+# at most 16 loose cards and 208 moves, 99.9% of the decisions under 110 moves).
 MAX_LOOSE: Final = 12
+MAX_MOVES: Final = 300
+# And what it spends on one decision: at most NODE_CAP times the node budget (``Limits.nodes``) in
+# the searches that may run out of it, every world and every shallower search it falls back on
+# included; past that, a world is searched 1 ply deep (as many nodes as moves). Small cards on the
+# table and in the hands can make a decision with few moves of its own costly all the same: each
+# shallower search used to get the whole budget again, and searches again shallower too. No decision
+# of the bundled logs takes more than two thirds of the budget.
+NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 
 
-def check_size(obs: Observation) -> None:
-    """TooBigToSearch when the table has more than MAX_LOOSE loose cards. A position made up by hand
-    (suggest, tree, the engine's ``position`` request) is checked first, so that it cannot keep them
-    busy for minutes; a real game's positions (analysis, a game played through the engine) are never
-    refused."""
-    loose = obs.loose.bit_count()
-    if loose > MAX_LOOSE:
-        raise TooBigToSearch(
-            f"{loose} loose cards on the table: one decision is searched with at most {MAX_LOOSE} "
-            "(the captures of a bigger table run into the hundreds of thousands)"
-        )
+def check_table(loose: int) -> None:
+    """TooBigToSearch when a table's loose cards (a mask) are more than MAX_LOOSE."""
+    n = loose.bit_count()
+    if n > MAX_LOOSE:
+        raise TooBigToSearch(f"{n} loose cards on the table: the search handles at most {MAX_LOOSE}")
+
+
+def check_moves(count: int) -> None:
+    """TooBigToSearch when a decision has more than MAX_MOVES legal moves."""
+    if count > MAX_MOVES:
+        raise TooBigToSearch(f"{count:,} legal moves: the search handles at most {MAX_MOVES}")
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
@@ -271,10 +291,13 @@ def evaluate(
     do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
 
     Raises SearchError when the observer is not the seat to move, has no cards, or when the
-    observation's counts are inconsistent.
+    observation's counts are inconsistent; TooBigToSearch when the decision is bigger than the
+    search takes on (MAX_LOOSE, MAX_MOVES).
     """
     t0 = time.perf_counter()
+    check_table(obs.loose)
     moves = root_moves(rules, obs)
+    check_moves(len(moves))
     if focus is not None and focus not in moves:
         raise SearchError(f"{focus.describe()} is not a legal move of this decision")
     rng = random.Random(decision_seed(rules, obs, limits, evidence))
@@ -299,8 +322,10 @@ def evaluate(
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
     nodes = 0
+    cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
-        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf)
+        left = cap - nodes if cap is not None else None
+        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, left)
         race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
@@ -372,15 +397,21 @@ def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> 
 def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits()) -> SearchResult:
     """Perfect information: value every move of the seat to move knowing every hidden card (the
     cost of a move against the cards actually held). Exact when the search reaches the end of the
-    round; ``limits.depth`` applies, the sampling limits do not."""
+    round; ``limits.depth`` applies, the sampling limits do not. TooBigToSearch as ``evaluate``."""
     t0 = time.perf_counter()
     seat = state.to_move
     if not state.hands[seat]:
         raise SearchError(f"seat {seat} has no cards: the next deal comes first")
+    check_table(state.loose)
+    legal = legal_moves(rules, state)
+    check_moves(len(legal))
     in_hands = sum(h.bit_count() for h in state.hands)
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
-    solver = _Ladder(rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf)
-    values = solver.root_values(state, sorted(legal_moves(rules, state), key=MoveOrder(rules)))
+    cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
+    solver = _Ladder(
+        rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap
+    )
+    values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
     exact = not state.more and horizon == 0 and not solver.shallow

@@ -30,6 +30,14 @@ def natural_key(move: Move) -> tuple[int, int]:
     return (0 if move.action == CAPTURE else 1 if move.action == BUILD else 2, -move.take.bit_count())
 
 
+# The ranges of the limits a person or a program may ask for (the command-line options and the engine's
+# requests check them first, naming the option or field): past them a number is a slip, and a huge
+# one would only keep a command or the engine busy for good.
+MAX_SAMPLES: Final = 100_000
+MAX_PLIES: Final = 1_000
+MAX_SECONDS: Final = 3600.0
+
+
 @dataclass(frozen=True)
 class Limits(Frozen):
     """How much effort one decision may take. The same limits and seed give the same answer (with
@@ -58,8 +66,11 @@ class Limits(Frozen):
             raise SearchError(
                 f"samples and min_samples must be at least 1, got {self.samples}, {self.min_samples}"
             )
-        if self.time is not None and not self.time > 0:
-            raise SearchError(f"the time limit must be a positive number of seconds, got {self.time}")
+        if self.time is not None and not 0 < self.time <= MAX_SECONDS:
+            raise SearchError(
+                f"the time limit must be a number of seconds above 0, at most {MAX_SECONDS:g}, "
+                f"got {self.time}"
+            )
         if self.exact_worlds < 0:
             raise SearchError(f"exact_worlds must be at least 0, got {self.exact_worlds}")
         if self.depth is not None and self.depth < 1:

@@ -30,6 +30,7 @@ import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
 from casino_coach.errors import BatchError, CoachError, NotALog, WorkerError, shown
+from casino_coach.formats import jsonio
 from casino_coach.formats.log import log_to_json, read_log
 from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
@@ -155,7 +156,7 @@ class GameJob:
 def _canonical(path: str | Path) -> tuple[bytes, str | None]:
     """A log's canonical casino-replay JSON and its date (LogError when malformed, NotALog for a
     position or an analysis)."""
-    raw = Path(path).read_bytes()
+    raw = jsonio.read_bytes(path)
     try:
         fmt = orjson.loads(raw).get("format")
     except (orjson.JSONDecodeError, AttributeError):

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from casino_coach.coach.analysis import Verdict, analysis_limits, verdict_json
 from casino_coach.coach.winning import WinChances, decision_chances
 from casino_coach.engine.movegen import Move
@@ -25,6 +23,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import PLAYER_COUNTS, sides_for
 from casino_coach.errors import CoachError, about
+from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import observation_from_position, read_any
@@ -74,8 +73,8 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
 def _position_ply(path: Path) -> int | None:
     """The optional ``ply`` field of a position file (read_any has checked the rest)."""
     try:
-        obj = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        obj = jsonio.loads(jsonio.read_bytes(path))
+    except (OSError, CoachError):
         return None
     ply = obj.get("ply") if isinstance(obj, dict) else None
     return ply if isinstance(ply, int) and not isinstance(ply, bool) and ply >= 0 else None

@@ -25,11 +25,15 @@ request          fields (besides ``type`` and ``id``)                           
 ``quit``         —                                                               ``bye``
 ===============  ==============================================================  ==============
 
-Anything wrong with a line (not JSON, not an object, no or unknown ``type``, a missing or bad field, a
-request out of turn, an illegal move, a move by the wrong seat) is answered with ``{"type": "error",
-"error": "<what and why>", "request": <the id, else the type, else null>}`` and changes nothing: the
-engine never stops on a bad line. A ``go`` does not play the move it finds; the controller sends the
-move actually played with ``move``, like every other move.
+Every field is checked by type and range before it is used (``id``: a string of at most ``MAX_ID``
+characters or a whole number; limits, seats, counts: whole numbers in their ranges; cards, moves,
+rules and positions as their readers check them); fields a request does not take are ignored.
+Anything wrong with a line (not JSON, longer than ``MAX_LINE`` bytes or nested deeper than
+``jsonio.MAX_DEPTH``, not an object, no or unknown ``type``, a missing or bad field, a request out of
+turn, an illegal move, a move by the wrong seat, a decision too big to search or to list) is answered
+with ``{"type": "error", "error": "<what and why>", "request": <the id, else the type, else null>}``
+and changes nothing: the engine never stops on a bad line. A ``go`` does not play the move it finds;
+the controller sends the move actually played with ``move``, like every other move.
 
 ``EngineSession`` holds one engine's state and answers one line at a time (no I/O), so it is tested without
 subprocesses; ``serve`` runs a session over lines of input and a writer of output lines.
@@ -38,9 +42,9 @@ subprocesses; ``serve`` runs a session over lines of input and a writer of outpu
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -55,7 +59,7 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.coach.winning import decision_chances
 from casino_coach.engine.cards import mask_names, parse_cards
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
 from casino_coach.engine.observation import (
     Observation,
@@ -63,6 +67,7 @@ from casino_coach.engine.observation import (
     first_deal_observation,
     observe_deal,
     observe_move,
+    observed_legal,
     own_moves,
 )
 from casino_coach.engine.rules import RuleSet
@@ -71,9 +76,9 @@ from casino_coach.engine.state import HAND_SIZE, PLAYER_COUNTS, TABLE_SIZE, side
 from casino_coach.errors import CoachError, ProtocolError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_from_json, move_to_json
-from casino_coach.formats.position import read_position
+from casino_coach.formats.position import position_from_obj
 from casino_coach.search import Limits, SearchResult
-from casino_coach.search.expectimax import check_size
+from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
 from casino_coach.services.decision import chances_json
 
 PROTOCOL_NAME = "casino-engine"
@@ -81,6 +86,11 @@ PROTOCOL_VERSION = 1
 ENGINE_NAME = "casino_coach"
 
 REQUESTS = ("hello", "new_game", "position", "deal", "move", "state", "legal", "go", "analyze", "quit")
+
+MAX_ID = 200  # characters of a string ``id`` (an answer echoes it)
+MAX_NAME = 100  # characters of a player's name
+MAX_LINE = 1 << 20  # bytes of one request line (a position is about 1 kB)
+MAX_TOP = 100_000  # moves an analysis lists (a decision searched has at most 300)
 
 # What a ``go`` or ``analyze`` searches when the request gives no limits: what ``casino-coach analyze``
 # searches (``analysis.analysis_limits``), as deep as the analysis does for the number of players
@@ -109,6 +119,23 @@ def _int_field(
     return v
 
 
+def _optional_int(req: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
+    return None if req.get(key) is None else _int_field(req, key, lo, hi)
+
+
+def _request_id(req: Mapping[str, Any]) -> str | int | None:
+    """The request's ``id``: absent or null, a string of at most MAX_ID characters, or a whole number
+    that fits in 64 bits (what JSON readers take for an integer)."""
+    rid = req.get("id")
+    if rid is None or (isinstance(rid, str) and len(rid) <= MAX_ID):
+        return rid
+    if isinstance(rid, int) and not isinstance(rid, bool) and -(2**63) <= rid < 2**64:
+        return rid
+    raise ProtocolError(
+        f"'id' must be a string of at most {MAX_ID} characters or a whole number, got {shown(rid)}"
+    )
+
+
 def _cards_field(req: Mapping[str, Any], key: str, size: int) -> int:
     raw = req.get(key)
     if not isinstance(raw, list):
@@ -123,14 +150,16 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
     """Search limits from a ``go`` or ``analyze`` request: ``samples``, ``time`` (seconds),
     ``seed`` and ``depth`` (plies per world, null = to the end of the deal); what the request does
     not give comes from ``base``."""
-    samples = _int_field(req, "samples", 1, 100_000, base.samples)
+    samples = _int_field(req, "samples", 1, MAX_SAMPLES, base.samples)
     seed = _int_field(req, "seed", -(2**63), 2**63 - 1, base.seed)
     t = req.get("time", base.time)
-    if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not 0 < t <= 3600):
-        raise ProtocolError(f"'time' must be a number of seconds above 0 (at most 3600), got {shown(t)}")
+    if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not 0 < t <= MAX_SECONDS):
+        raise ProtocolError(
+            f"'time' must be a number of seconds above 0 (at most {MAX_SECONDS:g}), got {shown(t)}"
+        )
     depth: int | None = base.depth
     if "depth" in req:
-        depth = None if req["depth"] is None else _int_field(req, "depth", 1, 1000)
+        depth = None if req["depth"] is None else _int_field(req, "depth", 1, MAX_PLIES)
     return dataclasses.replace(
         base,
         samples=samples,
@@ -138,6 +167,22 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
         time=float(t) if t is not None else None,
         seed=seed,
         depth=depth,
+    )
+
+
+def engine_limits(
+    samples: int | None = None, time: float | None = None, seed: int = 0, depth: int | None = None
+) -> Limits:
+    """The default limits of an engine (``casino-coach engine``'s options): the analysis's
+    (``DEFAULT_LIMITS``, its node budget and exact worlds included), with the options given."""
+    samples = DEFAULT_LIMITS.samples if samples is None else samples
+    return dataclasses.replace(
+        DEFAULT_LIMITS,
+        samples=samples,
+        min_samples=min(samples, DEFAULT_LIMITS.min_samples),
+        time=time,
+        seed=seed,
+        depth=depth if depth is not None else DEFAULT_LIMITS.depth,
     )
 
 
@@ -231,6 +276,8 @@ class EngineSession:
     def handle(self, line: str | bytes) -> Answer | None:
         """The answer to one line of input; None for a blank line (ignored, like UCI does)."""
         self.lines += 1
+        if len(line) > MAX_LINE:
+            return _error(f"line {self.lines}: longer than {MAX_LINE:,} bytes", None)
         if not line.strip():
             return None
         try:
@@ -246,10 +293,17 @@ class EngineSession:
         return self.request(req)
 
     def request(self, req: Mapping[str, Any]) -> Answer:
-        """The answer to one decoded request object."""
-        rid = req.get("id")
+        """The answer to one decoded request object (checked as a line is, for callers in Python)."""
+        if not isinstance(req, Mapping) or jsonio.depth(req) > jsonio.MAX_DEPTH:
+            what = "nested too deep" if isinstance(req, Mapping) else f"got {shown(req)}"
+            return _error(f'expected a JSON object like {{"type": "hello"}}, {what}', None)
         kind = req.get("type")
-        tag = rid if rid is not None else (kind if isinstance(kind, str) else None)
+        known = isinstance(kind, str) and len(kind) <= MAX_ID
+        try:
+            rid = _request_id(req)
+        except ProtocolError as e:
+            return _error(f"{kind}: {e}" if kind in _HANDLERS else str(e), kind if known else None)
+        tag = rid if rid is not None else (kind if known else None)
         try:
             if not isinstance(kind, str):
                 raise ProtocolError("a request needs a 'type', one of " + ", ".join(REQUESTS))
@@ -288,11 +342,14 @@ class EngineSession:
         elif (
             isinstance(players, list)
             and len(players) in PLAYER_COUNTS
-            and all(isinstance(p, str) for p in players)
+            and all(isinstance(p, str) and 0 < len(p) <= MAX_NAME for p in players)
         ):
             names = list(players)
         else:
-            raise ProtocolError(f"'players' must be 2, 3 or 4 names (or that number), got {shown(players)}")
+            raise ProtocolError(
+                f"'players' must be 2, 3 or 4 names of 1 to {MAX_NAME} characters (or that number), "
+                f"got {shown(players)}"
+            )
         part = req.get("partnerships")
         if part is not None:
             if not isinstance(part, bool):
@@ -315,9 +372,8 @@ class EngineSession:
         raw = req.get("position")
         if not isinstance(raw, dict):
             raise ProtocolError(f"'position' must be a casino-position object, got {shown(raw)}")
-        pos = read_position(orjson.dumps(raw))
+        pos = position_from_obj(raw)
         obs = pos.observation
-        check_size(obs)  # a made-up table too big to search would block the engine for minutes
         names = [f"seat {i}" for i in range(pos.players)]
         match = Match(pos.rules, obs.nsides, scores=list(pos.scores))
         self.game = EngineGame(pos.rules, names, obs.seat, match, obs=obs, dealer=obs.dealer, rounds=1)
@@ -327,6 +383,7 @@ class EngineSession:
         g = self._game()
         wanted = g.awaiting
         hand = _cards_field(req, "hand", HAND_SIZE)
+        dealer = _optional_int(req, "dealer", 0, g.nplayers - 1)
         if wanted == "nothing":
             raise ProtocolError("the game is over: start another with new_game")
         if wanted == "move":
@@ -334,11 +391,11 @@ class EngineSession:
                 f"it is not time to deal: seat {self._obs().to_move} is to move and hands still hold cards"
             )
         if wanted == "new_round":
-            if "table" not in req:
+            if req.get("table") is None:
                 raise ProtocolError("the first deal of a round needs 'table' (the 4 cards laid face up)")
             table = _cards_field(req, "table", TABLE_SIZE)
-            default = (g.dealer + 1) % g.nplayers if g.dealer is not None else g.nplayers - 1
-            dealer = _int_field(req, "dealer", 0, g.nplayers - 1, default)
+            if dealer is None:
+                dealer = (g.dealer + 1) % g.nplayers if g.dealer is not None else g.nplayers - 1
             g.obs = _start_observation(g.seat, g.nplayers, g.nsides, dealer, table, hand)
             g.dealer = dealer
             g.rounds += 1
@@ -348,10 +405,8 @@ class EngineSession:
                 raise ProtocolError(
                     "only the first deal of a round lays a table; later deals give 'hand' only"
                 )
-            if req.get("dealer") is not None and req["dealer"] != g.dealer:
-                raise ProtocolError(
-                    f"the dealer of this round is seat {g.dealer}, not {shown(req['dealer'])}"
-                )
+            if dealer is not None and dealer != g.dealer:
+                raise ProtocolError(f"the dealer of this round is seat {g.dealer}, not {dealer}")
             obs = self._obs()
             if hand & ~obs.unseen:
                 raise ProtocolError(
@@ -386,11 +441,12 @@ class EngineSession:
     def _legal(self, req: Mapping[str, Any]) -> Answer:
         obs = self._own_turn()
         g = self._game()
+        check_listable(obs.loose)
         moves = own_moves(g.rules, obs)
         return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
 
     def _go(self, req: Mapping[str, Any]) -> Answer:
-        res = self._search(req)
+        res = self._search(self._limits(req))
         best = res.best
         return {
             "type": "best_move",
@@ -402,11 +458,12 @@ class EngineSession:
         }
 
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
-        top = _int_field(req, "top", 1, None, 0) if req.get("top") is not None else None
+        limits = self._limits(req)
+        top = _optional_int(req, "top", 1, MAX_TOP)
         move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
-        if move is not None and move not in own_moves(self._game().rules, self._obs()):
+        if move is not None and observed_legal(self._game().rules, self._obs(), move):
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
-        res = self._search(req, move)
+        res = self._search(limits, move)
         moves = res.moves if top is None else res.moves[:top]
         g = self._game()
         shown = list(moves)
@@ -471,11 +528,14 @@ class EngineSession:
             raise ProtocolError(f"it is seat {obs.to_move}'s turn, not the engine's (seat {g.seat})")
         return obs
 
-    def _search(self, req: Mapping[str, Any], move: Move | None = None) -> SearchResult:
+    def _limits(self, req: Mapping[str, Any]) -> Limits:
+        """The search limits of a ``go`` or ``analyze``: the request's, else the session's."""
         base = self.limits
         if self.depth_by_players:
             base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
-        limits = limits_from(req, base)
+        return limits_from(req, base)
+
+    def _search(self, limits: Limits, move: Move | None = None) -> SearchResult:
         obs = self._own_turn()
         return judge(self._game().rules, obs, limits, Thresholds(), move)
 
@@ -540,6 +600,8 @@ def _move_field(req: Mapping[str, Any], obs: Observation) -> Move:
             f'\'move\' must be a move object like {{"seat": 0, "card": "8C", '
             f'"action": "trail"}}, got {shown(raw)}'
         )
+    if seat is not None and not 0 <= seat < obs.nplayers:
+        raise ProtocolError(f"'move': 'seat' must be a seat from 0 to {obs.nplayers - 1}, got {shown(seat)}")
     if seat is not None and seat != obs.to_move:
         raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
     return move
@@ -568,8 +630,25 @@ def _error(message: str, request: Any, rid: Any = None) -> Answer:
 
 
 def encode(answer: Answer) -> bytes:
-    """One answer as one line of JSON (UTF-8, newline-terminated)."""
-    return orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+    """One answer as one line of JSON (UTF-8, newline-terminated); an answer that cannot be written
+    (which the checks of every field keep from happening) becomes an error answer."""
+    try:
+        return orjson.dumps(answer, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+    except TypeError as e:
+        return orjson.dumps(_error(f"internal error while writing the answer: {e}", None)) + b"\n"
+
+
+def bounded_lines(stream: BinaryIO) -> Iterator[bytes]:
+    """The lines of ``stream``, each cut at MAX_LINE + 1 bytes (the rest of a longer line is read
+    and dropped), so that a line without end cannot fill the memory; ``handle`` refuses the cut ones."""
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith(b"\n"):
+            while (rest := stream.readline(MAX_LINE)) and not rest.endswith(b"\n"):
+                pass
+        yield line
 
 
 def serve(

@@ -52,8 +52,10 @@ from casino_coach.errors import (
     IllegalMoveError,
     LogError,
     NotationError,
+    TooBigToSearch,
     shown,
 )
+from casino_coach.formats import jsonio
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
@@ -284,7 +286,7 @@ class PlaySession:
         finished or cannot be continued (a viewer log, no seed, deals that do not follow from it).
         """
         path = Path(path)
-        data = path.read_bytes()
+        data = jsonio.read_bytes(path)
         log = read_log(data)
         rp = replay(log)
         if rp.match.over:
@@ -507,7 +509,11 @@ class PlaySession:
         """Play the person's move, unless the tutor holds it back first."""
         dec = self._current()
         if self.tutor is not None and move not in dec.approved:
-            warning = self.tutor_check(move)
+            try:
+                warning = self.tutor_check(move)
+            except TooBigToSearch as e:
+                note = Note(NoteKind.INFO, f"The tutor cannot judge this move: {e}.")
+                return [note, *self._play_human(move)]
             if warning is not None:
                 dec.pending = warning
                 return [Note(NoteKind.TUTOR, _tutor_text(warning), move=move, warning=warning)]
@@ -572,9 +578,13 @@ class PlaySession:
         return dec.search
 
     def hint(self) -> list[Note]:
-        """First the card to play; on a second ``hint`` the whole move."""
+        """First the card to play; on a second ``hint`` the whole move. None for a decision too big to
+        search (``TooBigToSearch``): the note says why."""
         dec = self._current()
-        best = self.search().best.move
+        try:
+            best = self.search().best.move
+        except TooBigToSearch as e:
+            return [Note(NoteKind.HINT, f"No hint here: {e}.")]
         dec.hint_level += 1
         if dec.hint_level == 1:
             return [
@@ -633,7 +643,8 @@ class PlaySession:
         return [Note(NoteKind.WHY, f"{move_text(move)} is not legal: {reason}", move=move)]
 
     def tutor_check(self, move: Move) -> TutorWarning | None:
-        """The warning for ``move`` when it loses at least the tutor's threshold, else None."""
+        """The warning for ``move`` when it loses at least the tutor's threshold, else None;
+        TooBigToSearch for a decision too big to judge."""
         if self.tutor is None or len(self.legal()) < 2:
             return None
         obs = self.observation()
