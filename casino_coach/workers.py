@@ -4,8 +4,9 @@ Workers are started by a fork server where the platform has one, else spawned: n
 parent directly, which may hold threads (a progress display, a Dask client) whose locks a fork would
 copy mid-use. The server preloads the package, so a worker starts without importing it again.
 
-Workers ignore SIGINT: Ctrl-C goes to the whole process group, and only the parent should answer it
-(it says "interrupted" once and ends the pool), instead of every worker printing a traceback.
+Workers, and the fork server, ignore SIGINT: Ctrl-C goes to the whole process group, and only the
+parent should answer it (it says "interrupted" once and ends the pool), instead of every worker
+printing a traceback.
 
 A worker that dies in the middle of a task (killed, out of memory) breaks the pool: every task still
 waiting then fails with ``WorkerError``, one line that says so, instead of the wait that never ends
@@ -15,7 +16,9 @@ which ``multiprocessing.Pool`` gives (it loses the task and waits for it forever
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +33,20 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 BROKEN = "a worker process ended in the middle of its work (killed, or out of memory?)"
+
+
+def _start_server() -> None:
+    """Start the fork server with SIGINT ignored, as its workers are. Started by the first task
+    instead, it could take a Ctrl-C while it still sets itself up and print a traceback of its own
+    beside the parent's one line."""
+    if threading.current_thread() is not threading.main_thread():
+        multiprocessing.forkserver.ensure_running()
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
@@ -49,6 +66,7 @@ class WorkerPool:
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         if "forkserver" in methods:
             ctx.set_forkserver_preload(PRELOAD)
+            _start_server()
         self._executor = ProcessPoolExecutor(
             jobs, mp_context=ctx, initializer=_start, initargs=(initializer, initargs)
         )
