@@ -9,7 +9,7 @@ import re
 
 import pytest
 from conftest import position
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from test_search_worlds import random_state
 
@@ -65,6 +65,7 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
     obs = observe(s, s.to_move)
     move = random.Random(seed).choice(legal_moves(rules, s))
     m = rate_move(rules, obs, move, LIMITS, names=NAMES[:nplayers])
+    assume(m.not_judged is None)  # random play can pile up a table too big to search
     if m.explanations:
         assert sum(e.points for e in m.explanations) == pytest.approx(round(m.loss or 0, 2), abs=0.011)
     _check_sentences(obs, [e.text for e in m.explanations])

@@ -6,14 +6,14 @@ import math
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
-from casino_coach.errors import SearchError
+from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search import Limits, evaluate, evaluate_world
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -41,8 +41,11 @@ def reach(rules: RuleSet, nplayers: int, seed: int, deals_left: int, plies: int)
 @given(rules=st.sampled_from([CLASSIC, ROYAL]), seed=st.integers(0, 2**32), plies=st.integers(0, 5))
 def test_last_deal_of_two_players_is_exact(rules: RuleSet, seed: int, plies: int) -> None:
     s = reach(rules, 2, seed, 0, plies)
-    r = evaluate(rules, observe(s, s.to_move))
-    w = evaluate_world(rules, s)
+    try:
+        r = evaluate(rules, observe(s, s.to_move))
+        w = evaluate_world(rules, s)
+    except TooBigToSearch:  # random play can pile up a table too big to search
+        reject()
     assert r.exact and w.exact and r.samples == 1
     assert {mv.move: mv.ev for mv in r.moves} == pytest.approx({mv.move: mv.ev for mv in w.moves})
     assert all(mv.stderr == 0 for mv in r.moves)

@@ -105,8 +105,10 @@ def count(mask: int) -> int:
     return mask.bit_count()
 
 
-def parse_cards(texts: Iterable[str], *, what: str = "cards") -> int:
-    """Parse card strings into a mask; a card given twice is a CardError."""
+def parse_cards(texts: Iterable[object], *, what: str = "cards") -> int:
+    """Parse card strings into a mask; a card given twice, or anything but a string, is a CardError
+    (the items are typed ``object`` so that the compiled build checks them here, with the field's
+    name, rather than raise a TypeError of its own)."""
     m = 0
     for t in texts:
         if not isinstance(t, str):

@@ -180,8 +180,9 @@ class RuleSet(Frozen):
         return cls.from_dict({"preset": name, **options})
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
-        """Read the ``rules`` object of a log: ``{"preset": ..., option: value, ...}``."""
+    def from_dict(cls, data: Any) -> RuleSet:
+        """Read the ``rules`` object of a log: ``{"preset": ..., option: value, ...}`` (typed ``Any``:
+        anything else is a RulesError here, also in the compiled build)."""
         if not isinstance(data, Mapping):
             raise RulesError(f'rules: expected an object like {{"preset": "classic"}}, got {shown(data)}')
         preset = data.get("preset", "classic")
