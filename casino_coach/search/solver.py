@@ -81,6 +81,9 @@ class RootValue(NamedTuple):
     move: Move
     value: float
     line: tuple[Move, ...]  # the move, then the principal continuation
+    # The reply the value was searched after when it was chosen outside this world's minimax (on
+    # the replier's own information, ``Limits.reply_worlds``); None when the search chose it.
+    reply: Move | None = None
 
 
 def canonical(state: RoundState) -> RoundState:
