@@ -7,7 +7,7 @@ the searcher's points minus the other bot's, summed over the pair, as a mean wit
     python scripts/searcher_strength.py --pairs 300 --jobs 2 [--preset classic --preset royal]
         [--opponent counter --opponent greedy --opponent searcher-v1] [--samples 16 --min-samples 4]
         [--nodes 25000] [--leaf learned] [--reply-worlds 6 --reply-depth 3] [--players 2]
-        [--json out.json] [--max-minutes 60]
+        [--first 0] [--json out.json] [--max-minutes 60]
 
 Search options default to a lighter setting than ``Limits()`` so that hundreds of pairs fit in minutes;
 pass ``--samples`` etc. to change them; ``searcher-v1`` as the opponent gets the same effort (its leaf
@@ -85,10 +85,11 @@ def matchup(
     options: dict[str, Any],
     deadline: float | None,
     nplayers: int = 2,
+    first: int = 0,
 ) -> tuple[PairStats, list[float], list[float]]:
-    """Mirrored pairs of the searcher against ``opponent``, stopping at ``deadline`` if given, with
-    the CPU seconds of every decision with a choice of each side."""
-    seeds = [pair_seed(seed, i) for i in range(pairs)]
+    """Mirrored pairs ``first`` ... of the searcher against ``opponent``, stopping at ``deadline`` if
+    given, with the CPU seconds of every decision with a choice of each side."""
+    seeds = [pair_seed(seed, i) for i in range(first, first + pairs)]
     values: list[float] = []
     times_a: list[float] = []
     times_b: list[float] = []
@@ -127,6 +128,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--first", type=int, default=0, help="the first pair's number (to go on with the pairs of a run)"
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
     ap.add_argument("--opponent", action="append", choices=("counter", "greedy", "random", "searcher-v1"))
@@ -164,7 +168,7 @@ def main() -> int:
         for opponent in args.opponent or ["counter", "greedy"]:
             t0 = time.perf_counter()
             stats, ta, tb = matchup(
-                rules, opponent, args.pairs, args.seed, args.jobs, options, deadline, args.players
+                rules, opponent, args.pairs, args.seed, args.jobs, options, deadline, args.players, args.first
             )
             print(f"{stats.text()}  [searcher {options}, {time.perf_counter() - t0:.0f}s]", flush=True)
             print(f"  CPU per decision: {_times(ta, tb, opponent)}", flush=True)
@@ -172,7 +176,8 @@ def main() -> int:
                 stats.to_json()
                 | {
                     "searcher_options": options,
-                    "players": args.players,
+                    "first": args.first,
+                    "values": list(stats.values),
                     "median_seconds": {
                         "searcher": statistics.median(ta) if ta else None,
                         opponent: statistics.median(tb) if tb else None,

@@ -158,10 +158,16 @@ class _Ladder:
         self.in_hands = in_hands
         self.leaf = leaf
         self.replies = replies
-        self.solvers = [Solver(rules, side, nsides, horizon, leaf)]
+        self.solvers = [self._solver(horizon)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
         self.shallow = False
+
+    def _solver(self, horizon: int) -> Solver:
+        solver = Solver(self.rules, self.side, self.nsides, horizon, self.leaf)
+        if self.replies is not None:
+            solver.share_caches(self.replies.solver)
+        return solver
 
     @property
     def nodes(self) -> int:
@@ -184,7 +190,7 @@ class _Ladder:
             except OutOfNodes:
                 depth = self.depths.pop(0)
                 horizon = self.in_hands - depth
-                self.solvers.append(Solver(self.rules, self.side, self.nsides, horizon, self.leaf))
+                self.solvers.append(self._solver(horizon))
                 self.shallow = True
 
     def _replied(self, solver: Solver, state: RoundState, move: Move) -> RootValue:

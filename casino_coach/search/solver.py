@@ -139,6 +139,12 @@ class Solver:
         self._partner = rules.build_for_partner != "never"
         self.order = MoveOrder(rules)
 
+    def share_caches(self, other: Solver) -> None:
+        """Use ``other``'s move lists and leaf values (a solver of the same rules, side and leaf at
+        another horizon): both depend on the position only."""
+        self._moves = other._moves
+        self.eval = other.eval
+
     def moves(self, s: RoundState) -> list[Move]:
         """The legal moves of ``s``, best-looking first (cached; do not modify the list)."""
         seat = s.to_move
