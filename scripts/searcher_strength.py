@@ -6,11 +6,15 @@ the searcher's points minus the other bot's, summed over the pair, as a mean wit
 
     python scripts/searcher_strength.py --pairs 300 --jobs 2 [--preset classic --preset royal]
         [--opponent counter --opponent greedy --opponent searcher-v1] [--samples 16 --min-samples 4]
-        [--nodes 25000] [--leaf learned] [--json out.json] [--max-minutes 60]
+        [--nodes 25000] [--leaf learned] [--reply-worlds 6 --reply-depth 3] [--players 2]
+        [--first 0] [--json out.json] [--max-minutes 60]
 
 Search options default to a lighter setting than ``Limits()`` so that hundreds of pairs fit in minutes;
 pass ``--samples`` etc. to change them; ``searcher-v1`` as the opponent gets the same effort (its leaf
-stays the handmade one), so that only the leaf differs. ``--leaf`` picks the searcher's leaf estimate.
+stays the handmade one, its replies the omniscient ones), so that only the option differs. ``--leaf``
+picks the searcher's leaf estimate, ``--reply-worlds`` (and ``--reply-depth``) has the other player's
+replies chosen on its own information (``Limits.reply_worlds``). Each matchup also prints the median
+CPU seconds per decision (decisions with more than one legal move) of both sides.
 Progress goes to stderr every 25 pairs; with ``--max-minutes`` a matchup stops early and reports the
 pairs it played. Exit status 1 if an interval does not lie above zero.
 """
@@ -19,13 +23,18 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import random
+import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from casino_coach.bots.arena import PairStats, mirrored_pair, pair_seed, summarise
-from casino_coach.bots.policies import make_policy
+from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
@@ -33,15 +42,38 @@ from casino_coach.search.leaf import HANDMADE, LEAF_KINDS
 
 _JOB: dict[str, Any] = {}
 
+# The searcher's options that are not effort: searcher-v1 as the opponent gets the effort only.
+NOT_EFFORT = ("leaf", "reply_worlds", "reply_depth")
 
-def _init(rules: dict[str, Any], opponent: str, options: dict[str, Any]) -> None:
-    effort = {k: v for k, v in options.items() if k != "leaf"}
+
+class Timed:
+    """A policy that records the CPU seconds of each decision with a choice (more than one legal move)."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.name = policy.name
+        self.seconds: list[float] = []
+
+    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+        t0 = time.process_time()
+        move = self.policy.choose(rules, obs, legal, rng)
+        if len(legal) > 1:
+            self.seconds.append(time.process_time() - t0)
+        return move
+
+
+def _init(rules: dict[str, Any], opponent: str, options: dict[str, Any], nplayers: int) -> None:
+    effort = {k: v for k, v in options.items() if k not in NOT_EFFORT}
     b = make_policy(opponent, **effort) if opponent.startswith("searcher") else make_policy(opponent)
-    _JOB.update(rules=RuleSet.from_dict(rules), a=make_policy("searcher", **options), b=b)
+    _JOB.update(rules=RuleSet.from_dict(rules), a=make_policy("searcher", **options), b=b, nplayers=nplayers)
 
 
-def _pair(seed: int) -> float:
-    return mirrored_pair(_JOB["rules"], 2, _JOB["a"], _JOB["b"], seed)
+def _pair(seed: int) -> tuple[float, list[float], list[float]]:
+    # Fresh timers per pair (the policies' memory of the last decision is per seat and game, and
+    # the timers only collect).
+    a, b = Timed(_JOB["a"]), Timed(_JOB["b"])
+    v = mirrored_pair(_JOB["rules"], _JOB["nplayers"], a, b, seed)
+    return v, a.seconds, b.seconds
 
 
 def matchup(
@@ -52,31 +84,53 @@ def matchup(
     jobs: int,
     options: dict[str, Any],
     deadline: float | None,
-) -> PairStats:
-    """Mirrored pairs of the searcher against ``opponent``, stopping at ``deadline`` if given."""
-    seeds = [pair_seed(seed, i) for i in range(pairs)]
+    nplayers: int = 2,
+    first: int = 0,
+) -> tuple[PairStats, list[float], list[float]]:
+    """Mirrored pairs ``first`` ... of the searcher against ``opponent``, stopping at ``deadline`` if
+    given, with the CPU seconds of every decision with a choice of each side."""
+    seeds = [pair_seed(seed, i) for i in range(first, first + pairs)]
     values: list[float] = []
-    init = (rules.to_dict(), opponent, options)
+    times_a: list[float] = []
+    times_b: list[float] = []
+    init = (rules.to_dict(), opponent, options, nplayers)
     with multiprocessing.Pool(jobs, initializer=_init, initargs=init) as pool:
-        for v in pool.imap(_pair, seeds):
+        for v, ta, tb in pool.imap(_pair, seeds):
             values.append(v)
+            times_a += ta
+            times_b += tb
             if len(values) % 25 == 0:
-                s = summarise("searcher", opponent, rules, 2, "round", values)
+                s = summarise("searcher", opponent, rules, nplayers, "round", values)
                 print(
-                    f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}",
+                    f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}"
+                    f"  [{_times(times_a, times_b, opponent)}]",
                     file=sys.stderr,
                     flush=True,
                 )
             if deadline is not None and time.time() > deadline and len(values) >= 2:
                 pool.terminate()
                 break
-    return summarise("searcher", opponent, rules, 2, "round", values)
+    return summarise("searcher", opponent, rules, nplayers, "round", values), times_a, times_b
+
+
+def _times(times_a: list[float], times_b: list[float], opponent: str) -> str:
+    """The median and mean CPU seconds per decision of each side (decisions with a choice)."""
+
+    def one(ts: list[float]) -> str:
+        if not ts:
+            return "-"
+        return f"median {1000 * statistics.median(ts):.1f} ms, mean {1000 * statistics.fmean(ts):.1f} ms"
+
+    return f"searcher {one(times_a)}; {opponent} {one(times_b)}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--first", type=int, default=0, help="the first pair's number (to go on with the pairs of a run)"
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--preset", action="append", choices=RuleSet.preset_names())
     ap.add_argument("--opponent", action="append", choices=("counter", "greedy", "random", "searcher-v1"))
@@ -84,6 +138,15 @@ def main() -> int:
     ap.add_argument("--min-samples", type=int, default=4)
     ap.add_argument("--nodes", type=int, default=25_000)
     ap.add_argument("--leaf", choices=LEAF_KINDS, default=HANDMADE, help="the searcher's leaf estimate")
+    ap.add_argument(
+        "--reply-worlds",
+        type=int,
+        default=0,
+        help="the searcher's Limits.reply_worlds: the other player's reply chosen on its own "
+        "information over this many worlds (0: the omniscient reply)",
+    )
+    ap.add_argument("--reply-depth", type=int, default=None, help="the searcher's Limits.reply_depth")
+    ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--json", type=Path, help="Also write the figures to this JSON file.")
     args = ap.parse_args()
@@ -93,6 +156,10 @@ def main() -> int:
         "nodes": args.nodes,
         "leaf": args.leaf,
     }
+    if args.reply_worlds:
+        options["reply_worlds"] = args.reply_worlds
+    if args.reply_depth is not None:
+        options["reply_depth"] = args.reply_depth
     deadline = time.time() + 60 * args.max_minutes if args.max_minutes else None
     results = []
     shown = True
@@ -100,9 +167,23 @@ def main() -> int:
         rules = RuleSet.from_preset(preset)
         for opponent in args.opponent or ["counter", "greedy"]:
             t0 = time.perf_counter()
-            stats = matchup(rules, opponent, args.pairs, args.seed, args.jobs, options, deadline)
+            stats, ta, tb = matchup(
+                rules, opponent, args.pairs, args.seed, args.jobs, options, deadline, args.players, args.first
+            )
             print(f"{stats.text()}  [searcher {options}, {time.perf_counter() - t0:.0f}s]", flush=True)
-            results.append(stats.to_json() | {"searcher_options": options})
+            print(f"  CPU per decision: {_times(ta, tb, opponent)}", flush=True)
+            results.append(
+                stats.to_json()
+                | {
+                    "searcher_options": options,
+                    "first": args.first,
+                    "values": list(stats.values),
+                    "median_seconds": {
+                        "searcher": statistics.median(ta) if ta else None,
+                        opponent: statistics.median(tb) if tb else None,
+                    },
+                }
+            )
             shown = shown and stats.low > 0
     if args.json:
         atomic_write_bytes(args.json, dumps({"seed": args.seed, "results": results}))

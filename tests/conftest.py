@@ -1,4 +1,4 @@
-"""Shared helpers: build a position from compact notation."""
+"""Shared helpers: build a position from compact notation; the Hypothesis profile of the suite."""
 
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from casino_coach.engine.movegen import ACTION_NAMES, Move, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_table
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
+
+# No per-example deadline: the machines that run the suite are shared, and a loaded one made a
+# 200 ms deadline fail examples that take milliseconds when the machine is quiet.
+settings.register_profile("shared-machine", deadline=None)
+settings.load_profile("shared-machine")
 
 
 def position(

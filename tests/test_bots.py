@@ -123,16 +123,22 @@ def test_searcher_v1_is_the_frozen_baseline() -> None:
     assert light.limits == Limits(samples=6, nodes=5_000, leaf="handmade")
     with pytest.raises(CoachError, match=r"searcher-v1.*handmade"):
         make_policy("searcher-v1", leaf="learned")
+    with pytest.raises(CoachError, match=r"searcher-v1.*omniscient"):
+        make_policy("searcher-v1", reply_worlds=4)
+    assert (V1_LIMITS.reply_worlds, V1_LIMITS.reply_depth) == (0, 3)
     with pytest.raises(CoachError, match=r"searcher-v1.*unknown option 'speed'"):
         make_policy("searcher-v1", speed=3)
 
 
-@pytest.mark.parametrize("name", ["searcher", "searcher-v1"])
-def test_the_searchers_play_legal_moves(name: str) -> None:
-    for preset, n in (("classic", 2), ("royal", 3)):
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("searcher", {}), ("searcher-v1", {}), ("searcher", {"reply_worlds": 2, "reply_depth": 1})],
+)
+def test_the_searchers_play_legal_moves(name: str, options: dict[str, int]) -> None:
+    for preset, n in (("classic", 2), ("royal", 3), ("classic", 4)):
         rules = RuleSet.from_preset(preset)
         game = Game(rules, n, seed=3, max_rounds=1)
-        policy = make_policy(name, samples=2, min_samples=1, nodes=600)
+        policy = make_policy(name, samples=2, min_samples=1, nodes=600, **options)
         rng = random.Random(1)
         plies = 0
         while not game.over and plies < 14 * n:  # the first deals: enough to reach two deal ends

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
 import pytest
+from conftest import position
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search import Limits, evaluate, evaluate_world
+from casino_coach.search.expectimax import _Ladder, _Replies, decision_seed
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -118,3 +122,65 @@ def test_the_node_budget_searches_shallower_rather_than_on_fewer_worlds() -> Non
     assert not full.shallow and full.samples == 16 and full.nodes > 3000
     cut = evaluate(CLASSIC, obs, Limits(samples=16, min_samples=16, nodes=3000))
     assert cut.shallow and cut.samples == 16 and cut.depth is not None and cut.depth < 8
+
+
+# --- replies chosen on the replier's own information (Limits.reply_worlds) -----------------------
+
+
+def _reply_position(ours: str) -> RoundState:
+    """Seat 1 to reply with 7H or 9H (it can only trail: nothing on the table pairs or builds with
+    them), seat 0 holding ``ours``; 7D and 7C are captured already, three 9s are in the stock. From
+    seat 1's view seat 0 holds a 9 three times as often as a 7."""
+    s = position(CLASSIC, [ours, "7H 9H"], "KH", to_move=1, stock=parse_hand("9S 9D 9C 2H 3H 4H 5H 6H"))
+    return s._replace(captured=(parse_hand("7D 7C"), 0))
+
+
+def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
+    # Knowing seat 0's hand (7S), perfect-information search trails the 9 that it cannot take; not
+    # knowing it, seat 1 trails the 7, the card seat 0 is less likely to pair.
+    truth = _reply_position("7S")
+    omniscient = evaluate_world(CLASSIC, truth, Limits(depth=2))
+    assert move_text(omniscient.moves[0].move) == "9H"
+    replies = _Replies(CLASSIC, 0, 2, 12, 1, 3, "handmade", random.Random(1))  # every world of 9
+    chosen = replies.choose(truth)
+    assert chosen is not None and move_text(chosen) == "7H"
+    # Another hand of seat 0 with the same cards unseen by seat 1 gets the same reply, from the
+    # same view (chosen once): seat 1's reply cannot depend on seat 0's hidden cards.
+    other = _reply_position("9S")._replace(stock=parse_hand("7S 9D 9C 2H 3H 4H 5H 6H"))
+    assert observe(other, 1) == observe(truth, 1)
+    assert replies.choose(other) == chosen and len(replies.chosen) == 1
+    # In the world, a move of seat 0 is then valued after that reply: seat 0 takes the 7.
+    before = truth._replace(hands=(truth.hands[0] | parse_hand("KS"), truth.hands[1]), to_move=0)
+    ladder = _Ladder(
+        CLASSIC, 0, 2, 0, 4, None, "handmade", _Replies(CLASSIC, 0, 2, 12, 1, 4, "handmade", random.Random(1))
+    )
+    (rv,) = ladder.root_values(before, [parse_move("KS x KH")])
+    assert rv.reply is not None and move_text(rv.reply) == "7H"
+    assert [move_text(m) for m in rv.line[:3]] == ["KS x KH", "7H", "7S x 7H"]
+
+
+def test_no_reply_is_chosen_without_a_choice_or_in_the_last_deal() -> None:
+    replies = _Replies(CLASSIC, 0, 2, 8, 1, 3, "handmade", random.Random(1))
+    last = _reply_position("7S")._replace(stock=0, more=False)
+    assert replies.choose(last) is None  # a counting player knows every card there
+    one = _reply_position("7S")
+    one = one._replace(hands=(one.hands[0], parse_hand("9H")))
+    assert replies.choose(one) is None
+
+
+def test_the_replies_option_off_changes_nothing() -> None:
+    # The default is the omniscient reply, left out of the decision's seed: every analysis and
+    # searcher-v1 stay as they were.
+    s = reach(CLASSIC, 2, 11, 3, 1)
+    obs = observe(s, s.to_move)
+    assert decision_seed(CLASSIC, obs, Limits()) == decision_seed(CLASSIC, obs, Limits(reply_worlds=0))
+    assert decision_seed(CLASSIC, obs, Limits()) != decision_seed(CLASSIC, obs, Limits(reply_worlds=4))
+    light = Limits(samples=6, min_samples=2, nodes=20_000)
+    plain = evaluate(CLASSIC, obs, light)
+    replied = evaluate(CLASSIC, obs, dataclasses.replace(light, reply_worlds=4, reply_depth=1))
+    assert {m.move for m in plain.moves} == {m.move for m in replied.moves}
+    assert replied.nodes > 0
+    with pytest.raises(SearchError, match="reply_worlds"):
+        Limits(reply_worlds=-1)
+    with pytest.raises(SearchError, match="reply_depth"):
+        Limits(reply_depth=0)

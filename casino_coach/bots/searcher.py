@@ -1,15 +1,16 @@
 """The ``searcher`` bot: play the move the hidden-information search values most.
 
 ``SearcherPolicy(**options)`` takes the fields of ``Limits`` as options (``samples``, ``min_samples``,
-``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``, ``leaf``); the seed of
+``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``, ``leaf``, ``reply_worlds``,
+``reply_depth``); the seed of
 each search is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the
 game's seed and two decisions never reuse the same worlds. It implements the ``Policy`` protocol of
 ``bots/policies.py``: it decides from the seat's ``Observation`` only.
 
 ``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
-the handmade leaf, whatever the defaults become; its effort (``samples``, ``nodes`` ...) may be set,
-its leaf may not.
+the handmade leaf and the omniscient replies, whatever the defaults become; its effort (``samples``,
+``nodes`` ...) may be set, its leaf and replies may not.
 
 A decision too big to search (``TooBigToSearch``: a table of more loose cards or legal moves than the
 search takes on) gets the move worth most at once.
@@ -47,6 +48,8 @@ V1_LIMITS: Final = Limits(
     margin=0.2,
     nodes=100_000,
     leaf=HANDMADE,
+    reply_worlds=0,
+    reply_depth=3,
 )
 
 
@@ -96,7 +99,10 @@ class SearcherPolicy:
 
 
 def searcher_v1(**options: Any) -> SearcherPolicy:
-    """The frozen baseline searcher: ``V1_LIMITS`` with ``options`` for its effort, the handmade leaf."""
+    """The frozen baseline searcher: ``V1_LIMITS`` with ``options`` for its effort, the handmade leaf
+    and the omniscient replies of perfect-information Monte Carlo."""
     if "leaf" in options:
         raise SearchError("bot 'searcher-v1': its leaf is the handmade one, always (the frozen baseline)")
+    if "reply_worlds" in options or "reply_depth" in options:
+        raise SearchError("bot 'searcher-v1': its replies are the omniscient ones (the frozen baseline)")
     return SearcherPolicy("searcher-v1", V1_LIMITS, **options)

@@ -21,10 +21,11 @@ import math
 import random
 import time
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from typing import Any, Final
 
 from casino_coach.engine.movegen import Move, apply, legal_moves
-from casino_coach.engine.observation import Observation, as_state
+from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
@@ -41,6 +42,7 @@ from casino_coach.search.result import (
     value_key,
 )
 from casino_coach.search.solver import (
+    INF,
     MoveOrder,
     OutOfNodes,
     RootValue,
@@ -61,6 +63,79 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
     return max(0, cards_in_hands - depth)
 
 
+class _Replies:
+    """The reply to each root move chosen on the replier's own information (``Limits.reply_worlds``),
+    against the omniscient reply of perfect-information Monte Carlo.
+
+    In a sampled world the seat that replies to a root move sees the searcher's hand there, so it
+    answers every build and every card left on the table perfectly, and the searcher values leaving
+    anything as if it always would. Here the replier sees what it can see: its own hand and the
+    table after the root move (``observe``: the searcher's hand, the stock and any other hand are
+    unseen to it, and a build the searcher owns tells it that the searcher holds its value, as the
+    sampler's must-hold rule says). ``worlds`` deals of those cards (all of them when they are that
+    few, else balanced draws) are searched ``depth`` plies after each reply, then the leaf estimate;
+    the reply best on average for the replier's side is then the one played in the world. The choice
+    depends on the replier's view only, so it is made once per view and decision (``chosen``).
+    Cards still to come only: in the last deal of a 2-player round a counting player knows every
+    card, and there the searcher's reply is already the replier's.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        side: int,
+        nsides: int,
+        worlds: int,
+        depth: int,
+        in_hands: int,
+        leaf: str,
+        rng: random.Random,
+    ) -> None:
+        self.rules = rules
+        self.side = side
+        self.nsides = nsides
+        self.worlds = worlds
+        # Its own solver (its horizon is not the decision's): after the root move and the reply,
+        # ``depth`` plies more.
+        self.solver = Solver(rules, side, nsides, max(0, in_hands - 2 - depth), leaf)
+        self.rng = rng
+        self.chosen: dict[Observation, Move] = {}
+
+    def choose(self, state: RoundState) -> Move | None:
+        """The reply of the seat to move in ``state`` (a world's full state after a root move, its
+        stock included), or None when it has no choice."""
+        seat = state.to_move
+        if not state.hands[seat] or not state.more:
+            return None
+        solver = self.solver
+        replies = solver.moves(canonical(state))
+        if len(replies) < 2:
+            return None
+        view = observe(state, seat)
+        got = self.chosen.get(view)
+        if got is not None:
+            return got
+        rules = self.rules
+        if count_worlds(view) <= self.worlds:
+            worlds = [(w, w.probability) for w in enumerate_worlds(rules, view)]
+        else:
+            worlds = [(w, 1.0) for w in islice(balanced_worlds(rules, view, self.rng), self.worlds)]
+        states = [(canonical(world_state(view, w)), p) for w, p in worlds]
+        # Values are the searcher's side's: the replier's own side maximises them, any other side
+        # minimises them (two sides exactly; more, the solver's paranoid rule).
+        sign = 1.0 if seat % self.nsides == self.side else -1.0
+        best = replies[0]
+        best_value = -INF
+        for r in replies:
+            total = 0.0
+            for st, p in states:
+                total += p * solver.search(apply(rules, st, r), -INF, INF)
+            if sign * total > best_value + 1e-9:
+                best, best_value = r, sign * total
+        self.chosen[view] = best
+        return best
+
+
 class _Ladder:
     """The solver of a decision, and shallower ones to fall back on: when one world alone takes more
     than the node budget (a table full of cards in Royal can), that world and the rest are searched
@@ -78,17 +153,25 @@ class _Ladder:
         budget: int | None,
         leaf: str = HANDMADE,
         cap: int | None = None,
+        replies: _Replies | None = None,
     ) -> None:
         self.rules = rules
         self.side = side
         self.nsides = nsides
         self.in_hands = in_hands
         self.leaf = leaf
-        self.solvers = [Solver(rules, side, nsides, horizon, leaf)]
+        self.replies = replies
+        self.solvers = [self._solver(horizon)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
         self.cap = cap
         self.shallow = False
+
+    def _solver(self, horizon: int) -> Solver:
+        solver = Solver(self.rules, self.side, self.nsides, horizon, self.leaf)
+        if self.replies is not None:
+            solver.share_caches(self.replies.solver)
+        return solver
 
     @property
     def nodes(self) -> int:
@@ -106,14 +189,32 @@ class _Ladder:
                 limit = min(limit, solver.nodes + max(0, self.cap - self.nodes))
             solver.node_limit = limit
             try:
+                if self.replies is not None and state.more:
+                    return [self._replied(solver, state, m) for m in moves]
                 return solver.root_values(state, moves)
             except OutOfNodes:
                 if self.cap is not None and self.nodes >= self.cap:
                     del self.depths[:-1]
                 depth = self.depths.pop(0)
                 horizon = self.in_hands - depth
-                self.solvers.append(Solver(self.rules, self.side, self.nsides, horizon, self.leaf))
+                self.solvers.append(self._solver(horizon))
                 self.shallow = True
+
+    def _replied(self, solver: Solver, state: RoundState, move: Move) -> RootValue:
+        """A root move's value in the world ``state`` when the reply to it is the one the replier
+        chooses on its own information (``_Replies``); the search goes on from there as usual."""
+        assert self.replies is not None
+        rules = self.rules
+        child = apply(rules, state, move)
+        reply = None
+        if self.in_hands - 1 > solver.horizon:  # else the search stops after the move anyway
+            reply = self.replies.choose(child)
+        if reply is None:
+            c = canonical(child)
+            return RootValue(move, solver.search(c, -INF, INF), (move, *solver.principal_line(c)))
+        g = canonical(apply(rules, child, reply))
+        value = solver.search(g, -INF, INF)
+        return RootValue(move, value, (move, reply, *solver.principal_line(g)), reply)
 
 
 class _CasinoValuer:
@@ -174,6 +275,7 @@ MAX_MOVES: Final = 300
 # of the bundled logs takes more than two thirds of the budget.
 NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
+_REPLY_SALT: Final = 0x5EED_2E91  # the replies' worlds come from their own generator
 
 
 def check_table(loose: int) -> None:
@@ -210,15 +312,23 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     return sorted(moves, key=MoveOrder(rules))
 
 
+# Limits fields left out of ``decision_seed`` at their default values.
+_LATER_OPTIONS: Final = frozenset({"leaf", "reply_worlds", "reply_depth"})
+
+
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
     """The seed of a decision's worlds, from the decision itself: the rules, the observation, the
     limits (``Limits.seed`` is a salt: other seeds, other worlds) and the evidence. Never from where
     the position stands in a log or which command asks, so every command that searches the same
     position with the same settings draws the same worlds, in the same order (whichever move it
     judges: the move played only decides how many of them are searched)."""
-    # The leaf is part of the key only when it is not the default, so that the seeds (and every
-    # analysis) stay what they were before it could be chosen.
-    fields = [f.name for f in dataclasses.fields(limits) if f.name != "leaf" or limits.leaf != HANDMADE]
+    # The options added since (the leaf, the replies) are part of the key only when they are not
+    # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
+    fields = [
+        f.name
+        for f in dataclasses.fields(limits)
+        if f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default
+    ]
     settings = tuple(getattr(limits, name) for name in fields)
     key = repr(
         (
@@ -300,7 +410,8 @@ def evaluate(
     check_moves(len(moves))
     if focus is not None and focus not in moves:
         raise SearchError(f"{focus.describe()} is not a legal move of this decision")
-    rng = random.Random(decision_seed(rules, obs, limits, evidence))
+    seed = decision_seed(rules, obs, limits, evidence)
+    rng = random.Random(seed)
     weigh = Likelihood(rules, evidence) if evidence else None
     stream, population = _worlds(rules, obs, limits, rng, weigh)
     drawn: list[tuple[World, float]] = []
@@ -321,11 +432,23 @@ def evaluate(
     )
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
+    replies = None
+    if limits.reply_worlds and obs.stock_count > 0:
+        replies = _Replies(
+            rules,
+            side,
+            obs.nsides,
+            limits.reply_worlds,
+            limits.reply_depth,
+            in_hands,
+            limits.leaf,
+            random.Random(seed ^ _REPLY_SALT),
+        )
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
         left = cap - nodes if cap is not None else None
-        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, left)
+        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, left, replies)
         race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
@@ -334,6 +457,8 @@ def evaluate(
         # Too few worlds fit in the node budget at this depth: search them again shallower.
         if not (out_of_nodes and done < floor and attempt < len(horizons) - 1):
             break
+    if replies is not None:
+        nodes += replies.solver.nodes
     values_se = race.results(population)
     order = sorted(
         range(len(moves)),
@@ -378,7 +503,10 @@ def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> 
     solver.node_limit = 1 << 62  # explaining is not searching: it neither stops nor counts
     try:
         child = apply(rules, s, rv.move)
-        line = (rv.move, *solver.proving_line(child, rv.value))
+        if rv.reply is None:
+            line = (rv.move, *solver.proving_line(child, rv.value))
+        else:  # the reply was chosen outside the world's search: the proof starts after it
+            line = (rv.move, rv.reply, *solver.proving_line(apply(rules, child, rv.reply), rv.value))
     finally:
         solver.node_limit, solver.nodes = budget, used
     gained = [0] * s.nsides

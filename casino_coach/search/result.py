@@ -60,6 +60,14 @@ class Limits(Frozen):
     # The estimate where a search stops before the end of the round (``leaf.LEAF_KINDS``): the
     # handmade card odds, or the learned deal-end value fitted by scripts/fit_leaf.py.
     leaf: str = HANDMADE
+    # The other side's reply to each root move (the first ply, in deals with cards still to come):
+    # 0 keeps perfect-information Monte Carlo's reply, the best one knowing the searcher's hand in
+    # each world; N > 0 chooses it on the replier's own information instead: N worlds of the cards
+    # that player cannot see (the searcher's hand re-dealt as far as that player knows it), each
+    # searched ``reply_depth`` plies after the reply, and the reply best on average there is then
+    # valued in the world (``expectimax._Replies``).
+    reply_worlds: int = 0
+    reply_depth: int = 3
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
@@ -82,6 +90,10 @@ class Limits(Frozen):
         if not self.separation >= 0:
             raise SearchError(f"separation must be at least 0, got {self.separation}")
         check_leaf(self.leaf)
+        if self.reply_worlds < 0:
+            raise SearchError(f"reply_worlds must be at least 0, got {self.reply_worlds}")
+        if self.reply_depth < 1:
+            raise SearchError(f"reply_depth must be at least 1 ply, got {self.reply_depth}")
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,9 @@ class RootValue(NamedTuple):
     move: Move
     value: float
     line: tuple[Move, ...]  # the move, then the principal continuation
+    # The reply the value was searched after when it was chosen outside this world's minimax (on
+    # the replier's own information, ``Limits.reply_worlds``); None when the search chose it.
+    reply: Move | None = None
 
 
 def canonical(state: RoundState) -> RoundState:
@@ -189,6 +192,12 @@ class Solver:
         self._moves: dict[tuple[int, int, int, tuple[Build, ...], int], list[Move]] = {}
         self._partner = rules.build_for_partner != "never"
         self.order = MoveOrder(rules)
+
+    def share_caches(self, other: Solver) -> None:
+        """Use ``other``'s move lists and leaf values (a solver of the same rules, side and leaf at
+        another horizon): both depend on the position only."""
+        self._moves = other._moves
+        self.eval = other.eval
 
     def moves(self, s: RoundState) -> list[Move]:
         """The legal moves of ``s``, best-looking first (cached; do not modify the list)."""
