@@ -50,6 +50,10 @@ def test_last_deal_of_two_players_is_exact(rules: RuleSet, seed: int, plies: int
         w = evaluate_world(rules, s)
     except TooBigToSearch:  # random play can pile up a table too big to search
         reject()
+    if r.shallow or w.shallow:
+        # a crowded Royal table can pass the node budget even in the last deal: then it says so
+        assert not r.exact and not w.exact
+        reject()
     assert r.exact and w.exact and r.samples == 1
     assert {mv.move: mv.ev for mv in r.moves} == pytest.approx({mv.move: mv.ev for mv in w.moves})
     assert all(mv.stderr == 0 for mv in r.moves)
@@ -152,7 +156,14 @@ def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
     # In the world, a move of seat 0 is then valued after that reply: seat 0 takes the 7.
     before = truth._replace(hands=(truth.hands[0] | parse_hand("KS"), truth.hands[1]), to_move=0)
     ladder = _Ladder(
-        CLASSIC, 0, 2, 0, 4, None, "handmade", _Replies(CLASSIC, 0, 2, 12, 1, 4, "handmade", random.Random(1))
+        CLASSIC,
+        0,
+        2,
+        0,
+        4,
+        None,
+        "handmade",
+        replies=_Replies(CLASSIC, 0, 2, 12, 1, 4, "handmade", random.Random(1)),
     )
     (rv,) = ladder.root_values(before, [parse_move("KS x KH")])
     assert rv.reply is not None and move_text(rv.reply) == "7H"

@@ -152,6 +152,7 @@ class _Ladder:
         in_hands: int,
         budget: int | None,
         leaf: str = HANDMADE,
+        *,
         cap: int | None = None,
         replies: _Replies | None = None,
     ) -> None:
@@ -448,7 +449,9 @@ def evaluate(
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
         left = cap - nodes if cap is not None else None
-        solver = _Ladder(rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, left, replies)
+        solver = _Ladder(
+            rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap=left, replies=replies
+        )
         race = Race(moves, focus)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
@@ -537,7 +540,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     solver = _Ladder(
-        rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap
+        rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap=cap
     )
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
