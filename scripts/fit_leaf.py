@@ -37,11 +37,10 @@ from typing import Any
 
 import numpy as np
 
+from casino_coach.bots.arena import deal_ends
 from casino_coach.bots.policies import Policy, make_policy
-from casino_coach.engine.movegen import apply, legal_moves
-from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState, deal, deals_per_round, new_round, shuffle_round, sides_for
+from casino_coach.engine.state import RoundState, deals_per_round
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.leaf import (
@@ -82,21 +81,8 @@ def play_round(rules: RuleSet, nplayers: int, bots: Sequence[Policy], seed: int,
     """Round ``index`` of a run: its own generator (cards and bots) from the seed, the rules and the
     index; seat ``s`` plays ``bots[(s + index) % len(bots)]``, the dealer is ``index % nplayers``."""
     rng = random.Random(f"fit-leaf:{seed}:{rules.preset}:{nplayers}:{index}")
-    nsides = sides_for(nplayers, rules.partnerships)
-    sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, nsides, index % nplayers, sh.table, sh.deals[0])
     seats = [bots[(seat + index) % len(bots)] for seat in range(nplayers)]
-    ends: list[RoundState] = []
-    i = 1
-    while not s.is_over:
-        if s.needs_deal:
-            ends.append(s)
-            s = deal(s, sh.deals[i])
-            i += 1
-        moves = legal_moves(rules, s)
-        seat = s.to_move
-        move = moves[0] if len(moves) == 1 else seats[seat].choose(rules, observe(s, seat), moves, rng)
-        s = apply(rules, s, move)
+    ends, s = deal_ends(rules, seats, index % nplayers, rng)
     points = tuple(final_points(rules, s))
     return [(e, points) for e in ends]
 

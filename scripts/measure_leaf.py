@@ -21,12 +21,11 @@ import argparse
 import random
 from collections import defaultdict
 
+from casino_coach.bots.arena import deal_ends
 from casino_coach.bots.policies import make_policy
 from casino_coach.engine.cards import FULL_DECK, iter_cards
-from casino_coach.engine.movegen import apply, legal_moves
-from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.state import RoundState
 from casino_coach.search.leaf import deals_to_come, table_class
 
 Tally = defaultdict[tuple[object, ...], list[int]]
@@ -35,20 +34,7 @@ Tally = defaultdict[tuple[object, ...], list[int]]
 def play_round(rules: RuleSet, rng: random.Random, dealer: int) -> tuple[list[RoundState], RoundState]:
     """One counter-vs-counter round: the states at the ends of deals 1..5, and the final state."""
     policy = make_policy("counter")
-    sh = shuffle_round(rng, 2)
-    s = new_round(2, 2, dealer, sh.table, sh.deals[0])
-    ends = []
-    i = 1
-    while not s.is_over:
-        if s.needs_deal:
-            ends.append(s)
-            s = deal(s, sh.deals[i])
-            i += 1
-        moves = legal_moves(rules, s)
-        seat = s.to_move
-        move = moves[0] if len(moves) == 1 else policy.choose(rules, observe(s, seat), moves, rng)
-        s = apply(rules, s, move)
-    return ends, s
+    return deal_ends(rules, [policy, policy], dealer, rng)
 
 
 def tally(

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points
-from casino_coach.engine.state import check_players, sides_for
+from casino_coach.engine.state import RoundState, check_players, deal, new_round, shuffle_round, sides_for
 from casino_coach.errors import CoachError
 from casino_coach.formats.game import Game
 from casino_coach.workers import worker_pool
@@ -75,6 +77,29 @@ class PairStats:
             "a_better": self.a_better,
             "b_better": self.b_better,
         }
+
+
+def deal_ends(
+    rules: RuleSet, seats: Sequence[Policy], dealer: int, rng: random.Random
+) -> tuple[list[RoundState], RoundState]:
+    """One round from a shuffle of ``rng``, seat ``s`` played by ``seats[s]`` (a forced move is played
+    without asking): the states at the end of every deal but the last, and the round's last state.
+    What the leaf's measurements (``scripts/measure_leaf.py``, ``scripts/fit_leaf.py``) learn from."""
+    nplayers = len(seats)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, sides_for(nplayers, rules.partnerships), dealer, sh.table, sh.deals[0])
+    ends: list[RoundState] = []
+    i = 1
+    while not s.is_over:
+        if s.needs_deal:
+            ends.append(s)
+            s = deal(s, sh.deals[i])
+            i += 1
+        moves = legal_moves(rules, s)
+        seat = s.to_move
+        move = moves[0] if len(moves) == 1 else seats[seat].choose(rules, observe(s, seat), moves, rng)
+        s = apply(rules, s, move)
+    return ends, s
 
 
 def play(
