@@ -102,6 +102,8 @@ class WorkerPool:
             terminate()
             return
         processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        # Taken before shutdown, which forgets the executor's manager thread.
+        manager = getattr(self._executor, "_executor_manager_thread", None)
         self._executor.shutdown(wait=False, cancel_futures=True)
         for p in processes:
             if p.is_alive():
@@ -110,8 +112,7 @@ class WorkerPool:
             p.join()
         # Wait for the executor's manager thread to see the pool gone and close its wake-up pipe: else
         # the interpreter's exit may write to that pipe as it closes ("Exception ignored ... Bad file
-        # descriptor", a traceback after the one line of Ctrl-C, seen under load).
-        manager = getattr(self._executor, "_executor_manager_thread", None)
+        # descriptor", a traceback after the one line of Ctrl-C or of a killed worker, seen under load).
         if manager is not None:
             manager.join(timeout=10)
 
