@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from casino_coach.coach.analysis import (
     Thresholds,
     analyze,
     check_seats,
+    game_accuracy,
     luck_by_deal,
     move_accuracy,
     rate_move,
@@ -85,6 +87,29 @@ def test_accuracy_scale() -> None:
     assert move_accuracy(1.0) == pytest.approx(66.3, abs=0.1)
     assert move_accuracy(2.0) == pytest.approx(43.6, abs=0.1)
     assert move_accuracy(50.0) == 0.0
+
+
+def _lichess(lost: float) -> float:
+    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * lost) - 3.1669))
+
+
+def test_game_accuracy_is_lichess_aggregation_of_the_chances_given_up() -> None:
+    assert game_accuracy([]) is None
+    # One move giving up 20 points of winning percentage: its accuracy, as mean and harmonic mean.
+    assert game_accuracy([(60.0, 40.0)]) == pytest.approx(_lichess(20.0))
+    # Three moves: windows of 2 percentages over 50, 50, 30, 30 swing 0, 10 and 0 (weights 0.5,
+    # 10 and 0.5: the calm moves count little in the weighted mean), and the harmonic mean.
+    acc = [_lichess(0.0), _lichess(20.0), _lichess(0.0)]
+    weighted = (acc[0] * 0.5 + acc[1] * 10 + acc[2] * 0.5) / 11
+    harmonic = 3 / sum(1 / a for a in acc)
+    got = game_accuracy([(50.0, 50.0), (50.0, 30.0), (30.0, 30.0)])
+    assert got == pytest.approx((weighted + harmonic) / 2)
+    # A move that gave up everything makes the harmonic mean 0 (and its window's swing of 25 counts
+    # as 12, the most); a move that gained counts as 100%.
+    assert game_accuracy([(100.0, 0.0), (50.0, 50.0)]) == pytest.approx(
+        (0.0 * 12 + _lichess(0.0) * 0.5) / 12.5 / 2
+    )
+    assert game_accuracy([(40.0, 45.0)]) == pytest.approx(_lichess(0.0))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -208,6 +233,10 @@ def test_whole_round_is_rated_and_summed_up() -> None:
         assert sum(s.classes.values()) == s.unforced
         assert s.loss_total == pytest.approx(sum(m.loss or 0 for m in unforced))
         assert s.accuracy is None or 0 <= s.accuracy <= 100
+        # Classic 2-player has a table of winning chances: the accuracy for the game is Lichess's.
+        chances = [m.chances() for m in unforced]
+        assert s.game_accuracy == game_accuracy([c for c in chances if c is not None])
+        assert s.game_accuracy is not None and 0 <= s.game_accuracy <= 100
         assert s.luck_adjusted == pytest.approx(s.result - s.luck_total)
         assert {(x.round, x.deal) for x in s.luck} == {(0, d) for d in range(6)}
     assert a.summaries[0].result == pytest.approx(-a.summaries[1].result)

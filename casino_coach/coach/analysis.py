@@ -20,7 +20,10 @@ total and per decision, an accuracy percentage and the luck of the deals.
 **Accuracy** adapts Lichess's formula from win-percentage to round points: a move's accuracy is
 ``103.1668 * exp(-0.04354 * d) - 3.1669`` (clamped to 0..100) where ``d = 100 * loss / 11`` is the loss
 as a percentage of the 11 points a round distributes; a player's accuracy is the mean over unforced
-moves. A loss of 0.1 point scores 99%, 0.5 about 81%, 1 point 66%, 2 points (Big Casino) 44%.
+moves. A loss of 0.1 point scores 99%, 0.5 about 81%, 1 point 66%, 2 points (Big Casino) 44%. Where
+the rules have a table of winning chances (``coach.winning``), the **game accuracy** is Lichess's own:
+from the chance of winning the game each move gave up, aggregated as Lichess aggregates a game
+(``game_accuracy``).
 
 **Luck** of a deal for a side: the value of its first decision in the deal (its best move's value, from
 what it then knew) minus the value its side had just before the cards were dealt (the played value of
@@ -35,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -122,10 +126,33 @@ class Thresholds:
         return MoveClass.BLUNDER
 
 
+def percent_accuracy(lost: float) -> float:
+    """Lichess's accuracy of a move, in percent, from the percentage points it gave up."""
+    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * max(lost, 0.0)) - 3.1669))
+
+
 def move_accuracy(loss: float) -> float:
     """Accuracy of one move in percent (Lichess's formula on the loss as a share of 11 points)."""
-    d = 100.0 * max(loss, 0.0) / 11.0
-    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * d) - 3.1669))
+    return percent_accuracy(100.0 * loss / 11.0)
+
+
+def game_accuracy(chances: Sequence[tuple[float, float]]) -> float | None:
+    """A player's accuracy from winning chances, as Lichess computes a game's accuracy: each move's
+    accuracy (``percent_accuracy``) from the winning percentage it gave up, ``chances`` giving per move
+    in order the mover's side's winning percentage after the best move and after the move played; the
+    mean of the move accuracies weighted by how much the percentage swings around the move (the
+    standard deviation over a window of about a tenth of the moves, 2 to 8, clamped to 0.5-12), and
+    their harmonic mean, averaged. None without a move."""
+    if not chances:
+        return None
+    accuracies = [percent_accuracy(best - played) for best, played in chances]
+    series = [best for best, _ in chances] + [chances[-1][1]]
+    size = min(max(len(chances) // 10, 2), 8)
+    windows = [series[:size]] * (size - 2) + [series[i : i + size] for i in range(len(series) - size + 1)]
+    weights = [min(max(statistics.pstdev(w), 0.5), 12.0) for w in windows]
+    weighted = sum(a * w for a, w in zip(accuracies, weights, strict=True)) / sum(weights)
+    harmonic = len(accuracies) / sum(1 / a for a in accuracies) if min(accuracies) > 0 else 0.0
+    return (weighted + harmonic) / 2
 
 
 @dataclass(frozen=True)
@@ -199,6 +226,16 @@ class MoveAnalysis:
     # takes on (``search.expectimax.MAX_LOOSE``, ``MAX_MOVES``), in the words suggest and the engine use.
     not_judged: str | None = None
 
+    def chances(self) -> tuple[float, float] | None:
+        """The mover's side's chance to win the game, in percent, after the best move and after the
+        move played (``win``); None where the search gave no chances for both."""
+        if self.win is None or self.best is None:
+            return None
+        best, played = self.win.of(self.best), self.win.of(self.played)
+        if best is None or played is None:
+            return None
+        return 100.0 * best[self.side], 100.0 * played[self.side]
+
     @property
     def missed(self) -> bool:
         """A rated, unforced move that was not (as good as) the best: the best move is worth showing."""
@@ -236,6 +273,9 @@ class SeatSummary:
     result: float  # the side's actual margin over the played-out rounds
     luck_adjusted: float
     not_judged: int = 0  # moves of the player too big to search (``MoveAnalysis.not_judged``)
+    # The accuracy from winning chances (``game_accuracy``) over the unforced moves whose chances are
+    # known (a table for the rules); None without one.
+    game_accuracy: float | None = None
 
 
 # Plies searched per sampled world before the leaf estimate, by number of players: with more hands in
@@ -766,6 +806,7 @@ def summarize(
                 result,
                 result - luck_total,
                 sum(1 for m in moves if m.seat == seat and m.not_judged),
+                game_accuracy([c for c in (m.chances() for m in unforced) if c is not None]),
             )
         )
     return tuple(out)

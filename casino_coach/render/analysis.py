@@ -12,7 +12,7 @@ from rich.text import Text
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import loss_words, luck_words, mark_label, win_words
+from casino_coach.report.words import accuracy_words, loss_words, luck_words, mark_label, win_words
 
 CLASS_STYLES = {
     "best": "bold green",
@@ -45,7 +45,11 @@ def summary_table(a: GameAnalysis) -> Table:
     rows += [
         ("points lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
         ("lost per decision", [f"{s.loss_per_decision:.3f}" for s in a.summaries], ""),
-        ("accuracy", ["–" if s.accuracy is None else f"{s.accuracy:.1f}%" for s in a.summaries], ""),
+        ("accuracy", [accuracy_words(s) for s in a.summaries], ""),
+    ]
+    if any(s.game_accuracy is not None for s in a.summaries):
+        rows.append(("accuracy for the game", [accuracy_words(s, True) for s in a.summaries], ""))
+    rows += [
         ("luck of the deals", [f"{s.luck_total:+.2f}" for s in a.summaries], ""),
         ("result (margin)", [f"{s.result:+.2f}" for s in a.summaries], ""),
         ("luck-adjusted", [f"{s.luck_adjusted:+.2f}" for s in a.summaries], ""),

@@ -169,6 +169,7 @@ def summary_obj(s: SeatSummary) -> dict[str, Any]:
         "loss_total": _r(s.loss_total),
         "loss_per_decision": _r(s.loss_per_decision),
         "accuracy": _r(s.accuracy, 1),
+        "game_accuracy": _r(s.game_accuracy, 1),
         "luck": [{"round": x.round, "deal": x.deal, "points": _r(x.points)} for x in s.luck],
         "luck_total": _r(s.luck_total),
         "result": _r(s.result),
@@ -270,15 +271,15 @@ def to_markdown(a: GameAnalysis) -> str:
         "",
         "| Player | Moves | Unforced | "
         + " | ".join(c.value.capitalize() for c in CLASSES)
-        + " | Lost | Lost per decision | Accuracy | Luck | Result | Luck-adjusted |",
-        "|---" * (9 + len(CLASSES)) + "|",
+        + " | Lost | Lost per decision | Accuracy | Game accuracy | Luck | Result | Luck-adjusted |",
+        "|---" * (10 + len(CLASSES)) + "|",
     ]
     for s in a.summaries:
         out.append(
             f"| {markdown(s.player)} | {s.moves} | {s.unforced} | "
             + " | ".join(str(s.classes[c.value]) for c in CLASSES)
             + f" | {s.loss_total:.2f} | {s.loss_per_decision:.3f} | {accuracy_words(s)} | "
-            f"{s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |"
+            f"{accuracy_words(s, True)} | {s.luck_total:+.2f} | {s.result:+.2f} | {s.luck_adjusted:+.2f} |"
         )
     if any(s.not_judged for s in a.summaries):
         counts = ", ".join(f"{markdown(s.player)} {s.not_judged}" for s in a.summaries)
@@ -288,7 +289,8 @@ def to_markdown(a: GameAnalysis) -> str:
     out += [
         "",
         "Lost: expected round points lost against the search's best move. Accuracy: "
-        "Lichess's formula on the loss as a share of a round's 11 points. Luck: how much better "
+        "Lichess's formula on the loss as a share of a round's 11 points; for the game, Lichess's "
+        "accuracy from the chances of winning the game each move gave up. Luck: how much better "
         "the dealt cards were than an average deal from the same position.",
         "",
     ]

@@ -502,6 +502,11 @@ def summary_rows(a: GameAnalysis) -> list[dict[str, Any]]:
     ss = a.summaries
     rows: list[dict[str, Any]] = [
         {"label": "Accuracy", "css": "key", "cells": [accuracy_words(s) for s in ss]},
+        *(
+            [{"label": "Accuracy for the game", "css": "", "cells": [accuracy_words(s, True) for s in ss]}]
+            if any(s.game_accuracy is not None for s in ss)
+            else []
+        ),
         {"label": "Result (round margin)", "css": "", "cells": [f"{s.result:+.2f}" for s in ss]},
         {"label": "Luck of the deals", "css": "", "cells": [f"{s.luck_total:+.2f}" for s in ss]},
         {"label": "Luck-adjusted", "css": "", "cells": [f"{s.luck_adjusted:+.2f}" for s in ss]},

@@ -101,8 +101,11 @@ def luck_words(s: SeatSummary) -> str:
     return "; ".join(f"round {r + 1}: {' '.join(v)}" for r, v in sorted(rounds.items())) or "none"
 
 
-def accuracy_words(s: SeatSummary) -> str:
-    return "–" if s.accuracy is None else f"{s.accuracy:.1f}%"
+def accuracy_words(s: SeatSummary, game: bool = False) -> str:
+    """The accuracy in round points ("93.1%"), or with ``game`` from winning chances (where the
+    rules have a table)."""
+    value = s.game_accuracy if game else s.accuracy
+    return "–" if value is None else f"{value:.1f}%"
 
 
 def mark_label(m: MoveAnalysis) -> str:
