@@ -4,38 +4,46 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from rich.console import Console
 
+from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
     MoveAnalysis,
     MoveClass,
+    Thresholds,
     WorldCost,
+    analysis_limits,
     summarize,
 )
 from casino_coach.coach.explain import Explanation
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
 from casino_coach.render.analysis import move_panel
 from casino_coach.report.document import (
     ReportFormat,
     chart_svg,
+    move_obj,
     render,
     to_html,
     to_markdown,
     to_obj,
 )
-from casino_coach.report.words import loss_words
+from casino_coach.report.words import game_verdict_words, loss_words
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")
+REPLAYS = Path(__file__).parents[1] / "replays"
 PLAYERS = ('Ana <&> "A"', "Ben")
 
 
@@ -420,3 +428,48 @@ def test_game_chances_in_every_format() -> None:
     page = to_html(b)
     assert 'id="win-chart"' in page and "Chance to win the game" in page
     assert 'id="win-chart"' not in to_html(a)  # no chances, no chart
+
+
+def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
+    a = _analysis()
+    miss = a.moves[0]  # a blunder of 2.5 round points, searched exactly
+    assert miss.best is not None and miss.exact and miss.view is None
+    # The move played keeps more chance of winning the game than the round's best: right for the game.
+    win = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.65, 0.35))))
+    m = dataclasses.replace(miss, win=win)
+    text = game_verdict_words(m)
+    assert text == (
+        "Right for the game, wrong for the round: 4♦ trails leaves you 65% to win the game, 8♣ captures "
+        "3♥ 5♠ 60%; the 2.50 round points it gives up matter less"
+    )
+    assert move_obj(m, PLAYERS)["game_verdict"] == text
+    assert text in to_markdown(dataclasses.replace(a, moves=(m,)))
+    # Within GAME_EDGE (exact), or GAME_EDGE_ESTIMATED (estimated), the words say nothing.
+    close = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.61, 0.39))))
+    assert game_verdict_words(dataclasses.replace(miss, win=close)) is None
+    assert game_verdict_words(dataclasses.replace(m, exact=False)) is not None  # 5 points apart
+    near = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.63, 0.37))))
+    assert game_verdict_words(dataclasses.replace(miss, win=near)) is not None
+    assert game_verdict_words(dataclasses.replace(miss, win=near, exact=False)) is None
+    # The move played was best for the round, but another of the best moves wins the game more often.
+    other = parse_move("8C x 3H 5S")
+    best = dataclasses.replace(miss, best=miss.played, loss=0.0, cls=MoveClass.BEST)
+    win = WinChances((0.5, 0.5), ((miss.played, (0.30, 0.70)), (other, (0.45, 0.55))))
+    assert game_verdict_words(dataclasses.replace(best, win=win)) == (
+        "Right for the round, wrong for the game: 8♣ captures 3♥ 5♠ would leave you 45% to win the game, "
+        "the move played 30%"
+    )
+    assert game_verdict_words(best) is None  # no chances, no words
+
+
+def test_an_exact_last_deal_right_for_the_round_and_wrong_for_the_game() -> None:
+    # The bundled Dominican game, ply 88: 2-10 down, in the last deal (searched exactly), the move
+    # played is the best for the round, and 7♣ taking 2♦ 5♠ would have kept more chance of the game.
+    log = read_log(REPLAYS / "dominican-2p-full.json")
+    ply = replay(log).plies[88]
+    m = analysis._rate(log.rules, ply, analysis_limits(nplayers=2), Thresholds(), tuple(log.players), False)
+    assert m.exact and m.cls == MoveClass.BEST and m.view is not None and m.view.scores[m.side] == 2
+    text = game_verdict_words(m)
+    assert text is not None and text.startswith(
+        "Right for the round, wrong for the game: at 2-10, 7♣ captures 2♦ 5♠ would leave you"
+    )

@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
 from casino_coach.coach.winning import WinChances, decision_chances
@@ -548,10 +548,15 @@ def _rate(
     )
 
 
+# The moves whose game chances a verdict reads: the best few for the round, where the one best for
+# the game is (``report.words.game_verdict_words``), and the one played.
+WIN_MOVES: Final = 3
+
+
 def _win_moves(res: SearchResult, played: Move) -> list[MoveValue]:
-    """The moves whose game chances a verdict shows: the best, and the one played."""
-    best = res.moves[0]
-    return [best] if best.move == played else [best, res.value_of(played)]
+    """The moves whose game chances a verdict gives: the best few, and the one played."""
+    top = list(res.moves[:WIN_MOVES])
+    return top if any(mv.move == played for mv in top) else [*top, res.value_of(played)]
 
 
 _GOOD = (MoveClass.BEST, MoveClass.GOOD)

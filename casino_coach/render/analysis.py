@@ -12,7 +12,14 @@ from rich.text import Text
 from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import accuracy_words, loss_words, luck_words, mark_label, win_words
+from casino_coach.report.words import (
+    accuracy_words,
+    game_verdict_words,
+    loss_words,
+    luck_words,
+    mark_label,
+    win_words,
+)
 
 CLASS_STYLES = {
     "best": "bold green",
@@ -87,6 +94,9 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         lines.append(Text.assemble("• ", printable(e.text), (f"  ({e.points:.2f})", "bold red")))
     if m.verdict is not None:
         lines.append(Text(printable(m.verdict.text), style="magenta"))
+    disagree = game_verdict_words(m)
+    if disagree is not None:
+        lines.append(Text(disagree, style="magenta"))
     game = win_words(m)
     if game is not None:
         lines.append(Text(game, style="dim"))

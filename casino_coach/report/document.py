@@ -28,6 +28,7 @@ from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.text import markdown
 from casino_coach.report.words import (
     accuracy_words,
+    game_verdict_words,
     loss_words,
     luck_words,
     mark_label,
@@ -117,6 +118,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "shallow": m.shallow,
         "position": _position_obj(m.view),
         "win_chance": win_chance_obj(m.win, m.best, m.played, m.side),
+        "game_verdict": game_verdict_words(m),
         "not_judged": m.not_judged,
     }
 
@@ -252,6 +254,9 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
     lines += [f"  - {markdown(e.text)} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")
+    disagree = game_verdict_words(m)
+    if disagree is not None:
+        lines.append(f"  - {disagree}")
     game = win_words(m) if m.missed else None
     if game is not None:
         lines.append(f"  - {game}")

@@ -46,6 +46,7 @@ from casino_coach.formats.text import player_name, printable
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
     accuracy_words,
+    game_verdict_words,
     loss_basis,
     luck_words,
     mark_label,
@@ -441,6 +442,9 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
     game = win_words(m)
     if game is not None:
         d["game"] = game[0].upper() + game[1:] + "."
+    disagree = game_verdict_words(m)
+    if disagree is not None:
+        d["gameVerdict"] = disagree + "."
     if m.missed and m.best is not None and m.loss is not None:
         d["best"] = move_data(m.best)
         d["bestValue"] = _r2(m.best_value)

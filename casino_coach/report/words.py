@@ -4,6 +4,8 @@ JSON-facing code all say these things in these words."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
 
 
@@ -70,6 +72,47 @@ def win_words(m: MoveAnalysis) -> str | None:
     if best is not None:
         text += f" ({chance_words(best[side])} with the best move)"
     return text
+
+
+# How much more chance of winning the game a move must give than another before the words say the
+# game and the round disagree on them: where the search was exact (the last deal of a 2-player round)
+# the chances are exact for the table; before, they rest on the leaf's odds and sampled worlds, and a
+# smaller gap moves with the seed (seen on the bundled Dominican game: 3 points at one seed, under 2
+# at the next).
+GAME_EDGE: Final = 0.02
+GAME_EDGE_ESTIMATED: Final = 0.04
+
+
+def game_verdict_words(m: MoveAnalysis) -> str | None:
+    """The game and the round disagree (``MoveAnalysis.win``): the move played lost round points but
+    leaves more chance of winning the game than the best move for the round ("right for the game,
+    wrong for the round"), or it was right for the round while another of the best moves leaves at
+    least GAME_EDGE (GAME_EDGE_ESTIMATED where the search was not exact) more chance of winning the
+    game. None when they agree or no chances are known."""
+    if m.win is None or m.best is None or m.forced:
+        return None
+    side = m.side
+    played = m.win.of(m.played)
+    if played is None:
+        return None
+    at = ""
+    if m.view is not None and len(m.view.scores) == 2:
+        at = f"at {m.view.scores[side]:g}-{m.view.scores[1 - side]:g}, "
+    edge = GAME_EDGE if m.exact else GAME_EDGE_ESTIMATED
+    best = m.win.of(m.best)
+    if m.missed and best is not None and played[side] >= best[side] + edge:
+        return (
+            f"Right for the game, wrong for the round: {at}{m.played.describe()} leaves you "
+            f"{chance_words(played[side])} to win the game, {m.best.describe()} "
+            f"{chance_words(best[side])}; the {m.loss or 0.0:.2f} round points it gives up matter less"
+        )
+    top_move, top = max(m.win.after, key=lambda mc: mc[1][side])
+    if not m.missed and top_move != m.played and top[side] >= played[side] + edge:
+        return (
+            f"Right for the round, wrong for the game: {at}{top_move.describe()} would leave you "
+            f"{chance_words(top[side])} to win the game, the move played {chance_words(played[side])}"
+        )
+    return None
 
 
 def where(m: MoveAnalysis) -> str:

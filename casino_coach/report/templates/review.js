@@ -191,6 +191,7 @@
     }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
+    if (p.gameVerdict) { detail.appendChild(el("p", "verdict", p.gameVerdict)); }
     if (p.game) { detail.appendChild(el("p", "game note", p.game)); }
     if (p.alts) {
       detail.appendChild(el("div", "note", "The search's top moves (expected round points):"));
