@@ -80,7 +80,8 @@ _NUMERALS: Final = sum(RANK_MASK[r] for r in range(10))
 
 
 _SumsTable = tuple[tuple[int, ...], ...]
-_sums_cache: Final[dict[tuple[int, int], _SumsTable]] = {}
+# Keyed by one int, the mask shifted past the limit (at most 14): cheaper to hash and compare than a pair.
+_sums_cache: Final[dict[int, _SumsTable]] = {}
 _SUMS_CACHE_SIZE: Final = 1 << 17
 
 
@@ -90,13 +91,13 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
     Cached by card mask. A table one card short of the one asked for (the table before a trail) is
     usually cached already, and extending it by that card is much cheaper than starting again.
     """
-    got = _sums_cache.get((summable, limit))
+    got = _sums_cache.get(summable << 4 | limit)
     if got is not None:
         return got
     rest = summable
     while rest:
         bit = rest & -rest
-        parent = _sums_cache.get((summable ^ bit, limit))
+        parent = _sums_cache.get((summable ^ bit) << 4 | limit)
         if parent is not None:
             v = RANK[bit.bit_length() - 1] + 1
             out = list(parent)
@@ -112,7 +113,7 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
         got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
     if len(_sums_cache) >= _SUMS_CACHE_SIZE:
         _sums_cache.clear()
-    _sums_cache[(summable, limit)] = got
+    _sums_cache[summable << 4 | limit] = got
     return got
 
 
@@ -634,12 +635,19 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     take = move.take
     loose = state.loose
     builds = state.builds
-    if take:
+    if take and builds:
         builds = tuple(b for b in builds if not b.cards & take)
     captured = state.captured
     sweeps = state.sweeps
     last = state.last_capturer
-    round_over = not state.more and not any(hands)
+    # The round ends with this move when nothing more is to come and every hand is empty (a loop, not
+    # the builtin any(): that is a generic call in the compiled build).
+    round_over = not state.more
+    if round_over:
+        for h in hands:
+            if h:
+                round_over = False
+                break
     if move.action == CAPTURE:
         loose &= ~take
         cap = list(captured)

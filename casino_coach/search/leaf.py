@@ -471,8 +471,9 @@ class Evaluator:
                 _credit(pts, parts, "little", other, rules.points_little * (1 - p))
             if rules.points_ace:
                 for ace in iter_cards(m & ACES_MASK):
-                    _credit(pts, parts, f"ace{ace}", lead, rules.points_ace * p)
-                    _credit(pts, parts, f"ace{ace}", other, rules.points_ace * (1 - p))
+                    key = f"ace{ace}" if parts is not None else ""  # named only when asked for
+                    _credit(pts, parts, key, lead, rules.points_ace * p)
+                    _credit(pts, parts, key, other, rules.points_ace * (1 - p))
 
     def _majority(
         self,
