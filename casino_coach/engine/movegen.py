@@ -193,7 +193,7 @@ class _Table:
         if w <= self.limit:
             return self.by_sum[w]
         if w <= 13:
-            return tuple(1 << c for c in iter_cards(self.loose & RANK_MASK[w - 1]))
+            return tuple([1 << c for c in cards_of(self.loose & RANK_MASK[w - 1])])
         return ()
 
     def gatherings(self, b: int, v: int, alone_ok: bool, multi: bool) -> list[int]:
@@ -455,13 +455,14 @@ def _generate_simple(
             continue
         b = bv[c]
         ws = caps[c]
-        takes: Collection[int]
+        # A tuple, which the compiled build iterates natively (the order is the list's, sorted later).
+        takes: tuple[int, ...]
         if not b:
             takes = _court_takes(rules, tbl, ws[0])
         elif len(ws) == 1:
             takes = tbl.unions(ws[0])
         else:  # a Royal ace captures as 1 or as 14
-            takes = {t for w in ws for t in tbl.unions(w)}
+            takes = tuple({t for w in ws for t in tbl.unions(w)})
         for t in takes:
             out.append(_new(Move, (c, CAPTURE, t, 0)))
         if b:

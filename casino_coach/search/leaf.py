@@ -38,6 +38,7 @@ from casino_coach.engine.cards import (
     RANK,
     RANK_MASK,
     SPADES_MASK,
+    cards_of,
     iter_cards,
 )
 from casino_coach.engine.rules import RuleSet
@@ -446,7 +447,7 @@ class Evaluator:
         other = 1 - lead
         last = 1 if deals <= 1 else 0
         groups: dict[float, int] = {P_HIDDEN_BY_DEALS[min(deals, len(P_HIDDEN_BY_DEALS) - 1)]: rest}
-        for x in iter_cards(table):
+        for x in cards_of(table):  # a list: the compiled build makes a generator an object
             kind, k = table_class(rules, x, table, rest)  # no *args: a direct call when compiled
             p = table_odds(kind, k, last)
             groups[p] = groups.get(p, 0) | 1 << x
