@@ -561,17 +561,16 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
     ace14 = rules.ace_singleton_set_in_build and RANK[c] == 0 and rules.max_build == 14
 
     multi = rules.multi_set_build_creation
-
-    def gatherings(v: int) -> list[int]:
-        # A court (court_builds) only pairs: its set is the card alone, like a numeral worth v.
-        return tbl.gatherings(v if court else b, v, ace14 and v == 14, multi)
+    # ``tbl.gatherings(v if court else b, v, ace14 and v == 14, multi)`` below: a court (court_builds)
+    # only pairs, its set is the card alone, like a numeral worth v. (Written out, not a closure: the
+    # compiled build makes a closure an object on every call.)
 
     # Create: onto a non-empty set of loose cards, declaring v (single or multiple). Must-hold
     # (1.8.2) means v is one of the few capture values left in hand.
     for v in rest_caps:  # the final list is sorted once in legal_moves
         if (v != b if court else (v < b or v > maxb)) or not _value_free(rules, builds, v, ()):
             continue
-        for s in gatherings(v):
+        for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
             if s:  # a build is never the played card alone (1.7.1)
                 out.append(_new(Move, (c, BUILD, s, v)))
 
@@ -591,7 +590,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             extra: tuple[int, ...] = ()
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
-            for s in gatherings(v):
+            for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
                 out.append(_new(Move, (c, BUILD, bld.cards | s, v)))
                 for merged in _unions(extra) if extra else ():
                     out.append(_new(Move, (c, BUILD, bld.cards | s | merged, v)))
