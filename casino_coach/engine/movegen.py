@@ -80,7 +80,8 @@ _NUMERALS: Final = sum(RANK_MASK[r] for r in range(10))
 
 
 _SumsTable = tuple[tuple[int, ...], ...]
-_sums_cache: Final[dict[tuple[int, int], _SumsTable]] = {}
+# Keyed by one int, the mask shifted past the limit (at most 14): cheaper to hash and compare than a pair.
+_sums_cache: Final[dict[int, _SumsTable]] = {}
 _SUMS_CACHE_SIZE: Final = 1 << 17
 
 
@@ -90,13 +91,13 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
     Cached by card mask. A table one card short of the one asked for (the table before a trail) is
     usually cached already, and extending it by that card is much cheaper than starting again.
     """
-    got = _sums_cache.get((summable, limit))
+    got = _sums_cache.get(summable << 4 | limit)
     if got is not None:
         return got
     rest = summable
     while rest:
         bit = rest & -rest
-        parent = _sums_cache.get((summable ^ bit, limit))
+        parent = _sums_cache.get((summable ^ bit) << 4 | limit)
         if parent is not None:
             v = RANK[bit.bit_length() - 1] + 1
             out = list(parent)
@@ -112,7 +113,7 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
         got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
     if len(_sums_cache) >= _SUMS_CACHE_SIZE:
         _sums_cache.clear()
-    _sums_cache[(summable, limit)] = got
+    _sums_cache[summable << 4 | limit] = got
     return got
 
 
@@ -192,7 +193,7 @@ class _Table:
         if w <= self.limit:
             return self.by_sum[w]
         if w <= 13:
-            return tuple(1 << c for c in iter_cards(self.loose & RANK_MASK[w - 1]))
+            return tuple([1 << c for c in cards_of(self.loose & RANK_MASK[w - 1])])
         return ()
 
     def gatherings(self, b: int, v: int, alone_ok: bool, multi: bool) -> list[int]:
@@ -454,13 +455,14 @@ def _generate_simple(
             continue
         b = bv[c]
         ws = caps[c]
-        takes: Collection[int]
+        # A tuple, which the compiled build iterates natively (the order is the list's, sorted later).
+        takes: tuple[int, ...]
         if not b:
             takes = _court_takes(rules, tbl, ws[0])
         elif len(ws) == 1:
             takes = tbl.unions(ws[0])
         else:  # a Royal ace captures as 1 or as 14
-            takes = {t for w in ws for t in tbl.unions(w)}
+            takes = tuple({t for w in ws for t in tbl.unions(w)})
         for t in takes:
             out.append(_new(Move, (c, CAPTURE, t, 0)))
         if b:
@@ -559,17 +561,16 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
     ace14 = rules.ace_singleton_set_in_build and RANK[c] == 0 and rules.max_build == 14
 
     multi = rules.multi_set_build_creation
-
-    def gatherings(v: int) -> list[int]:
-        # A court (court_builds) only pairs: its set is the card alone, like a numeral worth v.
-        return tbl.gatherings(v if court else b, v, ace14 and v == 14, multi)
+    # ``tbl.gatherings(v if court else b, v, ace14 and v == 14, multi)`` below: a court (court_builds)
+    # only pairs, its set is the card alone, like a numeral worth v. (Written out, not a closure: the
+    # compiled build makes a closure an object on every call.)
 
     # Create: onto a non-empty set of loose cards, declaring v (single or multiple). Must-hold
     # (1.8.2) means v is one of the few capture values left in hand.
     for v in rest_caps:  # the final list is sorted once in legal_moves
         if (v != b if court else (v < b or v > maxb)) or not _value_free(rules, builds, v, ()):
             continue
-        for s in gatherings(v):
+        for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
             if s:  # a build is never the played card alone (1.7.1)
                 out.append(_new(Move, (c, BUILD, s, v)))
 
@@ -589,7 +590,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             extra: tuple[int, ...] = ()
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
-            for s in gatherings(v):
+            for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
                 out.append(_new(Move, (c, BUILD, bld.cards | s, v)))
                 for merged in _unions(extra) if extra else ():
                     out.append(_new(Move, (c, BUILD, bld.cards | s | merged, v)))
@@ -634,12 +635,19 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     take = move.take
     loose = state.loose
     builds = state.builds
-    if take:
+    if take and builds:
         builds = tuple(b for b in builds if not b.cards & take)
     captured = state.captured
     sweeps = state.sweeps
     last = state.last_capturer
-    round_over = not state.more and not any(hands)
+    # The round ends with this move when nothing more is to come and every hand is empty (a loop, not
+    # the builtin any(): that is a generic call in the compiled build).
+    round_over = not state.more
+    if round_over:
+        for h in hands:
+            if h:
+                round_over = False
+                break
     if move.action == CAPTURE:
         loose &= ~take
         cap = list(captured)

@@ -38,6 +38,7 @@ from casino_coach.engine.cards import (
     RANK,
     RANK_MASK,
     SPADES_MASK,
+    cards_of,
     iter_cards,
 )
 from casino_coach.engine.rules import RuleSet
@@ -446,7 +447,7 @@ class Evaluator:
         other = 1 - lead
         last = 1 if deals <= 1 else 0
         groups: dict[float, int] = {P_HIDDEN_BY_DEALS[min(deals, len(P_HIDDEN_BY_DEALS) - 1)]: rest}
-        for x in iter_cards(table):
+        for x in cards_of(table):  # a list: the compiled build makes a generator an object
             kind, k = table_class(rules, x, table, rest)  # no *args: a direct call when compiled
             p = table_odds(kind, k, last)
             groups[p] = groups.get(p, 0) | 1 << x
@@ -471,8 +472,9 @@ class Evaluator:
                 _credit(pts, parts, "little", other, rules.points_little * (1 - p))
             if rules.points_ace:
                 for ace in iter_cards(m & ACES_MASK):
-                    _credit(pts, parts, f"ace{ace}", lead, rules.points_ace * p)
-                    _credit(pts, parts, f"ace{ace}", other, rules.points_ace * (1 - p))
+                    key = f"ace{ace}" if parts is not None else ""  # named only when asked for
+                    _credit(pts, parts, key, lead, rules.points_ace * p)
+                    _credit(pts, parts, key, other, rules.points_ace * (1 - p))
 
     def _majority(
         self,

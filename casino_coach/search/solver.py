@@ -273,13 +273,18 @@ class Solver:
         return tuple(line)
 
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
+        """The minimax value of ``s`` within the window (alpha, beta), as alpha-beta bounds it."""
+        left = 0
+        for h in s.hands:
+            left += h.bit_count()
+        return self._search(s, alpha, beta, left)
+
+    def _search(self, s: RoundState, alpha: float, beta: float, left: int) -> float:
+        # ``left``: the cards in the hands of ``s``; every move plays one, so a child has one fewer
+        # (counted once, at the entry, instead of at every node).
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise OutOfNodes
-        hands = s.hands
-        left = 0
-        for h in hands:
-            left += h.bit_count()
         if left <= self.horizon:
             if left == 0 and not s.more:
                 return self.eval.final(s)
@@ -305,23 +310,24 @@ class Solver:
         moves = e.moves
         rules = self.rules
         a0, b0 = alpha, beta
-        best_i = e.best
-        # The stored best move first, then the rest in their order.
-        order = range(len(moves)) if best_i == 0 else (best_i, *[i for i in range(len(moves)) if i != best_i])
-        # Principal variation search: the first move with the full window, the others with a null
-        # window that only asks "better than the best so far?", searched again when they are.
-        first = True
+        best_i = first = e.best
+        left -= 1
+        # The stored best move first (k = 0), then the rest in their order: an index loop, which the
+        # compiled build runs natively.
         if s.to_move % self.nsides == self.root_side:
             best = -INF
-            for i in order:
+            for k in range(len(moves)):
+                i = first if k == 0 else k - 1 if k <= first else k
                 child = apply(rules, s, moves[i])
-                if first:
-                    v = self.search(child, alpha, beta)
-                    first = False
+                # Principal variation search: the first move with the full window, the others with a
+                # null window that only asks "better than the best so far?", searched again when they
+                # are.
+                if k == 0:
+                    v = self._search(child, alpha, beta, left)
                 else:
-                    v = self.search(child, alpha, alpha + NULL)
+                    v = self._search(child, alpha, alpha + NULL, left)
                     if alpha < v < beta:
-                        v = self.search(child, v, beta)
+                        v = self._search(child, v, beta, left)
                 if v > best:
                     best = v
                     best_i = i
@@ -331,15 +337,15 @@ class Solver:
                             break
         else:
             best = INF
-            for i in order:
+            for k in range(len(moves)):
+                i = first if k == 0 else k - 1 if k <= first else k
                 child = apply(rules, s, moves[i])
-                if first:
-                    v = self.search(child, alpha, beta)
-                    first = False
+                if k == 0:
+                    v = self._search(child, alpha, beta, left)
                 else:
-                    v = self.search(child, beta - NULL, beta)
+                    v = self._search(child, beta - NULL, beta, left)
                     if alpha < v < beta:
-                        v = self.search(child, alpha, v)
+                        v = self._search(child, alpha, v, left)
                 if v < best:
                     best = v
                     best_i = i
