@@ -1,18 +1,18 @@
-"""The game-winning table (casino_coach/coach/winning.json): measure, fit, check against whole games.
+"""The game-winning table (casino_coach/search/game_table.json): measure, fit, check against whole games.
 
 Three steps, each its own subcommand::
 
     python scripts/fit_game_table.py measure --preset classic --preset royal --preset dominican
         [--players 2] [--rounds 10000] [--bot counter] [--seed 1] [--jobs 2]
-    python scripts/fit_game_table.py fit [--preset P] [--players N]   # round_tallies.json -> winning.json
+    python scripts/fit_game_table.py fit [--preset P] [--players N]   # round_tallies.json -> game_table.json
     python scripts/fit_game_table.py show       # what the shipped tables say
     python scripts/fit_game_table.py check --preset dominican --from 0-0 --from 18-15 --games 400
 
 ``measure`` plays self-play rounds of one bot in every seat (seat 0 deals) and counts each round's
-tally (``scoring.Tally``, canonical: ``winning.canonical_tally``) with the dealer's side as side 0;
+tally (``scoring.Tally``, canonical: ``chances.canonical_tally``) with the dealer's side as side 0;
 the counts go to ``scripts/data/round_tallies.json``, one entry per rule set and number of players
 (an entry measured again is replaced). ``fit`` solves the game from every score by dynamic
-programming over those distributions (``winning.solve``, which scores every tally with the engine's
+programming over those distributions (``chances.solve``, which scores every tally with the engine's
 count-out and near-target rules) and writes the package's table. ``check`` plays whole games to the
 target from chosen scores with the same bot in every seat (the first dealer alternating over the
 games) and compares the share of games side 0 won with the table's chance: the table should lie
@@ -36,17 +36,17 @@ import orjson
 
 from casino_coach.bots.arena import game_from, play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.winning import (
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Tally, score_tally, tally_of
+from casino_coach.engine.state import sides_for
+from casino_coach.formats.files import atomic_write_bytes
+from casino_coach.search.chances import (
     TABLE_FILE,
     GameTable,
     canonical_tally,
     solve,
     tables_to_json,
 )
-from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Tally, score_tally, tally_of
-from casino_coach.engine.state import sides_for
-from casino_coach.formats.files import atomic_write_bytes
 
 DATA = Path(__file__).resolve().parent / "data" / "round_tallies.json"
 

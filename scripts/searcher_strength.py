@@ -17,6 +17,16 @@ replies chosen on its own information (``Limits.reply_worlds``). Each matchup al
 CPU seconds per decision (decisions with more than one legal move) of both sides.
 Progress goes to stderr every 25 pairs; with ``--max-minutes`` a matchup stops early and reports the
 pairs it played. Exit status 1 if an interval does not lie above zero.
+
+``--games N`` plays whole games to the target instead (issue 18): the searcher playing for the game
+(``goal=game``: in a close game, the move with the best chance to win it) against the same searcher
+playing for the round's margin (``goal=round``), with the same effort, on N/2 sequences of deals,
+each played twice with the seats swapped (``arena.mirrored_games``); it prints the games each won
+and the game-aware searcher's share of them with a 95% interval (over the pairs), per preset::
+
+    python scripts/searcher_strength.py --games 400 --jobs 2 --preset dominican [--samples 8 ...]
+
+Exit status 1 there if an interval does not lie above 50%.
 """
 
 from __future__ import annotations
@@ -31,11 +41,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from casino_coach.bots.arena import PairStats, mirrored_pair, pair_seed, summarise
+from casino_coach.bots.arena import (
+    GameShare,
+    PairStats,
+    game_share,
+    mirrored_games,
+    mirrored_pair,
+    pair_seed,
+    summarise,
+)
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.leaf import HANDMADE, LEAF_KINDS
@@ -54,9 +73,16 @@ class Timed:
         self.name = policy.name
         self.seconds: list[float] = []
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move:
         t0 = time.process_time()
-        move = self.policy.choose(rules, obs, legal, rng)
+        move = self.policy.choose(rules, obs, legal, rng, scores=scores)
         if len(legal) > 1:
             self.seconds.append(time.process_time() - t0)
         return move
@@ -113,6 +139,69 @@ def matchup(
     return summarise("searcher", opponent, rules, nplayers, "round", values), times_a, times_b
 
 
+def _init_games(rules: dict[str, Any], options: dict[str, Any], nplayers: int) -> None:
+    _JOB.update(
+        rules=RuleSet.from_dict(rules),
+        a=make_policy("searcher", goal="game", **options),
+        b=make_policy("searcher", goal="round", **options),
+        nplayers=nplayers,
+    )
+
+
+def _game_pair(seed: int) -> tuple[tuple[int, int], list[float], list[float]]:
+    a, b = Timed(_JOB["a"]), Timed(_JOB["b"])
+    # Distinct names, so that the bots' generators differ between the two searchers as in a pair.
+    a.name, b.name = "searcher-game", "searcher-round"
+    won = mirrored_games(_JOB["rules"], _JOB["nplayers"], a, b, seed)
+    return won, a.seconds, b.seconds
+
+
+def game_matchup(
+    rules: RuleSet,
+    games: int,
+    seed: int,
+    jobs: int,
+    options: dict[str, Any],
+    deadline: float | None,
+    nplayers: int = 2,
+    first: int = 0,
+) -> tuple[GameShare, list[float], list[float]]:
+    """``games`` whole games (``games // 2`` mirrored pairs from pair ``first``) of the searcher
+    playing for the game against the searcher playing for the round, stopping at ``deadline`` if
+    given, with the CPU seconds of every decision with a choice of each."""
+    seeds = [pair_seed(seed, i) for i in range(first, first + max(2, games // 2))]
+    won: list[tuple[int, int]] = []
+    times_a: list[float] = []
+    times_b: list[float] = []
+    with multiprocessing.Pool(
+        jobs, initializer=_init_games, initargs=(rules.to_dict(), options, nplayers)
+    ) as pool:
+        for w, ta, tb in pool.imap(_game_pair, seeds):
+            won.append(w)
+            times_a += ta
+            times_b += tb
+            if len(won) % 10 == 0:
+                g = game_share(won)
+                print(
+                    f"  {rules.preset}: {2 * len(won)} games, {g.a_won}-{g.b_won}, "
+                    f"{100 * g.share:.1f}% ± {100 * g.ci95:.1f}  [{_times(times_a, times_b, 'goal=round')}]",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            if deadline is not None and time.time() > deadline and len(won) >= 2:
+                pool.terminate()
+                break
+    return game_share(won), times_a, times_b
+
+
+def game_text(rules: RuleSet, nplayers: int, g: GameShare) -> str:
+    return (
+        f"searcher goal=game vs goal=round ({rules.describe()}, {nplayers} players, {2 * g.pairs} games "
+        f"to {rules.target} in {g.pairs} mirrored pairs): games won {g.a_won}-{g.b_won}, share "
+        f"{100 * g.share:.1f}%, 95% interval [{100 * g.low:.1f}%, {100 * g.high:.1f}%]"
+    )
+
+
 def _times(times_a: list[float], times_b: list[float], opponent: str) -> str:
     """The median and mean CPU seconds per decision of each side (decisions with a choice)."""
 
@@ -127,6 +216,13 @@ def _times(times_a: list[float], times_b: list[float], opponent: str) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=300)
+    ap.add_argument(
+        "--games",
+        type=int,
+        default=None,
+        help="whole games to the target (in mirrored pairs): the searcher for the game against the "
+        "searcher for the round, instead of one-round pairs against --opponent",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--first", type=int, default=0, help="the first pair's number (to go on with the pairs of a run)"
@@ -163,6 +259,26 @@ def main() -> int:
     deadline = time.time() + 60 * args.max_minutes if args.max_minutes else None
     results = []
     shown = True
+    if args.games is not None:
+        for preset in args.preset or ["classic", "royal", "dominican"]:
+            rules = RuleSet.from_preset(preset)
+            t0 = time.perf_counter()
+            g, ta, tb = game_matchup(
+                rules, args.games, args.seed, args.jobs, options, deadline, args.players, args.first
+            )
+            print(
+                f"{game_text(rules, args.players, g)}  [searcher {options}, {time.perf_counter() - t0:.0f}s]"
+            )
+            print(f"  CPU per decision: {_times(ta, tb, 'goal=round')}", flush=True)
+            results.append(
+                g.to_json()
+                | {"rules": rules.to_dict(), "players": args.players, "searcher_options": options}
+                | {"first": args.first}
+            )
+            shown = shown and g.low > 0.5
+        if args.json:
+            atomic_write_bytes(args.json, dumps({"seed": args.seed, "results": results}))
+        return 0 if shown else 1
     for preset in args.preset or ["classic", "royal"]:
         rules = RuleSet.from_preset(preset)
         for opponent in args.opponent or ["counter", "greedy"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino_coach.bots.arena import mirrored_pair, mirrored_pairs, play, summarise
+from casino_coach.bots.arena import game_share, mirrored_games, mirrored_pair, mirrored_pairs, play, summarise
 from casino_coach.bots.policies import make_policy
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
@@ -56,3 +56,28 @@ def test_greedy_beats_random_and_counter_beats_greedy() -> None:
     greedy = mirrored_pairs(ROYAL, 2, "greedy", "random", pairs=30, seed=11, jobs=2)
     counter = mirrored_pairs(ROYAL, 2, "counter", "greedy", pairs=30, seed=11, jobs=2)
     assert greedy.low > 0 and counter.low > 0
+
+
+def test_mirrored_games_play_the_same_deals_to_the_target_with_the_seats_swapped() -> None:
+    g = make_policy("greedy")
+    # A deterministic policy against itself: the two games are the same game, one won by each label.
+    for seed in (1, 2, 3):
+        assert mirrored_games(ROYAL, 2, g, g, seed) == (1, 1)
+    counter, rand = make_policy("counter"), make_policy("random")
+    wins = [mirrored_games(ROYAL, 2, counter, rand, seed) for seed in range(3)]
+    assert all(a + b == 2 for a, b in wins) and sum(a for a, _ in wins) >= 5
+
+
+def test_game_share_interval() -> None:
+    even = game_share([(1, 1)] * 5)
+    assert even.share == 0.5 and even.ci95 == 0.0 and (even.a_won, even.b_won) == (5, 5)
+    g = game_share([(2, 0), (1, 1), (0, 2), (2, 0)])
+    assert g.share == pytest.approx(5 / 8)
+    # Per pair, A's wins minus the share of the pair's games, over the games per pair (2).
+    resid = [(2 - 1.25) / 2, (1 - 1.25) / 2, (0 - 1.25) / 2, (2 - 1.25) / 2]
+    mean = sum(resid) / 4
+    sd = (sum((r - mean) ** 2 for r in resid) / 3) ** 0.5
+    assert g.ci95 == pytest.approx(1.96 * sd / 2)
+    assert g.low < g.share < g.high and g.to_json()["games"] == 8
+    with pytest.raises(CoachError, match="at least 2 pairs"):
+        game_share([(1, 1)])

@@ -1,6 +1,6 @@
-"""The game-winning model (coach/winning.py): the dynamic programming on hand-made round
-distributions, the shipped table's invariants, the search's round outcomes as tallies, and the
-table against whole games of the bot it was measured with."""
+"""The game-winning model (search/chances.py, reported by coach/winning.py): the dynamic
+programming on hand-made round distributions, the shipped table's invariants, the search's round
+outcomes as tallies, and the table against whole games of the bot it was measured with."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 
 from casino_coach.bots.arena import game_from, play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach import winning
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge
 from casino_coach.coach.winning import (
     GameTable,
@@ -31,7 +30,7 @@ from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Tally, score_round, score_tally, tally_of
 from casino_coach.formats.game import Game
-from casino_coach.search import Outcome
+from casino_coach.search import Outcome, chances
 from casino_coach.services.decision import decision_from_file, result_json, typed_decision
 from casino_coach.services.engine_session import EngineSession
 
@@ -137,7 +136,7 @@ def test_the_shortcut_far_from_the_target_changes_nothing(monkeypatch: pytest.Mo
         t = canonical_tally(DOMINICAN, tally_of(play(DOMINICAN, [bot, bot], seed, dealer=0).state))
         dist[t] = dist.get(t, 0.0) + rng.random()
     fast = solve(DOMINICAN, 2, dist)
-    monkeypatch.setattr(winning, "QUIET", 100)  # never far enough
+    monkeypatch.setattr(chances, "QUIET", 100)  # never far enough
     slow = solve(DOMINICAN, 2, dist)
     assert max(abs(a - b) for k in fast for a, b in zip(fast[k], slow[k], strict=True)) < 1e-9
 

@@ -110,21 +110,26 @@ def play(
     rounds: int | None = 1,
     bot_seed: str = "",
     players: Sequence[str] | None = None,
+    scores: Sequence[Points] | None = None,
     **game_options: Any,
 ) -> Game:
     """Play one game (``rounds`` rounds, or to the target when None) with one policy per seat.
 
     Seat ``s`` chooses with ``random.Random(f"{bot_seed}:{seed}:{s}")``, so a game is reproducible
-    from its seed. ``players`` names the seats (default: the policies' names); ``game_options`` go to
-    ``Game`` (created_by, event, date)."""
+    from its seed. The policies are told the game score before each round (``Policy.choose``), with
+    ``scores`` added: the score the game stands at outside this one (``game_from``'s rounds).
+    ``players`` names the seats (default: the policies' names); ``game_options`` go to ``Game``
+    (created_by, event, date)."""
     n = len(seat_policies)
     names = list(players) if players is not None else [p.name for p in seat_policies]
     game = Game(rules, names, seed=seed, max_rounds=rounds, **game_options)
+    base = list(scores) if scores is not None else [0] * game.nsides
     rngs = [random.Random(f"{bot_seed}:{seed}:{s}") for s in range(n)]
     while not game.over:
         seat = game.to_move
         legal = game.legal()
-        move = seat_policies[seat].choose(rules, game.observation(seat), legal, rngs[seat])
+        told = [a + b for a, b in zip(base, game.scores, strict=True)]
+        move = seat_policies[seat].choose(rules, game.observation(seat), legal, rngs[seat], scores=told)
         game.play(move)
     return game
 
@@ -146,7 +151,15 @@ def game_from(
     n = len(seat_policies)
     match = Match(rules, sides_for(n, rules.partnerships), scores=list(scores))
     for r in range(max_rounds):
-        game = play(rules, seat_policies, seed * 1000 + r, rounds=1, dealer=dealer, bot_seed=bot_seed)
+        game = play(
+            rules,
+            seat_policies,
+            seed * 1000 + r,
+            rounds=1,
+            dealer=dealer,
+            bot_seed=bot_seed,
+            scores=match.scores,
+        )
         match.add_round(game.state)
         if match.over:
             return match.winner
@@ -176,6 +189,75 @@ def mirrored_pair(
         pts = _side_points(game, unit)
         total += sum(pts[s] for s in a_sides) / len(a_sides) - sum(pts[s] for s in b_sides) / len(b_sides)
     return total
+
+
+def mirrored_games(rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int) -> tuple[int, int]:
+    """One sequence of deals (the shuffles of ``Game(seed=seed)``, the same whatever is played) played
+    as two whole games to the target with the seats swapped, as ``mirrored_pair``'s plays: the games
+    won by A and by B (0, 1 or 2 each; a game won by nobody, possible only with three sides, counts
+    for neither)."""
+    nsides = 2 if nplayers == 4 and rules.partnerships else nplayers
+    won = [0, 0]
+    for swap in (False, True):
+        a_sides = [s for s in range(nsides) if (s % 2 == 0) != swap]
+        seats = [a if (s % nsides) in a_sides else b for s in range(nplayers)]
+        game = play(rules, seats, seed, rounds=None, bot_seed=f"{a.name}-{b.name}-{swap}")
+        if game.winner is not None:
+            won[0 if game.winner in a_sides else 1] += 1
+    return won[0], won[1]
+
+
+@dataclass(frozen=True)
+class GameShare:
+    """Games to the target won by A and B over mirrored pairs (``mirrored_games``): A's share of
+    the games won, with a 95% interval from the spread of the pairs (the two games of a pair share
+    their deals, so they are not independent; normal approximation)."""
+
+    pairs: int
+    a_won: int
+    b_won: int
+    share: float
+    ci95: float
+
+    @property
+    def low(self) -> float:
+        return self.share - self.ci95
+
+    @property
+    def high(self) -> float:
+        return self.share + self.ci95
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "games": 2 * self.pairs,
+            "a_won": self.a_won,
+            "b_won": self.b_won,
+            "share": self.share,
+            "ci95": self.ci95,
+            "low": self.low,
+            "high": self.high,
+        }
+
+
+def game_share(pairs: Sequence[tuple[int, int]]) -> GameShare:
+    """A's share of the games won over ``pairs`` of (A's wins, B's wins): the ratio of the totals,
+    with the delta method's standard error over the pairs."""
+    n = len(pairs)
+    if n < 2:
+        raise CoachError("at least 2 pairs are needed for an interval")
+    a = sum(x for x, _ in pairs)
+    b = sum(y for _, y in pairs)
+    total = a + b
+    if total == 0:
+        return GameShare(n, 0, 0, 0.5, 0.5)
+    share = a / total
+    # The ratio of two means (wins of A, games won per pair): its residuals per pair.
+    per_pair = total / n
+    resid = [(x - share * (x + y)) / per_pair for x, y in pairs]
+    mean = sum(resid) / n
+    var = sum((r - mean) ** 2 for r in resid) / (n - 1)
+    return GameShare(n, a, b, share, 1.96 * math.sqrt(var / n))
 
 
 _WORKER: dict[str, Any] = {}

@@ -29,6 +29,7 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import (
     cached_values,
@@ -44,11 +45,20 @@ BOT_NAMES = ("random", "greedy", "counter", "searcher", "searcher-v1")
 
 @runtime_checkable
 class Policy(Protocol):
-    """Chooses one of the ``legal`` moves for the seat of ``obs`` (which is the seat to move)."""
+    """Chooses one of the ``legal`` moves for the seat of ``obs`` (which is the seat to move).
+    ``scores`` is the game score per side before this round when the game knows it (None: not
+    told); only the searcher plays for it (``goal``), the others play every round alike."""
 
     name: str
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move: ...
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move: ...
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -60,7 +70,14 @@ class RandomPolicy:
 
     name = "random"
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move:
         return legal[rng.randrange(len(legal))]
 
 
@@ -69,7 +86,14 @@ class GreedyPolicy:
 
     name = "greedy"
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move:
         values = cached_values(rules)
         best: Move | None = None
         best_key: tuple[float, float, int] | None = None
@@ -96,7 +120,14 @@ class CounterPolicy:
         self.build_keep = build_keep
         self.risk_weight = risk_weight
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move:
         if len(legal) == 1:
             return legal[0]
         values = cached_values(rules)

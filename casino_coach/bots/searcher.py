@@ -1,16 +1,24 @@
 """The ``searcher`` bot: play the move the hidden-information search values most.
 
-``SearcherPolicy(**options)`` takes the fields of ``Limits`` as options (``samples``, ``min_samples``,
-``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``, ``nodes``, ``leaf``, ``reply_worlds``,
-``reply_depth``); the seed of
-each search is drawn from the ``rng`` the game passes in, so a bot's play is reproducible from the
-game's seed and two decisions never reuse the same worlds. It implements the ``Policy`` protocol of
-``bots/policies.py``: it decides from the seat's ``Observation`` only.
+``SearcherPolicy(**options)`` takes ``goal`` (below) and the fields of ``Limits`` as options
+(``samples``, ``min_samples``, ``time``, ``exact_worlds``, ``depth``, ``separation``, ``margin``,
+``nodes``, ``leaf``, ``reply_worlds``, ``reply_depth``); the seed of each search is drawn from the
+``rng`` the game passes in, so a bot's play is reproducible from the game's seed and two decisions
+never reuse the same worlds. It implements the ``Policy`` protocol of ``bots/policies.py``: it decides
+from the seat's ``Observation`` only, and the game score when the game tells it one.
+
+``goal`` is what it plays for (issue 18; rules.md 1.14). ``goal="game"`` (the default): where the
+game score is known, the rules have a game table (``search.chances``) and the game is close (some side
+can reach the target in this round: ``chances.game_is_close``), every move is searched in every world
+and the move with the highest chance of winning the game once the round is over is played, equal
+chances going to the higher round margin (``chances.rank_for_game``); anywhere else, and always with
+``goal="round"``, the move with the highest expected round margin. The line after the root move is
+the search's either way: both sides play the rest of the round for its margin.
 
 ``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
 the handmade leaf and the omniscient replies, whatever the defaults become; its effort (``samples``,
-``nodes`` ...) may be set, its leaf and replies may not.
+``nodes`` ...) may be set, its leaf, its replies and its goal (the round's margin) may not.
 
 A decision too big to search (``TooBigToSearch``: a table of more loose cards or legal moves than the
 search takes on) gets the move worth most at once.
@@ -26,14 +34,19 @@ from typing import Any, Final
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
+from casino_coach.search.chances import game_is_close, rank_for_game, table_for
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.result import Limits
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(Limits) if f.name != "seed")
+
+# What the searcher plays for: the chance to win the game where it can be told, or the round's margin.
+GOALS: Final = ("game", "round")
 
 
 # searcher-v1's limits, as ``Limits()`` was when the learned leaf came (written out, so that a later
@@ -54,14 +67,22 @@ V1_LIMITS: Final = Limits(
 
 
 class SearcherPolicy:
-    """Chooses the legal move with the highest expected value (``search.evaluate``); ``base`` gives
-    the limits that ``options`` do not."""
+    """Chooses the legal move with the highest expected value (``search.evaluate``), or in a close
+    game with ``goal="game"`` the highest chance to win the game; ``base`` gives the limits that
+    ``options`` do not."""
 
-    def __init__(self, name: str = "searcher", base: Limits | None = None, **options: Any) -> None:
+    def __init__(
+        self, name: str = "searcher", base: Limits | None = None, goal: str = "game", **options: Any
+    ) -> None:
         self.name = name
         unknown = sorted(set(options) - set(_FIELDS))
         if unknown:
-            raise SearchError(f"bot {name!r}: unknown option {unknown[0]!r}; options: {', '.join(_FIELDS)}")
+            raise SearchError(
+                f"bot {name!r}: unknown option {unknown[0]!r}; options: goal, {', '.join(_FIELDS)}"
+            )
+        if goal not in GOALS:
+            raise SearchError(f"bot {name!r}: goal must be one of {', '.join(GOALS)}, got {goal!r}")
+        self.goal = goal
         try:
             self.limits = dataclasses.replace(base, **options) if base is not None else Limits(**options)
         except TypeError as e:
@@ -71,11 +92,28 @@ class SearcherPolicy:
         # seat's play since (two players).
         self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
 
-    def choose(self, rules: RuleSet, obs: Observation, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(
+        self,
+        rules: RuleSet,
+        obs: Observation,
+        legal: Sequence[Move],
+        rng: random.Random,
+        scores: Sequence[Points] | None = None,
+    ) -> Move:
         previous = self._previous.get(obs.seat)
         evidence = next_evidence(rules, *previous, obs) if previous else ()
+        for_game = (
+            self.goal == "game"
+            and scores is not None
+            and obs.nsides == 2
+            and game_is_close(rules, scores)
+            and table_for(rules, obs.nplayers) is not None
+        )
         try:
-            move = legal[0] if len(legal) == 1 else self._search(rules, obs, legal, rng, evidence)
+            if len(legal) == 1:
+                move = legal[0]
+            else:
+                move = self._search(rules, obs, legal, rng, evidence, scores if for_game else None)
         except TooBigToSearch:  # the move worth most at once, as the greedy bot plays
             move = max(legal, key=lambda m: immediate_gain(rules, obs, m))
         self._previous[obs.seat] = (obs, move, evidence)
@@ -88,10 +126,19 @@ class SearcherPolicy:
         legal: Sequence[Move],
         rng: random.Random,
         evidence: tuple[Evidence, ...],
+        scores: Sequence[Points] | None = None,
     ) -> Move:
+        """The best legal move by the round's margin, or with ``scores`` (a close game) by the chance
+        to win the game from them."""
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
-        result = evaluate(rules, obs, limits, evidence=evidence)
         allowed = set(legal)
+        if scores is not None:
+            result = evaluate(rules, obs, limits, evidence=evidence, detail=True, every_move=True)
+            for mv, _ in rank_for_game(rules, obs, scores, result) or ():
+                if mv.move in allowed:
+                    return mv.move
+        else:
+            result = evaluate(rules, obs, limits, evidence=evidence)
         for mv in result.moves:
             if mv.move in allowed:
                 return mv.move
@@ -105,4 +152,6 @@ def searcher_v1(**options: Any) -> SearcherPolicy:
         raise SearchError("bot 'searcher-v1': its leaf is the handmade one, always (the frozen baseline)")
     if "reply_worlds" in options or "reply_depth" in options:
         raise SearchError("bot 'searcher-v1': its replies are the omniscient ones (the frozen baseline)")
-    return SearcherPolicy("searcher-v1", V1_LIMITS, **options)
+    if "goal" in options:
+        raise SearchError("bot 'searcher-v1': it plays for the round's margin, always (the frozen baseline)")
+    return SearcherPolicy("searcher-v1", V1_LIMITS, goal="round", **options)

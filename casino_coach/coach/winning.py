@@ -1,401 +1,65 @@
-"""The chance of winning the game to the target (rules.md 1.14), before a round and after one.
+"""The chance of winning the game to the target (rules.md 1.14) as the coach reports it: per side
+before the round, and once the round is over after each move valued (``decision_chances``).
 
-**Before a round** (``game_chances``): the chance that each side wins the game from a game score and
-a dealer, read from a table shipped with the package (``winning.json``). The table is computed by
-``solve``, dynamic programming over the rounds still to come: a round is drawn from a measured
-distribution of round *tallies* (``scoring.Tally``: who takes most cards, most spades, Big and Little
-Casino and each ace, the sweeps each side makes), counted relative to the dealer's side over self-play
-rounds of one bot (``scripts/fit_game_table.py``), and every tally is scored at the game score by the
-engine itself (``scoring.score_tally``), so the count-out order of Royal and Dominican (who reaches the
-target first) and the Dominican near-target rules (a side at 18, 19 or 20 at the start of the count
-wins only by most cards, Big Casino, Little Casino, scores nothing else and no sweeps) apply exactly to
-each one. The bots play for the round, not for the game score, so one distribution serves every
-score. The deal passes one seat on after each round (1.3.1), so the dealer's side changes with it.
-
-**After a round** (``chances_after``): the same, from a distribution of the round's tallies instead
-of the measured one: the rounds a move leads to. ``move_tallies`` reads that distribution from the
-search (two sides): in every world the search follows the move's line to where it stops and splits its
-value by scoring category (``search.Outcome``); a category's margin there is its expected points, so
-it says how likely the mover's side is to take it, and the sweeps made are counted. The categories are
-taken as independent within one world (an approximation: in a real round taking more cards goes with
-taking more spades), and a tie for most cards is only seen where the line reaches the end of the
-round. Where it does (the last deal of a two-player round, searched to its end) each world's tally is
-certain and the chance is exact for the table.
-
-The chances are those of the measured bot playing both sides: they rank game scores and moves, they
-do not predict one particular pair of players.
+The model itself (the table shipped with the package, the dynamic programming that makes it, the
+chances after a round from the search's outcomes per world, and the choice of a root move for the
+game) lives in the search layer, ``search.chances``, so that the searcher bot can choose by it; its
+names are re-exported here for the coach's callers.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
-from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-import orjson
-
-from casino_coach.engine.cards import ACES_COUNT_OUT
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Points, Tally, score_tally
-from casino_coach.errors import CoachError
-from casino_coach.search import MoveValue, Outcome
+from casino_coach.engine.scoring import Points
+from casino_coach.search import MoveValue
+from casino_coach.search.chances import (
+    QUIET,
+    TABLE_FILE,
+    TABLE_FORMAT,
+    Chances,
+    GameTable,
+    State,
+    canonical_tally,
+    chances_after,
+    game_chances,
+    game_is_close,
+    move_tallies,
+    rank_for_game,
+    rotate,
+    shipped_tables,
+    solve,
+    table_for,
+    tables_to_json,
+    world_tallies,
+)
 
-TABLE_FILE: Final = Path(__file__).with_name("winning.json")
-TABLE_FORMAT: Final = "casino-game-table"
-
-# The near-target rules start at most this far below the target (rules.md S7, Soto: at 16 of 21).
-QUIET: Final = 5
-
-Chances = tuple[float, ...]  # per side; they add up to 1
-State = tuple[tuple[int, ...], int]  # game score per side, the dealer's side
-
-
-def canonical_tally(rules: RuleSet, tally: Tally) -> Tally:
-    """The tally with only what scoring reads kept: the majorities as marks (1 for each side with the
-    most cards or spades, 0 for the others), and the last capture only when it scores. Rounds with
-    the same canonical tally score alike at every game score."""
-
-    def marks(counts: tuple[int, ...]) -> tuple[int, ...]:
-        top = max(counts)
-        return tuple(1 if top and c == top else 0 for c in counts)
-
-    return Tally(
-        marks(tally.cards),
-        marks(tally.spades),
-        tally.big,
-        tally.little,
-        tally.aces,
-        tally.sweeps,
-        tally.last_capturer if rules.last_capture_point else -1,
-    )
-
-
-def rotate(tally: Tally, by: int) -> Tally:
-    """The tally with side ``s`` renamed ``(s + by) % nsides``: a tally counted with the dealer's side
-    as side 0, for a dealer's side ``by``."""
-    n = len(tally.cards)
-
-    def seq(xs: tuple[int, ...]) -> tuple[int, ...]:
-        return tuple(xs[(s - by) % n] for s in range(n))
-
-    def one(s: int) -> int:
-        return (s + by) % n if s >= 0 else s
-
-    return Tally(
-        seq(tally.cards),
-        seq(tally.spades),
-        one(tally.big),
-        one(tally.little),
-        tuple(one(a) for a in tally.aces),
-        seq(tally.sweeps),
-        one(tally.last_capturer),
-    )
-
-
-def _next_state(rules: RuleSet, scores: tuple[Points, ...], points: Sequence[Points]) -> tuple[int, ...]:
-    """The game score after a round that decided nothing. Past the target that only happens to a tie
-    for the most (classic, 1.14.2: another round), and then only the order of the scores matters
-    (whoever leads after a round wins): they are moved down together until the highest is the
-    target, so the table's scores stay within 0..target."""
-    new = [int(a + b) for a, b in zip(scores, points, strict=True)]
-    over = max(new) - rules.target
-    if over > 0:
-        new = [max(0, x - over) for x in new]
-    return tuple(new)
-
-
-def solve(
-    rules: RuleSet,
-    nsides: int,
-    distribution: Mapping[Tally, float],
-    tolerance: float = 1e-12,
-) -> dict[State, Chances]:
-    """The chance that each side wins the game from every game score 0..target per side, before a
-    round dealt by each side, when every round's tally is drawn from ``distribution`` (tallies with
-    the dealer's side as side 0, and their probabilities). Each tally is scored by the engine at each
-    score (``score_tally``); the rounds that decide nothing lead to the next score, dealt by the next
-    side. Rounds that change no score (two Dominican sides waiting at 18-20) make the system cyclic,
-    so it is solved by repeated sweeps, the highest scores first, until no chance moves by more than
-    ``tolerance``."""
-    total = sum(distribution.values())
-    if not total > 0:
-        raise CoachError("the round distribution is empty")
-    tallies = [(canonical_tally(rules, t), p / total) for t, p in distribution.items() if p > 0]
-    merged: dict[Tally, float] = {}
-    for t, p in tallies:
-        merged[t] = merged.get(t, 0.0) + p
-    grid = range(rules.target + 1)
-    states: list[State] = [(sc, d) for sc in itertools.product(grid, repeat=nsides) for d in range(nsides)]
-    states.sort(key=lambda st: (-sum(st[0]), st))
-    # Per state: the chance each side wins in this round, and where the other rounds lead.
-    moves: dict[State, tuple[list[float], dict[State, float]]] = {}
-    # Far from the target a round decides nothing and scores what it scores at 0-0: a side that ends
-    # it below target - QUIET started it below every near-target score and reached nothing.
-    by_dealer = [
-        [(rotate(t, d), p, score_tally(rules, rotate(t, d)).points) for t, p in merged.items()]
-        for d in range(nsides)
-    ]
-    quiet = rules.target - QUIET
-    for scores, d in states:
-        won = [0.0] * nsides
-        nxt: dict[State, float] = {}
-        for t, p, plain in by_dealer[d]:
-            if all(a + b < quiet for a, b in zip(scores, plain, strict=True)):
-                points = plain
-            else:
-                rs = score_tally(rules, t, scores)
-                if rs.winner is not None:
-                    won[rs.winner] += p
-                    continue
-                points = rs.points
-            key = (_next_state(rules, scores, points), (d + 1) % nsides)
-            nxt[key] = nxt.get(key, 0.0) + p
-        moves[(scores, d)] = (won, nxt)
-    value: dict[State, list[float]] = {st: [1.0 / nsides] * nsides for st in states}
-    for _ in range(100_000):
-        change = 0.0
-        for st in states:
-            won, nxt = moves[st]
-            v = list(won)
-            for key, p in nxt.items():
-                w = value[key]
-                for s in range(nsides):
-                    v[s] += p * w[s]
-            change = max(change, max(abs(a - b) for a, b in zip(v, value[st], strict=True)))
-            value[st] = v
-        if change < tolerance:
-            break
-    return {st: _normalised(v) for st, v in value.items()}
-
-
-def _normalised(v: Sequence[float]) -> Chances:
-    total = sum(v)
-    return tuple(x / total for x in v) if total > 0 else tuple(1.0 / len(v) for _ in v)
-
-
-# ---------------------------------------------------------------------------------------------------
-# The shipped table
-
-
-@dataclass(frozen=True)
-class GameTable:
-    """The chances of one rule set and number of players, from every score and dealer's side, and
-    where they come from (the bot and the number of rounds measured)."""
-
-    rules: RuleSet
-    nplayers: int
-    nsides: int
-    chances: dict[State, Chances]
-    source: dict[str, Any]
-
-    def at(self, scores: Sequence[Points], dealer_side: int) -> Chances:
-        """The chances before a round from ``scores`` (per side) with ``dealer_side`` dealing."""
-        if len(scores) != self.nsides:
-            raise CoachError(f"expected a game score for each of {self.nsides} sides, got {len(scores)}")
-        key = tuple(math.floor(s) for s in scores)
-        if max(key) > self.rules.target:  # a tie past the target (classic): only the order matters
-            over = max(key) - self.rules.target
-            key = tuple(max(0, x - over) for x in key)
-        return self.chances[(tuple(max(0, x) for x in key), dealer_side % self.nsides)]
-
-    def to_json(self) -> dict[str, Any]:
-        n = self.nsides
-        grid = range(self.rules.target + 1)
-        return {
-            "rules": self.rules.to_dict(),
-            "players": self.nplayers,
-            "sides": n,
-            "source": self.source,
-            # chances[dealer side][score of side 0][score of side 1]...: the chance of each side
-            "chances": [_nest(self.chances, d, (), n, grid) for d in range(n)],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> GameTable:
-        rules = RuleSet.from_dict(data["rules"])
-        n = int(data["sides"])
-        grid = range(rules.target + 1)
-        chances: dict[State, Chances] = {}
-        for d in range(n):
-            for sc in itertools.product(grid, repeat=n):
-                node: Any = data["chances"][d]
-                for x in sc:
-                    node = node[x]
-                chances[(sc, d)] = tuple(float(p) for p in node)
-        return cls(rules, int(data["players"]), n, chances, dict(data.get("source", {})))
-
-
-def _nest(chances: dict[State, Chances], d: int, prefix: tuple[int, ...], n: int, grid: range) -> Any:
-    if len(prefix) == n:
-        return [round(p, 6) for p in chances[(prefix, d)]]
-    return [_nest(chances, d, (*prefix, x), n, grid) for x in grid]
-
-
-def tables_to_json(tables: Iterable[GameTable]) -> dict[str, Any]:
-    return {"format": TABLE_FORMAT, "version": 1, "tables": [t.to_json() for t in tables]}
-
-
-@cache
-def shipped_tables() -> tuple[GameTable, ...]:
-    """The tables shipped with the package (empty when the file is missing)."""
-    if not TABLE_FILE.exists():
-        return ()
-    data = orjson.loads(TABLE_FILE.read_bytes())
-    if data.get("format") != TABLE_FORMAT:
-        raise CoachError(f"{TABLE_FILE.name}: not a {TABLE_FORMAT} file")
-    return tuple(GameTable.from_json(t) for t in data["tables"])
-
-
-def table_for(rules: RuleSet, nplayers: int) -> GameTable | None:
-    """The shipped table of these rules (every option as the table was measured with) and number of
-    players, or None: the chances are then not known."""
-    for t in shipped_tables():
-        if t.rules == rules and t.nplayers == nplayers:
-            return t
-    return None
-
-
-def game_chances(rules: RuleSet, nplayers: int, scores: Sequence[Points], dealer: int) -> Chances | None:
-    """The chance that each side wins the game, before a round dealt by seat ``dealer`` from the game
-    score ``scores`` (per side); None without a table for these rules and players."""
-    table = table_for(rules, nplayers)
-    if table is None:
-        return None
-    return table.at(scores, dealer % table.nsides)
-
-
-# ---------------------------------------------------------------------------------------------------
-# After a round: from a distribution of its tallies
-
-
-def chances_after(
-    table: GameTable,
-    scores: Sequence[Points],
-    dealer: int,
-    tallies: Mapping[Tally, float],
-) -> Chances:
-    """The chance that each side wins the game once a round dealt by seat ``dealer`` from ``scores``
-    ends with a tally drawn from ``tallies`` (tallies by side, and their probabilities): a round that
-    decides the game counts as won by its winner (``score_tally``: the count-out order and the
-    near-target rules), any other is followed by the table at the score it leads to."""
-    rules = table.rules
-    n = table.nsides
-    start = tuple(scores)
-    total = 0.0
-    out = [0.0] * n
-    for t, p in tallies.items():
-        if p <= 0:
-            continue
-        total += p
-        winner, state = _settled(rules, t, start)
-        if winner is not None:
-            out[winner] += p
-            continue
-        after = table.at(state, (dealer + 1) % n)
-        for s in range(n):
-            out[s] += p * after[s]
-    if not total > 0:
-        raise CoachError("no round outcome to weigh")
-    return tuple(x / total for x in out)
-
-
-@lru_cache(maxsize=1 << 16)
-def _settled(rules: RuleSet, tally: Tally, scores: tuple[Points, ...]) -> tuple[int | None, tuple[int, ...]]:
-    """The winner of the game if a round with ``tally`` decides it at ``scores``, else the score it
-    leads to (``score_tally``; the decisions of one game meet the same tallies again and again)."""
-    rs = score_tally(rules, tally, scores)
-    return rs.winner, _next_state(rules, scores, rs.points)
-
-
-# Per scoring category of ``search.Outcome.parts`` (two sides): the item's points under the rules.
-def _category_points(rules: RuleSet) -> dict[str, int]:
-    out = {
-        "cards": rules.points_cards,
-        "spades": rules.points_spades,
-        "big": rules.points_big,
-        "little": rules.points_little,
-    }
-    for a in ACES_COUNT_OUT:
-        out[f"ace{a}"] = rules.points_ace
-    if rules.last_capture_point:
-        out["last"] = rules.last_capture_point
-    return out
-
-
-_SNAP: Final = 1e-9
-
-
-def world_tallies(rules: RuleSet, obs: Observation, outcome: Outcome) -> list[tuple[Tally, float]]:
-    """The tallies one world's outcome of a move may end the round with (two sides), and their
-    probabilities: each category goes to the mover's side with the probability its margin there says
-    (margin = points x (2p - 1)), independently; most cards is tied only where the margin is 0 at
-    the end of the round or nobody is credited with it; the sweeps are those made so far and along
-    the line."""
-    if obs.nsides != 2:
-        raise CoachError("round tallies from the search need two sides")
-    me = obs.seat % 2
-    worth = _category_points(rules)
-
-    def owners(key: str) -> list[tuple[int, float]]:
-        """Who takes the category, with what probability (-1: nobody)."""
-        m = outcome.parts.get(key)
-        if not worth.get(key) or m is None or (key == "cards" and outcome.end and abs(m) < _SNAP):
-            return [(-1, 1.0)]
-        p = min(1.0, max(0.0, (m / worth[key] + 1.0) / 2.0))
-        if p > 1 - _SNAP:
-            return [(me, 1.0)]
-        if p < _SNAP:
-            return [(1 - me, 1.0)]
-        return [(me, p), (1 - me, 1.0 - p)]
-
-    def marks(key: str) -> list[tuple[tuple[int, ...], float]]:
-        return [(_MARKS[s], q) for s, q in owners(key)]
-
-    aces: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
-    for a in ACES_COUNT_OUT:
-        aces = [((*t, s), p * q) for t, p in aces for s, q in owners(f"ace{a}")]
-    sweeps = tuple(a + b for a, b in zip(obs.sweeps, outcome.sweeps, strict=True))
-    return [
-        (Tally(c, sp, b, lt, ac, sweeps, last), pc * ps * pb * pl * pa * px)
-        for c, pc in marks("cards")
-        for sp, ps in marks("spades")
-        for b, pb in owners("big")
-        for lt, pl in owners("little")
-        for ac, pa in aces
-        for last, px in owners("last")
-    ]
-
-
-# Majority marks (``canonical_tally``) of two sides by who has the most: nobody (a tie), 0 or 1.
-_MARKS: Final = {-1: (1, 1), 0: (1, 0), 1: (0, 1)}
-
-
-def move_tallies(
-    rules: RuleSet, obs: Observation, mv: MoveValue, weights: Sequence[float]
-) -> dict[Tally, float] | None:
-    """The distribution of the round's tallies after the move ``mv`` (a move of a search made with
-    ``detail``; ``weights`` per world as the search gives them): each world's tallies
-    (``world_tallies``), weighted by the world. None without outcomes or with more than two sides."""
-    if obs.nsides != 2 or not mv.outcomes:
-        return None
-    out: dict[Tally, float] = {}
-    # Worlds often end alike (the same margins and sweeps): their tallies are read once.
-    seen: dict[tuple[Any, ...], list[tuple[Tally, float]]] = {}
-    for w, outcome in zip(weights, mv.outcomes, strict=False):
-        if outcome is None or not w > 0:
-            continue
-        key = (tuple(sorted(outcome.parts.items())), outcome.sweeps, outcome.end)
-        tallies = seen.get(key)
-        if tallies is None:
-            tallies = seen[key] = world_tallies(rules, obs, outcome)
-        for t, p in tallies:
-            out[t] = out.get(t, 0.0) + w * p
-    return out or None
+__all__ = [
+    "QUIET",
+    "TABLE_FILE",
+    "TABLE_FORMAT",
+    "Chances",
+    "GameTable",
+    "State",
+    "WinChances",
+    "canonical_tally",
+    "chances_after",
+    "decision_chances",
+    "game_chances",
+    "game_is_close",
+    "move_tallies",
+    "rank_for_game",
+    "rotate",
+    "shipped_tables",
+    "solve",
+    "table_for",
+    "tables_to_json",
+    "world_tallies",
+]
 
 
 @dataclass(frozen=True)

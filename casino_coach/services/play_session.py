@@ -532,7 +532,7 @@ class PlaySession:
         seat = self.game.to_move
         obs = self.game.observation(seat)
         rng = random.Random(f"{self.seed}:{self.ply}")
-        move = self.policies[seat].choose(self.rules, obs, self.legal(), rng)
+        move = self.policies[seat].choose(self.rules, obs, self.legal(), rng, scores=self.game.scores)
         before = self.state
         notes = [
             Note(NoteKind.BOT, move_words(self.rules, before, move, self.players[seat]), seat=seat, move=move)

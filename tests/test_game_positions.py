@@ -1,0 +1,214 @@
+"""Hand-made end-of-game positions (issue 18) where the move that wins the game is not the move that
+wins the round: Dominican sides at 18, 19 and 20 (only most cards, Big Casino or Little Casino wins
+them the game, rules.md 1.14.4 and S6-S8), a Royal count-out with both sides close (1.14.3), and
+classic near the target (1.14.2).
+
+Every position is the last deal of a two-player round, so the searcher counts every card, the search
+goes to the end of the round and each move's tally is certain: the chances are exact for the game
+table. Each test states the move the game goal plays, checks that the round-margin goal plays another
+(and that far from the target the two agree), and that ``suggest --json`` reports a higher chance to
+win the game for the game's move than for the round's."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from casino_coach.bots.policies import make_policy
+from casino_coach.cli import app
+from casino_coach.engine.cards import card_name, parse_card
+from casino_coach.formats.codec import move_from_json
+from casino_coach.formats.position import Position, position_from_obj
+from casino_coach.search import root_moves
+
+# Everything that scores by itself (rules.md 1.12): the positions place these by hand, the rest of the
+# pack fills the capture piles to the sizes asked for.
+_SCORING = {"TD", "2S"} | {f"A{s}" for s in "CDHS"} | {f"{r}S" for r in "23456789TJQK"}
+_SPADES = ["AS", "2S", "3S", "4S", "5S", "7S", "8S", "9S", "TS", "JS", "QS", "KS"]  # 6♠ is played
+
+
+def _name(text: str) -> str:
+    return card_name(parse_card(text))
+
+
+def position(
+    preset: str,
+    hand: Sequence[str],
+    loose: Sequence[str],
+    other: Sequence[str],
+    *,
+    mine: Sequence[str],
+    theirs: Sequence[str],
+    pile: int,
+    scores: tuple[int, int],
+) -> dict[str, Any]:
+    """A ``casino-position`` of the last deal: seat 0 to move with ``hand``, seat 1 (the dealer, who
+    captured last) holding ``other`` (unseen by seat 0 but the only cards left, so known to a counter),
+    ``loose`` on the table; side 0's pile holds ``mine`` and plain cards up to ``pile`` cards, side 1's
+    ``theirs`` and the rest of the pack."""
+    placed = {_name(c) for c in [*hand, *loose, *other, *mine, *theirs]}
+    rest = [card_name(c) for c in range(52) if card_name(c) not in placed]
+    assert not {_name(c) for c in _SCORING} & set(rest), "place every scoring card by hand"
+    fill = pile - len(mine)
+    return {
+        "format": "casino-position",
+        "version": 1,
+        "rules": {"preset": preset},
+        "players": 2,
+        "to_move": 0,
+        "hand": list(hand),
+        "table": {"loose": list(loose), "builds": []},
+        "hand_sizes": [len(hand), len(other)],
+        "stock": 0,
+        "captured": [[*mine, *rest[:fill]], [*theirs, *rest[fill:]]],
+        "sweeps": [0, 0],
+        "last_capture": 1,
+        "scores": list(scores),
+        "dealer": 1,
+    }
+
+
+# Seat 0 holds 10♣ and 6♣; seat 1 holds 10♥ and 6♠; the table has 10♦ and two 6s' worth. 10♣ takes
+# Big Casino; 6♣ takes the cards. The piles decide who has most cards after each line.
+def _tens_and_sixes(preset: str, scores: tuple[int, int], pile: int, mine_spades: int) -> dict[str, Any]:
+    return position(
+        preset,
+        ["TC", "6C"],
+        ["TD", "6H", "6D"],
+        ["TH", "6S"],
+        mine=[*_SPADES[:mine_spades], "AC", "AH"],
+        theirs=[*_SPADES[mine_spades:], "AD"],
+        pile=pile,
+        scores=scores,
+    )
+
+
+CASES: dict[str, tuple[dict[str, Any], str, str]] = {
+    # Dominican at 18: only most cards wins. 6♣ takes two cards and most cards with them (27), and so
+    # the game; 10♣ takes Big Casino, a point more for the round, and side 1 then takes the sixes.
+    "dominican-18": (_tens_and_sixes("dominican", (18, 10), 24, 6), "6♣ captures 6♦ 6♥", "10♣ captures 10♦"),
+    # Dominican at 19: only Big Casino wins. 7♠ takes four cards with the ace and Little Casino, 7
+    # points more for the round than taking 10♦ with 10♣, but it leaves 10♦ to seat 1's 10♥.
+    "dominican-19": (
+        position(
+            "dominican",
+            ["TC", "7S"],
+            ["TD", "5S", "2S", "6H", "AD"],
+            ["TH", "3C"],
+            mine=["3S", "4S", "6S", "AC", "QS"],
+            theirs=["8S", "9S", "TS", "JS", "KS", "AS", "AH"],
+            pile=22,
+            scores=(19, 10),
+        ),
+        "10♣ captures 10♦",
+        "7♠ captures A♦ 2♠ 5♠ 6♥",
+    ),
+    # Dominican at 20: only Little Casino wins (the preset follows the seed, S6). 2♥ takes 2♠; 10♣
+    # takes 10♦ and two cards with it, 3 points more for the round, and leaves 2♠ to seat 1's 2♦.
+    "dominican-20": (
+        position(
+            "dominican",
+            ["TC", "2H"],
+            ["TD", "2S", "6H", "4H"],
+            ["TH", "2D"],
+            mine=[*_SPADES[2:8], "AC", "AH"],
+            theirs=[_SPADES[0], *_SPADES[8:], "6S", "AD"],
+            pile=24,
+            scores=(20, 10),
+        ),
+        "2♥ captures 2♠",
+        "10♣ captures 4♥ 6♥ 10♦",
+    ),
+    # Royal at 20-19, counted out in order (1.14.3): after 6♣ takes the sixes most cards is tied at 26,
+    # and side 0's most spades comes next: 21, before side 1's Big Casino. After 10♣ takes 10♦ (a point
+    # more for the round) side 1 has most cards, the first item counted: 22, and the game.
+    "royal-20-19": (_tens_and_sixes("royal", (20, 19), 23, 7), "6♣ captures 6♦ 6♥", "10♣ captures 10♦"),
+    # Classic at 19-11 (1.14.2, no count-out): 10♣ takes Big Casino, 19 + 2 = 21 and side 1 stays at
+    # 20 with most cards: won. 6♣ takes three cards with A♦, a point more for the round, but ties most
+    # cards (nobody scores them): 20-18, and the game goes on.
+    "classic-19-11": (
+        position(
+            "classic",
+            ["TC", "6C"],
+            ["TD", "6H", "5D", "AD"],
+            ["TH", "6S"],
+            mine=[],
+            theirs=[*_SPADES, "AC", "AH"],
+            pile=22,
+            scores=(19, 11),
+        ),
+        "10♣ captures 10♦",
+        "6♣ captures A♦ 5♦ 6♥",
+    ),
+}
+
+LIGHT = {"samples": 8, "nodes": 20_000}
+
+
+def _choice(pos: Position, goal: str, scores: Sequence[float] | None) -> str:
+    obs = pos.observation
+    bot = make_policy("searcher", goal=goal, **LIGHT)
+    return bot.choose(pos.rules, obs, root_moves(pos.rules, obs), random.Random(0), scores=scores).describe()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_game_goal_plays_the_game_winning_move(case: str) -> None:
+    obj, game_move, round_move = CASES[case]
+    pos = position_from_obj(obj)
+    assert _choice(pos, "game", pos.scores) == game_move
+    assert _choice(pos, "round", pos.scores) == round_move
+    # Without a game score, or far from the target, the game goal plays for the round.
+    assert _choice(pos, "game", None) == round_move
+    far = position_from_obj(obj | {"scores": [5, 5]})
+    assert _choice(far, "game", far.scores) == round_move
+
+
+runner = CliRunner()
+
+
+def _suggest(tmp_path: Path, obj: dict[str, Any]) -> dict[str, Any]:
+    path = tmp_path / "position.json"
+    path.write_bytes(orjson.dumps(obj))
+    result = runner.invoke(app, ["suggest", str(path), "--json"], env={"COLUMNS": "100", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    out: dict[str, Any] = orjson.loads(result.stdout)
+    return out
+
+
+def _chance(out: dict[str, Any], described: str, side: int) -> tuple[float, float]:
+    """The (ev, chance to win the game of ``side``) that suggest gives the move described so."""
+    for m in out["moves"]:
+        _, move = move_from_json(m)
+        if move.describe() == described:
+            return m["ev"], m["win_chance"][side]
+    raise AssertionError(f"{described} is not among suggest's moves")
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_suggest_reports_the_higher_chance_for_the_game_winning_move(case: str, tmp_path: Path) -> None:
+    obj, game_move, round_move = CASES[case]
+    out = _suggest(tmp_path, obj)
+    assert out["exact"] is True
+    assert out["win_chance"]["scores"] == obj["scores"]
+    ev_game, p_game = _chance(out, game_move, 0)
+    ev_round, p_round = _chance(out, round_move, 0)
+    # The round's values rank the round's move first, its chance to win the game is lower.
+    assert out["moves"][0]["ev"] == ev_round > ev_game
+    assert p_game > p_round
+    assert p_game == max(m["win_chance"][0] for m in out["moves"])
+
+
+def test_classic_at_equal_scores_the_goals_agree_when_the_round_is_certain() -> None:
+    """At 19-19 in classic (no count-out) the higher total wins, so with a certain round the game is
+    won exactly by the moves that win the round by a point or more: both goals choose alike there. The
+    goals part only where the round is uncertain (a chance of a win against an expected margin) or
+    the scores differ, as at 19-11 above."""
+    obj = CASES["classic-19-11"][0] | {"scores": [19, 19]}
+    pos = position_from_obj(obj)
+    assert _choice(pos, "game", pos.scores) == _choice(pos, "round", pos.scores)
