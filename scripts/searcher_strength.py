@@ -37,9 +37,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from casino_coach.bots.arena import (
     GameShare,
@@ -60,6 +60,7 @@ from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.leaf import HANDMADE, LEAF_KINDS
 
 _JOB: dict[str, Any] = {}
+T = TypeVar("T")
 
 # The searcher's options that are not effort: searcher-v1 as the opponent gets the effort only.
 NOT_EFFORT = ("leaf", "reply_worlds", "reply_depth")
@@ -102,6 +103,35 @@ def _pair(seed: int) -> tuple[float, list[float], list[float]]:
     return v, a.seconds, b.seconds
 
 
+def _pool_pairs(
+    seeds: list[int],
+    jobs: int,
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+    work: Callable[[int], tuple[T, list[float], list[float]]],
+    every: int,
+    progress: Callable[[list[T], list[float], list[float]], str],
+    deadline: float | None,
+) -> tuple[list[T], list[float], list[float]]:
+    """``work`` of every seed in ``jobs`` worker processes (set up by ``init(*initargs)``), in order:
+    the results and the CPU seconds of each side's decisions, with the ``progress`` line every
+    ``every`` results, stopping at ``deadline`` if given (after two results at least)."""
+    results: list[T] = []
+    times_a: list[float] = []
+    times_b: list[float] = []
+    with multiprocessing.Pool(jobs, initializer=init, initargs=initargs) as pool:
+        for r, ta, tb in pool.imap(work, seeds):
+            results.append(r)
+            times_a += ta
+            times_b += tb
+            if len(results) % every == 0:
+                print(progress(results, times_a, times_b), file=sys.stderr, flush=True)
+            if deadline is not None and time.time() > deadline and len(results) >= 2:
+                pool.terminate()
+                break
+    return results, times_a, times_b
+
+
 def matchup(
     rules: RuleSet,
     opponent: str,
@@ -115,27 +145,17 @@ def matchup(
 ) -> tuple[PairStats, list[float], list[float]]:
     """Mirrored pairs ``first`` ... of the searcher against ``opponent``, stopping at ``deadline`` if
     given, with the CPU seconds of every decision with a choice of each side."""
+
+    def progress(values: list[float], times_a: list[float], times_b: list[float]) -> str:
+        s = summarise("searcher", opponent, rules, nplayers, "round", values)
+        return (
+            f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}"
+            f"  [{_times(times_a, times_b, opponent)}]"
+        )
+
     seeds = [pair_seed(seed, i) for i in range(first, first + pairs)]
-    values: list[float] = []
-    times_a: list[float] = []
-    times_b: list[float] = []
     init = (rules.to_dict(), opponent, options, nplayers)
-    with multiprocessing.Pool(jobs, initializer=_init, initargs=init) as pool:
-        for v, ta, tb in pool.imap(_pair, seeds):
-            values.append(v)
-            times_a += ta
-            times_b += tb
-            if len(values) % 25 == 0:
-                s = summarise("searcher", opponent, rules, nplayers, "round", values)
-                print(
-                    f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}"
-                    f"  [{_times(times_a, times_b, opponent)}]",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            if deadline is not None and time.time() > deadline and len(values) >= 2:
-                pool.terminate()
-                break
+    values, times_a, times_b = _pool_pairs(seeds, jobs, _init, init, _pair, 25, progress, deadline)
     return summarise("searcher", opponent, rules, nplayers, "round", values), times_a, times_b
 
 
@@ -169,28 +189,17 @@ def game_matchup(
     """``games`` whole games (``games // 2`` mirrored pairs from pair ``first``) of the searcher
     playing for the game against the searcher playing for the round, stopping at ``deadline`` if
     given, with the CPU seconds of every decision with a choice of each."""
+
+    def progress(won: list[tuple[int, int]], times_a: list[float], times_b: list[float]) -> str:
+        g = game_share(won)
+        return (
+            f"  {rules.preset}: {2 * len(won)} games, {g.a_won}-{g.b_won}, "
+            f"{100 * g.share:.1f}% ± {100 * g.ci95:.1f}  [{_times(times_a, times_b, 'goal=round')}]"
+        )
+
     seeds = [pair_seed(seed, i) for i in range(first, first + max(2, games // 2))]
-    won: list[tuple[int, int]] = []
-    times_a: list[float] = []
-    times_b: list[float] = []
-    with multiprocessing.Pool(
-        jobs, initializer=_init_games, initargs=(rules.to_dict(), options, nplayers)
-    ) as pool:
-        for w, ta, tb in pool.imap(_game_pair, seeds):
-            won.append(w)
-            times_a += ta
-            times_b += tb
-            if len(won) % 10 == 0:
-                g = game_share(won)
-                print(
-                    f"  {rules.preset}: {2 * len(won)} games, {g.a_won}-{g.b_won}, "
-                    f"{100 * g.share:.1f}% ± {100 * g.ci95:.1f}  [{_times(times_a, times_b, 'goal=round')}]",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            if deadline is not None and time.time() > deadline and len(won) >= 2:
-                pool.terminate()
-                break
+    init = (rules.to_dict(), options, nplayers)
+    won, times_a, times_b = _pool_pairs(seeds, jobs, _init_games, init, _game_pair, 10, progress, deadline)
     return game_share(won), times_a, times_b
 
 
