@@ -17,6 +17,16 @@ is searched twice at the analysis's default limits with two different seeds, A a
   that played the game (``counter``), ``greedy`` and ``random``.
 
     python scripts/calibrate_classes.py [--rounds 6] [--every 3] [--samples 24] [--jobs 2]
+
+With ``--game`` it calibrates the classes of the chance of winning the game lost, once the game is
+close (``coach.analysis.GAME_THRESHOLDS``, issue 18), by the same rules in fractions of a game (steps of
+0.01; inaccuracy at least 0.02, mistake at least 0.05): positions come from ``--games`` whole
+self-play games of the ``counter`` bot to the target (2 players; royal by default, where sweeps and the
+count-out make close games common), every ``--every``-th decision of the rounds whose game is close
+(``game_is_close``); run A's move best for the game (``game_verdict_of`` against A's best move for the
+round) is judged for the game in run B, and that chance lost is the noise.
+
+    python scripts/calibrate_classes.py --game [--preset royal] [--games 12] [--every 2] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -31,11 +41,21 @@ from dataclasses import dataclass
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.analysis import CLASSES, Thresholds, analysis_limits
+from casino_coach.coach.analysis import (
+    CLASSES,
+    GAME_THRESHOLDS,
+    Thresholds,
+    analysis_limits,
+    game_verdict_of,
+    judge,
+)
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points
+from casino_coach.formats.replay import replay
 from casino_coach.search import evaluate
+from casino_coach.search.chances import game_is_close
 
 
 @dataclass(frozen=True)
@@ -52,8 +72,6 @@ def _positions(rules: RuleSet, rounds: int, every: int) -> list[tuple[Observatio
     for seed in range(1, rounds + 1):
         game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=1)
         log = game.to_log()
-        from casino_coach.formats.replay import replay
-
         for ply in replay(log).plies:
             if ply.index % every == 0 and ply.observation is not None:
                 out.append((ply.observation, ply.move, seed * 1000 + ply.index))
@@ -91,6 +109,96 @@ def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
     return Sample(noise, low, a.exact, losses)
 
 
+@dataclass(frozen=True)
+class GameSample:
+    noise: float  # chance lost in run B by run A's move best for the game
+    low: float  # the low end of run B's interval for it
+    exact: bool
+    losses: dict[str, float]  # policy -> chance lost by its move (run A)
+
+
+def _close_positions(
+    rules: RuleSet, games: int, every: int
+) -> list[tuple[Observation, Move, tuple[Points, ...], int]]:
+    """(observation, move played, game score at the round's start, seed) for every ``every``-th
+    decision of the rounds of ``games`` whole counter-bot games whose game is close."""
+    out = []
+    for seed in range(1, games + 1):
+        game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=None)
+        for ply in replay(game.to_log()).plies:
+            obs = ply.observation
+            if ply.index % every == 0 and obs is not None and game_is_close(rules, ply.scores):
+                out.append((obs, ply.move, tuple(ply.scores), seed * 1000 + ply.index))
+    return out
+
+
+def _measure_game(item: tuple[Observation, Move, tuple[Points, ...], int]) -> GameSample | None:
+    obs, played, scores, seed = item
+    rules = _RULES
+    assert rules is not None
+    a = judge(rules, obs, analysis_limits(_SAMPLES, seed))
+    if len(a.moves) < 2:
+        return None
+    ga = game_verdict_of(rules, obs, a, a.moves[0].move, scores)
+    if ga is None:
+        return None
+    b = judge(rules, obs, analysis_limits(_SAMPLES, seed + 7919), move=ga.best)
+    gb = game_verdict_of(rules, obs, b, ga.best, scores)
+    if gb is None:
+        return None
+    rng = random.Random(seed)
+    legal = [mv.move for mv in a.moves]
+    others = {
+        "counter": played,
+        "greedy": make_policy("greedy").choose(rules, obs, legal, rng),
+        "random": rng.choice(legal),
+    }
+    losses = {}
+    for name, move in others.items():
+        g = game_verdict_of(rules, obs, a, move, scores)
+        losses[name] = 0.0 if g is None else g.lost
+    return GameSample(gb.lost, gb.low, a.exact, losses)
+
+
+def _game(args: argparse.Namespace) -> None:
+    rules = RuleSet.from_preset(args.preset or "royal")
+    items = _close_positions(rules, args.games, args.every)
+    with multiprocessing.get_context("fork").Pool(args.jobs, _init, (rules.preset, args.samples)) as pool:
+        samples = [s for s in pool.map(_measure_game, items, chunksize=1) if s is not None]
+    sampled = [s for s in samples if not s.exact]
+    noise = [s.noise for s in sampled]
+    print(
+        f"{len(samples)} close positions with a choice from {args.games} games ({len(sampled)} sampled, "
+        f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {rules.preset}"
+    )
+    print(
+        "noise: chance lost in run B by run A's move best for the game (sampled positions): "
+        + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.4f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
+        + f", max {max(noise, default=0.0):.4f}; zero in {sum(1 for x in noise if x == 0)}"
+    )
+    inside = sum(1 for s in sampled if s.low <= GAME_THRESHOLDS.best)
+    print(
+        f"interval: for {inside}/{len(sampled)} of run A's moves run B's interval reaches down to best "
+        f"({100 * inside / max(1, len(sampled)):.0f}%)"
+    )
+    inacc = max(0.02, _up(_pct(noise, 0.95), 0.01))
+    mistake = max(_up(2 * inacc, 0.01), 0.05)
+    th = Thresholds(
+        inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2), best=GAME_THRESHOLDS.best
+    )
+    print(
+        f"thresholds: inaccuracy {th.inaccuracy}, mistake {th.mistake}, blunder {th.blunder} (shipped: "
+        f"{GAME_THRESHOLDS.inaccuracy}, {GAME_THRESHOLDS.mistake}, {GAME_THRESHOLDS.blunder})"
+    )
+    for name in ("counter", "greedy", "random"):
+        losses = [s.losses[name] for s in samples]
+        counts = Counter(th.classify(x).value for x in losses)
+        print(
+            f"  {name:8s} mean chance lost {statistics.mean(losses):.4f}: "
+            + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES)
+        )
+
+
 def _pct(values: list[float], q: float) -> float:
     if not values:
         return 0.0
@@ -107,9 +215,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=6, help="self-play rounds to draw positions from")
     ap.add_argument("--every", type=int, default=3, help="take every N-th ply")
     ap.add_argument("--samples", type=int, default=analysis_limits().samples)
-    ap.add_argument("--preset", default="classic")
+    ap.add_argument("--preset", default=None, help="classic (royal with --game)")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--games", type=int, default=12, help="self-play games to the target (with --game)")
+    ap.add_argument("--game", action="store_true", help="the classes of the chance of winning the game lost")
     args = ap.parse_args()
+    if args.game:
+        _game(args)
+        return
+    args.preset = args.preset or "classic"
     rules = RuleSet.from_preset(args.preset)
     items = _positions(rules, args.rounds, args.every)
     with multiprocessing.get_context("fork").Pool(args.jobs, _init, (args.preset, args.samples)) as pool:

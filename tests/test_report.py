@@ -13,9 +13,11 @@ from rich.console import Console
 
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
+    GAME_THRESHOLDS,
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
+    GameVerdict,
     MoveAnalysis,
     MoveClass,
     Thresholds,
@@ -27,6 +29,7 @@ from casino_coach.coach.explain import Explanation
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import read_log
 from casino_coach.formats.replay import replay
 from casino_coach.render.analysis import move_panel
@@ -39,7 +42,7 @@ from casino_coach.report.document import (
     to_markdown,
     to_obj,
 )
-from casino_coach.report.words import game_verdict_words, loss_words
+from casino_coach.report.words import game_class_words, game_verdict_words, loss_words, win_words
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")
@@ -434,30 +437,50 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     a = _analysis()
     miss = a.moves[0]  # a blunder of 2.5 round points, searched exactly
     assert miss.best is not None and miss.exact and miss.view is None
-    # The move played keeps more chance of winning the game than the round's best: right for the game.
+    # The move played keeps more chance of winning the game than the round's best, by 5% at the low
+    # end of the interval: right for the game.
     win = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.65, 0.35))))
-    m = dataclasses.replace(miss, win=win)
+    ahead = GameVerdict(miss.played, 0.0, 0.0, 0.0, MoveClass.BEST, False, ahead=0.05)
+    m = dataclasses.replace(miss, win=win, game=ahead)
     text = game_verdict_words(m)
     assert text == (
         "Right for the game, wrong for the round: 4♦ trails leaves you 65% to win the game, 8♣ captures "
         "3♥ 5♠ 60%; the 2.50 round points it gives up matter less"
     )
-    assert move_obj(m, PLAYERS)["game_verdict"] == text
+    obj = move_obj(m, PLAYERS)
+    assert obj["game_verdict"] == text
+    assert obj["game_class"] == {
+        "class": "best",
+        "lost": 0.0,
+        "lost_interval": [0.0, 0.0],
+        "uncertain": False,
+        "best": move_to_json(miss.played, miss.seat),
+    }
     assert text in to_markdown(dataclasses.replace(a, moves=(m,)))
-    # Within GAME_EDGE (exact), or GAME_EDGE_ESTIMATED (estimated), the words say nothing.
-    close = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.61, 0.39))))
-    assert game_verdict_words(dataclasses.replace(miss, win=close)) is None
-    assert game_verdict_words(dataclasses.replace(m, exact=False)) is not None  # 5 points apart
-    near = WinChances((0.5, 0.5), ((miss.best, (0.60, 0.40)), (miss.played, (0.64, 0.36))))
-    assert game_verdict_words(dataclasses.replace(miss, win=near)) is not None
-    assert game_verdict_words(dataclasses.replace(miss, win=near, exact=False)) is None
-    # The move played was best for the round, but another of the best moves wins the game more often.
+    # Ahead by less than the inaccuracy edge for the game with confidence, or with no verdict for the
+    # game (it is not close): the words say nothing, whatever the chances.
+    assert game_verdict_words(dataclasses.replace(m, game=dataclasses.replace(ahead, ahead=0.01))) is None
+    assert game_verdict_words(dataclasses.replace(m, game=None)) is None
+    assert move_obj(dataclasses.replace(m, game=None), PLAYERS)["game_class"] is None
+    # The move played was best for the round, and another of the best moves is better for the game by
+    # a mistake's worth at the low end: right for the round, wrong for the game.
     other = parse_move("8C x 3H 5S")
     best = dataclasses.replace(miss, best=miss.played, loss=0.0, cls=MoveClass.BEST)
     win = WinChances((0.5, 0.5), ((miss.played, (0.30, 0.70)), (other, (0.45, 0.55))))
-    assert game_verdict_words(dataclasses.replace(best, win=win)) == (
+    wrong = GameVerdict(other, 0.15, 0.08, 0.22, MoveClass.MISTAKE, True)
+    assert GAME_THRESHOLDS.classify_interval(0.15, 0.08) == MoveClass.MISTAKE
+    b = dataclasses.replace(best, win=win, game=wrong)
+    assert game_verdict_words(b) == (
         "Right for the round, wrong for the game: 8♣ captures 3♥ 5♠ would leave you 45% to win the game, "
         "the move played 30%"
+    )
+    words = "for the game: a mistake, 15% of the chance to win given up (8% to 22%) against 8♣ captures 3♥ 5♠"
+    assert game_class_words(b) == words
+    assert (win_words(b) or "").endswith("; " + words)
+    # Good for the game: no disagreement to tell.
+    assert (
+        game_verdict_words(dataclasses.replace(b, game=dataclasses.replace(wrong, cls=MoveClass.GOOD)))
+        is None
     )
     assert game_verdict_words(best) is None  # no chances, no words
 
@@ -473,3 +496,9 @@ def test_an_exact_last_deal_right_for_the_round_and_wrong_for_the_game() -> None
     assert text is not None and text.startswith(
         "Right for the round, wrong for the game: at 2-10, 7♣ captures 2♦ 5♠ would leave you"
     )
+    # The verdict for the game: exact (a point interval), the chance lost against 7♣.
+    g = m.game
+    assert g is not None and g.best.describe() == "7♣ captures 2♦ 5♠"
+    assert g.lost > 0 and g.low == pytest.approx(g.lost) and not g.uncertain
+    assert g.cls == GAME_THRESHOLDS.classify(g.lost) and g.cls not in (MoveClass.BEST, MoveClass.GOOD)
+    assert move_obj(m, tuple(log.players))["game_class"]["class"] == g.cls.value

@@ -1,9 +1,8 @@
-"""The choice of a root move for the game (search/chances.py: ``game_is_close``, ``rank_for_game``),
-``evaluate(..., every_move=True)``, and the searcher bot's ``goal`` option (issue 18)."""
+"""The choice of a root move for the game (search/chances.py: ``game_is_close``, ``world_chances``,
+``game_edges``, ``choose_for_game``) and the searcher bot's ``goal`` option (issue 18)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 from collections.abc import Sequence
@@ -19,7 +18,14 @@ from casino_coach.engine.scoring import Points, score_round
 from casino_coach.errors import SearchError
 from casino_coach.formats.game import Game
 from casino_coach.search import Limits, evaluate
-from casino_coach.search.chances import game_is_close, rank_for_game, round_points, table_for
+from casino_coach.search.chances import (
+    choose_for_game,
+    game_edges,
+    game_is_close,
+    round_points,
+    table_for,
+    world_chances,
+)
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -43,22 +49,30 @@ def _sampled_decision(rules: RuleSet) -> Observation:
     return game.observation()
 
 
-def test_every_move_is_searched_in_every_world() -> None:
+def test_game_edges_pair_the_worlds_and_a_few_worlds_choose_nothing() -> None:
     obs = _sampled_decision(ROYAL)
-    limits = Limits(samples=12, min_samples=4, seed=1)
-    raced = evaluate(ROYAL, obs, limits, detail=True)
-    full = evaluate(ROYAL, obs, limits, detail=True, every_move=True)
-    assert raced.population is None and any(any(math.isnan(v) for v in mv.values) for mv in raced.moves)
-    assert all(
-        len(mv.values) == full.samples and not any(math.isnan(v) for v in mv.values) for mv in full.moves
-    )
-    assert all(o is not None for mv in full.moves for o in mv.outcomes)
-    # Only moves searched in every world are ranked for the game.
-    ranked = rank_for_game(ROYAL, obs, (15, 15), raced)
-    assert ranked is not None
-    complete = {mv.move for mv in raced.moves if not any(math.isnan(v) for v in mv.values)}
-    assert {mv.move for mv, _ in ranked} == complete
-    assert len(rank_for_game(ROYAL, obs, (15, 15), full) or ()) == len(full.moves)
+    res = evaluate(ROYAL, obs, Limits(samples=12, min_samples=4, seed=1), detail=True)
+    assert res.population is None and any(any(math.isnan(v) for v in mv.values) for mv in res.moves)
+    table = table_for(ROYAL, 2)
+    assert table is not None
+    ref = res.moves[0]
+    base = world_chances(table, obs, (15, 15), ref, len(res.weights))
+    assert not any(math.isnan(p) for p in base)  # the race's leader is searched in every world
+    edges = game_edges(ROYAL, obs, (15, 15), res, ref.move)
+    assert edges is not None and {e.move.move for e in edges} == {mv.move for mv in res.moves[1:]}
+    for e in edges:
+        mine = world_chances(table, obs, (15, 15), e.move, len(res.weights))
+        # Paired over the worlds both were searched in: a move that left the race has fewer.
+        both = [i for i, p in enumerate(mine) if not math.isnan(p)]
+        assert e.worlds == len(both) and e.low <= e.gain <= e.high
+        sw = sum(res.weights[i] for i in both)
+        assert e.gain == pytest.approx(sum(res.weights[i] * (mine[i] - base[i]) for i in both) / sw)
+    # Far from certain on a dozen sampled worlds: the searcher keeps to the round's best move unless
+    # a move is ahead for the game at the low end of its interval.
+    chosen = choose_for_game(ROYAL, obs, (15, 15), res)
+    clear = [e for e in edges if e.low > 1e-9]
+    assert (chosen is None) == (not clear)
+    assert chosen is None or chosen == max(clear, key=lambda e: e.gain).move
 
 
 def _last_deal(rules: RuleSet, seed: int) -> Game:
@@ -98,19 +112,27 @@ def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
     for seed, scores in ((1, (18, 15)), (2, (19, 19)), (4, (20, 12)), (6, (14, 17))):
         game = _last_deal(rules, seed)
         obs = game.observation()
-        res = evaluate(rules, obs, Limits(), detail=True, every_move=True)
+        res = evaluate(rules, obs, Limits(), detail=True)
         assert res.exact
-        ranked = rank_for_game(rules, obs, scores, res)
-        assert ranked is not None and len(ranked) == len(res.moves)
-        for mv, p in ranked:
+        table = table_for(rules, 2)
+        assert table is not None
+        chances = {}
+        for mv in res.moves:
+            (p,) = set(world_chances(table, obs, scores, mv, len(res.weights)))  # a world's line is certain
             assert p == pytest.approx(_exact_chance(rules, game, (mv.move, *mv.line), scores), abs=1e-12)
-        chances = [p for _, p in ranked]
-        assert chances == sorted(chances, reverse=True)
-        # Equal chances keep the round's order (the higher margin first).
-        order = {mv.move: i for i, mv in enumerate(res.moves)}
-        for (a, pa), (b, pb) in itertools.pairwise(ranked):
-            if round(pa, 9) == round(pb, 9):
-                assert order[a.move] < order[b.move]
+            chances[mv.move] = p
+        edges = game_edges(rules, obs, scores, res, res.moves[0].move)
+        assert edges is not None and len(edges) == len(res.moves) - 1
+        for e in edges:  # exact: a point interval
+            want = chances[e.move.move] - chances[res.moves[0].move]
+            assert e.low == e.gain == e.high == pytest.approx(want)
+        # The game's choice: the move with the best chance when it beats the round's best, else none.
+        chosen = choose_for_game(rules, obs, scores, res)
+        top = max(chances.values())
+        if top > chances[res.moves[0].move] + 1e-9:
+            assert chosen is not None and chances[chosen.move] == top
+        else:
+            assert chosen is None
 
 
 def test_the_bot_option_and_the_frozen_baseline() -> None:

@@ -9,11 +9,11 @@ from the seat's ``Observation`` only, and the game score when the game tells it 
 
 ``goal`` is what it plays for (issue 18; rules.md 1.14). ``goal="game"`` (the default): where the
 game score is known, the rules have a game table (``search.chances``) and the game is close (some side
-can reach the target in this round: ``chances.game_is_close``), every move is searched in every world
-and the move with the highest chance of winning the game once the round is over is played, equal
-chances going to the higher round margin (``chances.rank_for_game``); anywhere else, and always with
-``goal="round"``, the move with the highest expected round margin. The line after the root move is
-the search's either way: both sides play the rest of the round for its margin.
+can reach the target in this round: ``chances.game_is_close``), the move with the highest expected
+round margin gives way to a move that leaves more chance of winning the game once the round is over,
+paired over the same worlds, at the low end of a 95% interval (``chances.choose_for_game``);
+anywhere else, and always with ``goal="round"``, the move with the highest expected round margin.
+The line after the root move is the search's either way: both sides play the rest of the round for its margin.
 
 ``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
@@ -37,7 +37,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
-from casino_coach.search.chances import game_is_close, rank_for_game, table_for
+from casino_coach.search.chances import choose_for_game, game_is_close, table_for
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -132,13 +132,11 @@ class SearcherPolicy:
         to win the game from them."""
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
         allowed = set(legal)
+        result = evaluate(rules, obs, limits, evidence=evidence, detail=scores is not None)
         if scores is not None:
-            result = evaluate(rules, obs, limits, evidence=evidence, detail=True, every_move=True)
-            for mv, _ in rank_for_game(rules, obs, scores, result) or ():
-                if mv.move in allowed:
-                    return mv.move
-        else:
-            result = evaluate(rules, obs, limits, evidence=evidence)
+            chosen = choose_for_game(rules, obs, scores, result)
+            if chosen is not None and chosen.move in allowed:
+                return chosen.move
         for mv in result.moves:
             if mv.move in allowed:
                 return mv.move

@@ -22,12 +22,13 @@ from typer.core import TyperCommand
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
 from casino_coach.coach.analysis import analysis_limits
+from casino_coach.engine.movegen import article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, about
 from casino_coach.formats.codec import parse_options
 from casino_coach.formats.files import check_target
 from casino_coach.render.play import note_view, turn_view, words
-from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession, article
+from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "

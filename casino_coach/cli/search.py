@@ -156,7 +156,7 @@ def suggest_command(
         decision.rules, obs, suggest_limits(samples, seed, time, obs.nplayers), thresholds, decision.played
     )
     verdict = (
-        verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names)
+        verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names, decision.scores)
         if decision.played is not None
         else None
     )

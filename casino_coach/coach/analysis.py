@@ -46,13 +46,14 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
-from casino_coach.coach.winning import WinChances, decision_chances
+from casino_coach.coach.winning import WinChances, decision_chances, game_edges, game_is_close, table_for
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import CoachError, TooBigToSearch
+from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
 from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
@@ -124,6 +125,75 @@ class Thresholds:
         if low < self.blunder:
             return MoveClass.MISTAKE
         return MoveClass.BLUNDER
+
+
+# The classes of the chance of winning the game a move gave up, once the game is close (issue 18), in
+# fractions of a game, by the same rules as the round's classes (``Thresholds``), calibrated from
+# self-play at close game scores (scripts/calibrate_classes.py --game: 245 royal positions from 8
+# counter games to 21, two searches each at the analysis's limits). The noise is small, 95% of the
+# chances lost by the first search's best move for the game in the second search under 0.06% (max
+# 1.3%), so the rules' floors set the edges: inaccuracy 2%, mistake 5%, blunder 10% of a game.
+# ``best``: a move that gives up less than a tenth of a percent is as good as the best for the game.
+GAME_THRESHOLDS: Final = Thresholds(inaccuracy=0.02, mistake=0.05, blunder=0.10, best=0.001)
+
+
+@dataclass(frozen=True)
+class GameVerdict:
+    """The verdict on a move for the game (``game_verdict_of``): the move best for the game among
+    those valued, the chance of winning the game the move played gave up against it (a fraction of a
+    game), its 95% interval over the worlds searched (``search.chances.game_edges``), and the class
+    of that loss under ``GAME_THRESHOLDS`` (the low end of the interval, as for the round), and how
+    much more chance the move played leaves than the best move for the round with confidence
+    (``ahead``: the low end of that gain, 0 when it is not above 0 or the move is the round's best)."""
+
+    best: Move
+    lost: float
+    low: float
+    high: float
+    cls: MoveClass
+    uncertain: bool
+    ahead: float = 0.0
+
+
+def game_verdict_of(
+    rules: RuleSet,
+    obs: Observation,
+    res: SearchResult,
+    move: Move,
+    scores: Sequence[Points] | None,
+    thresholds: Thresholds = GAME_THRESHOLDS,
+) -> GameVerdict | None:
+    """The verdict on ``move`` for the game that started the round at ``scores`` (from a search of
+    its decision, ``judge``), compared with the moves whose game chances a verdict reads
+    (``WIN_MOVES``): only once the game is close (``game_is_close``: far from the target the game's
+    chance follows the round's margin, and the round's class says it all), with two sides and a
+    table for the rules; None otherwise."""
+    if (
+        scores is None
+        or obs.nsides != 2
+        or not game_is_close(rules, scores)
+        or table_for(rules, obs.nplayers) is None
+    ):
+        return None
+    edges = game_edges(rules, obs, scores, res, move, [mv for mv in _win_moves(res, move) if mv.move != move])
+    if edges is None:
+        return None
+    top = edges[0] if edges and edges[0].gain > 0 else None
+    lost = top.gain if top is not None else 0.0
+    low = max(0.0, top.low) if top is not None else 0.0
+    high = max([lost, *(max(0.0, e.high) for e in edges)])
+    # The round's best move against the move played: the move played is ahead for the game with
+    # confidence where even the high end of the round's best's edge over it is below 0.
+    ahead = max([0.0, *(-e.high for e in edges if e.move.move == res.moves[0].move)])
+    return GameVerdict(
+        top.move.move if top is not None else move,
+        lost,
+        low,
+        high,
+        thresholds.classify_interval(lost, low),
+        _band(low, thresholds) != _band(high, thresholds),
+        ahead,
+    )
 
 
 def percent_accuracy(lost: float) -> float:
@@ -222,6 +292,8 @@ class MoveAnalysis:
     # The chance of each side to win the game (``coach.winning``): before the round, and once it is
     # over after the best move and after the move played. None without a table for the rules.
     win: WinChances | None = None
+    # The verdict for the game once it is close (``game_verdict_of``): the chance of winning it lost.
+    game: GameVerdict | None = None
     # Why the move is not rated although its hand is known: the decision is bigger than the search
     # takes on (``search.expectimax.MAX_LOOSE``, ``MAX_MOVES``), in the words suggest and the engine use.
     not_judged: str | None = None
@@ -423,9 +495,11 @@ def verdict_of(
     move: Move,
     thresholds: Thresholds,
     names: Sequence[str] = (),
+    scores: Sequence[Points] | None = None,
 ) -> Verdict:
     """The verdict on ``move`` from a search of its decision (``judge``): loss, interval, class,
-    whether the move was forced, and the explanations of the loss."""
+    whether the move was forced, and the explanations of the loss; with the game score the round
+    started at (``scores``), the verdict for the game too once it is close (``game_verdict_of``)."""
     best = res.moves[0]
     loss, low, high = res.loss(move, thresholds.noise)
     # The standard error of the paired difference to the best move, or for the best move itself to
@@ -447,6 +521,7 @@ def verdict_of(
         forced,
         _band(low, thresholds) != _band(high, thresholds),
         explanations,
+        None if forced else game_verdict_of(rules, obs, res, move, scores),
     )
 
 
@@ -463,12 +538,13 @@ class Verdict:
     forced: bool
     uncertain: bool
     explanations: tuple[Explanation, ...]
+    game: GameVerdict | None = None  # once the game is close (``game_verdict_of``)
 
 
 def verdict_json(v: Verdict, ev: float, num: Callable[[float], Any]) -> dict[str, Any]:
     """A verdict as JSON data, as ``suggest --json`` and the engine write it: the move's ``ev``, its
-    ``loss`` with ``loss_interval``, ``class``, ``forced`` and ``explanations``; ``num`` writes the
-    numbers (each output keeps its own convention)."""
+    ``loss`` with ``loss_interval``, ``class``, ``forced``, ``explanations`` and ``game_class``
+    (``game_class_json``); ``num`` writes the numbers (each output keeps its own convention)."""
     return {
         "ev": num(ev),
         "loss": num(v.loss),
@@ -476,6 +552,22 @@ def verdict_json(v: Verdict, ev: float, num: Callable[[float], Any]) -> dict[str
         "class": v.cls.value,
         "forced": v.forced,
         "explanations": [{"kind": e.kind, "text": e.text, "points": e.points} for e in v.explanations],
+        "game_class": game_class_json(v.game),
+    }
+
+
+def game_class_json(g: GameVerdict | None, seat: int | None = None) -> dict[str, Any] | None:
+    """A verdict for the game (``GameVerdict``) as JSON data: ``class``, the chance of winning the
+    game ``lost`` (a fraction, 4 decimals) with ``lost_interval``, ``uncertain``, and the move
+    ``best`` for the game; null where the game is not close or has no table."""
+    if g is None:
+        return None
+    return {
+        "class": g.cls.value,
+        "lost": round(g.lost, 4),
+        "lost_interval": [round(g.low, 4), round(g.high, 4)],
+        "uncertain": g.uncertain,
+        "best": move_to_json(g.best, seat),
     }
 
 
@@ -509,7 +601,7 @@ def _rate(
         res = judge(rules, obs, limits, thresholds, ply.move)
     except TooBigToSearch as e:  # shown with the reason, left out of the counts like an unrated move
         return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
-    v = verdict_of(rules, obs, res, ply.move, thresholds, names)
+    v = verdict_of(rules, obs, res, ply.move, thresholds, names, ply.scores)
     played_ev = res.value_of(ply.move).ev
     win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move), res.weights)
     wc: WorldCost | None = None
@@ -545,6 +637,7 @@ def _rate(
         shallow=res.shallow,
         uncertain=v.uncertain,
         win=win,
+        game=v.game,
     )
 
 

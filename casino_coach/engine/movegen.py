@@ -812,13 +812,13 @@ def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
 def _hold_reason(rules: RuleSet, state: RoundState, move: Move, value: int) -> str:
     rest = state.hands[state.to_move] & ~(1 << move.card)
     if not any(value in rules.capture_values[x] for x in iter_cards(rest)):
-        what = "an ace" if value in (1, 14) else _a(_value_word(value))
+        what = "an ace" if value in (1, 14) else article(_value_word(value))
         return f"you would be left without {what} for your build of {value} (rules.md 1.8.2)"
     return ""
 
 
-def _a(word: str) -> str:
-    """The word with its indefinite article: "an 8", "an 11", "a 7", "a jack"."""
+def article(word: str) -> str:
+    """The word with its indefinite article: "an 8", "an 11", "a 7", "a jack", "an inaccuracy"."""
     return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
 
 
@@ -890,7 +890,7 @@ def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds:
     for b in taken_builds:
         if b.value not in caps:
             return (
-                f"{_a(str(b.value))}-build can only be taken by {_a(_value_word(b.value))}"
+                f"{article(str(b.value))}-build can only be taken by {article(_value_word(b.value))}"
                 f"{' or an ace' if b.value == 14 else ''}, not by {name} (rules.md 1.6.4)"
             )
     loose = move.take & state.loose

@@ -18,7 +18,14 @@ from typing import Any
 
 import orjson
 
-from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis, PositionView, SeatSummary
+from casino_coach.coach.analysis import (
+    CLASSES,
+    GameAnalysis,
+    MoveAnalysis,
+    PositionView,
+    SeatSummary,
+    game_class_json,
+)
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
@@ -119,6 +126,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "position": _position_obj(m.view),
         "win_chance": win_chance_obj(m.win, m.best, m.played, m.side),
         "game_verdict": game_verdict_words(m),
+        "game_class": game_class_json(m.game, m.seat),
         "not_judged": m.not_judged,
     }
 

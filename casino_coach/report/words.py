@@ -4,9 +4,8 @@ JSON-facing code all say these things in these words."""
 
 from __future__ import annotations
 
-from typing import Final
-
-from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
+from casino_coach.coach.analysis import GAME_THRESHOLDS, GameAnalysis, MoveAnalysis, MoveClass, SeatSummary
+from casino_coach.engine.movegen import article
 
 
 def title(a: GameAnalysis) -> str:
@@ -60,7 +59,8 @@ def chance_words(p: float) -> str:
 
 def win_words(m: MoveAnalysis) -> str | None:
     """The mover's side's chance to win the game (``coach.winning``): "chance to win the game: 48%
-    before the round, 41% after it with the move played (55% with the best move)"; None without."""
+    before the round, 41% after it with the move played (55% with the best move)", and once the game
+    is close its class for the game (``game_class_words``); None without."""
     if m.win is None:
         return None
     side = m.side
@@ -71,25 +71,19 @@ def win_words(m: MoveAnalysis) -> str | None:
     best = m.win.of(m.best) if m.best is not None and m.best != m.played else None
     if best is not None:
         text += f" ({chance_words(best[side])} with the best move)"
-    return text
-
-
-# How much more chance of winning the game a move must give than another before the words say the
-# game and the round disagree on them: where the search was exact (the last deal of a 2-player round)
-# the chances are exact for the table; before, they rest on the leaf's odds and sampled worlds, and a
-# smaller gap moves with the seed (seen on the bundled Dominican game: gaps of 2 to 4 points at one
-# seed that another seed puts under 2).
-GAME_EDGE: Final = 0.02
-GAME_EDGE_ESTIMATED: Final = 0.05
+    game = game_class_words(m)
+    return text if game is None else f"{text}; {game}"
 
 
 def game_verdict_words(m: MoveAnalysis) -> str | None:
-    """The game and the round disagree (``MoveAnalysis.win``): the move played lost round points but
-    leaves more chance of winning the game than the best move for the round ("right for the game,
-    wrong for the round"), or it was right for the round while another of the best moves leaves at
-    least GAME_EDGE (GAME_EDGE_ESTIMATED where the search was not exact) more chance of winning the
-    game. None when they agree or no chances are known."""
-    if m.win is None or m.best is None or m.forced:
+    """The game and the round disagree, by the verdict for the game (``MoveAnalysis.game``, once the
+    game is close): the move played lost round points but leaves more chance of winning the game than
+    the best move for the round, by at least the *inaccuracy* edge of ``GAME_THRESHOLDS`` with
+    confidence ("right for the game, wrong for the round"); or it was right for the round while it
+    gave up enough chance of the game to be classed below *good* for the game ("right for the
+    round, wrong for the game"). None when they agree or the game is not close."""
+    g = m.game
+    if g is None or m.win is None or m.best is None or m.forced:
         return None
     side = m.side
     played = m.win.of(m.played)
@@ -98,21 +92,34 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
     at = ""
     if m.view is not None and len(m.view.scores) == 2:
         at = f"at {m.view.scores[side]:g}-{m.view.scores[1 - side]:g}, "
-    edge = GAME_EDGE if m.exact else GAME_EDGE_ESTIMATED
     best = m.win.of(m.best)
-    if m.missed and best is not None and played[side] >= best[side] + edge:
+    if m.missed and best is not None and g.ahead >= GAME_THRESHOLDS.inaccuracy:
         return (
             f"Right for the game, wrong for the round: {at}{m.played.describe()} leaves you "
             f"{chance_words(played[side])} to win the game, {m.best.describe()} "
             f"{chance_words(best[side])}; the {m.loss or 0.0:.2f} round points it gives up matter less"
         )
-    top_move, top = max(m.win.after, key=lambda mc: mc[1][side])
-    if not m.missed and top_move != m.played and top[side] >= played[side] + edge:
+    top = m.win.of(g.best)
+    if not m.missed and top is not None and g.cls not in (MoveClass.BEST, MoveClass.GOOD):
         return (
-            f"Right for the round, wrong for the game: {at}{top_move.describe()} would leave you "
+            f"Right for the round, wrong for the game: {at}{g.best.describe()} would leave you "
             f"{chance_words(top[side])} to win the game, the move played {chance_words(played[side])}"
         )
     return None
+
+
+def game_class_words(m: MoveAnalysis) -> str | None:
+    """The class for the game once it is close (``MoveAnalysis.game``): "for the game: a mistake,
+    7% of the chance to win given up (3% to 11%) against 6♣ captures 6♦ 6♥"; None where the game is
+    not close or the move was the best for the game."""
+    g = m.game
+    if g is None or m.forced or g.cls == MoveClass.BEST:
+        return None
+    interval = "" if g.low == g.high else f" ({chance_words(g.low)} to {chance_words(g.high)})"
+    return (
+        f"for the game: {article(g.cls.value)}, {chance_words(g.lost)} of the chance to "
+        f"win given up{interval} against {g.best.describe()}"
+    )
 
 
 def where(m: MoveAnalysis) -> str:

@@ -23,11 +23,14 @@ taking more spades), and a tie for most cards is only seen where the line reache
 round. Where it does (the last deal of a two-player round, searched to its end) each world's tally is
 certain and the chance is exact for the table.
 
-**Choosing for the game** (``rank_for_game``): the root moves of a search made with ``detail`` (and
-every move searched in every world: ``evaluate(..., every_move=True)``) in order of the mover's
-side's chance to win the game after the round, ties (chances equal to ``CHANCE_DIGITS`` decimals)
-broken by the round's margin. The line after the move is still the search's, in which both sides
-play for the round's margin; only the root move is chosen for the game. ``game_is_close`` says when
+**Choosing for the game** (``choose_for_game``): from a search made with ``detail``, each move's
+chance in each world (``world_chances``), and its edge over the best move for the round paired over
+the worlds both were searched in, with a 95% interval (``game_edges``); the move played for the game
+is the one with the largest edge among those ahead at the low end of the interval, and the round's
+best move when none is (with a few sampled worlds a choice by the noisier chances would lose rounds
+for nothing; an enumeration of the last deal shows the edges exactly). The line after the move is
+still the search's, in which both sides play for the round's margin; only the root move is chosen
+for the game. ``game_is_close`` says when
 that choice is worth its cost: when some side can reach the target in this round.
 
 The chances are those of the measured bot playing both sides: they rank game scores and moves, they
@@ -48,11 +51,12 @@ from typing import Any, Final
 import orjson
 
 from casino_coach.engine.cards import ACES_COUNT_OUT
+from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, Tally, score_tally
 from casino_coach.errors import CoachError
-from casino_coach.search.result import MoveValue, Outcome, SearchResult
+from casino_coach.search.result import MoveValue, Outcome, SearchResult, paired_stats, t_factor
 
 TABLE_FILE: Final = Path(__file__).with_name("game_table.json")
 TABLE_FORMAT: Final = "casino-game-table"
@@ -398,7 +402,7 @@ def move_tallies(
     for w, outcome in zip(weights, mv.outcomes, strict=False):
         if outcome is None or not w > 0:
             continue
-        key = (tuple(sorted(outcome.parts.items())), outcome.sweeps, outcome.end)
+        key = _outcome_key(outcome)
         tallies = seen.get(key)
         if tallies is None:
             tallies = seen[key] = world_tallies(rules, obs, outcome)
@@ -407,11 +411,92 @@ def move_tallies(
     return out or None
 
 
+def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
+    """What of a world's outcome its tallies depend on."""
+    return (tuple(sorted(outcome.parts.items())), outcome.sweeps, outcome.end)
+
+
+def world_chances(
+    table: GameTable, obs: Observation, scores: Sequence[Points], mv: MoveValue, nworlds: int
+) -> list[float]:
+    """The mover's side's chance to win the game once the round is over after the move ``mv``, in
+    each of the ``nworlds`` worlds of its search (made with ``detail``; two sides): the chances after
+    that world's tallies (``world_tallies``), NaN where the move was not searched. Their mean over the
+    worlds, weighted as the search weighs them, is the chance ``move_tallies`` gives."""
+    if obs.nsides != 2:
+        raise CoachError("round tallies from the search need two sides")
+    side = obs.seat % 2
+    out = [math.nan] * nworlds
+    seen: dict[tuple[Any, ...], float] = {}
+    for i, outcome in enumerate(mv.outcomes[:nworlds]):
+        if outcome is None:
+            continue
+        key = _outcome_key(outcome)
+        p = seen.get(key)
+        if p is None:
+            tallies: dict[Tally, float] = {}
+            for t, q in world_tallies(table.rules, obs, outcome):
+                tallies[t] = tallies.get(t, 0.0) + q
+            p = seen[key] = chances_after(table, scores, obs.dealer, tallies)[side]
+        out[i] = p
+    return out
+
+
+# Standard errors either side of a game edge's mean: a 95% interval with Student's t.
+EDGE_Z: Final = 2.0
+
+
+@dataclass(frozen=True)
+class GameEdge:
+    """How much more chance of winning the game one move leaves than a reference move, paired over
+    the worlds both were searched in (``paired_stats``): the mean, a 95% interval (Student's t over
+    ``worlds``; a point where the worlds were all enumerated) and the number of worlds."""
+
+    move: MoveValue
+    gain: float
+    low: float
+    high: float
+    worlds: int
+
+
+def game_edges(
+    rules: RuleSet,
+    obs: Observation,
+    scores: Sequence[Points],
+    result: SearchResult,
+    reference: Move,
+    moves: Sequence[MoveValue] | None = None,
+) -> list[GameEdge] | None:
+    """The edge (``GameEdge``) of each of ``moves`` (every move of ``result``, a search of ``obs`` made
+    with ``detail``, by default) over the move ``reference`` for the game that started the round at
+    ``scores``: the largest gain first. None without a table for these rules and players, with more
+    than two sides, or when the reference move has no outcomes."""
+    table = table_for(rules, obs.nplayers)
+    ref = result.value_of(reference)
+    if table is None or obs.nsides != 2 or not ref.outcomes:
+        return None
+    nworlds = len(result.weights)
+    base = world_chances(table, obs, scores, ref, nworlds)
+    edges = []
+    for mv in result.moves if moves is None else moves:
+        if mv.move == reference or not mv.outcomes:
+            continue
+        mine = world_chances(table, obs, scores, mv, nworlds)
+        diffs = [a - b for a, b in zip(mine, base, strict=True)]
+        gain, se, n = paired_stats(diffs, result.weights, result.population)
+        if n == 0:
+            continue
+        half = EDGE_Z * t_factor(n) * se if math.isfinite(se) else math.inf
+        edges.append(GameEdge(mv, gain, max(-1.0, gain - half), min(1.0, gain + half), n))
+    edges.sort(key=lambda e: -e.gain)
+    return edges
+
+
 # ---------------------------------------------------------------------------------------------------
 # Choosing the root move for the game
 
-# Chances closer than this many decimals are equal: the margin decides between them.
-CHANCE_DIGITS: Final = 9
+# An edge for the game smaller than this is none: the round's margin decides.
+CHANCE_EPSILON: Final = 1e-9
 
 
 def round_points(rules: RuleSet) -> int:
@@ -440,28 +525,15 @@ def game_is_close(rules: RuleSet, scores: Sequence[Points]) -> bool:
     return max(scores) + reach >= rules.target
 
 
-def rank_for_game(
+def choose_for_game(
     rules: RuleSet, obs: Observation, scores: Sequence[Points], result: SearchResult
-) -> list[tuple[MoveValue, float]] | None:
-    """The moves of ``result`` (a search of the decision ``obs`` made with ``detail``, in a round that
-    started at the game score ``scores``) that were searched in every world, with the mover's side's
-    chance to win the game once the round is over after each (``chances_after`` of ``move_tallies``),
-    the highest chance first and equal chances (``CHANCE_DIGITS``) in the result's order, the round's
-    margin. None without a table for these rules and players, with more than two sides, or when no
-    move was searched in every world."""
-    table = table_for(rules, obs.nplayers)
-    if table is None or obs.nsides != 2:
-        return None
-    side = obs.seat % 2
-    weights = result.weights
-    ranked: list[tuple[int, MoveValue, float]] = []
-    for i, mv in enumerate(result.moves):
-        if len(mv.outcomes) != len(weights) or any(
-            o is None for o, w in zip(mv.outcomes, weights, strict=True) if w > 0
-        ):
-            continue  # it left the race: its chance would rest on other worlds than the rest's
-        tallies = move_tallies(rules, obs, mv, weights)
-        if tallies is not None:
-            ranked.append((i, mv, chances_after(table, scores, obs.dealer, tallies)[side]))
-    ranked.sort(key=lambda t: (-round(t[2], CHANCE_DIGITS), t[0]))
-    return [(mv, p) for _, mv, p in ranked] or None
+) -> MoveValue | None:
+    """The root move to play for the game instead of the best move for the round (the first of
+    ``result``, a search made with ``detail``): of the moves whose edge over it (``game_edges``) is
+    above 0 at the low end of its interval, the one with the largest edge. None when no move is
+    clearly better for the game: a choice by noisier chances than the margin's would lose rounds
+    and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last
+    deal shows it exactly)."""
+    edges = game_edges(rules, obs, scores, result, result.moves[0].move)
+    clear = [e for e in edges or () if e.low > CHANCE_EPSILON]
+    return clear[0].move if clear else None

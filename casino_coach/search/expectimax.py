@@ -387,7 +387,6 @@ def evaluate(
     focus: Move | None = None,
     bands: Sequence[float] = (),
     detail: bool = False,
-    every_move: bool = False,
 ) -> SearchResult:
     """Value every legal move of the seat to move from its own observation only.
 
@@ -398,9 +397,6 @@ def evaluate(
     the verdict rather than at the best move: it goes on until the focus's loss lies inside one band
     with confidence (``SearchResult.loss``), or the sample limit. ``detail`` records what happens
     along each move's line in each world (``MoveValue.outcomes``), for explanations.
-    ``every_move`` keeps every move in the race: each is searched in every world, as an enumeration
-    does anyway (the race drops moves behind on the round's margin, and a choice by another measure,
-    the chance to win the game, ``chances.rank_for_game``, needs them all on the same worlds).
 
     The node budget never leaves a decision on fewer than ``limits.min_samples`` worlds: when they
     do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
@@ -433,7 +429,7 @@ def evaluate(
         bands=tuple(bands) if focus is not None else (),
         deadline=None if limits.time is None else t0 + limits.time,
         # Moves leave the race only while sampling: an enumeration values every move in every world.
-        racing=population is None and not per_partner and not every_move,
+        racing=population is None and not per_partner,
     )
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]

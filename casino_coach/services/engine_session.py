@@ -492,7 +492,7 @@ class EngineSession:
                 "round_start": chances_json(win.round_start),
             }
         if move is not None:
-            v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players)
+            v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players, tuple(g.match.scores))
             out["verdict"] = (
                 {"move": move_to_json(move, res.seat)}
                 | verdict_json(v, res.value_of(move).ev, _num)

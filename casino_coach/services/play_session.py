@@ -39,7 +39,16 @@ from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.coach.explain import explain
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
-from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, illegal_reason, legal_moves
+from casino_coach.engine.movegen import (
+    BUILD,
+    CAPTURE,
+    TRAIL,
+    Move,
+    apply,
+    article,
+    illegal_reason,
+    legal_moves,
+)
 from casino_coach.engine.notation import move_text, parse_move, table_words
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -177,11 +186,6 @@ def bot_names(opponent: str, count: int) -> list[str]:
     """Names for ``count`` bots of one kind: "Counter", or "Counter 1", "Counter 2", ..."""
     base = opponent.strip().capitalize() or "Bot"
     return [base] if count == 1 else [f"{base} {i + 1}" for i in range(count)]
-
-
-def article(word: str) -> str:
-    """The word with "a" or "an" before it: "an inaccuracy", "a mistake", "an 8", "a single"."""
-    return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
 
 
 def verb(who: str, word: str) -> str:
