@@ -110,16 +110,25 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
 
 def game_class_words(m: MoveAnalysis) -> str | None:
     """The class for the game once it is close (``MoveAnalysis.game``): "for the game: a mistake,
-    7% of the chance to win given up (3% to 11%) against 6♣ captures 6♦ 6♥"; None where the game is
-    not close or the move was the best for the game."""
+    7.2% of the chance to win given up (5.1% to 9.3%) against 6♣ captures 6♦ 6♥"; None where the
+    game is not close or the move was the best for the game."""
     g = m.game
     if g is None or m.forced or g.cls == MoveClass.BEST:
         return None
-    interval = "" if g.low == g.high else f" ({chance_words(g.low)} to {chance_words(g.high)})"
+    label = g.cls.value if g.cls == MoveClass.GOOD else article(g.cls.value)
+    interval = "" if g.low == g.high else f" ({lost_chance_words(g.low)} to {lost_chance_words(g.high)})"
     return (
-        f"for the game: {article(g.cls.value)}, {chance_words(g.lost)} of the chance to "
-        f"win given up{interval} against {g.best.describe()}"
+        f"for the game: {label}, {lost_chance_words(g.lost)} of the chance to win given up{interval} "
+        f"against {g.best.describe()}"
     )
+
+
+def lost_chance_words(p: float) -> str:
+    """A chance given up, in percent to a tenth (the classes for the game part at 2%, 5% and 10%, so
+    whole percents would hide on which side of an edge it lies): "1.9%", "<0.1%"."""
+    if 0 < p < 0.0005:
+        return "<0.1%"
+    return f"{100 * p:.1f}%"
 
 
 def where(m: MoveAnalysis) -> str:
