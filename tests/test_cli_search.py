@@ -47,8 +47,9 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
     # a log carries the game score, and the preset has a game table).
     assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance"]
-    assert list(out["win_chance"]) == ["scores", "dealer", "round_start"]
+    assert list(out["win_chance"]) == ["scores", "dealer", "round_start", "best_for_game"]
     assert out["win_chance"]["scores"] == [0, 0] and sum(out["win_chance"]["round_start"]) == 1.0
+    assert out["win_chance"]["best_for_game"] is None  # at 0-0 the game is not close
     assert out["ply"] == played and out["seat"] == game.to_move
     assert out["exact"] is True  # 2 players, last deal: every card is known to a counter
     legal = legal_moves(ROYAL, game.state)

@@ -22,6 +22,14 @@ from typer.testing import CliRunner
 
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
+from casino_coach.coach.analysis import (
+    GAME_THRESHOLDS,
+    MoveClass,
+    Thresholds,
+    analysis_limits,
+    judge,
+    verdict_of,
+)
 from casino_coach.engine.cards import card_name, parse_card
 from casino_coach.formats.codec import move_from_json
 from casino_coach.formats.position import Position, position_from_obj
@@ -202,6 +210,42 @@ def test_suggest_reports_the_higher_chance_for_the_game_winning_move(case: str, 
     assert out["moves"][0]["ev"] == ev_round > ev_game
     assert p_game > p_round
     assert p_game == max(m["win_chance"][0] for m in out["moves"])
+    # The move to play for the game, as the searcher plays it, with its exact gain over the round's.
+    choice = out["win_chance"]["best_for_game"]
+    _, move = move_from_json(choice)
+    assert move.describe() == game_move
+    assert choice["gain"] == pytest.approx(p_game - p_round, abs=1e-4)
+    assert choice["gain_interval"] == [choice["gain"], choice["gain"]]
+    # Far from the target the round's best is the game's too: nothing to add.
+    assert _suggest(tmp_path, obj | {"scores": [5, 5]})["win_chance"]["best_for_game"] is None
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_round_move_is_best_for_the_round_and_classed_for_the_game(case: str) -> None:
+    """The verdict on the round's move (``verdict_of`` with the game score, as analyze, suggest --at
+    and the engine give it): best for the round, and for the game the chance it gives up against the
+    game's move, exact (a point interval), in the class ``GAME_THRESHOLDS`` gives it; the game's move
+    is best for the game. Far from the target there is no verdict for the game."""
+    obj, game_move, round_move = CASES[case]
+    pos = position_from_obj(obj)
+    obs = pos.observation
+    moves = {m.describe(): m for m in root_moves(pos.rules, obs)}
+    given_up = 0.0
+    for played in (round_move, game_move):
+        res = judge(pos.rules, obs, analysis_limits(), Thresholds(), moves[played])
+        v = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), (), pos.scores)
+        assert res.exact and v.game is not None and not v.game.uncertain
+        far = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), (), (5, 5))
+        assert far.game is None
+        if played == round_move:
+            assert v.cls == MoveClass.BEST and v.game.best.describe() == game_move
+            assert v.game.lost > 0 and v.game.low == v.game.high == pytest.approx(v.game.lost)
+            assert v.game.cls == GAME_THRESHOLDS.classify(v.game.lost) != MoveClass.BEST
+            given_up = v.game.lost
+        else:
+            # Worse for the round, ahead for the game by just what the round's move gives up.
+            assert v.cls != MoveClass.BEST and v.game.lost == 0 and v.game.cls == MoveClass.BEST
+            assert v.game.ahead == pytest.approx(given_up) and given_up > 0
 
 
 def test_classic_at_equal_scores_the_goals_agree_when_the_round_is_certain() -> None:

@@ -479,10 +479,10 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
         "3♥ 5♠"
     )
     good = dataclasses.replace(wrong, cls=MoveClass.GOOD, lost=0.019, low=0.0003, high=0.03)
-    assert game_class_words(dataclasses.replace(b, game=good)) == (
+    assert game_class_words(good) == (
         "for the game: good, 1.9% of the chance to win given up (<0.1% to 3.0%) against 8♣ captures 3♥ 5♠"
     )
-    assert game_class_words(b) == words
+    assert game_class_words(b.game) == words
     assert (win_words(b) or "").endswith("; " + words)
     # Good for the game: no disagreement to tell.
     assert (

@@ -72,7 +72,7 @@ def test_game_edges_pair_the_worlds_and_a_few_worlds_choose_nothing() -> None:
     chosen = choose_for_game(ROYAL, obs, (15, 15), res)
     clear = [e for e in edges if e.low > 1e-9]
     assert (chosen is None) == (not clear)
-    assert chosen is None or chosen == max(clear, key=lambda e: e.gain).move
+    assert chosen is None or chosen == max(clear, key=lambda e: e.gain)
 
 
 def _last_deal(rules: RuleSet, seed: int) -> Game:
@@ -130,7 +130,7 @@ def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
         chosen = choose_for_game(rules, obs, scores, res)
         top = max(chances.values())
         if top > chances[res.moves[0].move] + 1e-9:
-            assert chosen is not None and chances[chosen.move] == top
+            assert chosen is not None and chances[chosen.move.move] == top
         else:
             assert chosen is None
 

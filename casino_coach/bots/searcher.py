@@ -37,7 +37,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
-from casino_coach.search.chances import choose_for_game, game_is_close, table_for
+from casino_coach.search.chances import choose_for_game, for_the_game
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -102,13 +102,7 @@ class SearcherPolicy:
     ) -> Move:
         previous = self._previous.get(obs.seat)
         evidence = next_evidence(rules, *previous, obs) if previous else ()
-        for_game = (
-            self.goal == "game"
-            and scores is not None
-            and obs.nsides == 2
-            and game_is_close(rules, scores)
-            and table_for(rules, obs.nplayers) is not None
-        )
+        for_game = self.goal == "game" and for_the_game(rules, obs, scores)
         try:
             if len(legal) == 1:
                 move = legal[0]
@@ -135,8 +129,8 @@ class SearcherPolicy:
         result = evaluate(rules, obs, limits, evidence=evidence, detail=scores is not None)
         if scores is not None:
             chosen = choose_for_game(rules, obs, scores, result)
-            if chosen is not None and chosen.move in allowed:
-                return chosen.move
+            if chosen is not None and chosen.move.move in allowed:
+                return chosen.move.move
         for mv in result.moves:
             if mv.move in allowed:
                 return mv.move

@@ -35,6 +35,7 @@ from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
     decision_from_file,
+    game_choice_of,
     result_json,
     suggest_limits,
     typed_decision,
@@ -175,6 +176,7 @@ def suggest_command(
             verdict=verdict,
             names=decision.names,
             win=decision_chances_of(decision, result, top),
+            for_game=game_choice_of(decision, result),
             typed=decision.typed,
         )
     )

@@ -46,7 +46,7 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
-from casino_coach.coach.winning import WinChances, decision_chances, game_edges, game_is_close, table_for
+from casino_coach.coach.winning import WinChances, decision_chances, for_the_game, game_edges
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -168,12 +168,7 @@ def game_verdict_of(
     (``WIN_MOVES``): only once the game is close (``game_is_close``: far from the target the game's
     chance follows the round's margin, and the round's class says it all), with two sides and a
     table for the rules; None otherwise."""
-    if (
-        scores is None
-        or obs.nsides != 2
-        or not game_is_close(rules, scores)
-        or table_for(rules, obs.nplayers) is None
-    ):
+    if scores is None or not for_the_game(rules, obs, scores):
         return None
     edges = game_edges(rules, obs, scores, res, move, [mv for mv in _win_moves(res, move) if mv.move != move])
     if edges is None:

@@ -9,12 +9,12 @@ from rich.table import Table
 from rich.text import Text
 
 from casino_coach.coach.analysis import Verdict
-from casino_coach.coach.winning import WinChances
+from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import chance_words
+from casino_coach.report.words import chance_words, game_class_words, lost_chance_words
 from casino_coach.search.result import SearchResult
 
 
@@ -32,6 +32,24 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     if v.uncertain:
         text += f"; not pinned to one class after {result.samples} worlds, so the milder class is given"
     return text
+
+
+def _for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, side: int) -> str:
+    """ "For the game, play 6♣ captures 6♦ 6♥: 100% to win the game, 54% after 10♣ captures 10♦ (a
+    gain of 46.3% over the same worlds)"."""
+    move, best = e.move.move, result.moves[0].move
+    mine = win.of(move) if win is not None else None
+    theirs = win.of(best) if win is not None else None
+    chances = (
+        f"{chance_words(mine[side])} to win the game, {chance_words(theirs[side])} after {best.describe()}"
+        if mine is not None and theirs is not None
+        else f"more chance to win the game than {best.describe()}"
+    )
+    interval = "" if e.low == e.high else f", {lost_chance_words(e.low)} to {lost_chance_words(e.high)}"
+    return (
+        f"For the game, play {move.describe()}: {chances} (a gain of {lost_chance_words(e.gain)} over the "
+        f"same worlds{interval})."
+    )
 
 
 def effort_text(result: SearchResult) -> str:
@@ -126,12 +144,14 @@ def suggestion_view(
     names: Sequence[str] = (),
     typed: bool = False,
     win: WinChances | None = None,
+    for_game: GameEdge | None = None,
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
     reason, the best line in words (when the values are exact: otherwise a line would be played with
     cards the player cannot see), the verdict on the move the log plays here, and what the values
-    mean."""
+    mean; once the game is close, the move to play for the game instead of the round's best
+    (``for_game``) and the verdict for the game on the move played."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -166,6 +186,8 @@ def suggestion_view(
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
     parts += [Text(""), Text(why)]
+    if for_game is not None and result.moves:
+        parts.append(Text(_for_game_words(for_game, result, win, side)))
     if result.exact and result.moves:
         parts += [
             Text(""),
@@ -182,6 +204,9 @@ def suggestion_view(
         parts.append(Text(""))
         parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
         parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
+        game = game_class_words(verdict.game)
+        if game is not None:
+            parts.append(Text(f"  - {game}"))
     parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
     if win is not None:
         who = seat_label(obs.to_move, names, you)

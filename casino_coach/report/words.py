@@ -4,7 +4,14 @@ JSON-facing code all say these things in these words."""
 
 from __future__ import annotations
 
-from casino_coach.coach.analysis import GAME_THRESHOLDS, GameAnalysis, MoveAnalysis, MoveClass, SeatSummary
+from casino_coach.coach.analysis import (
+    GAME_THRESHOLDS,
+    GameAnalysis,
+    GameVerdict,
+    MoveAnalysis,
+    MoveClass,
+    SeatSummary,
+)
 from casino_coach.engine.movegen import article
 
 
@@ -71,7 +78,7 @@ def win_words(m: MoveAnalysis) -> str | None:
     best = m.win.of(m.best) if m.best is not None and m.best != m.played else None
     if best is not None:
         text += f" ({chance_words(best[side])} with the best move)"
-    game = game_class_words(m)
+    game = game_class_words(m.game)
     return text if game is None else f"{text}; {game}"
 
 
@@ -108,12 +115,11 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
     return None
 
 
-def game_class_words(m: MoveAnalysis) -> str | None:
-    """The class for the game once it is close (``MoveAnalysis.game``): "for the game: a mistake,
-    7.2% of the chance to win given up (5.1% to 9.3%) against 6♣ captures 6♦ 6♥"; None where the
-    game is not close or the move was the best for the game."""
-    g = m.game
-    if g is None or m.forced or g.cls == MoveClass.BEST:
+def game_class_words(g: GameVerdict | None) -> str | None:
+    """The class for the game once it is close (``MoveAnalysis.game``, ``Verdict.game``): "for the
+    game: a mistake, 7.2% of the chance to win given up (5.1% to 9.3%) against 6♣ captures 6♦ 6♥";
+    None where the game is not close or the move was the best for the game."""
+    if g is None or g.cls == MoveClass.BEST:
         return None
     label = g.cls.value if g.cls == MoveClass.GOOD else article(g.cls.value)
     interval = "" if g.low == g.high else f" ({lost_chance_words(g.low)} to {lost_chance_words(g.high)})"

@@ -525,15 +525,27 @@ def game_is_close(rules: RuleSet, scores: Sequence[Points]) -> bool:
     return max(scores) + reach >= rules.target
 
 
+def for_the_game(rules: RuleSet, obs: Observation, scores: Sequence[Points] | None) -> bool:
+    """Whether the decision ``obs``, in a round that started at the game score ``scores``, is played
+    and judged for the game as well as the round: a score is known, there are two sides, the rules
+    and players have a table, and the game is close (``game_is_close``)."""
+    return (
+        scores is not None
+        and obs.nsides == 2
+        and game_is_close(rules, scores)
+        and table_for(rules, obs.nplayers) is not None
+    )
+
+
 def choose_for_game(
     rules: RuleSet, obs: Observation, scores: Sequence[Points], result: SearchResult
-) -> MoveValue | None:
+) -> GameEdge | None:
     """The root move to play for the game instead of the best move for the round (the first of
-    ``result``, a search made with ``detail``): of the moves whose edge over it (``game_edges``) is
-    above 0 at the low end of its interval, the one with the largest edge. None when no move is
-    clearly better for the game: a choice by noisier chances than the margin's would lose rounds
-    and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last
-    deal shows it exactly)."""
+    ``result``, a search made with ``detail``), with its edge: of the moves whose edge over it
+    (``game_edges``) is above 0 at the low end of its interval, the one with the largest edge. None
+    when no move is clearly better for the game: a choice by noisier chances than the margin's would
+    lose rounds and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of
+    the last deal shows it exactly)."""
     edges = game_edges(rules, obs, scores, result, result.moves[0].move)
     clear = [e for e in edges or () if e.low > CHANCE_EPSILON]
-    return clear[0].move if clear else None
+    return clear[0] if clear else None
