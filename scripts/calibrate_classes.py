@@ -60,7 +60,7 @@ from casino_coach.search.chances import game_is_close
 
 @dataclass(frozen=True)
 class Sample:
-    noise: float  # loss in run B of run A's best move
+    noise: float  # loss in run B of run A's best move (for the game: the chance of the game lost)
     low: float  # the low end of run B's interval for that loss
     exact: bool
     losses: dict[str, float]  # policy -> loss of its move (run A)
@@ -109,14 +109,6 @@ def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
     return Sample(noise, low, a.exact, losses)
 
 
-@dataclass(frozen=True)
-class GameSample:
-    noise: float  # chance lost in run B by run A's move best for the game
-    low: float  # the low end of run B's interval for it
-    exact: bool
-    losses: dict[str, float]  # policy -> chance lost by its move (run A)
-
-
 def _close_positions(
     rules: RuleSet, games: int, every: int
 ) -> list[tuple[Observation, Move, tuple[Points, ...], int]]:
@@ -132,7 +124,7 @@ def _close_positions(
     return out
 
 
-def _measure_game(item: tuple[Observation, Move, tuple[Points, ...], int]) -> GameSample | None:
+def _measure_game(item: tuple[Observation, Move, tuple[Points, ...], int]) -> Sample | None:
     obs, played, scores, seed = item
     rules = _RULES
     assert rules is not None
@@ -157,7 +149,7 @@ def _measure_game(item: tuple[Observation, Move, tuple[Points, ...], int]) -> Ga
     for name, move in others.items():
         g = game_verdict_of(rules, obs, a, move, scores)
         losses[name] = 0.0 if g is None else g.lost
-    return GameSample(gb.lost, gb.low, a.exact, losses)
+    return Sample(gb.lost, gb.low, a.exact, losses)
 
 
 def _game(args: argparse.Namespace) -> None:
@@ -165,36 +157,50 @@ def _game(args: argparse.Namespace) -> None:
     items = _close_positions(rules, args.games, args.every)
     with multiprocessing.get_context("fork").Pool(args.jobs, _init, (rules.preset, args.samples)) as pool:
         samples = [s for s in pool.map(_measure_game, items, chunksize=1) if s is not None]
+    print(f"{rules.preset}, close positions from {args.games} games:")
+    _report(samples, args.samples, "chance of the game lost", GAME_THRESHOLDS, step=0.01, floors=(0.02, 0.05))
+
+
+def _report(
+    samples: list[Sample],
+    worlds: int,
+    what: str,
+    shipped: Thresholds,
+    step: float = 0.05,
+    floors: tuple[float, float] = (0.1, 0.5),
+) -> None:
+    """Print the noise, how often run B's interval reaches down to best, the thresholds the rules
+    give (inaccuracy: the 95th percentile of the noise rounded up to ``step``, at least ``floors[0]``;
+    mistake twice that, at least ``floors[1]``; blunder twice the mistake) beside the shipped ones, and
+    how the three players' moves fall into the classes."""
     sampled = [s for s in samples if not s.exact]
     noise = [s.noise for s in sampled]
     print(
-        f"{len(samples)} close positions with a choice from {args.games} games ({len(sampled)} sampled, "
-        f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {rules.preset}"
+        f"{len(samples)} positions with a choice ({len(sampled)} sampled, "
+        f"{len(samples) - len(sampled)} exact), {worlds} worlds per search"
     )
     print(
-        "noise: chance lost in run B by run A's move best for the game (sampled positions): "
+        f"noise: {what} in run B by run A's best move (sampled positions): "
         + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.4f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
         + f", max {max(noise, default=0.0):.4f}; zero in {sum(1 for x in noise if x == 0)}"
     )
-    inside = sum(1 for s in sampled if s.low <= GAME_THRESHOLDS.best)
+    inside = sum(1 for s in sampled if s.low <= shipped.best)
     print(
-        f"interval: for {inside}/{len(sampled)} of run A's moves run B's interval reaches down to best "
-        f"({100 * inside / max(1, len(sampled)):.0f}%)"
+        f"interval: for {inside}/{len(sampled)} of run A's best moves run B's interval reaches down to "
+        f"best ({100 * inside / max(1, len(sampled)):.0f}%)"
     )
-    inacc = max(0.02, _up(_pct(noise, 0.95), 0.01))
-    mistake = max(_up(2 * inacc, 0.01), 0.05)
-    th = Thresholds(
-        inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2), best=GAME_THRESHOLDS.best
-    )
+    inacc = max(floors[0], _up(_pct(noise, 0.95), step))
+    mistake = max(_up(2 * inacc, step), floors[1])
+    th = Thresholds(inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2), best=shipped.best)
     print(
-        f"thresholds: inaccuracy {th.inaccuracy}, mistake {th.mistake}, blunder {th.blunder} (shipped: "
-        f"{GAME_THRESHOLDS.inaccuracy}, {GAME_THRESHOLDS.mistake}, {GAME_THRESHOLDS.blunder})"
+        f"thresholds: inaccuracy {th.inaccuracy}, mistake {th.mistake}, blunder {th.blunder} "
+        f"(shipped: {shipped.inaccuracy}, {shipped.mistake}, {shipped.blunder})"
     )
     for name in ("counter", "greedy", "random"):
         losses = [s.losses[name] for s in samples]
         counts = Counter(th.classify(x).value for x in losses)
         print(
-            f"  {name:8s} mean chance lost {statistics.mean(losses):.4f}: "
+            f"  {name:8s} mean {what} {statistics.mean(losses):.4f}: "
             + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES)
         )
 
@@ -228,33 +234,8 @@ def main() -> None:
     items = _positions(rules, args.rounds, args.every)
     with multiprocessing.get_context("fork").Pool(args.jobs, _init, (args.preset, args.samples)) as pool:
         samples = [s for s in pool.map(_measure, items, chunksize=1) if s is not None]
-    sampled = [s for s in samples if not s.exact]
-    noise = [s.noise for s in sampled]
-    print(
-        f"{len(samples)} positions with a choice ({len(sampled)} sampled, "
-        f"{len(samples) - len(sampled)} exact), {args.samples} worlds per search, {args.preset}"
-    )
-    print(
-        "noise: loss in run B of run A's best move (sampled positions), points: "
-        + ", ".join(f"p{int(q * 100)} {_pct(noise, q):.3f}" for q in (0.5, 0.75, 0.9, 0.95, 0.99))
-        + f", max {max(noise, default=0.0):.3f}; zero in {sum(1 for x in noise if x == 0)}"
-    )
-    inside = sum(1 for s in sampled if s.low <= Thresholds().best)
-    print(
-        f"interval: for {inside}/{len(sampled)} of run A's best moves run B's loss interval reaches "
-        f"down to best ({100 * inside / max(1, len(sampled)):.0f}%)"
-    )
-    inacc = max(0.1, _up(_pct(noise, 0.95)))
-    mistake = max(_up(2 * inacc), 0.5)
-    th = Thresholds(inaccuracy=inacc, mistake=mistake, blunder=round(2 * mistake, 2))
-    print(f"thresholds: inaccuracy {th.inaccuracy}, mistake {th.mistake}, blunder {th.blunder}")
-    for name in ("counter", "greedy", "random"):
-        losses = [s.losses[name] for s in samples]
-        counts = Counter(th.classify(x).value for x in losses)
-        print(
-            f"  {name:8s} mean loss {statistics.mean(losses):.3f}: "
-            + ", ".join(f"{c.value} {100 * counts[c.value] / len(losses):.0f}%" for c in CLASSES)
-        )
+    print(f"{args.preset}:")
+    _report(samples, args.samples, "loss in points", Thresholds())
 
 
 if __name__ == "__main__":
