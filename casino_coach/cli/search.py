@@ -25,6 +25,7 @@ from casino_coach.coach.analysis import (
     verdict_of,
     why_not_second,
 )
+from casino_coach.coach.winning import choose_for_game
 from casino_coach.errors import CoachError
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
@@ -35,7 +36,6 @@ from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
     decision_from_file,
-    game_choice_of,
     result_json,
     suggest_limits,
     typed_decision,
@@ -176,7 +176,7 @@ def suggest_command(
             verdict=verdict,
             names=decision.names,
             win=decision_chances_of(decision, result, top),
-            for_game=game_choice_of(decision, result),
+            for_game=choose_for_game(decision.rules, obs, decision.scores, result),
             typed=decision.typed,
         )
     )

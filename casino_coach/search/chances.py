@@ -538,14 +538,17 @@ def for_the_game(rules: RuleSet, obs: Observation, scores: Sequence[Points] | No
 
 
 def choose_for_game(
-    rules: RuleSet, obs: Observation, scores: Sequence[Points], result: SearchResult
+    rules: RuleSet, obs: Observation, scores: Sequence[Points] | None, result: SearchResult
 ) -> GameEdge | None:
     """The root move to play for the game instead of the best move for the round (the first of
-    ``result``, a search made with ``detail``), with its edge: of the moves whose edge over it
-    (``game_edges``) is above 0 at the low end of its interval, the one with the largest edge. None
-    when no move is clearly better for the game: a choice by noisier chances than the margin's would
-    lose rounds and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of
-    the last deal shows it exactly)."""
+    ``result``, a search made with ``detail``), with its edge, where the decision is played for the
+    game (``for_the_game``): of the moves whose edge over it (``game_edges``) is above 0 at the low
+    end of its interval, the one with the largest edge. None elsewhere, and when no move is clearly
+    better for the game: a choice by noisier chances than the margin's would lose rounds and gain
+    nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last deal shows it
+    exactly)."""
+    if scores is None or not result.moves or not for_the_game(rules, obs, scores):
+        return None
     edges = game_edges(rules, obs, scores, result, result.moves[0].move)
     clear = [e for e in edges or () if e.low > CHANCE_EPSILON]
     return clear[0] if clear else None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.coach.analysis import Verdict, analysis_limits, verdict_json
-from casino_coach.coach.winning import GameEdge, WinChances, choose_for_game, decision_chances, for_the_game
+from casino_coach.coach.winning import GameEdge, WinChances, choose_for_game, decision_chances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_hand, parse_table
 from casino_coach.engine.observation import Observation
@@ -145,20 +145,6 @@ def decision_chances_of(decision: Decision, result: SearchResult, top: int | Non
     return decision_chances(decision.rules, decision.obs, decision.scores, moves, result.weights)
 
 
-def game_choice_of(decision: Decision, result: SearchResult) -> GameEdge | None:
-    """The move to play for the game instead of the round's best (``choose_for_game``, as the
-    searcher bot chooses), with its edge, where the decision is played for the game
-    (``for_the_game``: a game score, two sides, a table, a close game); None otherwise or when no
-    move is clearly better for the game."""
-    if (
-        decision.scores is None
-        or not result.moves
-        or not for_the_game(decision.rules, decision.obs, decision.scores)
-    ):
-        return None
-    return choose_for_game(decision.rules, decision.obs, decision.scores, result)
-
-
 def result_json(
     decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
 ) -> dict[str, Any]:
@@ -166,7 +152,8 @@ def result_json(
     best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it.
     With a game score and a table for the rules, ``"win_chance"``: the chance of each side to win
     the game before the round (``round_start``), the move to play for the game instead of the
-    round's best (``best_for_game``, ``game_choice_json``; null when none is clearly better or the
+    round's best (``best_for_game``, ``choose_for_game`` as the searcher bot chooses, written by
+    ``game_choice_json``; null when none is clearly better or the
     game is not close), and per move (and for the move played) the chances once the round is over
     after it."""
     moves = result.moves if top is None else result.moves[:top]
@@ -184,7 +171,7 @@ def result_json(
         ],
     }
     if win is not None:
-        choice = game_choice_of(decision, result)
+        choice = choose_for_game(decision.rules, decision.obs, decision.scores, result)
         out["win_chance"] = {
             "scores": list(decision.scores or ()),
             "dealer": decision.obs.dealer,
@@ -200,13 +187,11 @@ def result_json(
     return out
 
 
-def game_choice_json(e: GameEdge) -> dict[str, Any]:
-    """A move clearly better for the game than the round's best (``game_choice_of``): the move, and
+def game_choice_json(e: GameEdge, seat: int | None = None) -> dict[str, Any]:
+    """A move clearly better for the game than the round's best (``choose_for_game``): the move, and
     how much more chance of winning the game it leaves (``gain``, a fraction) with its 95% interval."""
-    return move_to_json(e.move.move) | {
-        "gain": round(e.gain, 4),
-        "gain_interval": [round(e.low, 4), round(e.high, 4)],
-    }
+    gain = {"gain": round(e.gain, 4), "gain_interval": [round(e.low, 4), round(e.high, 4)]}
+    return move_to_json(e.move.move, seat) | gain
 
 
 def chances_json(chances: Sequence[float]) -> list[float]:

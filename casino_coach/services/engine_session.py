@@ -57,7 +57,7 @@ from casino_coach.coach.analysis import (
     verdict_json,
     verdict_of,
 )
-from casino_coach.coach.winning import decision_chances
+from casino_coach.coach.winning import choose_for_game, decision_chances
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
@@ -79,7 +79,7 @@ from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.position import position_from_obj
 from casino_coach.search import Limits, SearchResult
 from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
-from casino_coach.services.decision import chances_json
+from casino_coach.services.decision import chances_json, game_choice_json
 
 PROTOCOL_NAME = "casino-engine"
 PROTOCOL_VERSION = 1
@@ -487,9 +487,11 @@ class EngineSession:
             **_effort(res),
         }
         if win is not None:
+            choice = choose_for_game(g.rules, self._obs(), tuple(g.match.scores), res)
             out["win_chance"] = {
                 "scores": [_num(p) for p in g.match.scores],
                 "round_start": chances_json(win.round_start),
+                "best_for_game": None if choice is None else game_choice_json(choice, res.seat),
             }
         if move is not None:
             v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players, tuple(g.match.scores))
