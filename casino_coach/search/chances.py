@@ -30,8 +30,8 @@ is the one with the largest edge among those ahead at the low end of the interva
 best move when none is (with a few sampled worlds a choice by the noisier chances would lose rounds
 for nothing; an enumeration of the last deal shows the edges exactly). The line after the move is
 still the search's, in which both sides play for the round's margin; only the root move is chosen
-for the game. ``game_is_close`` says when
-that choice is worth its cost: when some side can reach the target in this round.
+for the game. ``game_is_close`` says when that choice is worth its cost: when some side can reach
+the target in this round (``for_the_game`` adds a known score, two sides and a table).
 
 The chances are those of the measured bot playing both sides: they rank game scores and moves, they
 do not predict one particular pair of players. This module sits in the search layer so that the bots
@@ -417,15 +417,22 @@ def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
 
 
 def world_chances(
-    table: GameTable, obs: Observation, scores: Sequence[Points], mv: MoveValue, nworlds: int
+    table: GameTable,
+    obs: Observation,
+    scores: Sequence[Points],
+    mv: MoveValue,
+    nworlds: int,
+    memo: dict[Tally, float] | None = None,
 ) -> list[float]:
     """The mover's side's chance to win the game once the round is over after the move ``mv``, in
     each of the ``nworlds`` worlds of its search (made with ``detail``; two sides): the chances after
     that world's tallies (``world_tallies``), NaN where the move was not searched. Their mean over the
-    worlds, weighted as the search weighs them, is the chance ``move_tallies`` gives."""
+    worlds, weighted as the search weighs them, is the chance ``move_tallies`` gives. ``memo`` keeps
+    the chance after each tally for other moves of the same decision: worlds share their tallies."""
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
     side = obs.seat % 2
+    after = {} if memo is None else memo
     out = [math.nan] * nworlds
     seen: dict[tuple[Any, ...], float] = {}
     for i, outcome in enumerate(mv.outcomes[:nworlds]):
@@ -434,10 +441,13 @@ def world_chances(
         key = _outcome_key(outcome)
         p = seen.get(key)
         if p is None:
-            tallies: dict[Tally, float] = {}
+            p = 0.0
             for t, q in world_tallies(table.rules, obs, outcome):
-                tallies[t] = tallies.get(t, 0.0) + q
-            p = seen[key] = chances_after(table, scores, obs.dealer, tallies)[side]
+                c = after.get(t)
+                if c is None:
+                    c = after[t] = chances_after(table, scores, obs.dealer, {t: 1.0})[side]
+                p += q * c
+            seen[key] = p
         out[i] = p
     return out
 
@@ -476,12 +486,13 @@ def game_edges(
     if table is None or obs.nsides != 2 or not ref.outcomes:
         return None
     nworlds = len(result.weights)
-    base = world_chances(table, obs, scores, ref, nworlds)
+    memo: dict[Tally, float] = {}
+    base = world_chances(table, obs, scores, ref, nworlds, memo)
     edges = []
     for mv in result.moves if moves is None else moves:
         if mv.move == reference or not mv.outcomes:
             continue
-        mine = world_chances(table, obs, scores, mv, nworlds)
+        mine = world_chances(table, obs, scores, mv, nworlds, memo)
         diffs = [a - b for a, b in zip(mine, base, strict=True)]
         gain, se, n = paired_stats(diffs, result.weights, result.population)
         if n == 0:
