@@ -490,6 +490,19 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
         is None
     )
     assert game_verdict_words(best) is None  # no chances, no words
+    # A blunder for the round that gives up nothing of the game: it does not matter there.
+    won = WinChances((0.9, 0.1), ((miss.best, (1.0, 0.0)), (miss.played, (1.0, 0.0))))
+    level = GameVerdict(miss.best, 0.0, 0.0, 0.0, MoveClass.BEST, False)
+    assert miss.cls == MoveClass.BLUNDER
+    assert game_verdict_words(dataclasses.replace(miss, win=won, game=level)) == (
+        "No matter for the game: 4♦ trails leaves you 100% to win the game, as 8♣ captures 3♥ 5♠ does; "
+        "the 2.50 round points it gives up do not change that"
+    )
+    # Not for a slip the game class does see, nor for a mere inaccuracy for the round.
+    slip = dataclasses.replace(level, cls=MoveClass.GOOD, lost=0.01, high=0.01)
+    assert game_verdict_words(dataclasses.replace(miss, win=won, game=slip)) is None
+    small = dataclasses.replace(miss, win=won, game=level, cls=MoveClass.INACCURACY, loss=0.3)
+    assert game_verdict_words(small) is None
 
 
 def test_an_exact_last_deal_right_for_the_round_and_wrong_for_the_game() -> None:

@@ -86,9 +86,11 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
     """The game and the round disagree, by the verdict for the game (``MoveAnalysis.game``, once the
     game is close): the move played lost round points but leaves more chance of winning the game than
     the best move for the round, by at least the *inaccuracy* edge of ``GAME_THRESHOLDS`` with
-    confidence ("right for the game, wrong for the round"); or it was right for the round while it
-    gave up enough chance of the game to be classed below *good* for the game ("right for the
-    round, wrong for the game"). None when they agree or the game is not close."""
+    confidence ("right for the game, wrong for the round"); a mistake or a blunder for the round that
+    leaves the same chance of the game as the round's best ("no matter for the game": the game is as
+    good as won, or lost, either way); or it was right for the round while it gave up enough chance of
+    the game to be classed below *good* for the game ("right for the round, wrong for the game").
+    None when they agree or the game is not close."""
     g = m.game
     if g is None or m.win is None or m.best is None or m.forced:
         return None
@@ -105,6 +107,14 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
             f"Right for the game, wrong for the round: {at}{m.played.describe()} leaves you "
             f"{chance_words(played[side])} to win the game, {m.best.describe()} "
             f"{chance_words(best[side])}; the {m.loss or 0.0:.2f} round points it gives up matter less"
+        )
+    harmful = m.cls in (MoveClass.MISTAKE, MoveClass.BLUNDER)
+    same = best is not None and abs(played[side] - best[side]) <= GAME_THRESHOLDS.best
+    if m.missed and best is not None and harmful and same and g.cls == MoveClass.BEST:
+        return (
+            f"No matter for the game: {at}{m.played.describe()} leaves you {chance_words(played[side])} to "
+            f"win the game, as {m.best.describe()} does; the {m.loss or 0.0:.2f} round points it gives up "
+            "do not change that"
         )
     top = m.win.of(g.best)
     if not m.missed and top is not None and g.cls not in (MoveClass.BEST, MoveClass.GOOD):
