@@ -22,18 +22,21 @@ from typer.testing import CliRunner
 
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
+from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
     GAME_THRESHOLDS,
     MoveClass,
     Thresholds,
     analysis_limits,
+    game_verdict_of,
     judge,
     verdict_of,
 )
+from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import card_name, parse_card
 from casino_coach.formats.codec import move_from_json
 from casino_coach.formats.position import Position, position_from_obj
-from casino_coach.search import root_moves
+from casino_coach.search import MoveValue, root_moves
 
 # Everything that scores by itself (rules.md 1.12): the positions place these by hand, the rest of the
 # pack fills the capture piles to the sizes asked for.
@@ -256,3 +259,35 @@ def test_classic_at_equal_scores_the_goals_agree_when_the_round_is_certain() -> 
     obj = CASES["classic-19-11"][0] | {"scores": [19, 19]}
     pos = position_from_obj(obj)
     assert _choice(pos, "game", pos.scores) == _choice(pos, "round", pos.scores)
+
+
+def test_the_best_for_the_game_is_the_move_that_beats_the_played_one_most_surely(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``game_verdict_of`` compares the move played with the move whose edge over it has the highest
+    low end, not the highest mean: a move searched in a handful of worlds (it left the race early)
+    can show a large mean edge by chance alone (the bundled Dominican game, ply 104: 10♣ captures 10♦
+    at +8.0% over 13 worlds, -1.4% to +17.3%, against 4♥ builds 10 at +1.5% over 70, +0.5% to +2.6%).
+    Edges within CHANCE_EPSILON of 0 are none: float rounding must not name another best move."""
+    obj, game_move, round_move = CASES["dominican-18"]
+    pos = position_from_obj(obj)
+    obs = pos.observation
+    moves = {m.describe(): m for m in root_moves(pos.rules, obs)}
+    res = judge(pos.rules, obs, analysis_limits(), Thresholds(), moves[round_move])
+    noisy, sure = (MoveValue(moves[d], 0.0, 1.0, ()) for d in (game_move, round_move))
+
+    def edges(*args: object) -> list[GameEdge]:
+        return [GameEdge(noisy, 0.08, -0.014, 0.173, 13), GameEdge(sure, 0.015, 0.005, 0.026, 70)]
+
+    monkeypatch.setattr(analysis, "game_edges", edges)
+    g = game_verdict_of(pos.rules, obs, res, moves["6♣ captures 6♦ 6♥"], pos.scores)
+    assert g is not None and g.best == moves[round_move]
+    assert (g.lost, g.low, g.high) == (0.015, 0.005, 0.173) and g.cls == MoveClass.GOOD and g.uncertain
+
+    def level(*args: object) -> list[GameEdge]:
+        return [GameEdge(noisy, 1e-16, -1e-16, 3e-16, 9)]
+
+    monkeypatch.setattr(analysis, "game_edges", level)
+    played = moves["6♣ captures 6♦ 6♥"]
+    g = game_verdict_of(pos.rules, obs, res, played, pos.scores)
+    assert g is not None and g.best == played and g.lost == 0.0 and g.cls == MoveClass.BEST

@@ -42,7 +42,13 @@ from casino_coach.report.document import (
     to_markdown,
     to_obj,
 )
-from casino_coach.report.words import game_class_words, game_verdict_words, loss_words, win_words
+from casino_coach.report.words import (
+    UNCERTAIN_WORDS,
+    game_class_words,
+    game_verdict_words,
+    loss_words,
+    win_words,
+)
 from casino_coach.search import Limits
 
 RULES = RuleSet.from_preset("royal")
@@ -475,12 +481,13 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
         "the move played 30%"
     )
     words = (
-        "for the game: a mistake, 15.0% of the chance to win given up (8.0% to 22.0%) against 8♣ captures "
-        "3♥ 5♠"
+        "for the game: a mistake, 15.0% of the chance to win given up (8.0% to 22.0%; "
+        f"{UNCERTAIN_WORDS}) against 8♣ captures 3♥ 5♠"
     )
     good = dataclasses.replace(wrong, cls=MoveClass.GOOD, lost=0.019, low=0.0003, high=0.03)
     assert game_class_words(good) == (
-        "for the game: good, 1.9% of the chance to win given up (<0.1% to 3.0%) against 8♣ captures 3♥ 5♠"
+        f"for the game: good, 1.9% of the chance to win given up (<0.1% to 3.0%; {UNCERTAIN_WORDS}) against "
+        "8♣ captures 3♥ 5♠"
     )
     assert game_class_words(b.game) == words
     assert (win_words(b) or "").endswith("; " + words)

@@ -46,7 +46,7 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
-from casino_coach.coach.winning import WinChances, decision_chances, for_the_game, game_edges
+from casino_coach.coach.winning import CHANCE_EPSILON, WinChances, decision_chances, for_the_game, game_edges
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -164,16 +164,22 @@ def game_verdict_of(
     thresholds: Thresholds = GAME_THRESHOLDS,
 ) -> GameVerdict | None:
     """The verdict on ``move`` for the game that started the round at ``scores`` (from a search of
-    its decision, ``judge``), compared with the moves whose game chances a verdict reads
-    (``WIN_MOVES``): only once the game is close (``game_is_close``: far from the target the game's
-    chance follows the round's margin, and the round's class says it all), with two sides and a
-    table for the rules; None otherwise."""
+    its decision, ``judge``), compared with every move the search valued (the move best for the game
+    may be far down the round's order: the one that gives up round points for the item that wins),
+    each paired over the worlds both were searched in: only once the game is close
+    (``for_the_game``: far from the target the game's chance follows the round's margin, and the
+    round's class says it all), with two sides and a table for the rules; None otherwise."""
     if scores is None or not for_the_game(rules, obs, scores):
         return None
-    edges = game_edges(rules, obs, scores, res, move, [mv for mv in _win_moves(res, move) if mv.move != move])
+    edges = game_edges(rules, obs, scores, res, move)
     if edges is None:
         return None
-    top = edges[0] if edges and edges[0].gain > 0 else None
+    # Against the move that beats it with most confidence (the highest low end), not the highest
+    # mean: a move searched in a handful of worlds before it left the race can show a large mean
+    # edge by chance alone. Edges within CHANCE_EPSILON of 0 are none (chances equal but for the
+    # rounding of floats).
+    ahead_of = [e for e in edges if e.gain > CHANCE_EPSILON]
+    top = max(ahead_of, key=lambda e: (e.low, e.gain)) if ahead_of else None
     lost = top.gain if top is not None else 0.0
     low = max(0.0, top.low) if top is not None else 0.0
     high = max([lost, *(max(0.0, e.high) for e in edges)])
@@ -598,7 +604,7 @@ def _rate(
         return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
     v = verdict_of(rules, obs, res, ply.move, thresholds, names, ply.scores)
     played_ev = res.value_of(ply.move).ev
-    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move), res.weights)
+    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move, v.game), res.weights)
     wc: WorldCost | None = None
     verdict: Explanation | None = None
     if world and ply.state is not None and not v.forced:
@@ -636,15 +642,19 @@ def _rate(
     )
 
 
-# The moves whose game chances a verdict reads: the best few for the round, where the one best for
-# the game is (``report.words.game_verdict_words``), and the one played.
+# The moves whose game chances a verdict shows: the best few for the round, the one best for the game
+# (``game_verdict_of``, once the game is close) and the one played.
 WIN_MOVES: Final = 3
 
 
-def _win_moves(res: SearchResult, played: Move) -> list[MoveValue]:
-    """The moves whose game chances a verdict gives: the best few, and the one played."""
-    top = list(res.moves[:WIN_MOVES])
-    return top if any(mv.move == played for mv in top) else [*top, res.value_of(played)]
+def _win_moves(res: SearchResult, played: Move, game: GameVerdict | None = None) -> list[MoveValue]:
+    """The moves whose game chances a verdict shows: the best few, the best for the game, the one
+    played."""
+    out = list(res.moves[:WIN_MOVES])
+    for move in (game.best if game is not None else played, played):
+        if all(mv.move != move for mv in out):
+            out.append(res.value_of(move))
+    return out
 
 
 _GOOD = (MoveClass.BEST, MoveClass.GOOD)

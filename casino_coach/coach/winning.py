@@ -18,6 +18,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.search import MoveValue
 from casino_coach.search.chances import (
+    CHANCE_EPSILON,
     QUIET,
     TABLE_FILE,
     TABLE_FORMAT,
@@ -42,6 +43,7 @@ from casino_coach.search.chances import (
 )
 
 __all__ = [
+    "CHANCE_EPSILON",
     "QUIET",
     "TABLE_FILE",
     "TABLE_FORMAT",

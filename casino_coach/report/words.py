@@ -133,6 +133,8 @@ def game_class_words(g: GameVerdict | None) -> str | None:
         return None
     label = g.cls.value if g.cls == MoveClass.GOOD else article(g.cls.value)
     interval = "" if g.low == g.high else f" ({lost_chance_words(g.low)} to {lost_chance_words(g.high)})"
+    if g.uncertain:
+        interval = f"{interval[:-1]}; {UNCERTAIN_WORDS})"
     return (
         f"for the game: {label}, {lost_chance_words(g.lost)} of the chance to win given up{interval} "
         f"against {g.best.describe()}"
