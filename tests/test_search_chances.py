@@ -72,7 +72,7 @@ def test_game_edges_pair_the_worlds_and_a_few_worlds_choose_nothing() -> None:
     chosen = choose_for_game(ROYAL, obs, (15, 15), res)
     clear = [e for e in edges if e.low > 1e-9]
     assert (chosen is None) == (not clear)
-    assert chosen is None or chosen == max(clear, key=lambda e: e.gain)
+    assert chosen is None or chosen == max(clear, key=lambda e: (e.low, e.gain))
 
 
 def _last_deal(rules: RuleSet, seed: int) -> Game:

@@ -26,9 +26,9 @@ certain and the chance is exact for the table.
 **Choosing for the game** (``choose_for_game``): from a search made with ``detail``, each move's
 chance in each world (``world_chances``), and its edge over the best move for the round paired over
 the worlds both were searched in, with a 95% interval (``game_edges``); the move played for the game
-is the one with the largest edge among those ahead at the low end of the interval, and the round's
-best move when none is (with a few sampled worlds a choice by the noisier chances would lose rounds
-for nothing; an enumeration of the last deal shows the edges exactly). The line after the move is
+is, of those whose interval lies above 0, the one ahead most surely (the highest low end), and the
+round's best move when none is (with a few sampled worlds a choice by the noisier chances would lose
+rounds for nothing; an enumeration of the last deal shows the edges exactly). The line after the move is
 still the search's, in which both sides play for the round's margin; only the root move is chosen
 for the game. ``game_is_close`` says when that choice is worth its cost: when some side can reach
 the target in this round (``for_the_game`` adds a known score, two sides and a table).
@@ -554,7 +554,8 @@ def choose_for_game(
     """The root move to play for the game instead of the best move for the round (the first of
     ``result``, a search made with ``detail``), with its edge, where the decision is played for the
     game (``for_the_game``): of the moves whose edge over it (``game_edges``) is above 0 at the low
-    end of its interval, the one with the largest edge. None elsewhere, and when no move is clearly
+    end of its interval, the one ahead most surely (the highest low end, as the verdict for the game
+    judges). None elsewhere, and when no move is clearly
     better for the game: a choice by noisier chances than the margin's would lose rounds and gain
     nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last deal shows it
     exactly)."""
@@ -562,4 +563,4 @@ def choose_for_game(
         return None
     edges = game_edges(rules, obs, scores, result, result.moves[0].move)
     clear = [e for e in edges or () if e.low > CHANCE_EPSILON]
-    return clear[0] if clear else None
+    return max(clear, key=lambda e: (e.low, e.gain)) if clear else None
