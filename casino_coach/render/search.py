@@ -14,7 +14,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import chance_words, game_class_words, lost_chance_words
+from casino_coach.report.words import chance_words, game_class_words, chance_gap_words
 from casino_coach.search.result import SearchResult
 
 
@@ -45,9 +45,9 @@ def _for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, s
         if mine is not None and theirs is not None
         else f"more chance to win the game than {best.describe()}"
     )
-    interval = "" if e.low == e.high else f", {lost_chance_words(e.low)} to {lost_chance_words(e.high)}"
+    interval = "" if e.low == e.high else f", {chance_gap_words(e.low)} to {chance_gap_words(e.high)}"
     return (
-        f"For the game, play {move.describe()}: {chances} (a gain of {lost_chance_words(e.gain)} over the "
+        f"For the game, play {move.describe()}: {chances} (a gain of {chance_gap_words(e.gain)} over the "
         f"same worlds{interval})."
     )
 

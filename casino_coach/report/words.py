@@ -132,18 +132,19 @@ def game_class_words(g: GameVerdict | None) -> str | None:
     if g is None or g.cls == MoveClass.BEST:
         return None
     label = g.cls.value if g.cls == MoveClass.GOOD else article(g.cls.value)
-    interval = "" if g.low == g.high else f" ({lost_chance_words(g.low)} to {lost_chance_words(g.high)})"
+    interval = "" if g.low == g.high else f" ({chance_gap_words(g.low)} to {chance_gap_words(g.high)})"
     if g.uncertain:
         interval = f"{interval[:-1]}; {UNCERTAIN_WORDS})"
     return (
-        f"for the game: {label}, {lost_chance_words(g.lost)} of the chance to win given up{interval} "
+        f"for the game: {label}, {chance_gap_words(g.lost)} of the chance to win given up{interval} "
         f"against {g.best.describe()}"
     )
 
 
-def lost_chance_words(p: float) -> str:
-    """A chance given up, in percent to a tenth (the classes for the game part at 2%, 5% and 10%, so
-    whole percents would hide on which side of an edge it lies): "1.9%", "<0.1%"."""
+def chance_gap_words(p: float) -> str:
+    """A gap between two chances (given up, or gained), in percent to a tenth (the classes for the
+    game part at 2%, 5% and 10%, so whole percents would hide on which side of an edge it lies):
+    "1.9%", "<0.1%"."""
     if 0 < p < 0.0005:
         return "<0.1%"
     return f"{100 * p:.1f}%"

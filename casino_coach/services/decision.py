@@ -152,10 +152,9 @@ def result_json(
     best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it.
     With a game score and a table for the rules, ``"win_chance"``: the chance of each side to win
     the game before the round (``round_start``), the move to play for the game instead of the
-    round's best (``best_for_game``, ``choose_for_game`` as the searcher bot chooses, written by
-    ``game_choice_json``; null when none is clearly better or the
-    game is not close), and per move (and for the move played) the chances once the round is over
-    after it."""
+    round's best (``best_for_game``: ``choose_for_game``, as the searcher bot chooses, written by
+    ``game_choice_json``; null when none is clearly better or the game is not close), and per move
+    (and for the move played) the chances once the round is over after it."""
     moves = result.moves if top is None else result.moves[:top]
     win = decision_chances_of(decision, result, top)
     out: dict[str, Any] = {
