@@ -14,7 +14,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import chance_words, game_class_words, chance_gap_words
+from casino_coach.report.words import chance_gap_words, chance_words, game_class_words
 from casino_coach.search.result import SearchResult
 
 
