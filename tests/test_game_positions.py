@@ -34,9 +34,10 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import card_name, parse_card
-from casino_coach.formats.codec import move_from_json
+from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.position import Position, position_from_obj
 from casino_coach.search import MoveValue, root_moves
+from casino_coach.services.engine_session import EngineSession
 
 # Everything that scores by itself (rules.md 1.12): the positions place these by hand, the rest of the
 # pack fills the capture piles to the sizes asked for.
@@ -291,3 +292,22 @@ def test_the_best_for_the_game_is_the_move_that_beats_the_played_one_most_surely
     played = moves["6♣ captures 6♦ 6♥"]
     g = game_verdict_of(pos.rules, obs, res, played, pos.scores)
     assert g is not None and g.best == played and g.lost == 0.0 and g.cls == MoveClass.BEST
+
+
+@pytest.mark.parametrize("case", ["dominican-18", "royal-20-19"])
+def test_the_engine_names_the_move_for_the_game_and_classes_the_round_move(case: str) -> None:
+    """The engine's ``analyze`` on a hand-made position (issue 18): ``best_for_game`` is the game's
+    move with its exact gain, and the verdict on the round's move carries its class for the game, as
+    suggest and analyze give them."""
+    obj, game_move, round_move = CASES[case]
+    engine = EngineSession()
+    assert engine.request({"type": "position", "position": obj})["type"] == "state"
+    pos = position_from_obj(obj)
+    moves = {m.describe(): m for m in root_moves(pos.rules, pos.observation)}
+    played = move_to_json(moves[round_move], pos.observation.seat)
+    answer = engine.request({"type": "analyze", "move": played})
+    choice = answer["win_chance"]["best_for_game"]
+    assert move_from_json(choice)[1].describe() == game_move and choice["gain"] > 0
+    g = answer["verdict"]["game_class"]
+    assert g["class"] not in ("best", "good") and g["lost"] == choice["gain"]
+    assert move_from_json(g["best"])[1].describe() == game_move
