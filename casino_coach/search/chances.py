@@ -373,14 +373,23 @@ def world_tallies(rules: RuleSet, obs: Observation, outcome: Outcome) -> list[tu
     for a in ACES_COUNT_OUT:
         aces = [((*t, s), p * q) for t, p in aces for s, q in owners(f"ace{a}")]
     sweeps = tuple(a + b for a, b in zip(obs.sweeps, outcome.sweeps, strict=True))
+    # Each category's owners once (a comprehension would read the inner ones again for every
+    # combination of the outer ones).
+    cards, spades, big, little, last = (
+        marks("cards"),
+        marks("spades"),
+        owners("big"),
+        owners("little"),
+        owners("last"),
+    )
     return [
-        (Tally(c, sp, b, lt, ac, sweeps, last), pc * ps * pb * pl * pa * px)
-        for c, pc in marks("cards")
-        for sp, ps in marks("spades")
-        for b, pb in owners("big")
-        for lt, pl in owners("little")
+        (Tally(c, sp, b, lt, ac, sweeps, x), pc * ps * pb * pl * pa * px)
+        for c, pc in cards
+        for sp, ps in spades
+        for b, pb in big
+        for lt, pl in little
         for ac, pa in aces
-        for last, px in owners("last")
+        for x, px in last
     ]
 
 
