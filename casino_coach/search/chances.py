@@ -56,6 +56,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, Tally, score_tally
 from casino_coach.errors import CoachError
+from casino_coach.frozen import Frozen
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, paired_stats, t_factor
 
 TABLE_FILE: Final = Path(__file__).with_name("game_table.json")
@@ -196,7 +197,7 @@ def _normalised(v: Sequence[float]) -> Chances:
 
 
 @dataclass(frozen=True)
-class GameTable:
+class GameTable(Frozen):
     """The chances of one rule set and number of players, from every score and dealer's side, and
     where they come from (the bot and the number of rounds measured)."""
 
@@ -466,7 +467,7 @@ EDGE_Z: Final = 2.0
 
 
 @dataclass(frozen=True)
-class GameEdge:
+class GameEdge(Frozen):
     """How much more chance of winning the game one move leaves than a reference move, paired over
     the worlds both were searched in (``paired_stats``): the mean, a 95% interval (Student's t over
     ``worlds``; a point where the worlds were all enumerated) and the number of worlds."""
