@@ -116,11 +116,14 @@ def _next_state(rules: RuleSet, scores: tuple[Points, ...], points: Sequence[Poi
     for the most (classic, 1.14.2: another round), and then only the order of the scores matters
     (whoever leads after a round wins): they are moved down together until the highest is the
     target, so the table's scores stay within 0..target."""
-    new = [int(a + b) for a, b in zip(scores, points, strict=True)]
-    over = max(new) - rules.target
-    if over > 0:
-        new = [max(0, x - over) for x in new]
-    return tuple(new)
+    return _within_target(rules.target, [int(a + b) for a, b in zip(scores, points, strict=True)])
+
+
+def _within_target(target: int, scores: Sequence[int]) -> tuple[int, ...]:
+    """Scores past the target moved down together until the highest is the target (a tie past it,
+    classic: only their order matters), none below 0."""
+    over = max(scores) - target
+    return tuple(max(0, x - over) for x in scores) if over > 0 else tuple(scores)
 
 
 def solve(
@@ -211,10 +214,7 @@ class GameTable(Frozen):
         """The chances before a round from ``scores`` (per side) with ``dealer_side`` dealing."""
         if len(scores) != self.nsides:
             raise CoachError(f"expected a game score for each of {self.nsides} sides, got {len(scores)}")
-        key = tuple(math.floor(s) for s in scores)
-        if max(key) > self.rules.target:  # a tie past the target (classic): only the order matters
-            over = max(key) - self.rules.target
-            key = tuple(max(0, x - over) for x in key)
+        key = _within_target(self.rules.target, [math.floor(s) for s in scores])
         return self.chances[(tuple(max(0, x) for x in key), dealer_side % self.nsides)]
 
     def to_json(self) -> dict[str, Any]:
@@ -485,11 +485,10 @@ def game_edges(
     scores: Sequence[Points],
     result: SearchResult,
     reference: Move,
-    moves: Sequence[MoveValue] | None = None,
 ) -> list[GameEdge] | None:
-    """The edge (``GameEdge``) of each of ``moves`` (every move of ``result``, a search of ``obs`` made
-    with ``detail``, by default) over the move ``reference`` for the game that started the round at
-    ``scores``: the largest gain first. None without a table for these rules and players, with more
+    """The edge (``GameEdge``) of every other move of ``result`` (a search of ``obs`` made with
+    ``detail``) over the move ``reference`` for the game that started the round at ``scores``: the
+    largest gain first. None without a table for these rules and players, with more
     than two sides, or when the reference move has no outcomes."""
     table = table_for(rules, obs.nplayers)
     ref = result.value_of(reference)
@@ -499,7 +498,7 @@ def game_edges(
     memo: dict[Tally, float] = {}
     base = world_chances(table, obs, scores, ref, nworlds, memo)
     edges = []
-    for mv in result.moves if moves is None else moves:
+    for mv in result.moves:
         if mv.move == reference or not mv.outcomes:
             continue
         mine = world_chances(table, obs, scores, mv, nworlds, memo)
@@ -565,10 +564,9 @@ def choose_for_game(
     ``result``, a search made with ``detail``), with its edge, where the decision is played for the
     game (``for_the_game``): of the moves whose edge over it (``game_edges``) is above 0 at the low
     end of its interval, the one ahead most surely (the highest low end, as the verdict for the game
-    judges). None elsewhere, and when no move is clearly
-    better for the game: a choice by noisier chances than the margin's would lose rounds and gain
-    nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last deal shows it
-    exactly)."""
+    judges). None elsewhere, and when no move is clearly better for the game: a choice by noisier
+    chances than the margin's would lose rounds and gain nothing (a few sampled worlds rarely show a
+    gain clearly; an enumeration of the last deal shows it exactly)."""
     if scores is None or not result.moves or not for_the_game(rules, obs, scores):
         return None
     edges = game_edges(rules, obs, scores, result, result.moves[0].move)
