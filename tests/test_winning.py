@@ -247,6 +247,43 @@ def test_an_outcome_at_a_leaf_is_a_distribution() -> None:
     assert p_little == pytest.approx(0.25)
 
 
+@pytest.mark.parametrize(
+    "rules",
+    [
+        CLASSIC,
+        ROYAL,
+        DOMINICAN,
+        RuleSet.from_preset("classic", sweeps=True, majority_tie="split", last_capture_point=1),
+    ],
+    ids=["classic", "royal", "dominican", "split-last"],
+)
+def test_a_round_that_cannot_decide_the_game_counts_by_its_points(rules: RuleSet) -> None:
+    """Where no side is near the target or can reach it, a world's points by side
+    (``_undecided_points``) are those of its tallies as the engine scores them, with the same
+    probabilities; within reach of the target, or near it in Dominican, it gives none."""
+    rng = random.Random(5)
+    keys = ["cards", "spades", "big", "little", "last", *(f"ace{a}" for a in ACES_COUNT_OUT)]
+    obs = _obs(seat=1, sweeps=(1, 0))
+    for _ in range(40):
+        parts = {k: rng.choice([-3.0, -1.0, 0.0, 0.4, 1.0, 2.0, rng.uniform(-3, 3)]) for k in keys}
+        outcome = Outcome(parts, 0.0, (0, 0), (rng.randrange(3), rng.randrange(2)), rng.random() < 0.5)
+        scores = (rng.randrange(5), rng.randrange(5))
+        want: dict[tuple[float, float], float] = {}
+        for t, p in world_tallies(rules, obs, outcome):
+            rs = score_tally(rules, t, scores)
+            assert rs.winner is None
+            pts = (float(rs.points[0]), float(rs.points[1]))
+            want[pts] = want.get(pts, 0.0) + p
+        got = chances._undecided_points(rules, obs, scores, outcome)
+        assert got is not None
+        assert {k: pytest.approx(v) for k, v in want.items() if v > 1e-12} == {
+            (float(a), float(b)): v for (a, b), v in got.items() if v > 1e-12
+        }
+        assert chances._undecided_points(rules, obs, (rules.target - 4, 0), outcome) is None
+    if rules.near_target_rules == "dominican":
+        assert chances._undecided_points(rules, obs, (0, 19), outcome) is None
+
+
 # ---------------------------------------------------------------------------------------------------
 # Against whole games
 

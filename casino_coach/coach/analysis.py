@@ -46,7 +46,14 @@ from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
 from casino_coach.coach.explain import Explanation, explain
-from casino_coach.coach.winning import CHANCE_EPSILON, WinChances, decision_chances, for_the_game, game_edges
+from casino_coach.coach.winning import (
+    CHANCE_EPSILON,
+    ChanceMemo,
+    WinChances,
+    decision_chances,
+    for_the_game,
+    game_edges,
+)
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -162,16 +169,18 @@ def game_verdict_of(
     move: Move,
     scores: Sequence[Points] | None,
     thresholds: Thresholds = GAME_THRESHOLDS,
+    memo: ChanceMemo | None = None,
 ) -> GameVerdict | None:
     """The verdict on ``move`` for the game that started the round at ``scores`` (from a search of
     its decision, ``judge``), compared with every move the search valued (the move best for the game
     may be far down the round's order: the one that gives up round points for the item that wins),
     each paired over the worlds both were searched in: only once the game is close
     (``for_the_game``: far from the target the game's chance follows the round's margin, and the
-    round's class says it all), with two sides and a table for the rules; None otherwise."""
+    round's class says it all), with two sides and a table for the rules; None otherwise. ``memo``:
+    what the decision's other chances share (``decision_chances``)."""
     if scores is None or not for_the_game(rules, obs, scores):
         return None
-    edges = game_edges(rules, obs, scores, res, move)
+    edges = game_edges(rules, obs, scores, res, move, memo)
     if edges is None:
         return None
     # Against the move that beats it with most confidence (the highest low end), not the highest
@@ -497,10 +506,12 @@ def verdict_of(
     thresholds: Thresholds,
     names: Sequence[str] = (),
     scores: Sequence[Points] | None = None,
+    memo: ChanceMemo | None = None,
 ) -> Verdict:
     """The verdict on ``move`` from a search of its decision (``judge``): loss, interval, class,
     whether the move was forced, and the explanations of the loss; with the game score the round
-    started at (``scores``), the verdict for the game too once it is close (``game_verdict_of``)."""
+    started at (``scores``), the verdict for the game too once it is close (``game_verdict_of``, with
+    ``memo``)."""
     best = res.moves[0]
     loss, low, high = res.loss(move, thresholds.noise)
     # The standard error of the paired difference to the best move, or for the best move itself to
@@ -522,7 +533,7 @@ def verdict_of(
         forced,
         _band(low, thresholds) != _band(high, thresholds),
         explanations,
-        None if forced else game_verdict_of(rules, obs, res, move, scores),
+        None if forced else game_verdict_of(rules, obs, res, move, scores, memo=memo),
     )
 
 
@@ -602,9 +613,10 @@ def _rate(
         res = judge(rules, obs, limits, thresholds, ply.move)
     except TooBigToSearch as e:  # shown with the reason, left out of the counts like an unrated move
         return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
-    v = verdict_of(rules, obs, res, ply.move, thresholds, names, ply.scores)
+    memo = ChanceMemo()  # the game verdict and the chances reported meet the same worlds' outcomes
+    v = verdict_of(rules, obs, res, ply.move, thresholds, names, ply.scores, memo)
     played_ev = res.value_of(ply.move).ev
-    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move, v.game), res.weights)
+    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move, v.game), res.weights, memo)
     wc: WorldCost | None = None
     verdict: Explanation | None = None
     if world and ply.state is not None and not v.forced:

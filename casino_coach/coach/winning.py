@@ -22,6 +22,7 @@ from casino_coach.search.chances import (
     QUIET,
     TABLE_FILE,
     TABLE_FORMAT,
+    ChanceMemo,
     Chances,
     GameEdge,
     GameTable,
@@ -33,12 +34,13 @@ from casino_coach.search.chances import (
     game_chances,
     game_edges,
     game_is_close,
-    move_tallies,
+    mean_chance,
     rotate,
     shipped_tables,
     solve,
     table_for,
     tables_to_json,
+    world_chances,
     world_tallies,
 )
 
@@ -47,6 +49,7 @@ __all__ = [
     "QUIET",
     "TABLE_FILE",
     "TABLE_FORMAT",
+    "ChanceMemo",
     "Chances",
     "GameEdge",
     "GameTable",
@@ -60,12 +63,13 @@ __all__ = [
     "game_chances",
     "game_edges",
     "game_is_close",
-    "move_tallies",
+    "mean_chance",
     "rotate",
     "shipped_tables",
     "solve",
     "table_for",
     "tables_to_json",
+    "world_chances",
     "world_tallies",
 ]
 
@@ -91,17 +95,23 @@ def decision_chances(
     scores: Sequence[Points],
     moves: Sequence[MoveValue],
     weights: Sequence[float],
+    memo: ChanceMemo | None = None,
 ) -> WinChances | None:
     """The game chances of a decision from the mover's view ``obs`` in a round that started at the
     game score ``scores``: before the round (the table), and after the round for each of ``moves``
-    (from the search's outcomes per world). None when no table covers these rules and players."""
+    (from the search's outcomes per world: ``world_chances``, weighted as the search weighs the
+    worlds; ``memo``: what the decision's other chances share). None when no table covers these
+    rules and players."""
     table = table_for(rules, obs.nplayers)
     if table is None:
         return None
     start = table.at(scores, obs.dealer % table.nsides)
     after = []
-    for mv in moves:
-        tallies = move_tallies(rules, obs, mv, weights)
-        if tallies is not None:
-            after.append((mv.move, chances_after(table, scores, obs.dealer, tallies)))
+    if obs.nsides == 2:
+        side = obs.seat % 2
+        memo = ChanceMemo() if memo is None else memo
+        for mv in moves:
+            mine = mean_chance(world_chances(table, obs, scores, mv, len(weights), memo), weights)
+            if mine is not None:
+                after.append((mv.move, (mine, 1.0 - mine) if side == 0 else (1.0 - mine, mine)))
     return WinChances(start, tuple(after))

@@ -60,7 +60,7 @@ def _majority(counts: tuple[int, ...]) -> list[int]:
     return [s for s, n in enumerate(counts) if n == best]
 
 
-def _near_target_items(rules: RuleSet, score: Points) -> tuple[str, ...] | None:
+def near_target_items(rules: RuleSet, score: Points) -> tuple[str, ...] | None:
     """The items that alone can win for a side at this score, or None when it plays normally."""
     if rules.near_target_rules == "off":
         return None
@@ -144,7 +144,7 @@ def score_tally(
     carry = dict(carry or {})
     cards = tally.cards
     spades = tally.spades
-    near = [_near_target_items(rules, s) for s in scores]
+    near = [near_target_items(rules, s) for s in scores]
     awards: list[Award] = []
 
     def majority(item: str, counts: tuple[int, ...], base: int) -> list[Award]:

@@ -13,15 +13,18 @@ wins only by most cards, Big Casino, Little Casino, scores nothing else and no s
 each one. The bots measured play for the round, not for the game score, so one distribution serves
 every score. The deal passes one seat on after each round (1.3.1), so the dealer's side changes with it.
 
-**After a round** (``chances_after``): the same, from a distribution of the round's tallies instead
-of the measured one: the rounds a move leads to. ``move_tallies`` reads that distribution from the
-search (two sides): in every world the search follows the move's line to where it stops and splits its
-value by scoring category (``result.Outcome``); a category's margin there is its expected points, so
-it says how likely the mover's side is to take it, and the sweeps made are counted. The categories are
-taken as independent within one world (an approximation: in a real round taking more cards goes with
-taking more spades), and a tie for most cards is only seen where the line reaches the end of the
-round. Where it does (the last deal of a two-player round, searched to its end) each world's tally is
-certain and the chance is exact for the table.
+**After a round** (``chances_after``): the same, from a distribution of the round's tallies instead of
+the measured one: the rounds a move leads to. ``world_chances`` reads that distribution from the
+search (two sides), world by world: in every world the search follows the move's line to where it
+stops and splits its value by scoring category (``result.Outcome``); a category's margin there is its
+expected points, so it says how likely the mover's side is to take it, and the sweeps made are
+counted. The categories are taken as independent within one world (an approximation: in a real round
+taking more cards goes with taking more spades), and a tie for most cards is only seen where the line
+reaches the end of the round. Where it does (the last deal of a two-player round, searched to its end)
+each world's tally is certain and the chance is exact for the table. Where the round cannot decide the
+game (no side near the target or able to reach it), a tally counts only by the points it adds, and a
+world's chance is summed over the few point totals the categories make (``_undecided_points``) instead
+of over its hundreds of tallies.
 
 **Choosing for the game** (``choose_for_game``): from a search made with ``detail``, each move's
 chance in each world (``world_chances``), and its edge over the best move for the round paired over
@@ -54,7 +57,7 @@ from casino_coach.engine.cards import ACES_COUNT_OUT
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Points, Tally, score_tally
+from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sweeps, score_tally
 from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, paired_stats, t_factor
@@ -344,44 +347,51 @@ def _category_points(rules: RuleSet) -> dict[str, int]:
 _SNAP: Final = 1e-9
 
 
+def _owners(outcome: Outcome, key: str, worth: Mapping[str, int], me: int) -> list[tuple[int, float]]:
+    """Who takes the category ``key`` at the end of one world's outcome, with what probability (-1:
+    nobody): the mover's side ``me`` with the probability its margin there says (margin = points x
+    (2p - 1)); most cards is tied only where the margin is 0 at the end of the round or nobody is
+    credited with it."""
+    m = outcome.parts.get(key)
+    if not worth.get(key) or m is None or (key == "cards" and outcome.end and abs(m) < _SNAP):
+        return [(-1, 1.0)]
+    p = min(1.0, max(0.0, (m / worth[key] + 1.0) / 2.0))
+    if p > 1 - _SNAP:
+        return [(me, 1.0)]
+    if p < _SNAP:
+        return [(1 - me, 1.0)]
+    return [(me, p), (1 - me, 1.0 - p)]
+
+
+def _sweeps_after(obs: Observation, outcome: Outcome) -> tuple[int, ...]:
+    """The sweeps of the round by side: those made so far and along the outcome's line."""
+    return tuple(a + b for a, b in zip(obs.sweeps, outcome.sweeps, strict=True))
+
+
 def world_tallies(rules: RuleSet, obs: Observation, outcome: Outcome) -> list[tuple[Tally, float]]:
     """The tallies one world's outcome of a move may end the round with (two sides), and their
-    probabilities: each category goes to the mover's side with the probability its margin there says
-    (margin = points x (2p - 1)), independently; most cards is tied only where the margin is 0 at
-    the end of the round or nobody is credited with it; the sweeps are those made so far and along
-    the line."""
+    probabilities: each category goes to a side as ``_owners`` says, independently; the sweeps are
+    those made so far and along the line."""
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
     me = obs.seat % 2
     worth = _category_points(rules)
 
-    def owners(key: str) -> list[tuple[int, float]]:
-        """Who takes the category, with what probability (-1: nobody)."""
-        m = outcome.parts.get(key)
-        if not worth.get(key) or m is None or (key == "cards" and outcome.end and abs(m) < _SNAP):
-            return [(-1, 1.0)]
-        p = min(1.0, max(0.0, (m / worth[key] + 1.0) / 2.0))
-        if p > 1 - _SNAP:
-            return [(me, 1.0)]
-        if p < _SNAP:
-            return [(1 - me, 1.0)]
-        return [(me, p), (1 - me, 1.0 - p)]
-
     def marks(key: str) -> list[tuple[tuple[int, ...], float]]:
-        return [(_MARKS[s], q) for s, q in owners(key)]
+        return [(_MARKS[s], q) for s, q in _owners(outcome, key, worth, me)]
 
     aces: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
     for a in ACES_COUNT_OUT:
-        aces = [((*t, s), p * q) for t, p in aces for s, q in owners(f"ace{a}")]
-    sweeps = tuple(a + b for a, b in zip(obs.sweeps, outcome.sweeps, strict=True))
+        aces = [((*t, s), p * q) for t, p in aces for s, q in _owners(outcome, f"ace{a}", worth, me)]
+    sweeps = _sweeps_after(obs, outcome)
     # Each category's owners once (a comprehension would read the inner ones again for every
     # combination of the outer ones).
     cards, spades, big, little, last = (
         marks("cards"),
         marks("spades"),
-        owners("big"),
-        owners("little"),
-        owners("last"),
+        _owners(outcome, "big", worth, me),
+        _owners(outcome, "little", worth, me),
+        _owners(outcome, "last", worth, me),
     )
     return [
         (Tally(c, sp, b, lt, ac, sweeps, x), pc * ps * pb * pl * pa * px)
@@ -394,36 +404,58 @@ def world_tallies(rules: RuleSet, obs: Observation, outcome: Outcome) -> list[tu
     ]
 
 
+def _undecided_points(
+    rules: RuleSet, obs: Observation, scores: Sequence[Points], outcome: Outcome
+) -> dict[tuple[Points, Points], float] | None:
+    """The round's points by side after one world's outcome (two sides), and their probabilities,
+    when the round cannot decide the game: no side near the target (1.14.4) and none able to reach
+    it with every point of the round and its sweeps. Then a tally counts only by the points it adds
+    (``score_tally``: no winner, the points as awarded), and the categories combine as a sum of a
+    few values rather than as the hundreds of tallies ``world_tallies`` lists. None when the round
+    could decide the game."""
+    sweeps = _sweeps_after(obs, outcome)
+    if rules.sweeps and rules.points_sweep:
+        swept = [x * rules.points_sweep for x in net_sweeps(rules, sweeps)]
+    else:
+        swept = [0, 0]
+    reach = round_points(rules)
+    for s in range(2):
+        if near_target_items(rules, scores[s]) is not None or scores[s] + reach + swept[s] >= rules.target:
+            return None
+    me = obs.seat % 2
+    dist: dict[tuple[Points, Points], float] = {(swept[0], swept[1]): 1.0}
+    for key, worth in _category_points(rules).items():
+        if not worth:
+            continue
+        # A tie for most cards or spades (nobody credited) scores as the rules split or drop it.
+        split = key in ("cards", "spades") and rules.majority_tie == "split"
+        share: Points = (worth // 2 if worth % 2 == 0 else worth / 2) if split else 0
+        owners = _owners(outcome, key, {key: worth}, me)
+        nxt: dict[tuple[Points, Points], float] = {}
+        for (a, b), p in dist.items():
+            for side, q in owners:
+                k = (a + worth, b) if side == 0 else (a, b + worth) if side == 1 else (a + share, b + share)
+                nxt[k] = nxt.get(k, 0.0) + p * q
+        dist = nxt
+    return dist
+
+
 # Majority marks (``canonical_tally``) of two sides by who has the most: nobody (a tie), 0 or 1.
 _MARKS: Final = {-1: (1, 1), 0: (1, 0), 1: (0, 1)}
-
-
-def move_tallies(
-    rules: RuleSet, obs: Observation, mv: MoveValue, weights: Sequence[float]
-) -> dict[Tally, float] | None:
-    """The distribution of the round's tallies after the move ``mv`` (a move of a search made with
-    ``detail``; ``weights`` per world as the search gives them): each world's tallies
-    (``world_tallies``), weighted by the world. None without outcomes or with more than two sides."""
-    if obs.nsides != 2 or not mv.outcomes:
-        return None
-    out: dict[Tally, float] = {}
-    # Worlds often end alike (the same margins and sweeps): their tallies are read once.
-    seen: dict[tuple[Any, ...], list[tuple[Tally, float]]] = {}
-    for w, outcome in zip(weights, mv.outcomes, strict=False):
-        if outcome is None or not w > 0:
-            continue
-        key = _outcome_key(outcome)
-        tallies = seen.get(key)
-        if tallies is None:
-            tallies = seen[key] = world_tallies(rules, obs, outcome)
-        for t, p in tallies:
-            out[t] = out.get(t, 0.0) + w * p
-    return out or None
 
 
 def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
     """What of a world's outcome its tallies depend on."""
     return (tuple(sorted(outcome.parts.items())), outcome.sweeps, outcome.end)
+
+
+class ChanceMemo:
+    """What the game chances of one decision's moves share (``world_chances``): the mover's chance
+    after each world outcome met (worlds and moves often end alike) and after each tally."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[tuple[Any, ...], float] = {}
+        self.tallies: dict[Tally, float] = {}
 
 
 def world_chances(
@@ -432,34 +464,52 @@ def world_chances(
     scores: Sequence[Points],
     mv: MoveValue,
     nworlds: int,
-    memo: dict[Tally, float] | None = None,
+    memo: ChanceMemo | None = None,
 ) -> list[float]:
     """The mover's side's chance to win the game once the round is over after the move ``mv``, in
     each of the ``nworlds`` worlds of its search (made with ``detail``; two sides): the chances after
-    that world's tallies (``world_tallies``), NaN where the move was not searched. Their mean over the
-    worlds, weighted as the search weighs them, is the chance ``move_tallies`` gives. ``memo`` keeps
-    the chance after each tally for other moves of the same decision: worlds share their tallies."""
+    that world's tallies (``world_tallies``; by the points alone where the round cannot decide the
+    game, ``_undecided_points``), NaN where the move was not searched. ``memo`` keeps what other
+    moves of the same decision meet again."""
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
+    rules = table.rules
     side = obs.seat % 2
-    after = {} if memo is None else memo
+    nxt = (obs.dealer + 1) % table.nsides
+    memo = ChanceMemo() if memo is None else memo
     out = [math.nan] * nworlds
-    seen: dict[tuple[Any, ...], float] = {}
     for i, outcome in enumerate(mv.outcomes[:nworlds]):
         if outcome is None:
             continue
         key = _outcome_key(outcome)
-        p = seen.get(key)
+        p = memo.outcomes.get(key)
         if p is None:
             p = 0.0
-            for t, q in world_tallies(table.rules, obs, outcome):
-                c = after.get(t)
-                if c is None:
-                    c = after[t] = chances_after(table, scores, obs.dealer, {t: 1.0})[side]
-                p += q * c
-            seen[key] = p
+            points = _undecided_points(rules, obs, scores, outcome)
+            if points is not None:
+                start = tuple(scores)
+                for pts, q in points.items():
+                    p += q * table.at(_next_state(rules, start, pts), nxt)[side]
+            else:
+                for t, q in world_tallies(rules, obs, outcome):
+                    c = memo.tallies.get(t)
+                    if c is None:
+                        c = memo.tallies[t] = chances_after(table, scores, obs.dealer, {t: 1.0})[side]
+                    p += q * c
+            memo.outcomes[key] = p
         out[i] = p
     return out
+
+
+def mean_chance(chances: Sequence[float], weights: Sequence[float]) -> float | None:
+    """The mean of ``world_chances`` over the worlds searched, weighted as the search weighs them;
+    None when no world was."""
+    total = acc = 0.0
+    for c, w in zip(chances, weights, strict=False):
+        if w > 0 and not math.isnan(c):
+            total += w
+            acc += w * c
+    return acc / total if total > 0 else None
 
 
 # Standard errors either side of a game edge's mean: a 95% interval with Student's t.
@@ -485,17 +535,18 @@ def game_edges(
     scores: Sequence[Points],
     result: SearchResult,
     reference: Move,
+    memo: ChanceMemo | None = None,
 ) -> list[GameEdge] | None:
     """The edge (``GameEdge``) of every other move of ``result`` (a search of ``obs`` made with
     ``detail``) over the move ``reference`` for the game that started the round at ``scores``: the
-    largest gain first. None without a table for these rules and players, with more
-    than two sides, or when the reference move has no outcomes."""
+    largest gain first (``memo``: what the decision's other chances share). None without a table for
+    these rules and players, with more than two sides, or when the reference move has no outcomes."""
     table = table_for(rules, obs.nplayers)
     ref = result.value_of(reference)
     if table is None or obs.nsides != 2 or not ref.outcomes:
         return None
     nworlds = len(result.weights)
-    memo: dict[Tally, float] = {}
+    memo = ChanceMemo() if memo is None else memo
     base = world_chances(table, obs, scores, ref, nworlds, memo)
     edges = []
     for mv in result.moves:
