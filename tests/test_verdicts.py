@@ -16,6 +16,7 @@ from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
 from casino_coach.coach.analysis import (
     AnalysisOptions,
+    MoveClass,
     Thresholds,
     analysis_limits,
     analyze,
@@ -23,6 +24,7 @@ from casino_coach.coach.analysis import (
     rate_move,
     verdict_of,
 )
+from casino_coach.coach.winning import GameEdge, game_is_close
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_to_json
@@ -189,6 +191,62 @@ def test_the_tutor_judges_as_analyze_does(tmp_path: Path) -> None:
     first = next(m for m in a.moves if m.rated)
     assert first.played == worst
     assert (first.loss, str(first.cls)) == (warning.loss, warning.cls)
+
+
+def _close_game(tmp_path: Path) -> PlaySession:
+    """A classic session played on (the person's first legal move, the counter bot's replies) to the
+    first decision of a round that starts with the game close (``game_is_close``)."""
+    rules = RuleSet.from_preset("classic")
+    s = PlaySession(rules, seed=4, limits=LIMITS, out=tmp_path / "g.json")
+    s.run_bots()
+    while not (game_is_close(rules, s.game.scores) and s.human_to_move):
+        assert not s.over
+        s._play_human(s.legal()[0])
+        s.run_bots()
+    return s
+
+
+def test_the_tutor_judges_for_the_game_as_analyze_does(tmp_path: Path) -> None:
+    """Once the game is close the tutor holds a move back by its class for the game as well as the
+    round's, and both are the ones ``analyze`` gives the move at that score (``rate_move``)."""
+    s = _close_game(tmp_path)
+    s.tutor = "inaccuracy"
+    rules, obs = s.rules, s.observation()
+    checked = 0
+    for mv in s.legal():
+        m = rate_move(rules, obs, mv, LIMITS, scores=s.game.scores)
+        assert m.game is not None  # close: judged for the game
+        warning = s.tutor_check(mv)
+        game_bad = m.game.cls not in (MoveClass.BEST, MoveClass.GOOD)
+        round_bad = m.cls not in (MoveClass.BEST, MoveClass.GOOD) and m.game.cls != MoveClass.BEST
+        assert (warning is not None) == (game_bad or round_bad), (mv, m.cls, m.game)
+        if warning is not None:
+            assert warning.game == m.game and (warning.loss, warning.cls) == (m.loss, str(m.cls))
+            assert warning.by_game == (not round_bad)
+            if game_bad:
+                assert any(r.startswith("For the game: ") for r in warning.reasons)
+            checked += 1
+    assert checked  # some move of the decision is held back
+
+
+def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path, monkeypatch: Any) -> None:
+    """Where a move is clearly better for the game than the round's best (``choose_for_game``, as the
+    searcher bot and ``suggest``'s ``best_for_game`` choose), the hint gives that move and says why in
+    chances to win the game."""
+    from casino_coach.services import play_session
+
+    s = _close_game(tmp_path)
+    res = s.search()
+    assert len(res.moves) > 1
+    other = res.moves[-1]
+    edge = GameEdge(other, 0.2, 0.1, 0.3, res.samples)
+    monkeypatch.setattr(play_session, "choose_for_game", lambda *_: edge)
+    (card,) = s.handle("hint")
+    assert card.move == other.move
+    (whole,) = s.handle("hint")
+    assert whole.move == other.move
+    assert f"Why: for the game, play {other.move.describe()}: " in whole.text
+    assert "a gain of 20.0% over the same worlds, 10.0% to 30.0%" in whole.text
 
 
 def test_batch_analysis_judges_as_analyze_does(game: GameLog, analysis: Any) -> None:

@@ -488,13 +488,16 @@ def rate_move(
     *,
     state: RoundState | None = None,
     names: Sequence[str] | None = None,
+    scores: Sequence[Points] | None = None,
 ) -> MoveAnalysis:
     """Rate ``move`` by the seat to move in ``obs`` (a position, not a whole log).
 
     ``state`` is the full ``RoundState`` when the real cards are known: the world cost is then
-    measured too. The result's ply/round/deal fields are 0.
+    measured too. ``scores`` is the game score the round started at (0 each by default): once the
+    game is close the move is judged for the game too. The result's ply/round/deal fields are 0.
     """
-    ply = Ply(0, 0, 0, 0, obs.to_move, move, state, obs, None, (0,) * obs.nsides)
+    start = tuple(scores) if scores is not None else (0,) * obs.nsides
+    ply = Ply(0, 0, 0, 0, obs.to_move, move, state, obs, None, start)
     return _rate(rules, ply, limits, thresholds, tuple(names or ()), True)
 
 

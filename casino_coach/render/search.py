@@ -14,7 +14,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import chance_gap_words, chance_words, game_class_words
+from casino_coach.report.words import chance_words, for_game_words, game_class_words
 from casino_coach.search.result import SearchResult
 
 
@@ -32,24 +32,6 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     if v.uncertain:
         text += f"; not pinned to one class after {result.samples} worlds, so the milder class is given"
     return text
-
-
-def _for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, side: int) -> str:
-    """ "For the game, play 6♣ captures 6♦ 6♥: 100% to win the game, 54% after 10♣ captures 10♦ (a
-    gain of 46.3% over the same worlds)"."""
-    move, best = e.move.move, result.moves[0].move
-    mine = win.of(move) if win is not None else None
-    theirs = win.of(best) if win is not None else None
-    chances = (
-        f"{chance_words(mine[side])} to win the game, {chance_words(theirs[side])} after {best.describe()}"
-        if mine is not None and theirs is not None
-        else f"more chance to win the game than {best.describe()}"
-    )
-    interval = "" if e.low == e.high else f", {chance_gap_words(e.low)} to {chance_gap_words(e.high)}"
-    return (
-        f"For the game, play {move.describe()}: {chances} (a gain of {chance_gap_words(e.gain)} over the "
-        f"same worlds{interval})."
-    )
 
 
 def effort_text(result: SearchResult) -> str:
@@ -187,7 +169,7 @@ def suggestion_view(
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
     parts += [Text(""), Text(why)]
     if for_game is not None and result.moves:
-        parts.append(Text(_for_game_words(for_game, result, win, side)))
+        parts.append(Text(for_game_words(for_game, result, win, side)))
     if result.exact and result.moves:
         parts += [
             Text(""),

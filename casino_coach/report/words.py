@@ -12,7 +12,9 @@ from casino_coach.coach.analysis import (
     MoveClass,
     SeatSummary,
 )
+from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import article
+from casino_coach.search.result import SearchResult
 
 
 def title(a: GameAnalysis) -> str:
@@ -138,6 +140,26 @@ def game_class_words(g: GameVerdict | None) -> str | None:
     return (
         f"for the game: {label}, {chance_gap_words(g.lost)} of the chance to win given up{interval} "
         f"against {g.best.describe()}"
+    )
+
+
+def for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, side: int) -> str:
+    """The move to play for the game instead of the round's best (``choose_for_game``: ``e``, over
+    the search ``result``, with the chances ``win`` of the mover's ``side``): "For the game, play 6♣
+    captures 6♦ 6♥: 100% to win the game, 54% after 10♣ captures 10♦ (a gain of 46.3% over the same
+    worlds)"."""
+    move, best = e.move.move, result.moves[0].move
+    mine = win.of(move) if win is not None else None
+    theirs = win.of(best) if win is not None else None
+    chances = (
+        f"{chance_words(mine[side])} to win the game, {chance_words(theirs[side])} after {best.describe()}"
+        if mine is not None and theirs is not None
+        else f"more chance to win the game than {best.describe()}"
+    )
+    interval = "" if e.low == e.high else f", {chance_gap_words(e.low)} to {chance_gap_words(e.high)}"
+    return (
+        f"For the game, play {move.describe()}: {chances} (a gain of {chance_gap_words(e.gain)} over the "
+        f"same worlds{interval})."
     )
 
 

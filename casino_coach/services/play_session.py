@@ -36,8 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
-from casino_coach.coach.analysis import Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.coach.analysis import GameVerdict, MoveClass, Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.coach.explain import explain
+from casino_coach.coach.winning import GameEdge, choose_for_game, decision_chances
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import (
     BUILD,
@@ -71,6 +72,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.replay import replay
+from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words
 from casino_coach.search import Limits, SearchResult
 
 
@@ -97,13 +99,16 @@ class NoteKind(StrEnum):
 
 @dataclass(frozen=True)
 class TutorWarning:
-    """A move the tutor held back: what it loses against the best move, its class, and why."""
+    """A move the tutor held back: what it loses against the best move, its class, and why; once the
+    game is close, its verdict for the game too (``game``, as ``analyze`` gives it)."""
 
     move: Move
     best: Move
     loss: float
     cls: str
     reasons: tuple[str, ...]
+    game: GameVerdict | None = None
+    by_game: bool = False  # held back by the class for the game alone: the round's is below the threshold
 
 
 @dataclass(frozen=True)
@@ -583,12 +588,16 @@ class PlaySession:
 
     def hint(self) -> list[Note]:
         """First the card to play; on a second ``hint`` the whole move. None for a decision too big to
-        search (``TooBigToSearch``): the note says why."""
+        search (``TooBigToSearch``): the note says why. Once the game is close, the move to play for
+        the game where one is clearly better for it than the round's best (``choose_for_game``, as
+        the searcher bot plays and ``suggest`` reports)."""
         dec = self._current()
         try:
-            best = self.search().best.move
+            res = self.search()
         except TooBigToSearch as e:
             return [Note(NoteKind.HINT, f"No hint here: {e}.")]
+        for_game = self._for_game()
+        best = for_game.move.move if for_game is not None else res.best.move
         dec.hint_level += 1
         if dec.hint_level == 1:
             return [
@@ -604,14 +613,25 @@ class PlaySession:
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
         return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
 
+    def _for_game(self) -> GameEdge | None:
+        """The move clearly better for the game than the round's best, once the game is close."""
+        return choose_for_game(self.rules, self.observation(), self.game.scores, self.search())
+
     def hint_why(self) -> tuple[str, tuple[str, ...]]:
         """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
         for a loss (``explain.explain``: statements over the deals the person could face, never the
-        hidden cards), one reason per scoring category with its points."""
+        hidden cards), one reason per scoring category with its points; for a move hinted for the
+        game, the chances to win it after the move and after the round's best."""
         res = self.search()
         best = res.moves[0]
         if len(res.moves) == 1:
             return "Why: it is your only legal move.", ()
+        for_game = self._for_game()
+        if for_game is not None:
+            obs = self.observation()
+            win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res.weights)
+            words = for_game_words(for_game, res, win, obs.seat % obs.nsides)
+            return f"Why: {words[0].lower()}{words[1:]}", ()
         second = res.moves[1]
         loss = max(0.0, best.ev - second.ev)
         reasons = explain(
@@ -648,17 +668,25 @@ class PlaySession:
 
     def tutor_check(self, move: Move) -> TutorWarning | None:
         """The warning for ``move`` when it loses at least the tutor's threshold, else None;
-        TooBigToSearch for a decision too big to judge."""
+        TooBigToSearch for a decision too big to judge. Once the game is close the verdict for the
+        game counts as ``analyze`` gives it (``verdict_of`` with the score the round started at): a
+        move the game's class puts at the threshold is held back even if it is right for the round,
+        and a round loss is let through where the move is the best for the game (it gives up round
+        points that do not change the chance to win)."""
         if self.tutor is None or len(self.legal()) < 2:
             return None
         obs = self.observation()
         res = judge(self.rules, obs, self.limits, self._thresholds, move)
-        v = verdict_of(self.rules, obs, res, move, self._thresholds, self.players)
-        cls = str(v.cls)
-        if CLASS_ORDER.index(cls) < CLASS_ORDER.index(self.tutor):
+        v = verdict_of(self.rules, obs, res, move, self._thresholds, self.players, self.game.scores)
+        g = v.game
+        round_bad = _at_least(str(v.cls), self.tutor) and (g is None or g.cls != MoveClass.BEST)
+        if not round_bad and not (g is not None and _at_least(str(g.cls), self.tutor)):
             return None
-        reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations)
-        return TutorWarning(move, v.best, v.loss, cls, reasons)
+        reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
+        game = game_class_words(g)
+        if game is not None:
+            reasons += (game[0].upper() + game[1:],)
+        return TutorWarning(move, v.best, v.loss, str(v.cls), reasons, g, by_game=not round_bad)
 
     def undo(self) -> list[Note]:
         """Take back the person's last move and every bot move since (practice mode only)."""
@@ -1002,11 +1030,23 @@ def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
     return f"{says(who, 'trail')} {c}"
 
 
+def _at_least(cls: str, threshold: str) -> bool:
+    return CLASS_ORDER.index(cls) >= CLASS_ORDER.index(threshold)
+
+
 def _tutor_text(w: TutorWarning) -> str:
-    lines = [
-        f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
-        f"against the best move: {article(w.cls)}."
-    ]
+    g = w.game
+    if w.by_game and g is not None:
+        head = (
+            f"Tutor: {w.move.describe()} gives up {chance_gap_words(g.lost)} of the chance to win the game "
+            f"against {g.best.describe()}: {article(g.cls.value)} for the game."
+        )
+    else:
+        head = (
+            f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
+            f"against the best move: {article(w.cls)}."
+        )
+    lines = [head]
     lines += [f"  - {r}" for r in w.reasons]
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
     return "\n".join(lines)
