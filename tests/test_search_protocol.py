@@ -178,3 +178,29 @@ def test_the_node_budget_stops_the_race() -> None:
 
     run_race(Race(["duel", "stay"]), drawn, stream, record, Stopping(3, 3, 2.0, 0.2))
     assert again == [w for w, _ in drawn]
+
+
+def test_a_move_leaves_a_verdicts_race_only_after_its_minimum_of_worlds() -> None:
+    """A move whose gain comes from a few worlds (here: one in eight, +8 points; a little less than
+    the move played in the others) looks clearly worse after four worlds that all miss them, with a
+    spread near 0. The bot's race may drop it there; a verdict's race keeps it until its minimum of
+    worlds, so that it can still be the best move that bounds the played move's loss."""
+
+    def rare(world: int, moves: Sequence[str]) -> WorldValues[str]:
+        gain = {"played": 0.0, "rare": 8.0 if world % 8 == 7 else -0.1 - 0.01 * (world % 3)}
+        return {m: (gain[m], ()) for m in moves}, None
+
+    def race_of(focus: str | None, bands: tuple[float, ...], min_samples: int) -> Race[str]:
+        race = Race(["played", "rare"], focus)
+        stop = Stopping(samples=24, min_samples=min_samples, separation=2.0, margin=0.0, bands=bands)
+        run_race(race, [], iter((w, 1.0) for w in range(100)), rare, stop)
+        return race
+
+    def worlds(race: Race[str], i: int) -> int:
+        return sum(1 for v in race.values[i] if v == v)
+
+    # The bot's race: the rare move is out after MIN_PAIRED worlds, before its first good world.
+    assert worlds(race_of(None, (), 4), 1) == MIN_PAIRED
+    # A verdict on the played move: the rare move is searched in at least 16 worlds, and found best.
+    verdict = race_of("played", (0.2, 0.5, 1.0), 16)
+    assert worlds(verdict, 1) >= 16 and verdict.mean(1) > verdict.mean(0)
