@@ -70,6 +70,9 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
         assert sum(e.points for e in m.explanations) == pytest.approx(round(m.loss or 0, 2), abs=0.011)
     _check_sentences(obs, [e.text for e in m.explanations])
     assert all(e.kind in KINDS for e in m.explanations)
+    for e in m.explanations:  # a sentence says the points it is given (they add up to the loss)
+        lead = re.match(r"[^:]*: (-?\d+\.\d\d) points", e.text)
+        assert lead is None or float(lead.group(1)) == e.points, (e.text, e.points)
     taken = move.take | 1 << move.card if move.action == CAPTURE else 0
     for e in m.explanations:
         cash = re.match(r"(?:Big Casino|Little Casino|The ace) ((?:10|[2-9AJQK])[♣♦♥♠])", e.text)

@@ -159,23 +159,29 @@ def explain(
     keys = sorted({k for p in pairs for k in (*p.best.parts, *p.played.parts)})
     stakes = {k: _mean(pairs, _part_gain(k)) for k in keys}
     words = _Words(obs, names, yours)
-    items: list[tuple[str, str, float]] = []
-    for key, stake in stakes.items():
-        if abs(stake) < MIN_POINTS:
-            continue  # left to the rest
-        items.append(
-            (_category(key), _sentence(rules, obs, result, played, best, key, stake, pairs, words), stake)
-        )
-    items.sort(key=lambda x: -x[2])
+    # Each category's points, largest first, rounded as shown; what they leave of the loss is the
+    # rest: a line of its own when it is worth one, else (rounding and crumbs) added to the largest
+    # category before its sentence is written, so that the sentence says the points it is given.
+    shares = sorted(
+        ((key, round(stake, 2)) for key, stake in stakes.items() if abs(stake) >= MIN_POINTS),
+        key=lambda x: -x[1],
+    )
+    rest = round(round(loss, 2) - sum(points for _, points in shares), 2)
+    folded = bool(shares) and abs(rest) < MIN_POINTS
+    if folded and rest:
+        shares[0] = (shares[0][0], round(shares[0][1] + rest, 2))
+    items = [
+        (_category(key), _sentence(rules, obs, result, played, best, key, points, pairs, words), points)
+        for key, points in shares
+    ]
     event = _build_event(rules, obs, played, best, pairs, words)
     if event and items and items[0][2] > 0:
-        kind, text, stake = items[0]
-        items[0] = (kind, f"{text} {event}", stake)
+        kind, text, points = items[0]
+        items[0] = (kind, f"{text} {event}", points)
     elif event:
         items.insert(0, ("other", event, 0.0))
-    out = [Explanation(k, t, round(s, 2)) for k, t, s in items]
-    rest = round(round(loss, 2) - sum(e.points for e in out), 2)
-    if abs(rest) >= MIN_POINTS or not out:
+    out = [Explanation(k, t, p) for k, t, p in items]
+    if not folded:
         out.append(
             Explanation(
                 "other",
@@ -184,9 +190,6 @@ def explain(
                 rest,
             )
         )
-    elif rest and out:  # rounding: keep the sum exact
-        first = out[0]
-        out[0] = first._replace(points=round(first.points + rest, 2))
     return tuple(out)
 
 
