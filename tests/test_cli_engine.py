@@ -116,7 +116,7 @@ def test_bad_engine_options_exit_1_with_one_line(args: list[str], line: str) -> 
 
 def test_the_engine_command_searches_with_the_analysis_limits() -> None:
     # It built Limits(...) of its own, with the search's default node budget (100,000) and exact
-    # worlds (40), not the analysis's 800,000 and 50: its values were not analyze's
+    # worlds (40), not the analysis's (VERDICT_NODES) and 50: its values were not analyze's
     from casino_coach.services.engine_session import DEFAULT_LIMITS, engine_limits
 
     assert engine_limits() == DEFAULT_LIMITS

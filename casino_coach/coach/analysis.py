@@ -368,9 +368,9 @@ ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
 # How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
 # while the loss of the move played still straddles a class edge (``judge``); the node budget is large
 # enough that those worlds fit at the analysis depth, or the decision is searched shallower.
-VERDICT_WORLDS = 160
+VERDICT_WORLDS = 320
 VERDICT_MIN_WORLDS = 16
-VERDICT_NODES = 800_000
+VERDICT_NODES = 1_600_000
 # Enumerate the consistent worlds when there are at most this many: with two players that covers every
 # decision where the other player holds one card (then the values are exact for the search's depth).
 VERDICT_EXACT_WORLDS = 50
