@@ -130,6 +130,10 @@ def test_verbs_agree_with_their_subject() -> None:
     s4 = position(CLASSIC, ["9C", "TH", "2C", "3C"], "KD")
     w4 = _Words(observe(s4, 0), NAMES, "yours")
     assert (w4.you, w4.take(w4.you), w4.take(w4.they)) == ("your side", "your side takes", "Ben and Dee take")
+    # Regression: "counter or counter takes it" (self-play of one bot in two seats).
+    s3 = position(CLASSIC, ["9C", "TH", "2C"], "KD")
+    w3 = _Words(observe(s3, 2), ["counter", "counter", "greedy"], "yours")
+    assert w3.take(w3.they) == "counter (seat 0) or counter (seat 1) takes"
 
 
 def test_a_build_taken_is_a_share_of_the_worlds() -> None:

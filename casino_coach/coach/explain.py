@@ -78,6 +78,9 @@ class _Words:
     def __init__(self, obs: Observation, names: Sequence[str] | None, yours: str) -> None:
         self.yours = yours
         who = list(names) if names else [f"seat {k}" for k in range(obs.nplayers)]
+        # Players of the same name (self-play of one bot) are told apart by their seats: "counter or
+        # counter takes it" says nothing of who.
+        who = [f"{n} (seat {k})" if who.count(n) > 1 else n for k, n in enumerate(who)]
         self.side = obs.seat % obs.nsides
         mates = [who[k] for k in range(obs.nplayers) if k % obs.nsides == self.side and k != obs.seat]
         self.you = "your side" if mates else "you"
