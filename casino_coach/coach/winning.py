@@ -34,7 +34,6 @@ from casino_coach.search.chances import (
     game_chances,
     game_edges,
     game_is_close,
-    mean_chance,
     rotate,
     shipped_tables,
     solve,
@@ -43,6 +42,7 @@ from casino_coach.search.chances import (
     world_chances,
     world_tallies,
 )
+from casino_coach.search.result import paired_stats
 
 __all__ = [
     "CHANCE_EPSILON",
@@ -63,7 +63,6 @@ __all__ = [
     "game_chances",
     "game_edges",
     "game_is_close",
-    "mean_chance",
     "rotate",
     "shipped_tables",
     "solve",
@@ -111,7 +110,8 @@ def decision_chances(
         side = obs.seat % 2
         memo = ChanceMemo() if memo is None else memo
         for mv in moves:
-            mine = mean_chance(world_chances(table, obs, scores, mv, len(weights), memo), weights)
-            if mine is not None:
+            chances = world_chances(table, obs, scores, mv, len(weights), memo)
+            mine, _, n = paired_stats(chances, weights)  # the weighted mean over the worlds searched
+            if n:
                 after.append((mv.move, (mine, 1.0 - mine) if side == 0 else (1.0 - mine, mine)))
     return WinChances(start, tuple(after))

@@ -477,6 +477,7 @@ def world_chances(
     side = obs.seat % 2
     nxt = (obs.dealer + 1) % table.nsides
     memo = ChanceMemo() if memo is None else memo
+    start = tuple(scores)
     out = [math.nan] * nworlds
     for i, outcome in enumerate(mv.outcomes[:nworlds]):
         if outcome is None:
@@ -487,7 +488,6 @@ def world_chances(
             p = 0.0
             points = _undecided_points(rules, obs, scores, outcome)
             if points is not None:
-                start = tuple(scores)
                 for pts, q in points.items():
                     p += q * table.at(_next_state(rules, start, pts), nxt)[side]
             else:
@@ -499,17 +499,6 @@ def world_chances(
             memo.outcomes[key] = p
         out[i] = p
     return out
-
-
-def mean_chance(chances: Sequence[float], weights: Sequence[float]) -> float | None:
-    """The mean of ``world_chances`` over the worlds searched, weighted as the search weighs them;
-    None when no world was."""
-    total = acc = 0.0
-    for c, w in zip(chances, weights, strict=False):
-        if w > 0 and not math.isnan(c):
-            total += w
-            acc += w * c
-    return acc / total if total > 0 else None
 
 
 # Standard errors either side of a game edge's mean: a 95% interval with Student's t.

@@ -609,7 +609,7 @@ class PlaySession:
             ]
         ((num, _),) = self.numbered([best])
         head = f"Hint: {best.describe()} — move {num}, {typed_text(best)}."
-        why, reasons = self.hint_why()
+        why, reasons = self.hint_why(for_game)
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
         return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
 
@@ -617,16 +617,16 @@ class PlaySession:
         """The move clearly better for the game than the round's best, once the game is close."""
         return choose_for_game(self.rules, self.observation(), self.game.scores, self.search())
 
-    def hint_why(self) -> tuple[str, tuple[str, ...]]:
+    def hint_why(self, for_game: GameEdge | None = None) -> tuple[str, tuple[str, ...]]:
         """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
         for a loss (``explain.explain``: statements over the deals the person could face, never the
         hidden cards), one reason per scoring category with its points; for a move hinted for the
-        game, the chances to win it after the move and after the round's best."""
+        game (``for_game``, from ``_for_game``), the chances to win it after the move and after the
+        round's best."""
         res = self.search()
         best = res.moves[0]
         if len(res.moves) == 1:
             return "Why: it is your only legal move.", ()
-        for_game = self._for_game()
         if for_game is not None:
             obs = self.observation()
             win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res.weights)
