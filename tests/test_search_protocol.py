@@ -11,6 +11,7 @@ duel is worth (3 * 0.5 - 1) / 4 = 0.125 and staying 0.
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ import pytest
 from casino_coach.search.minimax import MinimaxValuer, minimax
 from casino_coach.search.protocol import Game, Sampler, Worlds, WorldValues
 from casino_coach.search.race import MIN_PAIRED, SETTLE, Race, Stopping, run_race
-from casino_coach.search.result import loss_high, loss_low
+from casino_coach.search.result import loss_high, loss_low, paired_stats
 
 CARDS = 5
 
@@ -65,13 +66,15 @@ class DuelSampler:
         rest = [c for c in range(CARDS) if c != self.mine]
         if self.enumerate_all:
             rng.shuffle(rest)
-            return iter([(c, 1.0) for c in rest]), len(rest)
+            return iter([(c, 1.0, i) for i, c in enumerate(rest)]), len(rest)
         return _draws(rest, rng), None
 
 
-def _draws(rest: list[int], rng: random.Random) -> Iterator[tuple[int, float]]:
+def _draws(rest: list[int], rng: random.Random) -> Iterator[tuple[int, float, int]]:
+    i = 0
     while True:
-        yield rng.choice(rest), 1.0
+        yield rng.choice(rest), 1.0, i
+        i += 1
 
 
 def valuer(mine: int) -> MinimaxValuer[Duel, str, int]:
@@ -166,7 +169,7 @@ def test_the_node_budget_stops_the_race() -> None:
 
     stream, _ = DuelSampler(2, False)(random.Random(0))
     stop = Stopping(samples=100, min_samples=50, separation=2.0, margin=0.2)
-    drawn: list[tuple[int, float]] = []
+    drawn: list[tuple[int, float, int]] = []
     done, out_of_nodes = run_race(Race(["duel", "stay"]), drawn, stream, valuer(2), stop, over_budget)
     assert (done, out_of_nodes) == (3, True)
     # A second run over the same drawn worlds (a shallower search) sees them in the same order.
@@ -177,7 +180,7 @@ def test_the_node_budget_stops_the_race() -> None:
         return valuer(2)(world, moves)
 
     run_race(Race(["duel", "stay"]), drawn, stream, record, Stopping(3, 3, 2.0, 0.2))
-    assert again == [w for w, _ in drawn]
+    assert again == [w for w, _, _ in drawn]
 
 
 def test_a_move_leaves_a_verdicts_race_only_after_its_minimum_of_worlds() -> None:
@@ -193,7 +196,7 @@ def test_a_move_leaves_a_verdicts_race_only_after_its_minimum_of_worlds() -> Non
     def race_of(focus: str | None, bands: tuple[float, ...], min_samples: int) -> Race[str]:
         race = Race(["played", "rare"], focus)
         stop = Stopping(samples=24, min_samples=min_samples, separation=2.0, margin=0.0, bands=bands)
-        run_race(race, [], iter((w, 1.0) for w in range(100)), rare, stop)
+        run_race(race, [], iter((w, 1.0, w) for w in range(100)), rare, stop)
         return race
 
     def worlds(race: Race[str], i: int) -> int:
@@ -204,3 +207,39 @@ def test_a_move_leaves_a_verdicts_race_only_after_its_minimum_of_worlds() -> Non
     # A verdict on the played move: the rare move is searched in at least 16 worlds, and found best.
     verdict = race_of("played", (0.2, 0.5, 1.0), 16)
     assert worlds(verdict, 1) >= 16 and verdict.mean(1) > verdict.mean(0)
+
+
+def test_paired_stats_over_groups_drawn_together() -> None:
+    """Worlds drawn together (a balanced pass) vary less in their mean than independent ones: the
+    standard error over the groups counts it, and agrees with the spread of the mean over many runs.
+    Each group here draws 5 of 10 values without replacement, as a pass deals each card at most once;
+    its mean's variance is then (10 - 5) / (10 - 1) of five independent draws'."""
+    values = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 4.0, 8.0]
+    rng = random.Random(5)
+    means: list[float] = []
+    grouped: list[float] = []
+    plain: list[float] = []
+    for _ in range(400):
+        diffs: list[float] = []
+        groups: list[int] = []
+        for g in range(30):
+            diffs += rng.sample(values, 5)
+            groups += [g] * 5
+        mean, se, n = paired_stats(diffs, [1.0] * len(diffs), None, groups)
+        assert n == 150
+        means.append(mean)
+        grouped.append(se)
+        plain.append(paired_stats(diffs, [1.0] * len(diffs))[1])
+    spread = statistics.stdev(means)
+    assert statistics.fmean(grouped) == pytest.approx(spread, rel=0.15)
+    assert statistics.fmean(plain) > 1.25 * spread  # independent draws' formula: too wide by ~1.34
+
+
+def test_paired_stats_falls_back_to_the_worlds_with_few_or_single_groups() -> None:
+    diffs = [float(i % 7) for i in range(40)]
+    ones = [1.0] * 40
+    plain = paired_stats(diffs, ones)
+    assert paired_stats(diffs, ones, None, list(range(40))) == plain  # every world a group of its own
+    assert paired_stats(diffs, ones, None, [i // 4 for i in range(40)]) == plain  # 10 groups: too few
+    assert paired_stats(diffs, ones, None, [i // 3 for i in range(40)]) != plain  # 14 groups
+    assert paired_stats(diffs, ones, 40, [i // 3 for i in range(40)])[1] == 0.0  # an enumeration

@@ -20,10 +20,12 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.search.worlds import (
     SearchError,
+    balanced_passes,
     balanced_worlds,
     count_worlds,
     enumerate_worlds,
     sample_world,
+    slots,
     world_state,
 )
 
@@ -191,3 +193,25 @@ def test_rare_must_hold_is_still_dealt_uniformly() -> None:
     assert chi2 < 31.3  # 11 degrees of freedom, p = 0.001
     balanced = balanced_worlds(CLASSIC, obs, rng)
     assert {(w.hands[1], w.hands[3]) for w in (next(balanced) for _ in range(200))} <= set(pairs)
+
+
+def test_balanced_passes_deal_each_card_once_a_pass() -> None:
+    """The passes of balanced worlds: the same worlds as ``balanced_worlds`` from the same seed, in
+    passes numbered in order, and within one pass no free card in the other hands twice (what makes
+    a pass's worlds depend on each other, and its mean vary less)."""
+    s = random_state(CLASSIC, 3, 11, 5)
+    obs = observe(s, s.to_move)
+    passes = balanced_passes(CLASSIC, obs, random.Random(8))
+    drawn = [next(passes) for _ in range(60)]
+    plain = balanced_worlds(CLASSIC, obs, random.Random(8))
+    assert [w for w, _ in drawn] == [next(plain) for _ in range(60)]
+    numbers = [p for _, p in drawn]
+    free = slots(obs).free
+    assert numbers == sorted(numbers) and len(set(numbers)) >= 6
+    for p in set(numbers):
+        seen = 0
+        for w, q in drawn:
+            if q == p:
+                others = sum(h for seat, h in enumerate(w.hands) if seat != obs.seat) & free
+                assert not others & seen
+                seen |= others

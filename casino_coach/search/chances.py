@@ -543,7 +543,7 @@ def game_edges(
             continue
         mine = world_chances(table, obs, scores, mv, nworlds, memo)
         diffs = [a - b for a, b in zip(mine, base, strict=True)]
-        gain, se, n = paired_stats(diffs, result.weights, result.population)
+        gain, se, n = paired_stats(diffs, result.weights, result.population, result.groups or None)
         if n == 0:
             continue
         half = EDGE_Z * t_factor(n) * se if math.isfinite(se) else math.inf

@@ -51,7 +51,14 @@ from casino_coach.search.solver import (
     without_cycle_collection,
 )
 from casino_coach.search.tree import SearchTree
-from casino_coach.search.worlds import World, balanced_worlds, count_worlds, enumerate_worlds, world_state
+from casino_coach.search.worlds import (
+    World,
+    balanced_passes,
+    balanced_worlds,
+    count_worlds,
+    enumerate_worlds,
+    world_state,
+)
 
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
@@ -344,7 +351,7 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
 
 def _worlds(
     rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random, weigh: Likelihood | None
-) -> tuple[Iterator[tuple[World, float]], int | None]:
+) -> tuple[Iterator[tuple[World, float, int]], int | None]:
     """The decision's worlds with their weights, and the number of consistent worlds when they are
     few enough to enumerate (every one, in a random order so that a time limit stops on a random
     subset); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence."""
@@ -354,26 +361,29 @@ def _worlds(
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None
-    return _unweighted(balanced_worlds(rules, obs, rng)), None
+    return _unweighted(balanced_passes(rules, obs, rng)), None
 
 
 # The streams of ``_worlds`` are generator functions, not generator expressions: mypyc compiles a
-# returned generator expression into a list, which an endless stream never finishes.
-def _weighted(worlds: list[World], weigh: Likelihood | None) -> Iterator[tuple[World, float]]:
-    for w in worlds:
-        yield w, w.probability * (weigh(w.hands) if weigh is not None else 1.0)
+# returned generator expression into a list, which an endless stream never finishes. Enumerated
+# worlds and draws in proportion to the evidence are each a group of their own (``protocol.Worlds``).
+def _weighted(worlds: list[World], weigh: Likelihood | None) -> Iterator[tuple[World, float, int]]:
+    for i, w in enumerate(worlds):
+        yield w, w.probability * (weigh(w.hands) if weigh is not None else 1.0), i
 
 
 def _with_evidence(
     rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood
-) -> Iterator[tuple[World, float]]:
+) -> Iterator[tuple[World, float, int]]:
+    i = 0
     while True:
-        yield sample_with_evidence(rules, obs, rng, weigh), 1.0
+        yield sample_with_evidence(rules, obs, rng, weigh), 1.0, i
+        i += 1
 
 
-def _unweighted(worlds: Iterator[World]) -> Iterator[tuple[World, float]]:
-    for w in worlds:
-        yield w, 1.0
+def _unweighted(passes: Iterator[tuple[World, int]]) -> Iterator[tuple[World, float, int]]:
+    for w, group in passes:
+        yield w, 1.0, group
 
 
 @without_cycle_collection
@@ -415,7 +425,7 @@ def evaluate(
     rng = random.Random(seed)
     weigh = Likelihood(rules, evidence) if evidence else None
     stream, population = _worlds(rules, obs, limits, rng, weigh)
-    drawn: list[tuple[World, float]] = []
+    drawn: list[tuple[World, float, int]] = []
     in_hands = sum(obs.hand_sizes)
     side = obs.seat % obs.nsides
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
@@ -491,6 +501,7 @@ def evaluate(
         seconds=time.perf_counter() - t0,
         tree=tree,
         weights=tuple(race.weights),
+        groups=tuple(race.groups),
         population=population,
         shallow=shallow,
         depth=in_hands - horizon if horizon else None,

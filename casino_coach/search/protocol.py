@@ -29,9 +29,12 @@ W = TypeVar("W")  # a world: one placement of the hidden information
 W_co = TypeVar("W_co", covariant=True)
 W_contra = TypeVar("W_contra", contravariant=True)
 
-# The worlds of a decision: an endless stream of (world, weight), and their number when the stream is
-# an enumeration of every consistent world (then it ends, each world once), else None.
-Worlds = tuple[Iterator[tuple[W, float]], int | None]
+# The worlds of a decision: an endless stream of (world, weight, group), and their number when the
+# stream is an enumeration of every consistent world (then it ends, each world once), else None. The
+# worlds of one group were drawn together (a balanced pass: each hidden card dealt to some other hand
+# at most once in it), so they depend on each other; the groups do not. A world drawn on its own is a
+# group of its own: its number is new.
+Worlds = tuple[Iterator[tuple[W, float, int]], int | None]
 
 # Per move: its value in one world and the line that proves it (the moves after it), and optionally
 # what happens along that line (for explanations; anything, recorded as given).

@@ -55,6 +55,7 @@ class Race(Generic[M]):
         self.values: list[list[float]] = [[] for _ in moves]
         self.outcomes: list[list[Any]] = [[] for _ in moves]
         self.weights: list[float] = []
+        self.groups: list[int] = []
         self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
         self.active = list(range(len(moves)))
 
@@ -63,7 +64,11 @@ class Race(Generic[M]):
         weight: float,
         per_move: dict[M, tuple[float, tuple[M, ...]]],
         outcomes: dict[M, Any] | None = None,
+        group: int | None = None,
     ) -> None:
+        """One more world's values: its weight, per move its value and line, what happened along the
+        lines, and the group it was drawn in (``protocol.Worlds``; None: a group of its own)."""
+        self.groups.append(len(self.weights) if group is None else group)
         self.weights.append(weight)
         for i, m in enumerate(self.moves):
             got = per_move.get(m)
@@ -85,9 +90,8 @@ class Race(Generic[M]):
 
     def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
         """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
-        return paired_stats(
-            [a - b for a, b in zip(self.values[i], self.values[j], strict=True)], self.weights, population
-        )
+        diffs = [a - b for a, b in zip(self.values[i], self.values[j], strict=True)]
+        return paired_stats(diffs, self.weights, population, self.groups)
 
     def update(self, z: float, margin: float, min_paired: int = MIN_PAIRED) -> bool:
         """Drop the moves clearly behind the best once both were valued in ``min_paired`` worlds;
@@ -162,7 +166,7 @@ class Race(Generic[M]):
     def _stderr(self, i: int, population: int | None) -> float:
         """Standard error of the mean over the worlds (weighted; with the finite-population
         correction for worlds drawn without replacement from an enumeration)."""
-        _, se, n = paired_stats(self.values[i], self.weights, population)
+        _, se, n = paired_stats(self.values[i], self.weights, population, self.groups)
         if n == 1 and population == 1:
             return 0.0
         return se if math.isfinite(se) else UNKNOWN_STDERR
@@ -186,8 +190,8 @@ class Stopping(Frozen):
 
 def run_race(
     race: Race[M],
-    drawn: list[tuple[W, float]],
-    stream: Iterator[tuple[W, float]],
+    drawn: list[tuple[W, float, int]],
+    stream: Iterator[tuple[W, float, int]],
     value: WorldValuer[W, M],
     stop: Stopping,
     over_budget: Callable[[], bool] = lambda: False,
@@ -209,9 +213,9 @@ def run_race(
     while done < stop.samples:
         if done == len(drawn):
             drawn.append(next(stream))
-        world, weight = drawn[done]
+        world, weight, group = drawn[done]
         per_move, outcomes = value(world, [race.moves[i] for i in race.active])
-        race.add(weight, per_move, outcomes)
+        race.add(weight, per_move, outcomes, group)
         done += 1
         if done >= stop.samples:
             break

@@ -142,6 +142,7 @@ class SearchResult(Frozen):
     seconds: float
     tree: object | None = None  # the recorded tree (``tree.SearchTree``) when record=True
     weights: tuple[float, ...] = ()  # per searched world, in the order of ``MoveValue.values``
+    groups: tuple[int, ...] = ()  # per searched world, the group it was drawn in (``paired_stats``)
     population: int | None = None  # the number of consistent worlds when they were enumerated
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
@@ -163,7 +164,8 @@ class SearchResult(Frozen):
         both were searched: the same worlds value both, so the difference is far less noisy than
         either value."""
         va, vb = self.value_of(a).values, self.value_of(b).values
-        return paired_stats([x - y for x, y in zip(va, vb, strict=True)], self.weights, self.population)
+        diffs = [x - y for x, y in zip(va, vb, strict=True)]
+        return paired_stats(diffs, self.weights, self.population, self.groups or None)
 
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
@@ -219,28 +221,59 @@ def verdict_stderr(se: float, n: int, population: int | None) -> float:
 
 
 def paired_stats(
-    diffs: Sequence[float], weights: Sequence[float], population: int | None = None
+    diffs: Sequence[float],
+    weights: Sequence[float],
+    population: int | None = None,
+    groups: Sequence[int] | None = None,
 ) -> tuple[float, float, int]:
     """Weighted mean, standard error and count of the finite values of ``diffs`` (NaN: not searched).
     The standard error uses the effective number of worlds (sum w)^2 / sum w^2, and the
-    finite-population correction when the worlds come from an enumeration of ``population``."""
-    pairs = [(d, w) for d, w in zip(diffs, weights, strict=True) if d == d and w > 0]
+    finite-population correction when the worlds come from an enumeration of ``population``.
+
+    With ``groups`` (per world, the group it was drawn in: ``protocol.Worlds``), worlds drawn together
+    are not independent, the groups are: a balanced pass deals each hidden card to the other hands at
+    most once, so its worlds differ more from each other than independent draws would, and their mean
+    varies less. The standard error is then the groups' (``grouped_stderr``), which counts that
+    gain instead of ignoring it, once there are ``MIN_GROUPS`` of them."""
+    pairs = [(d, w, i) for i, (d, w) in enumerate(zip(diffs, weights, strict=True)) if d == d and w > 0]
     n = len(pairs)
     if n == 0:
         return 0.0, math.inf, 0
-    sw = sum(w for _, w in pairs)
-    mean = sum(d * w for d, w in pairs) / sw
+    sw = sum(w for _, w, _ in pairs)
+    mean = sum(d * w for d, w, _ in pairs) / sw
     if population is not None and n >= population:
         return mean, 0.0, n
     if n == 1:
         return mean, math.inf, 1
-    sw2 = sum(w * w for _, w in pairs)
+    if groups is not None and population is None:
+        se_groups = grouped_stderr([(d - mean, w, groups[i]) for d, w, i in pairs], sw)
+        if se_groups is not None:
+            return mean, se_groups * t_factor(len({groups[i] for _, _, i in pairs})) / t_factor(n), n
+    sw2 = sum(w * w for _, w, _ in pairs)
     neff = sw * sw / sw2
-    var = sum(w * (d - mean) ** 2 for d, w in pairs) / sw * n / (n - 1)
+    var = sum(w * (d - mean) ** 2 for d, w, _ in pairs) / sw * n / (n - 1)
     se = math.sqrt(var / neff)
     if population is not None:
         se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
     return mean, se, n
+
+
+# Groups a standard error is taken over (``grouped_stderr``): fewer say too little of the spread.
+MIN_GROUPS: Final = 12
+
+
+def grouped_stderr(residuals: Sequence[tuple[float, float, int]], total_weight: float) -> float | None:
+    """The standard error of a weighted mean from its (residual, weight, group) per world, the groups
+    independent and the worlds within one not (the linearised variance of a ratio over clusters):
+    None with fewer than ``MIN_GROUPS`` groups, or when every group holds one world (then the groups
+    are the worlds, and the plain formula applies)."""
+    totals: dict[int, float] = {}
+    for r, w, g in residuals:
+        totals[g] = totals.get(g, 0.0) + w * r
+    k = len(totals)
+    if k < MIN_GROUPS or k == len(residuals):
+        return None
+    return math.sqrt(k / (k - 1) * sum(t * t for t in totals.values())) / total_weight
 
 
 # Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.

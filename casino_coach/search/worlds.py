@@ -198,6 +198,12 @@ def _owners_first(
 
 
 def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Iterator[World]:
+    """The worlds of ``balanced_passes`` without their passes. An endless stream."""
+    for world, _ in balanced_passes(rules, obs, rng):
+        yield world
+
+
+def balanced_passes(rules: RuleSet, obs: Observation, rng: random.Random) -> Iterator[tuple[World, int]]:
     """Worlds drawn like ``sample_world``, each uniform over the consistent worlds, but balanced: the
     free cards are shuffled once per pass and cut into consecutive blocks, one block per world, for the
     other hands (the rest goes to the stock in a fresh order). Within a pass every free card is dealt
@@ -205,7 +211,8 @@ def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
     often as its probability says; a mean over balanced worlds varies less from seed to seed than one
     over independent draws (stratified sampling on the cards). Blocks that break must-hold are skipped
     (each world stays uniform over the consistent ones); a pass that yields nothing falls back to
-    ``sample_world``. An endless stream."""
+    ``sample_world``. An endless stream of (world, the number of the pass it was drawn in): the worlds
+    of one pass depend on each other, the passes do not (``result.paired_stats``)."""
     sl = slots(obs)
     constraints = _must_hold(rules, obs)
     if constraints:
@@ -213,9 +220,11 @@ def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
     cards = list(iter_cards(sl.free))
     size = sum(sl.per_seat)
     blocks = len(cards) // size if size else 0
+    npass = 0
     while True:
+        npass += 1
         if blocks < 2:
-            yield sample_world(rules, obs, rng)
+            yield sample_world(rules, obs, rng), npass
             continue
         rng.shuffle(cards)
         found = False
@@ -226,11 +235,11 @@ def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
             hands, stock, gone = _cut(obs, sl, block + rest)
             if all(_holds_all(rules, hands[s], v) for s, v in constraints):
                 found = True
-                yield World(hands, stock, gone, 0.0)
+                yield World(hands, stock, gone, 0.0), npass
         if not found:
             # must-hold this rare: the owners' hands first (``sample_world`` would try whole
             # shuffles in vain first)
-            yield _owners_first(rules, obs, sl, constraints, cards, rng)
+            yield _owners_first(rules, obs, sl, constraints, cards, rng), npass
 
 
 def _cut(obs: Observation, sl: Slots, cards: list[int]) -> tuple[tuple[int, ...], int, int]:
