@@ -357,4 +357,5 @@ def test_a_typed_position_has_no_game_score_and_no_chances() -> None:
     decision = typed_decision("8S 9C", "AC 2D", "royal", [], 2, 0, None, 0, "", [], None)
     result = judge(decision.rules, decision.obs, analysis_limits(8), Thresholds())
     assert "win_chance" not in result_json(decision, result, None)
-    assert decision_chances(RuleSet.from_preset("classic", sweeps=True), decision.obs, (0, 0), [], ()) is None
+    sweeps = RuleSet.from_preset("classic", sweeps=True)
+    assert decision_chances(sweeps, decision.obs, (0, 0), [], result) is None

@@ -619,7 +619,7 @@ def _rate(
     memo = ChanceMemo()  # the game verdict and the chances reported meet the same worlds' outcomes
     v = verdict_of(rules, obs, res, ply.move, thresholds, names, ply.scores, memo)
     played_ev = res.value_of(ply.move).ev
-    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move, v.game), res.weights, memo)
+    win = decision_chances(rules, obs, ply.scores, _win_moves(res, ply.move, v.game), res, memo)
     wc: WorldCost | None = None
     verdict: Explanation | None = None
     if world and ply.state is not None and not v.forced:

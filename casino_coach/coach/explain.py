@@ -15,6 +15,7 @@ proved) is one short line, ``other``. The shares add up to the loss.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -121,11 +122,6 @@ def _mean(pairs: Sequence[_Pair], f: Callable[[_Pair], float]) -> float:
     return sum(p.weight * f(p) for p in pairs) / total if total else 0.0
 
 
-def _part_gain(key: str) -> Callable[[_Pair], float]:
-    """How much more the best move gets of one category than the move played, in one world."""
-    return lambda p: p.best.parts.get(key, 0.0) - p.played.parts.get(key, 0.0)
-
-
 def _category(key: str) -> str:
     if key.startswith("ace"):
         return "ace"
@@ -160,7 +156,17 @@ def explain(
     if not pairs:
         return (Explanation("other", "No world searched both moves to compare them.", round(loss, 2)),)
     keys = sorted({k for p in pairs for k in (*p.best.parts, *p.played.parts)})
-    stakes = {k: _mean(pairs, _part_gain(k)) for k in keys}
+    # Each category's points are its mean as the search takes means (``SearchResult.stats``: with
+    # the worlds' control variates, so that they add up to the loss the verdict gives).
+    stakes = {
+        k: result.stats(
+            [
+                b.parts.get(k, 0.0) - p.parts.get(k, 0.0) if b is not None and p is not None else math.nan
+                for b, p in zip(b_out, p_out, strict=True)
+            ]
+        )[0]
+        for k in keys
+    }
     words = _Words(obs, names, yours)
     # Each category's points, largest first, rounded as shown; what they leave of the loss is the
     # rest: a line of its own when it is worth one, else (rounding and crumbs) added to the largest

@@ -16,7 +16,7 @@ from typing import Any
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
-from casino_coach.search import MoveValue
+from casino_coach.search import MoveValue, SearchResult
 from casino_coach.search.chances import (
     CHANCE_EPSILON,
     QUIET,
@@ -42,7 +42,6 @@ from casino_coach.search.chances import (
     world_chances,
     world_tallies,
 )
-from casino_coach.search.result import paired_stats
 
 __all__ = [
     "CHANCE_EPSILON",
@@ -93,14 +92,14 @@ def decision_chances(
     obs: Observation,
     scores: Sequence[Points],
     moves: Sequence[MoveValue],
-    weights: Sequence[float],
+    result: SearchResult,
     memo: ChanceMemo | None = None,
 ) -> WinChances | None:
     """The game chances of a decision from the mover's view ``obs`` in a round that started at the
     game score ``scores``: before the round (the table), and after the round for each of ``moves``
-    (from the search's outcomes per world: ``world_chances``, weighted as the search weighs the
-    worlds; ``memo``: what the decision's other chances share). None when no table covers these
-    rules and players."""
+    (of ``result``, from the search's outcomes per world: ``world_chances``, averaged as the search
+    averages its worlds, ``SearchResult.stats``; ``memo``: what the decision's other chances share).
+    None when no table covers these rules and players."""
     table = table_for(rules, obs.nplayers)
     if table is None:
         return None
@@ -110,8 +109,9 @@ def decision_chances(
         side = obs.seat % 2
         memo = ChanceMemo() if memo is None else memo
         for mv in moves:
-            chances = world_chances(table, obs, scores, mv, len(weights), memo)
-            mine, _, n = paired_stats(chances, weights)  # the weighted mean over the worlds searched
+            chances = world_chances(table, obs, scores, mv, len(result.weights), memo)
+            mine, _, n = result.stats(chances)
+            mine = min(1.0, max(0.0, mine))  # a corrected mean (``Controls``) may stray past the ends
             if n:
                 after.append((mv.move, (mine, 1.0 - mine) if side == 0 else (1.0 - mine, mine)))
     return WinChances(start, tuple(after))

@@ -60,7 +60,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sweeps, score_tally
 from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
-from casino_coach.search.result import MoveValue, Outcome, SearchResult, paired_stats, t_factor
+from casino_coach.search.result import MoveValue, Outcome, SearchResult, t_factor
 
 TABLE_FILE: Final = Path(__file__).with_name("game_table.json")
 TABLE_FORMAT: Final = "casino-game-table"
@@ -543,7 +543,7 @@ def game_edges(
             continue
         mine = world_chances(table, obs, scores, mv, nworlds, memo)
         diffs = [a - b for a, b in zip(mine, base, strict=True)]
-        gain, se, n = paired_stats(diffs, result.weights, result.population, result.groups or None)
+        gain, se, n = result.stats(diffs)
         if n == 0:
             continue
         half = EDGE_Z * t_factor(n) * se if math.isfinite(se) else math.inf

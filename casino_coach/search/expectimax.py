@@ -34,6 +34,7 @@ from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
+    Controls,
     Limits,
     MoveValue,
     Outcome,
@@ -57,6 +58,7 @@ from casino_coach.search.worlds import (
     balanced_worlds,
     count_worlds,
     enumerate_worlds,
+    holding_controls,
     world_state,
 )
 
@@ -472,7 +474,8 @@ def evaluate(
             break
     if replies is not None:
         nodes += replies.solver.nodes
-    values_se = race.results(population)
+    controls = _controls(rules, obs, drawn[:done]) if population is None and weigh is None else None
+    values_se = race.results(population, controls)
     order = sorted(
         range(len(moves)),
         key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
@@ -502,11 +505,21 @@ def evaluate(
         tree=tree,
         weights=tuple(race.weights),
         groups=tuple(race.groups),
+        controls=controls,
         population=population,
         shallow=shallow,
         depth=in_hands - horizon if horizon else None,
         leaf=limits.leaf,
     )
+
+
+def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float, int]]) -> Controls | None:
+    """The control variates of the sampled worlds of a decision (``worlds.holding_controls``), or
+    None where they do not apply."""
+    holding = holding_controls(rules, obs)
+    if holding is None:
+        return None
+    return Controls(tuple(holding.row(w) for w, _, _ in worlds), holding.means)
 
 
 def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> Outcome:

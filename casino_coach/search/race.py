@@ -12,6 +12,10 @@ the race (later worlds cost less), and sampling stops at the first of:
 * without: the race is decided (every move left is surely within ``Stopping.margin`` of the best);
 * the time limit (after two worlds), or the node budget (``over_budget``), whichever the caller sets.
 
+The values it returns (``Race.results``) are corrected by the worlds' control variates when the
+caller has them (``result.Controls``: features of each world with known means); the stopping rules
+take the plain paired differences (no narrower on average).
+
 Nothing here knows a card: Casino's ``evaluate`` (``expectimax.py``) runs it with its own sampler and
 valuer, and the tests run it on a toy game.
 """
@@ -28,7 +32,14 @@ from typing import Any, Final, Generic, TypeVar
 
 from casino_coach.frozen import Frozen
 from casino_coach.search.protocol import WorldValuer
-from casino_coach.search.result import UNKNOWN_STDERR, loss_high, loss_low, paired_stats, t_factor
+from casino_coach.search.result import (
+    UNKNOWN_STDERR,
+    Controls,
+    loss_high,
+    loss_low,
+    paired_stats,
+    t_factor,
+)
 
 M = TypeVar("M")
 W = TypeVar("W")
@@ -135,41 +146,48 @@ class Race(Generic[M]):
         low = bisect.bisect_right(bands, lo)
         return low if low == bisect.bisect_right(bands, max(0.0, hi)) else None
 
-    def results(self, population: int | None) -> list[tuple[float, float]]:
-        """(ev, stderr) per move. A move that left the race early is valued by its paired
+    def results(self, population: int | None, controls: Controls | None = None) -> list[tuple[float, float]]:
+        """(ev, stderr) per move, the complete moves' corrected by the worlds' ``controls`` where
+        they apply (``result.Controls``). A move that left the race early is valued by its paired
         difference to the best complete move over the worlds it was searched in, so every value
         rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
         nworlds = len(self.weights)
-        complete = [i for i in range(len(self.moves)) if self.complete(i)]
-        ref = max(complete, key=self.mean) if complete else None
+        stats = {i: self._stats(i, population, controls) for i in range(len(self.moves)) if self.complete(i)}
+        ref = max(stats, key=lambda i: stats[i][0]) if stats else None
         out = []
         for i in range(len(self.moves)):
-            if i in complete or ref is None:
-                out.append((self.mean(i), self._stderr(i, population)))
+            if i in stats:
+                out.append(stats[i])
+                continue
+            if ref is None:
+                out.append(self._stats(i, population, None))
                 continue
             d, se_d, n = self.diff(ref, i)
             if n == 0:
-                out.append((self.mean(i), self._stderr(i, population)))
+                out.append(self._stats(i, population, None))
                 continue
-            se_ref = self._stderr(ref, population)
+            ref_ev, se_ref = stats[ref]
             se = UNKNOWN_STDERR if not math.isfinite(se_d) else math.sqrt(se_ref**2 + se_d**2)
             if population is not None and n >= population:
                 se = 0.0
             # It left the race as clearly worse than the best: it never ranks above it.
-            out.append((min(self.mean(ref) - d, self.mean(ref)) if nworlds else self.mean(i), se))
+            out.append((min(ref_ev - d, ref_ev) if nworlds else self.mean(i), se))
         return out
 
     def complete(self, i: int) -> bool:
         """Whether move ``i`` was searched in every world (it never left the race)."""
         return all(v == v for v in self.values[i])
 
-    def _stderr(self, i: int, population: int | None) -> float:
-        """Standard error of the mean over the worlds (weighted; with the finite-population
-        correction for worlds drawn without replacement from an enumeration)."""
-        _, se, n = paired_stats(self.values[i], self.weights, population, self.groups)
+    def _stats(self, i: int, population: int | None, controls: Controls | None) -> tuple[float, float]:
+        """Mean and standard error of move ``i``'s value over the worlds (``paired_stats``: weighted;
+        with the finite-population correction for worlds drawn without replacement from an
+        enumeration; corrected by the ``controls`` where they apply)."""
+        mean, se, n = paired_stats(self.values[i], self.weights, population, self.groups, controls)
+        if n == 0:
+            return -math.inf, UNKNOWN_STDERR
         if n == 1 and population == 1:
-            return 0.0
-        return se if math.isfinite(se) else UNKNOWN_STDERR
+            return mean, 0.0
+        return mean, se if math.isfinite(se) else UNKNOWN_STDERR
 
 
 @dataclass(frozen=True)

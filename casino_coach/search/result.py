@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
@@ -130,6 +130,97 @@ class Outcome(Frozen):
     end: bool
 
 
+# Control variates (``Controls``) correct a mean only over at least this many worlds, and this many
+# per feature: a regression on fewer fits the sample's noise as well as its signal.
+CONTROL_MIN_WORLDS: Final = 48
+CONTROL_WORLDS_PER_FEATURE: Final = 3
+# The ridge of the regression, in the units of a 0/1 feature's sum of squares: it keeps the fit
+# defined when a feature happens to be the same in every world of the sample.
+CONTROL_RIDGE: Final = 1.0
+
+
+@dataclass(frozen=True)
+class Controls(Frozen):
+    """Control variates of the worlds searched (a regression estimator): per world, features whose
+    mean over every consistent world is known (``means``; ``worlds.holding_controls``: whether each
+    other hand holds a card of each rank). A mean over the sampled worlds is corrected by how far the
+    sample's features stray from those means, times the slope of the values on the features fitted
+    over the same worlds (ridge least squares): the part of the values that the features explain no
+    longer varies from sample to sample, and the standard error is the residuals'. The correction is
+    linear in the values, so the corrected difference of two moves is the difference of their
+    corrected values, and corrected categories add up to the corrected whole."""
+
+    rows: tuple[tuple[float, ...], ...]  # per world searched, in the order of the values
+    means: tuple[float, ...]
+    # Derived: the rows less their mean, the inverse of their ridge Gram matrix, and per world the
+    # weight of its value in the corrected mean.
+    centred: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
+    inverse: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
+    mean_weights: tuple[float, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n, p = len(self.rows), len(self.means)
+        xbar = [sum(r[k] for r in self.rows) / n for k in range(p)] if n else [0.0] * p
+        centred = tuple(tuple(r[k] - xbar[k] for k in range(p)) for r in self.rows)
+        gram = [[sum(a[i] * a[j] for a in centred) for j in range(p)] for i in range(p)]
+        for i in range(p):
+            gram[i][i] += CONTROL_RIDGE
+        inverse = _inverse(gram)
+        shift = [xbar[k] - self.means[k] for k in range(p)]
+        g_shift = [sum(inverse[i][j] * shift[j] for j in range(p)) for i in range(p)]
+        weights = tuple(1.0 / n - sum(a[k] * g_shift[k] for k in range(p)) for a in centred)
+        object.__setattr__(self, "centred", centred)
+        object.__setattr__(self, "inverse", tuple(tuple(row) for row in inverse))
+        object.__setattr__(self, "mean_weights", weights)
+
+    def applies(self, values: Sequence[float], weights: Sequence[float]) -> bool:
+        """Whether the correction applies: a value in every world, every world weighing the same,
+        and worlds enough for the features."""
+        n = len(self.rows)
+        return (
+            len(values) == n
+            and n >= max(CONTROL_MIN_WORLDS, CONTROL_WORLDS_PER_FEATURE * len(self.means))
+            and all(v == v for v in values)
+            and all(w == weights[0] for w in weights)
+        )
+
+    def stats(self, values: Sequence[float], groups: Sequence[int] | None) -> tuple[float, float, int]:
+        """The corrected mean of ``values`` (one per world, ``applies``), its standard error (over
+        the ``groups`` as ``paired_stats`` takes it, on the residuals, with the features' degrees of
+        freedom) and the number of worlds."""
+        n, p = len(self.rows), len(self.means)
+        mean = sum(v * u for v, u in zip(values, self.mean_weights, strict=True))
+        vbar = sum(values) / n
+        at_b = [sum(a[k] * v for a, v in zip(self.centred, values, strict=True)) for k in range(p)]
+        beta = [sum(self.inverse[i][j] * at_b[j] for j in range(p)) for i in range(p)]
+        residuals = [
+            v - vbar - sum(a[k] * beta[k] for k in range(p))
+            for a, v in zip(self.centred, values, strict=True)
+        ]
+        se = None
+        if groups is not None:
+            se = grouped_stderr([(r, 1.0, g) for r, g in zip(residuals, groups, strict=True)], float(n))
+        if se is None:
+            se = math.sqrt(sum(r * r for r in residuals) / (n * (n - 1)))
+        return mean, se * math.sqrt((n - 1) / (n - 1 - p)), n
+
+
+def _inverse(matrix: list[list[float]]) -> list[list[float]]:
+    """The inverse of a symmetric positive definite matrix (Gauss-Jordan; small: a few dozen rows)."""
+    p = len(matrix)
+    a = [row[:] + [1.0 if i == j else 0.0 for j in range(p)] for i, row in enumerate(matrix)]
+    for c in range(p):
+        pivot = a[c][c]
+        row_c = [x / pivot for x in a[c]]
+        a[c] = row_c
+        for r in range(p):
+            if r != c:
+                f = a[r][c]
+                if f != 0.0:
+                    a[r] = [x - f * y for x, y in zip(a[r], row_c, strict=True)]
+    return [row[p:] for row in a]
+
+
 @dataclass(frozen=True)
 class SearchResult(Frozen):
     """Every legal move of one decision, best first, with the effort spent."""
@@ -143,6 +234,7 @@ class SearchResult(Frozen):
     tree: object | None = None  # the recorded tree (``tree.SearchTree``) when record=True
     weights: tuple[float, ...] = ()  # per searched world, in the order of ``MoveValue.values``
     groups: tuple[int, ...] = ()  # per searched world, the group it was drawn in (``paired_stats``)
+    controls: Controls | None = None  # the searched worlds' control variates (``paired_stats``)
     population: int | None = None  # the number of consistent worlds when they were enumerated
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
@@ -164,8 +256,12 @@ class SearchResult(Frozen):
         both were searched: the same worlds value both, so the difference is far less noisy than
         either value."""
         va, vb = self.value_of(a).values, self.value_of(b).values
-        diffs = [x - y for x, y in zip(va, vb, strict=True)]
-        return paired_stats(diffs, self.weights, self.population, self.groups or None)
+        return self.stats([x - y for x, y in zip(va, vb, strict=True)])
+
+    def stats(self, per_world: Sequence[float]) -> tuple[float, float, int]:
+        """Mean, standard error and number of worlds of a quantity given per searched world (NaN
+        where it is not known), as every verdict of this search takes them (``paired_stats``)."""
+        return paired_stats(per_world, self.weights, self.population, self.groups or None, self.controls)
 
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
@@ -225,6 +321,7 @@ def paired_stats(
     weights: Sequence[float],
     population: int | None = None,
     groups: Sequence[int] | None = None,
+    controls: Controls | None = None,
 ) -> tuple[float, float, int]:
     """Weighted mean, standard error and count of the finite values of ``diffs`` (NaN: not searched).
     The standard error uses the effective number of worlds (sum w)^2 / sum w^2, and the
@@ -234,7 +331,11 @@ def paired_stats(
     are not independent, the groups are: a balanced pass deals each hidden card to the other hands at
     most once, so its worlds differ more from each other than independent draws would, and their mean
     varies less. The standard error is then the groups' (``grouped_stderr``), which counts that
-    gain instead of ignoring it, once there are ``MIN_GROUPS`` of them."""
+    gain instead of ignoring it, once there are ``MIN_GROUPS`` of them. With ``controls`` (sampled
+    worlds only), the mean is corrected by the worlds' control variates where they apply
+    (``Controls``)."""
+    if controls is not None and population is None and controls.applies(diffs, weights):
+        return controls.stats(diffs, groups)
     pairs = [(d, w, i) for i, (d, w) in enumerate(zip(diffs, weights, strict=True)) if d == d and w > 0]
     n = len(pairs)
     if n == 0:

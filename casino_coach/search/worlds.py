@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import combinations
 from math import comb
 from typing import Final, NamedTuple
 
-from casino_coach.engine.cards import ACES_MASK, iter_cards
+from casino_coach.engine.cards import ACES_MASK, RANK_MASK, iter_cards
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError
+from casino_coach.frozen import Frozen
 
 _REJECTION_TRIES: Final = 2000
 # Then draws of the constrained hands alone (a few cards each, far cheaper than a whole shuffle), for
@@ -240,6 +242,46 @@ def balanced_passes(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
             # must-hold this rare: the owners' hands first (``sample_world`` would try whole
             # shuffles in vain first)
             yield _owners_first(rules, obs, sl, constraints, cards, rng), npass
+
+
+@dataclass(frozen=True)
+class Holding(Frozen):
+    """Control variates of sampled worlds (``result.Controls``): per feature, the seat and the free
+    cards of one rank, the feature being whether that seat's hand holds one of them, with its mean
+    over every consistent world."""
+
+    features: tuple[tuple[int, int], ...]  # (seat, free cards of one rank)
+    means: tuple[float, ...]
+
+    def row(self, world: World) -> tuple[float, ...]:
+        """The features of one world."""
+        return tuple(1.0 if world.hands[seat] & cards else 0.0 for seat, cards in self.features)
+
+
+def holding_controls(rules: RuleSet, obs: Observation) -> Holding | None:
+    """For each other seat and each rank, whether the seat holds a free card of that rank, with its
+    chance over the consistent worlds (hypergeometric: a hand of h of the F free cards misses all k
+    of a rank with chance C(F - k, h) / C(F, h)). Which cards the other hands hold is what moves a
+    move's value most from world to world (whether the reply can take a build, the 10♦ left on the
+    table), so these features explain much of it. None when a build's owner must hold a card (the
+    must-hold rule changes those chances) or no feature varies."""
+    if _must_hold(rules, obs):
+        return None
+    sl = slots(obs)
+    total = sl.free.bit_count()
+    features: list[tuple[int, int]] = []
+    means: list[float] = []
+    for seat, h in enumerate(sl.per_seat):
+        if h == 0:
+            continue
+        for rank_cards in RANK_MASK:
+            cards = sl.free & rank_cards
+            k = cards.bit_count()
+            if k == 0 or total - k < h:
+                continue
+            features.append((seat, cards))
+            means.append(1.0 - comb(total - k, h) / comb(total, h))
+    return Holding(tuple(features), tuple(means)) if features else None
 
 
 def _cut(obs: Observation, sl: Slots, cards: list[int]) -> tuple[tuple[int, ...], int, int]:

@@ -142,7 +142,7 @@ def decision_chances_of(decision: Decision, result: SearchResult, top: int | Non
     moves = list(result.moves if top is None else result.moves[:top])
     if decision.played is not None and all(mv.move != decision.played for mv in moves):
         moves.append(result.value_of(decision.played))
-    return decision_chances(decision.rules, decision.obs, decision.scores, moves, result.weights)
+    return decision_chances(decision.rules, decision.obs, decision.scores, moves, result)
 
 
 def result_json(

@@ -469,7 +469,7 @@ class EngineSession:
         shown = list(moves)
         if move is not None and all(mv.move != move for mv in moves):
             shown.append(res.value_of(move))
-        win = decision_chances(g.rules, self._obs(), tuple(g.match.scores), shown, res.weights)
+        win = decision_chances(g.rules, self._obs(), tuple(g.match.scores), shown, res)
 
         def chances(m: Move) -> dict[str, Any]:
             after = win.of(m) if win is not None else None

@@ -629,7 +629,7 @@ class PlaySession:
             return "Why: it is your only legal move.", ()
         if for_game is not None:
             obs = self.observation()
-            win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res.weights)
+            win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res)
             words = for_game_words(for_game, res, win, obs.seat % obs.nsides)
             return f"Why: {words[0].lower()}{words[1:]}", ()
         second = res.moves[1]
