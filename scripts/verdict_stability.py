@@ -168,6 +168,7 @@ def main() -> None:
             losses = [r["loss"] for r in rows]
             spreads.append(max(losses) - min(losses))
         ref_note = ""
+        ref_rows: list[dict[str, Any]] = []
         if args.reference:
             ref_rows, _ = run(log, 0, args.jobs, scale=10, deeper=2)
             ref = {r["ply"]: r for r in ref_rows}
@@ -191,6 +192,7 @@ def main() -> None:
                 "bots": bots,
                 "seed": gseed,
                 "seeds": [list(p.values()) for p in per_seed],
+                "reference": ref_rows,
             }
         )
         old = f" (DIR: {old_times[-1]:.1f} s)" if args.compare else ""
