@@ -243,3 +243,27 @@ def test_paired_stats_falls_back_to_the_worlds_with_few_or_single_groups() -> No
     assert paired_stats(diffs, ones, None, [i // 4 for i in range(40)]) == plain  # 10 groups: too few
     assert paired_stats(diffs, ones, None, [i // 3 for i in range(40)]) != plain  # 14 groups
     assert paired_stats(diffs, ones, 40, [i // 3 for i in range(40)])[1] == 0.0  # an enumeration
+
+
+def test_the_race_running_sums_give_paired_stats() -> None:
+    # The race reads its means and paired differences from running sums (race._Running) after every
+    # world; they must be what paired_stats gives over all the worlds read: NaN (not searched) and
+    # unequal weights among them, worlds in groups of 13 or on their own.
+    from casino_coach.search.race import _Running
+
+    rng = random.Random(1)
+    for _ in range(300):
+        n = rng.randrange(1, 200)
+        grouped = rng.random() < 0.7
+        xs = [rng.gauss(rng.uniform(-3, 3), rng.uniform(0, 3)) if rng.random() > 0.1 else float("nan")]
+        xs += [rng.gauss(0, 2) if rng.random() > 0.1 else float("nan") for _ in range(n - 1)]
+        ws = [1.0 if rng.random() < 0.7 else rng.uniform(0.1, 2) for _ in range(n)]
+        gs = [i // 13 if grouped else i for i in range(n)]
+        run = _Running()
+        for x, w, g in zip(xs, ws, gs, strict=True):
+            run.add(x, w, g)
+        mean, se, count = run.stats()
+        want_mean, want_se, want_count = paired_stats(xs, ws, None, gs)
+        assert count == want_count
+        assert mean == pytest.approx(want_mean, rel=1e-9, abs=1e-12)
+        assert se == pytest.approx(want_se, rel=1e-9, abs=1e-12)

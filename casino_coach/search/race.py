@@ -33,6 +33,7 @@ from typing import Any, Final, Generic, TypeVar
 from casino_coach.frozen import Frozen
 from casino_coach.search.protocol import WorldValuer
 from casino_coach.search.result import (
+    MIN_GROUPS,
     UNKNOWN_STDERR,
     Controls,
     loss_high,
@@ -54,6 +55,66 @@ MIN_PAIRED: Final = 4  # worlds before a move may leave the race
 SETTLE: Final = 1.5
 
 
+class _Running:
+    """Running sums of one series given per world (a move's values, or the difference between two
+    moves'), read world by world: what ``paired_stats`` takes of it without going over every world
+    again each time the race looks (after every world). Each group's weighted sum is kept, and the
+    sums over the groups of their squares and products, so that the groups' error is known too."""
+
+    def __init__(self) -> None:
+        self.read = 0  # worlds read, NaN or not
+        self.n = 0
+        self.sw = 0.0
+        self.sw2 = 0.0
+        self.swx = 0.0
+        self.swx2 = 0.0
+        self.group_x: dict[int, float] = {}
+        self.group_w: dict[int, float] = {}
+        self.gxx = 0.0  # over the groups: the sum of X_g^2, of X_g W_g and of W_g^2
+        self.gxw = 0.0
+        self.gww = 0.0
+
+    def add(self, x: float, w: float, g: int) -> None:
+        self.read += 1
+        if x != x or w <= 0:
+            return
+        self.n += 1
+        self.sw += w
+        self.sw2 += w * w
+        self.swx += w * x
+        self.swx2 += w * x * x
+        gx = self.group_x.get(g, 0.0)
+        gw = self.group_w.get(g, 0.0)
+        nx = gx + w * x
+        nw = gw + w
+        self.gxx += nx * nx - gx * gx
+        self.gxw += nx * nw - gx * gw
+        self.gww += nw * nw - gw * gw
+        self.group_x[g] = nx
+        self.group_w[g] = nw
+
+    def mean(self) -> float:
+        return self.swx / self.sw if self.sw > 0 else -math.inf
+
+    def stats(self) -> tuple[float, float, int]:
+        """Mean, standard error and count as ``paired_stats`` gives them for sampled worlds (no
+        population), from the sums."""
+        n = self.n
+        if n == 0:
+            return 0.0, math.inf, 0
+        mean = self.swx / self.sw
+        if n == 1:
+            return mean, math.inf, 1
+        k = len(self.group_x)
+        if MIN_GROUPS <= k < n:
+            spread = max(0.0, self.gxx - 2.0 * mean * self.gxw + mean * mean * self.gww)
+            se = math.sqrt(k / (k - 1) * spread) / self.sw
+            return mean, se * t_factor(k) / t_factor(n), n
+        neff = self.sw * self.sw / self.sw2
+        var = max(0.0, self.swx2 - self.sw * mean * mean) / self.sw * n / (n - 1)
+        return mean, math.sqrt(var / neff), n
+
+
 class Race(Generic[M]):
     """Per-move values world by world (NaN where a move was not searched), and the moves still in
     the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
@@ -69,6 +130,9 @@ class Race(Generic[M]):
         self.groups: list[int] = []
         self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
         self.active = list(range(len(moves)))
+        # The running sums of each move's values and of the pairs' differences asked for so far.
+        self._means = [_Running() for _ in moves]
+        self._pairs: dict[tuple[int, int], _Running] = {}
 
     def add(
         self,
@@ -92,17 +156,23 @@ class Race(Generic[M]):
                 self.outcomes[i].append(outcomes.get(m))
 
     def mean(self, i: int) -> float:
-        num = den = 0.0
-        for v, w in zip(self.values[i], self.weights, strict=True):
-            if v == v:
-                num += v * w
-                den += w
-        return num / den if den > 0 else -math.inf
+        """The weighted mean of move ``i``'s values over the worlds that valued it."""
+        run = self._means[i]
+        values = self.values[i]
+        for k in range(run.read, len(values)):
+            run.add(values[k], self.weights[k], self.groups[k])
+        return run.mean()
 
-    def diff(self, i: int, j: int, population: int | None = None) -> tuple[float, float, int]:
-        """Mean, standard error and count of value(i) - value(j) over the worlds valuing both."""
-        diffs = [a - b for a, b in zip(self.values[i], self.values[j], strict=True)]
-        return paired_stats(diffs, self.weights, population, self.groups)
+    def diff(self, i: int, j: int) -> tuple[float, float, int]:
+        """Mean, standard error and count of value(i) - value(j) over the worlds valuing both (as
+        ``paired_stats`` takes them, from running sums)."""
+        run = self._pairs.get((i, j))
+        if run is None:
+            run = self._pairs[(i, j)] = _Running()
+        a, b = self.values[i], self.values[j]
+        for k in range(run.read, len(a)):
+            run.add(a[k] - b[k], self.weights[k], self.groups[k])
+        return run.stats()
 
     def update(self, z: float, margin: float, min_paired: int = MIN_PAIRED) -> bool:
         """Drop the moves clearly behind the best once both were valued in ``min_paired`` worlds;
