@@ -13,7 +13,7 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
   the worlds, 2 plies deeper, one seed): class agreement (target >= 90%) and mean absolute loss error.
 
     python scripts/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
-                                        [--games 12] [--save results.json]
+                                        [--games 12 | --game N ...] [--save results.json]
 """
 
 from __future__ import annotations
@@ -119,6 +119,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--games", type=int, default=len(GAMES))
+    ap.add_argument(
+        "--game", type=int, action="append", default=[], metavar="N", help="only game N (1-based; repeatable)"
+    )
     ap.add_argument("--reference", action="store_true")
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
     ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
@@ -145,7 +148,8 @@ def main() -> None:
     ref_err: list[float] = []
     saved: list[dict[str, Any]] = []
     t_start = time.perf_counter()
-    for gi in range(min(args.games, len(GAMES))):
+    chosen = [n - 1 for n in args.game] or list(range(min(args.games, len(GAMES))))
+    for gi in chosen:
         preset, bots, gseed = GAMES[gi]
         log = game_log(gi)
         per_seed = []

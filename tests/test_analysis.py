@@ -17,8 +17,10 @@ from casino_coach.coach.analysis import (
     AnalysisOptions,
     MoveClass,
     Thresholds,
+    analysis_limits,
     analyze,
     check_seats,
+    decision_limits,
     game_accuracy,
     luck_by_deal,
     move_accuracy,
@@ -27,7 +29,7 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.engine.cards import card_name
 from casino_coach.engine.movegen import CAPTURE, Move, apply, legal_moves
-from casino_coach.engine.notation import parse_move
+from casino_coach.engine.notation import parse_hand, parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
@@ -353,3 +355,21 @@ def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
     log = read_log(Path(__file__).parent.parent / "replays" / "classic-2p-full.json")
     with pytest.raises(CoachError, match="not in this game"):
         seat_of(log, "²")
+
+
+def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_players() -> None:
+    # Three players in the last deal: the others' two cards each can lie in C(4, 2) = 6 ways, so the
+    # worlds are enumerated and searched to the end of the round (no leaf estimate left); with four
+    # cards each, C(8, 4) = 70 ways, more than the exact worlds, the analysis depth stays.
+    limits = analysis_limits(nplayers=3)
+    assert limits.depth == 5
+    few = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S")
+    obs = observe(few, 0)._replace(unseen=parse_hand("9H 4H 5D 6D"))
+    assert decision_limits(limits, obs).depth is None
+    many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD"], "KD 7S")
+    obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD"))
+    assert decision_limits(limits, obs).depth == 5
+    # Cards still to come: the depth stays however few the worlds.
+    stocked = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S", stock=parse_hand("AS AD AH"))
+    obs = observe(stocked, 0)._replace(unseen=parse_hand("9H 4H 5D 6D AS AD AH"))
+    assert decision_limits(limits, obs).depth == 5

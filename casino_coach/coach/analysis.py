@@ -63,7 +63,7 @@ from casino_coach.errors import CoachError, TooBigToSearch
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
-from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
+from casino_coach.search import Limits, MoveValue, SearchResult, count_worlds, evaluate, evaluate_world
 from casino_coach.workers import worker_pool
 
 
@@ -382,7 +382,7 @@ def analysis_limits(
     """The search limits every verdict uses by default: at most ``samples`` (``VERDICT_WORLDS``)
     sampled deals of the unseen cards per move, at least ``VERDICT_MIN_WORLDS`` before sampling may
     stop, ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a
-    2-player round is always searched exactly to its end (``decision_limits``)."""
+    round is searched to its end where its worlds are few (``decision_limits``)."""
     samples = VERDICT_WORLDS if samples is None else samples
     return Limits(
         samples=samples,
@@ -436,10 +436,13 @@ class GameAnalysis:
 
 
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
-    """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
-    round is searched to the end of the round (every card is known to a player who counts, so the
-    values are exact)."""
-    if obs.stock_count == 0 and obs.nplayers == 2 and limits.depth is not None:
+    """The limits one decision is judged with: ``limits``, except that the last deal of a round is
+    searched to the end of the round where its worlds are enumerated: with two players always (every
+    card is known to a player who counts, so the values are exact), with more once the hidden cards
+    can lie in at most ``limits.exact_worlds`` ways (the last few cards of each hand: a leaf's estimate
+    on a handful of worlds is the only error left, and searching to the end removes it)."""
+    last_deal = obs.stock_count == 0 and limits.depth is not None
+    if last_deal and (obs.nplayers == 2 or count_worlds(obs) <= limits.exact_worlds):
         return dataclasses.replace(limits, depth=None)
     return limits
 
