@@ -23,6 +23,7 @@ from pathlib import Path
 from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
 from casino_coach.formats.replay import replay
+from casino_coach.report.words import loss_words
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verdict_stability import GAMES, game_log
@@ -81,8 +82,7 @@ def main() -> None:
                 picked += 1
                 head = (
                     f"[game {gi + 1}, {preset} {len(bots)}p, ply {m.ply}, {log.players[m.seat]}] "
-                    f"{m.played.describe()}: {m.cls.value if m.cls else ''}, lost {m.loss:.2f} "
-                    f"({m.loss_low:.2f} to {m.loss_high:.2f}, {m.samples} worlds); best "
+                    f"{m.played.describe()}: {m.cls.value if m.cls else ''}, {loss_words(m)}; best "
                     f"{m.best.describe() if m.best else '?'}"
                 )
                 shown.append("\n".join([head, *(f"  - {e.text} ({e.points:.2f})" for e in m.explanations)]))
