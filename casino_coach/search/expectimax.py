@@ -515,9 +515,9 @@ def evaluate(
 
 def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float, int]]) -> Controls | None:
     """The control variates of the sampled worlds of a decision (``worlds.holding_controls``), or
-    None where they do not apply."""
+    None where they do not apply (too few worlds for them too: the fit is not made for nothing)."""
     holding = holding_controls(rules, obs)
-    if holding is None:
+    if holding is None or not Controls.enough(len(worlds), len(holding.means)):
         return None
     return Controls(tuple(holding.row(w) for w, _, _ in worlds), holding.means)
 

@@ -173,13 +173,18 @@ class Controls(Frozen):
         object.__setattr__(self, "inverse", tuple(tuple(row) for row in inverse))
         object.__setattr__(self, "mean_weights", weights)
 
+    @staticmethod
+    def enough(worlds: int, features: int) -> bool:
+        """Whether ``worlds`` are enough to fit ``features`` control variates on."""
+        return worlds >= max(CONTROL_MIN_WORLDS, CONTROL_WORLDS_PER_FEATURE * features)
+
     def applies(self, values: Sequence[float], weights: Sequence[float]) -> bool:
         """Whether the correction applies: a value in every world, every world weighing the same,
         and worlds enough for the features."""
         n = len(self.rows)
         return (
             len(values) == n
-            and n >= max(CONTROL_MIN_WORLDS, CONTROL_WORLDS_PER_FEATURE * len(self.means))
+            and Controls.enough(n, len(self.means))
             and all(v == v for v in values)
             and all(w == weights[0] for w in weights)
         )
