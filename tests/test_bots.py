@@ -111,7 +111,7 @@ def test_searcher_v1_is_the_frozen_baseline() -> None:
     # whatever the defaults become; its effort may be set, its leaf may not.
     v1 = make_policy("searcher-v1")
     assert isinstance(v1, SearcherPolicy) and v1.name == "searcher-v1"
-    assert v1.limits == V1_LIMITS == Limits(leaf="handmade")
+    assert v1.limits == V1_LIMITS == Limits(leaf="handmade", classes=False)
     assert (V1_LIMITS.samples, V1_LIMITS.min_samples, V1_LIMITS.nodes, V1_LIMITS.depth) == (
         40,
         8,
@@ -120,12 +120,14 @@ def test_searcher_v1_is_the_frozen_baseline() -> None:
     )
     light = make_policy("searcher-v1", samples=6, nodes=5_000)
     assert isinstance(light, SearcherPolicy)
-    assert light.limits == Limits(samples=6, nodes=5_000, leaf="handmade")
+    assert light.limits == Limits(samples=6, nodes=5_000, leaf="handmade", classes=False)
     with pytest.raises(CoachError, match=r"searcher-v1.*handmade"):
         make_policy("searcher-v1", leaf="learned")
     with pytest.raises(CoachError, match=r"searcher-v1.*omniscient"):
         make_policy("searcher-v1", reply_worlds=4)
     assert (V1_LIMITS.reply_worlds, V1_LIMITS.reply_depth) == (0, 3)
+    with pytest.raises(CoachError, match=r"searcher-v1.*every world on its own"):
+        make_policy("searcher-v1", classes=True)
     with pytest.raises(CoachError, match=r"searcher-v1.*unknown option 'speed'"):
         make_policy("searcher-v1", speed=3)
 

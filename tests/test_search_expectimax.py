@@ -90,8 +90,13 @@ def test_small_world_sets_are_enumerated() -> None:
     s = reach(CLASSIC, 2, 8, 1, 4)
     obs = observe(s, s.to_move)
     r = evaluate(CLASSIC, obs, Limits(exact_worlds=100))
-    assert r.samples == 45  # the other seat's 2 cards among 10 unseen: C(10, 2)
+    # The other seat's 2 cards among 10 unseen: C(10, 2) = 45 worlds, in 37 classes (``world_classes``:
+    # which of two twins it holds makes no difference), each searched once and weighted by its worlds.
+    assert r.samples == r.population == 37
     assert not r.exact and all(mv.stderr == 0 for mv in r.moves)
+    every = evaluate(CLASSIC, obs, Limits(exact_worlds=100, classes=False))
+    assert every.samples == 45
+    assert {mv.move: round(mv.ev, 9) for mv in every.moves} == {mv.move: round(mv.ev, 9) for mv in r.moves}
 
 
 def test_only_the_seat_to_move_is_advised() -> None:

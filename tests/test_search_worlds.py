@@ -18,14 +18,18 @@ from casino_coach.engine.notation import parse_hand
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.search.solver import Solver
 from casino_coach.search.worlds import (
+    Canon,
     SearchError,
     balanced_passes,
     balanced_worlds,
+    count_classes,
     count_worlds,
     enumerate_worlds,
     sample_world,
     slots,
+    world_classes,
     world_state,
 )
 
@@ -215,3 +219,75 @@ def test_balanced_passes_deal_each_card_once_a_pass() -> None:
                 others = sum(h for seat, h in enumerate(w.hands) if seat != obs.seat) & free
                 assert not others & seen
                 seen |= others
+
+
+def _few_worlds_state(nplayers: int, seed: int) -> RoundState | None:
+    """A state of random play whose worlds are few enough to enumerate (late in a deal)."""
+    for plies in range(30, 60):
+        s = random_state(ROYAL, nplayers, seed, plies)
+        if not s.is_over and count_worlds(observe(s, s.to_move)) <= 3000:
+            return s
+    return None
+
+
+@settings(max_examples=30, deadline=None)
+@given(nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32))
+def test_world_classes_partition_the_worlds(nplayers: int, seed: int) -> None:
+    """Every consistent world falls in exactly one class, whose canonical world ``Canon`` gives; the
+    classes' probabilities are their shares of the worlds; ``count_classes`` counts them."""
+    s = _few_worlds_state(nplayers, seed)
+    if s is None:
+        return
+    obs = observe(s, s.to_move)
+    worlds = enumerate_worlds(ROYAL, obs)
+    classes = world_classes(ROYAL, obs)
+    canon = Canon.of(obs)
+    share = Counter(canon.world(w)._replace(probability=0.0) for w in worlds)
+    assert {c._replace(probability=0.0) for c in classes} == set(share)
+    for c in classes:
+        assert abs(c.probability - share[c._replace(probability=0.0)] / len(worlds)) < 1e-12
+        assert canon.world(c) == c
+        assert world_state(obs, c).accounted() == FULL_DECK
+    assert abs(sum(c.probability for c in classes) - 1) < 1e-12
+    if not obs.builds:  # no must-hold filter: the count is the classes'
+        assert count_classes(obs, 10**6) == len(classes)
+    assert count_classes(obs, 2) == min(3, count_classes(obs, 10**6))
+
+
+@settings(max_examples=15, deadline=None)
+@given(nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32), plies=st.integers(0, 30))
+def test_a_world_and_the_world_of_its_class_have_the_same_values(
+    nplayers: int, seed: int, plies: int
+) -> None:
+    """Twins swapped between the hidden places change no move's value: what lets the search value a
+    class by one of its worlds."""
+    s = random_state(ROYAL, nplayers, seed, plies)
+    if s.is_over or not s.hands[s.to_move]:
+        return
+    obs = observe(s, s.to_move)
+    canon = Canon.of(obs)
+    rng = random.Random(seed)
+    for _ in range(3):
+        w = sample_world(ROYAL, obs, rng)
+        values = []
+        for world in (w, canon.world(w)):
+            solver = Solver(ROYAL, obs.seat % obs.nsides, obs.nsides, max(0, sum(obs.hand_sizes) - 3))
+            values.append([rv.value for rv in solver.root_values(world_state(obs, world))])
+        assert values[0] == pytest.approx(values[1], abs=1e-9)
+
+
+def test_classes_of_two_hidden_cards() -> None:
+    """Two players, the other hand of two cards out of 7♣ 7♦ 7♥ K♣ K♥ and 10♦: 15 worlds, 5 classes
+    (two sevens, a seven and a king, a seven and 10♦, two kings, a king and 10♦), each as likely as
+    its worlds."""
+    s = position(CLASSIC, ["8C 9C", "7C 7D"], "2D", stock=parse_hand("7H KC KH TD"))
+    obs = observe(s, 0)
+    assert count_worlds(obs) == 15
+    classes = {w.hands[1]: w.probability for w in world_classes(CLASSIC, obs)}
+    assert len(classes) == 5 and count_classes(obs, 100) == 5
+    seven, king, ten = parse_hand("7C"), parse_hand("KC"), parse_hand("TD")
+    assert classes[seven | parse_hand("7D")] == pytest.approx(3 / 15)
+    assert classes[seven | king] == pytest.approx(6 / 15)
+    assert classes[seven | ten] == pytest.approx(3 / 15)
+    assert classes[king | parse_hand("KH")] == pytest.approx(1 / 15)
+    assert classes[king | ten] == pytest.approx(2 / 15)

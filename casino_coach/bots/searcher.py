@@ -64,6 +64,7 @@ V1_LIMITS: Final = Limits(
     leaf=HANDMADE,
     reply_worlds=0,
     reply_depth=3,
+    classes=False,
 )
 
 
@@ -147,4 +148,6 @@ def searcher_v1(**options: Any) -> SearcherPolicy:
         raise SearchError("bot 'searcher-v1': its replies are the omniscient ones (the frozen baseline)")
     if "goal" in options:
         raise SearchError("bot 'searcher-v1': it plays for the round's margin, always (the frozen baseline)")
+    if "classes" in options:
+        raise SearchError("bot 'searcher-v1': it searches every world on its own (the frozen baseline)")
     return SearcherPolicy("searcher-v1", V1_LIMITS, goal="round", **options)

@@ -37,6 +37,11 @@ LITTLE_CASINO: Final = card(1, SPADES)  # 2♠
 ACES_MASK: Final = 0b1111  # rank 0 nibble
 SPADES_MASK: Final = sum(1 << card(r, SPADES) for r in range(13))
 RANK_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * r) for r in range(13))
+# Cards that nothing tells apart (rules.md 1.12: only spades, 10♦, 2♠ and the aces score by suit, and
+# a card captures by its rank): the clubs, diamonds and hearts of one rank from 2 to K, 10♦ left out.
+# Two of them can swap places in any position without changing its value: the search plays one of
+# two such moves (``solver.distinct_moves``) and searches one of two such worlds (``worlds``).
+TWINS: Final[tuple[int, ...]] = tuple(RANK_MASK[r] & ~SPADES_MASK & ~(1 << BIG_CASINO) for r in range(1, 13))
 # Aces in the count-out order of rules.md 1.14: spades, clubs, hearts, diamonds.
 ACES_COUNT_OUT: Final[tuple[int, ...]] = (
     card(ACE, SPADES),

@@ -53,12 +53,15 @@ from casino_coach.search.solver import (
 )
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
+    Canon,
     World,
     balanced_passes,
     balanced_worlds,
+    count_classes,
     count_worlds,
     enumerate_worlds,
     holding_controls,
+    world_classes,
     world_state,
 )
 
@@ -324,6 +327,9 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
 
 # Limits fields left out of ``decision_seed`` at their default values.
 _LATER_OPTIONS: Final = frozenset({"leaf", "reply_worlds", "reply_depth"})
+# And always: whether worlds are taken by class decides how the worlds drawn are grouped, not which
+# are drawn (the same seed draws the same worlds either way).
+_UNSEEDED: Final = frozenset({"classes"})
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
@@ -337,7 +343,7 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     fields = [
         f.name
         for f in dataclasses.fields(limits)
-        if f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default
+        if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default)
     ]
     settings = tuple(getattr(limits, name) for name in fields)
     key = repr(
@@ -351,19 +357,36 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
+def by_class(limits: Limits, evidence: bool = False) -> bool:
+    """Whether ``evaluate`` takes the worlds by class (``worlds.world_classes``): where the limits ask
+    for it and no evidence weighs the worlds (the other seats' plays may tell twins apart)."""
+    return limits.classes and not evidence
+
+
+def enumerates(obs: Observation, limits: Limits, evidence: bool = False) -> bool:
+    """Whether ``evaluate`` enumerates every world (or class of worlds) of this decision, rather than
+    sample them: when there are at most ``limits.exact_worlds``."""
+    if by_class(limits, evidence):
+        return count_classes(obs, limits.exact_worlds) <= limits.exact_worlds
+    return count_worlds(obs) <= limits.exact_worlds
+
+
 def _worlds(
     rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random, weigh: Likelihood | None
 ) -> tuple[Iterator[tuple[World, float, int]], int | None]:
-    """The decision's worlds with their weights, and the number of consistent worlds when they are
-    few enough to enumerate (every one, in a random order so that a time limit stops on a random
-    subset); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence."""
-    if count_worlds(obs) <= limits.exact_worlds:
-        enumerated = enumerate_worlds(rules, obs)
+    """The decision's worlds with their weights, and the number of worlds enumerated when they are
+    few enough (every one, in a random order so that a time limit stops on a random subset); else
+    balanced draws (``balanced_worlds``), or draws in proportion to the evidence. By class
+    (``by_class``): one world of each class, weighted by its share, or each draw replaced by the
+    world of its class that the search has met before."""
+    classes = by_class(limits, weigh is not None)
+    if enumerates(obs, limits, weigh is not None):
+        enumerated = world_classes(rules, obs) if classes else enumerate_worlds(rules, obs)
         rng.shuffle(enumerated)
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None
-    return _unweighted(balanced_passes(rules, obs, rng)), None
+    return _unweighted(balanced_passes(rules, obs, rng), Canon.of(obs) if classes else None), None
 
 
 # The streams of ``_worlds`` are generator functions, not generator expressions: mypyc compiles a
@@ -383,9 +406,11 @@ def _with_evidence(
         i += 1
 
 
-def _unweighted(passes: Iterator[tuple[World, int]]) -> Iterator[tuple[World, float, int]]:
+def _unweighted(
+    passes: Iterator[tuple[World, int]], canon: Canon | None
+) -> Iterator[tuple[World, float, int]]:
     for w, group in passes:
-        yield w, 1.0, group
+        yield canon.world(w) if canon is not None else w, 1.0, group
 
 
 @without_cycle_collection

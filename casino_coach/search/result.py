@@ -68,6 +68,10 @@ class Limits(Frozen):
     # valued in the world (``expectimax._Replies``).
     reply_worlds: int = 0
     reply_depth: int = 3
+    # Worlds by class (``worlds.world_classes``): worlds that differ only by where two unseen twins
+    # lie are one, searched once, and ``exact_worlds`` counts classes. False: every world on its own,
+    # as the search was before (searcher-v1).
+    classes: bool = True
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:

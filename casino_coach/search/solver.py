@@ -27,7 +27,7 @@ import gc
 from collections.abc import Callable
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
-from casino_coach.engine.cards import BIG_CASINO, BIT, RANK_MASK, SPADES_MASK
+from casino_coach.engine.cards import TWINS
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
@@ -66,17 +66,10 @@ class MoveOrder:
         return -500_000 - self._mask(move.take)
 
 
-# Cards that nothing tells apart (rules.md 1.12: only spades, 10♦, 2♠ and the aces score by suit): the
-# clubs, diamonds and hearts of one rank from 2 to K, 10♦ left out. Two such cards in one hand, or both
-# loose on the table, can swap places without changing the position, so moves that differ only by
-# which of them they use lead to positions of the same value.
-_TWINS: Final[tuple[int, ...]] = tuple(RANK_MASK[r] & ~SPADES_MASK & ~BIT[BIG_CASINO] for r in range(1, 13))
-
-
 def _twin_groups(mask: int) -> list[int]:
     """The groups of twins with at least two cards in ``mask``."""
     out = []
-    for g in _TWINS:
+    for g in TWINS:
         both = mask & g
         if both & (both - 1):
             out.append(both)
@@ -84,7 +77,7 @@ def _twin_groups(mask: int) -> list[int]:
 
 
 def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
-    """``moves`` without those that differ from an earlier one only by twins (``_TWINS``) of the hand
+    """``moves`` without those that differ from an earlier one only by twins (``cards.TWINS``) of the hand
     or of the loose cards: the positions they lead to are the same up to that swap, and so is their
     value. The first of each kind is kept, in the order given."""
     in_hand = _twin_groups(hand)

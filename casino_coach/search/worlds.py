@@ -24,7 +24,7 @@ from itertools import combinations
 from math import comb
 from typing import Final, NamedTuple
 
-from casino_coach.engine.cards import ACES_MASK, RANK_MASK, iter_cards
+from casino_coach.engine.cards import ACES_MASK, RANK_MASK, TWINS, cards_of, iter_cards
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
@@ -339,6 +339,154 @@ def _deal_seats(
     for combo in combinations(list(iter_cards(free)), k):
         m = sum(1 << c for c in combo)
         yield from _deal_seats(obs, sl, seat + 1, free & ~m, (*acc, base | m))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Classes of worlds: worlds that differ only by which of two unseen twins (``cards.TWINS``: cards that
+# nothing tells apart, the 7♣ and 7♥ say) lies where have the same value for every move, so the search
+# needs one world of each class, weighted by how many worlds it stands for. With two players and two
+# cards in the other hand, the 300-600 ways the hidden cards can lie are 100-400 classes.
+
+
+def _items(sl: Slots) -> list[list[int]]:
+    """The free cards in the pieces a class tells apart: each group of free twins (two or more), and
+    every other free card alone."""
+    items: list[list[int]] = []
+    rest = sl.free
+    for g in TWINS:
+        both = sl.free & g
+        if both & (both - 1):
+            items.append(cards_of(both))
+            rest &= ~both
+    for c in cards_of(rest):
+        items.append([c])
+    return items
+
+
+def _splits(n: int, caps: list[int], start: int) -> Iterator[list[int]]:
+    """Every way to put ``n`` alike cards into the places from ``start`` on, at most ``caps[p]`` into
+    place ``p``: how many go to each (the places before ``start`` get none)."""
+    if n == 0:
+        yield [0] * len(caps)
+        return
+    if start == len(caps) - 1:
+        if n <= caps[start]:
+            out = [0] * len(caps)
+            out[start] = n
+            yield out
+        return
+    for k in range(min(n, caps[start]), -1, -1):
+        for rest in _splits(n - k, caps, start + 1):
+            rest[start] = k
+            yield rest
+
+
+def _classes(sl: Slots, nplayers: int) -> Iterator[tuple[list[int], int]]:
+    """Every class of placements of the free cards (before must-hold), as the cards each place gets
+    (``nplayers`` hands, the stock, the cards gone) in the class's canonical world (the lowest twins
+    in the first places), and how many worlds it stands for."""
+    items = _items(sl)
+    caps = [*sl.per_seat, sl.stock, sl.gone]
+    yield from _place(items, 0, caps, [0] * len(caps), 1)
+
+
+def _place(
+    items: list[list[int]], i: int, caps: list[int], masks: list[int], ways: int
+) -> Iterator[tuple[list[int], int]]:
+    if i == len(items):
+        yield masks, ways
+        return
+    cards = items[i]
+    for split in _splits(len(cards), caps, 0):
+        placed = list(masks)
+        left = list(caps)
+        pos = 0
+        mult = ways
+        n = len(cards)
+        for p, k in enumerate(split):
+            if k:
+                for c in cards[pos : pos + k]:
+                    placed[p] |= 1 << c
+                pos += k
+                left[p] -= k
+                mult *= comb(n, k)
+                n -= k
+        yield from _place(items, i + 1, left, placed, mult)
+
+
+def count_classes(obs: Observation, limit: int) -> int:
+    """How many classes of worlds fit the counts (before the must-hold filter), counted up to
+    ``limit + 1`` (a bigger number is not worked out: the classes are listed to count them)."""
+    n = 0
+    for _ in _classes(slots(obs), obs.nplayers):
+        n += 1
+        if n > limit:
+            break
+    return n
+
+
+def world_classes(rules: RuleSet, obs: Observation) -> list[World]:
+    """One world of every class consistent with ``obs`` (its canonical world: the lowest twins in the
+    first places), each with its probability: the share of the consistent worlds its class holds.
+    Must-hold depends on ranks only, so a class keeps it or breaks it whole."""
+    sl = slots(obs)
+    constraints = _must_hold(rules, obs)
+    if constraints:
+        _check_possible(rules, obs, sl, constraints)
+    n = obs.nplayers
+    found: list[tuple[tuple[int, ...], int, int, int]] = []
+    total = 0
+    for masks, ways in _classes(sl, n):
+        hands = tuple((obs.hand if s == obs.seat else obs.known[s]) | masks[s] for s in range(n))
+        if not all(_holds_all(rules, hands[s], v) for s, v in constraints):
+            continue
+        found.append((hands, masks[n], masks[n + 1], ways))
+        total += ways
+    if not found:
+        raise SearchError("no world is consistent with the position")
+    return [World(h, st, g, ways / total) for h, st, g, ways in found]
+
+
+@dataclass(frozen=True)
+class Canon(Frozen):
+    """Maps a world to the canonical world of its class (``world_classes``): within each group of free
+    twins, the lowest cards go to the first places (the hands in seat order, the stock, the cards
+    gone), as many to each place as it holds in the world."""
+
+    groups: tuple[tuple[int, ...], ...]  # per group of two or more free twins, its cards, lowest first
+
+    @staticmethod
+    def of(obs: Observation) -> Canon:
+        return Canon(tuple(tuple(cards) for cards in _items(slots(obs)) if len(cards) > 1))
+
+    def world(self, world: World) -> World:
+        """The canonical world of ``world``'s class (the same probability)."""
+        if not self.groups:
+            return world
+        hands = list(world.hands)
+        stock, gone = world.stock, world.gone
+        for cards in self.groups:
+            group = 0
+            for c in cards:
+                group |= 1 << c
+            pos = 0
+            for s in range(len(hands)):
+                k = (hands[s] & group).bit_count()
+                if k:
+                    hands[s] = (hands[s] & ~group) | _lowest(cards, pos, k)
+                    pos += k
+            k = (stock & group).bit_count()
+            stock = (stock & ~group) | _lowest(cards, pos, k)
+            pos += k
+            gone = (gone & ~group) | _lowest(cards, pos, len(cards) - pos)
+        return World(tuple(hands), stock, gone, world.probability)
+
+
+def _lowest(cards: tuple[int, ...], start: int, k: int) -> int:
+    m = 0
+    for c in cards[start : start + k]:
+        m |= 1 << c
+    return m
 
 
 def world_state(obs: Observation, world: World) -> RoundState:

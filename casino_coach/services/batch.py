@@ -36,8 +36,8 @@ from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
 from casino_coach.workers import result_of, worker_pool
 
-SETTINGS_VERSION = 4  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
-# over balanced passes, 4: means corrected by control variates)
+SETTINGS_VERSION = 5  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
+# over balanced passes, 4: means corrected by control variates, 5: worlds by class)
 
 
 # Formats that may sit beside logs in an archive folder; files of these formats are not game logs.
