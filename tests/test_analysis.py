@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from casino_coach.coach.analysis import (
     CLASSES,
+    DEAL_END_CARDS,
     AnalysisOptions,
     MoveClass,
     Thresholds,
@@ -373,7 +374,15 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
     obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
     assert decision_limits(analysis_limits(nplayers=4), obs).depth == 4
-    # Cards still to come: the depth stays however few the worlds.
+    # Cards still to come: however few the worlds, the search stops at the end of the deal, the
+    # leaf estimating the rest of the round; with at most DEAL_END_CARDS cards left in the hands it
+    # goes to that end whatever the depth (here 6 cards, 6 plies), with more the depth stays.
     stocked = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S", stock=parse_hand("AS AD AH"))
     obs = observe(stocked, 0)._replace(unseen=parse_hand("9H 4H 5D 6D AS AD AH"))
+    assert DEAL_END_CARDS == 9 and decision_limits(limits, obs).depth == 6
+    crowded = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D TD"], "KD 7S", stock=parse_hand("AS AD"))
+    obs = observe(crowded, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D TD AS AD"))
     assert decision_limits(limits, obs).depth == 5
+    early = position(CLASSIC, ["2C 3C", "9H 4H"], "KD 7S", stock=parse_hand("AS AD AH"))
+    obs = observe(early, 0)._replace(unseen=parse_hand("9H 4H AS AD AH"))
+    assert decision_limits(analysis_limits(nplayers=2), obs).depth == 8  # the whole deal already

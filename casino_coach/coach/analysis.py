@@ -363,6 +363,11 @@ class SeatSummary:
 # Plies searched per sampled world before the leaf estimate, by number of players: with more hands in
 # play each ply costs more, and a whole game must stay a matter of a minute or two.
 ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
+# With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
+# the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
+# of the deal is what misled most, and a search to its end costs no more than the early plies of the
+# deal (scripts/verdict_stability.py's 3- and 4-player games: under a second a decision).
+DEAL_END_CARDS = 9
 
 
 # How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
@@ -445,10 +450,16 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     searched to the end of the round where its worlds are enumerated: with two players always (every
     card is known to a player who counts, so the values are exact), with more once the hidden cards
     can lie in at most ``limits.exact_worlds`` ways (the last few cards of each hand: a leaf's estimate
-    on a handful of worlds is the only error left, and searching to the end removes it)."""
-    last_deal = obs.stock_count == 0 and limits.depth is not None
+    on a handful of worlds is the only error left, and searching to the end removes it); and any deal
+    is searched to its end once at most ``DEAL_END_CARDS`` cards are left in the hands."""
+    if limits.depth is None:
+        return limits
+    last_deal = obs.stock_count == 0
     if last_deal and (obs.nplayers == 2 or enumerates(obs, limits)):
         return dataclasses.replace(limits, depth=None)
+    left = sum(obs.hand_sizes)
+    if limits.depth < left <= DEAL_END_CARDS:
+        return dataclasses.replace(limits, depth=left)
     return limits
 
 
