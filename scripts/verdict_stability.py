@@ -9,14 +9,15 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
 * the mean and 95th percentile of the spread of the loss (largest minus smallest over the seeds);
 * the median analysis time per game, and with ``--compare DIR`` the same for the code in DIR (today's
   code, say a ``git worktree``), measured in the same run, interleaved game by game, each code in a
-  fresh process for each game (a process that has analysed other games has its worker pool started
-  and its tables warm: timed so, the code here looked 1.29 times the old code where fresh processes
-  give 1.6-1.7);
+  fresh process for each game, ``--repeat N`` times each (the median per game: one timing of a
+  two-second game moves by a third from run to run); a process that has analysed other games has its
+  worker pool started and its tables warm: timed so, the code here looked 1.29 times the old code
+  where fresh processes give 1.6-1.7;
 * with ``--reference``: the classes and losses at default settings against a heavy reference (10 times
   the worlds, 2 plies deeper, one seed): class agreement (target >= 90%) and mean absolute loss error.
 
     python scripts/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
-                                        [--games 12 | --game N ...] [--save results.json]
+                                        [--repeat 3] [--games 12 | --game N ...] [--save results.json]
 """
 
 from __future__ import annotations
@@ -135,6 +136,9 @@ def main() -> None:
     )
     ap.add_argument("--reference", action="store_true")
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
+    ap.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="with --compare: time each game N times per code"
+    )
     ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
     ap.add_argument(
         "--set",
@@ -170,14 +174,15 @@ def main() -> None:
             if s == 0:
                 times.append(dt)
         if args.compare:
-            # Both codes cold, in processes of their own, in turn.
+            # Both codes cold, in processes of their own, in turn, --repeat times each: the median.
             sets = [f"--set={item}" for item in args.set]
             pair = [(HERE, sets), (args.compare, [])]
-            timed = {
-                code: _time_elsewhere(code, gi, args.jobs, extra) for code, extra in pair[:: 1 - 2 * (gi % 2)]
-            }
-            times[-1] = timed[HERE]
-            old_times.append(timed[args.compare])
+            timed: dict[str, list[float]] = {HERE: [], args.compare: []}
+            for r in range(args.repeat):
+                for code, extra in pair[:: 1 - 2 * ((gi + r) % 2)]:
+                    timed[code].append(_time_elsewhere(code, gi, args.jobs, extra))
+            times[-1] = statistics.median(timed[HERE])
+            old_times.append(statistics.median(timed[args.compare]))
         g_same = g_total = g_flips = 0
         for ply, first in per_seed[0].items():
             if first["forced"]:
