@@ -359,18 +359,19 @@ def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
 
 
 def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_players() -> None:
-    # Three players in the last deal: the others' two cards each can lie in C(4, 2) = 6 ways, so the
-    # worlds are enumerated and searched to the end of the round (no leaf estimate left); so are
-    # four cards each (C(8, 4) = 70 ways, 50 classes); with four players of four cards, 34,650 ways
-    # in 5,769 classes, more than the exact worlds, the analysis depth stays.
+    # Three players in the last deal with two cards each: searched to the end of the round (6 plies,
+    # no leaf estimate left; the worlds, 6 ways, are enumerated, so the values are exact); with four
+    # cards each, more than DEAL_END_CARDS, the analysis depth stays, as with four players.
     limits = analysis_limits(nplayers=3)
     assert limits.depth == 5
     few = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S")
     obs = observe(few, 0)._replace(unseen=parse_hand("9H 4H 5D 6D"))
-    assert decision_limits(limits, obs).depth is None
+    assert decision_limits(limits, obs).depth == 6
+    rated = rate_move(CLASSIC, obs, parse_move("2C t"), limits)
+    assert rated.exact
     more = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD"], "KD 7S")
     obs = observe(more, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD"))
-    assert decision_limits(limits, obs).depth is None
+    assert decision_limits(limits, obs).depth == 5
     many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
     obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
     assert decision_limits(analysis_limits(nplayers=4), obs).depth == 4

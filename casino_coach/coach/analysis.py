@@ -63,7 +63,7 @@ from casino_coach.errors import CoachError, TooBigToSearch
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
-from casino_coach.search import Limits, MoveValue, SearchResult, enumerates, evaluate, evaluate_world
+from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
 from casino_coach.workers import worker_pool
 
 
@@ -366,7 +366,9 @@ ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 4}
 # With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
 # the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
 # of the deal is what misled most, and a search to its end costs no more than the early plies of the
-# deal (scripts/verdict_stability.py's 3- and 4-player games: under a second a decision).
+# deal (scripts/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
+# rule, a 3- or 4-player last deal whose worlds were enumerated was meant to be searched to its end,
+# but a depth of None there means 4 plies (``expectimax.AUTO_DEPTH_MANY``): it was searched 4 deep.
 DEAL_END_CARDS = 9
 
 
@@ -446,16 +448,14 @@ class GameAnalysis:
 
 
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
-    """The limits one decision is judged with: ``limits``, except that the last deal of a round is
-    searched to the end of the round where its worlds are enumerated: with two players always (every
-    card is known to a player who counts, so the values are exact), with more once the hidden cards
-    can lie in at most ``limits.exact_worlds`` ways (the last few cards of each hand: a leaf's estimate
-    on a handful of worlds is the only error left, and searching to the end removes it); and any deal
-    is searched to its end once at most ``DEAL_END_CARDS`` cards are left in the hands."""
+    """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
+    round is searched to the end of the round (every card is known to a player who counts, so the
+    values are exact), and any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are
+    left in the hands (the end of the round in a last deal: with 3 or 4 players too, exact where the
+    worlds are enumerated)."""
     if limits.depth is None:
         return limits
-    last_deal = obs.stock_count == 0
-    if last_deal and (obs.nplayers == 2 or enumerates(obs, limits)):
+    if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
     if limits.depth < left <= DEAL_END_CARDS:

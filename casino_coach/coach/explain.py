@@ -264,6 +264,11 @@ def _sentence(
         them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
         mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
+        if not (them_p or them_b):  # nobody else sweeps: say the player's own first, and only
+            return (
+                f"Sweeps: {lead}. {where} {w.sweep(w.you)} {_share(mine_b)} {theirs}, "
+                f"in {_pct(mine_p)} {yours}."
+            )
         return (
             f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
             f"in {_pct(them_b)} {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "

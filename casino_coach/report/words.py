@@ -5,6 +5,7 @@ JSON-facing code all say these things in these words."""
 from __future__ import annotations
 
 from casino_coach.coach.analysis import (
+    DEAL_END_CARDS,
     GAME_THRESHOLDS,
     GameAnalysis,
     GameVerdict,
@@ -32,15 +33,17 @@ def class_label(m: MoveAnalysis) -> str:
 
 
 def loss_basis(m: MoveAnalysis) -> str:
-    """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 worlds the player
-    could face", with ", searched shallower to fit the node budget" when it was."""
+    """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over every deal the player could
+    face (9 kinds)", with ", searched shallower to fit the node budget" when it was. Enumerated worlds
+    are counted by class (``search.worlds.world_classes``: deals alike but for cards nothing tells
+    apart are one kind), so their count is of kinds, not of deals."""
     if m.exact:
         return "exact"
-    worlds = f"{m.samples} world{'s' if m.samples != 1 else ''}"
     if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
-        text = f"over all {worlds} the player could face"
+        kinds = f"{m.samples} kind{'s' if m.samples != 1 else ''}"
+        text = f"over every deal the player could face ({kinds})"
     else:
-        text = f"{m.loss_low:.2f} to {m.loss_high:.2f} over {worlds}"
+        text = f"{m.loss_low:.2f} to {m.loss_high:.2f} over {m.samples} world{'s' if m.samples != 1 else ''}"
     return text + (", searched shallower to fit the node budget" if m.shallow else "")
 
 
@@ -182,9 +185,12 @@ def settings_words(a: GameAnalysis) -> str:
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
+    elif lim.depth and lim.depth < DEAL_END_CARDS:
+        depth += f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands)"
     return (
         f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
-        f"of the move played straddles a class edge), {depth}, seed {lim.seed}; every world "
+        f"of the move played straddles a class edge), or every world where they fall into at most "
+        f"{lim.exact_worlds} classes of worlds alike, {depth}, seed {lim.seed}; every world "
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
         f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "

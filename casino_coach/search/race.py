@@ -273,7 +273,8 @@ class Stopping(Frozen):
     margin: float
     bands: tuple[float, ...] = ()
     deadline: float | None = None
-    racing: bool = True  # moves may leave the race (not in an enumeration: it values every move)
+    racing: bool = True  # moves may leave the race
+    every: bool = False  # an enumeration: every world is searched, sampling never stops early
 
 
 def run_race(
@@ -313,7 +314,7 @@ def run_race(
             return done, True
         if stop.racing and done >= MIN_PAIRED:
             decided = race.update(z, stop.margin, min_paired)
-            if done < stop.min_samples:
+            if stop.every or done < stop.min_samples:
                 continue
             if verdict:
                 if race.loss_band(z, stop.bands) is not None:
