@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from pathlib import Path
@@ -381,6 +382,8 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     stocked = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S", stock=parse_hand("AS AD AH"))
     obs = observe(stocked, 0)._replace(unseen=parse_hand("9H 4H 5D 6D AS AD AH"))
     assert DEAL_END_CARDS == 9 and decision_limits(limits, obs).depth == 6
+    quick = dataclasses.replace(limits, depth=2)  # a quick look stays one
+    assert decision_limits(quick, obs).depth == 2
     crowded = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D TD"], "KD 7S", stock=parse_hand("AS AD"))
     obs = observe(crowded, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D TD AS AD"))
     assert decision_limits(limits, obs).depth == 5

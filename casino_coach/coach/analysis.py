@@ -452,13 +452,13 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     round is searched to the end of the round (every card is known to a player who counts, so the
     values are exact), and any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are
     left in the hands (the end of the round in a last deal: with 3 or 4 players too, exact where the
-    worlds are enumerated)."""
+    worlds are enumerated), unless the limits ask for less than the analysis's depth (a quick look)."""
     if limits.depth is None:
         return limits
     if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
-    if limits.depth < left <= DEAL_END_CARDS:
+    if ANALYSIS_DEPTH.get(obs.nplayers, 4) <= limits.depth < left <= DEAL_END_CARDS:
         return dataclasses.replace(limits, depth=left)
     return limits
 
