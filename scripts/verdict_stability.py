@@ -99,7 +99,15 @@ def run(
     a = analyze(log, AnalysisOptions(limits=limits, jobs=jobs))
     dt = time.perf_counter() - t0
     rows = [
-        {"ply": m.ply, "cls": str(m.cls), "loss": m.loss or 0.0, "forced": m.forced, "worlds": m.samples}
+        {
+            "ply": m.ply,
+            "cls": str(m.cls),
+            "loss": m.loss or 0.0,
+            "low": m.loss_low,
+            "high": m.loss_high,
+            "forced": m.forced,
+            "worlds": m.samples,
+        }
         for m in a.moves
         if m.rated
     ]
