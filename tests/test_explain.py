@@ -45,6 +45,8 @@ def _check_sentences(obs: Observation, texts: list[str]) -> None:
         # Regression: "counter sweeps in none of the deals you could face after yours, in 0% after 3♦
         # trails; you sweep in 6% after the best": a sentence led by what happens in no deal.
         assert not re.search(r"sweeps in none of the deals you could face after [^;]*, in 0% after", t), t
+        # Regression: "counter takes it in 0% after yours, 0% after the best": a clause that says nothing.
+        assert not re.search(r"in 0% after (yours|the best), 0% after", t), t
         for sym in CARD.findall(t):
             c = SYMBOLS[sym]
             if obs.unseen >> c & 1:
@@ -158,3 +160,20 @@ def test_a_build_taken_is_a_share_of_the_worlds() -> None:
     ) / sum(res.weights)
     assert 0 < taken < 1 and int(found.group(1)) / 100 == pytest.approx(taken, abs=0.006)
     assert move.action == BUILD
+
+
+def test_a_build_taken_by_one_of_a_side_says_one_of_them_holds_the_card() -> None:
+    # Regression: "greedy (seat 0) and greedy (seat 2) hold a queen and take your build of 12": one
+    # card takes a build, so one of them holds it, not both.
+    s = _with_stock(
+        position(CLASSIC, ["3H 9C 5D", "KS QH JD", "2D 4H 7S", "KH QC JC"], "6S 2C 5S"),
+        "9D 9H 9S 8C 7C 7D 4C 4D 4S 5C 5H 6D 6H 3C",
+    )
+    obs = observe(s, 0)
+    move = parse_move("3H b9 6S")
+    res = judge(CLASSIC, obs, analysis_limits(60), Thresholds(), move)
+    v = verdict_of(CLASSIC, obs, res, move, Thresholds(), NAMES)
+    text = " ".join(e.text for e in v.explanations)
+    said = r"of the deals you could face, Ben or Dee holds a 9 and takes your build of 9"
+    assert re.search(said, text), text
+    assert "Ben and Dee hold" not in text

@@ -400,7 +400,7 @@ def test_the_loss_says_what_it_rests_on() -> None:
     uncertain = dataclasses.replace(sampled, uncertain=True, shallow=True)
     assert "shallower" in loss_words(uncertain) and "the milder is given" in loss_words(uncertain)
     enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
-    assert loss_words(enumerated) == "lost 2.50 (over every deal the player could face (9 kinds))"
+    assert loss_words(enumerated) == "lost 2.50 (over all 9 kinds of deal the player could face)"
 
 
 def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:

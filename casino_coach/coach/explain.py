@@ -92,6 +92,9 @@ class _Words:
             if s != self.side
         }
         self.they = " or ".join(self.others_by_side.values()) or "the others"
+        # Who might hold a card: any one of the others, partners too ("Ben or Dee holds a queen"; a
+        # side's "Ben and Dee hold a queen" would say both do).
+        self.anyone = " or ".join(who[k] for k in others) or "the others"
         # Whom a lead in cards is measured against: the other side, or the mean of the others.
         self.rivals = self.they if len(self.others_by_side) == 1 else "the others"
 
@@ -114,6 +117,12 @@ def _share(p: float) -> str:
     if p <= 0.005:
         return "in none of the deals you could face"
     return f"in {round(100 * p)}% of the deals you could face"
+
+
+def _some(p: float) -> bool:
+    """Whether a share shows as more than 0% (a clause that says "0% after yours, 0% after the best"
+    says nothing)."""
+    return round(100 * p) > 0
 
 
 def _mean(pairs: Sequence[_Pair], f: Callable[[_Pair], float]) -> float:
@@ -234,13 +243,13 @@ def _sentence(
         if abs(mine_b - mine_p) >= abs(them_p - them_b):
             text = f"{head} {mine}" + (
                 f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
-                if them_p or them_b
+                if _some(them_p) or _some(them_b)
                 else ""
             )
         else:
             text = f"{head} {them}" + (
                 f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
-                if mine_p or mine_b
+                if _some(mine_p) or _some(mine_b)
                 else ""
             )
         return text + "."
@@ -264,16 +273,16 @@ def _sentence(
         them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
         mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
-        if not (them_p or them_b):  # nobody else sweeps: say the player's own first, and only
+        if not (_some(them_p) or _some(them_b)):  # nobody else sweeps: the player's own, and only
             return (
                 f"Sweeps: {lead}. {where} {w.sweep(w.you)} {_share(mine_b)} {theirs}, "
                 f"in {_pct(mine_p)} {yours}."
             )
-        return (
-            f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
-            f"in {_pct(them_b)} {theirs}; {w.sweep(w.you)} in {_pct(mine_b)} after the best, "
-            f"{_pct(mine_p)} after {w.yours}."
-        )
+        text = f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
+        text += f"in {_pct(them_b)} {theirs}"
+        if _some(mine_b) or _some(mine_p):
+            text += f"; {w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
+        return text + "."
     if key == "last":
         mine_b = _mean(pairs, lambda p: p.best.parts.get("last", 0.0) > 0)
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
@@ -320,8 +329,8 @@ def _build_event(
             ranks = sorted({RANK[c] for c in range(52) if played.value in rules.capture_values[c]})
             holds = " or ".join(_RANK_WORDS[r] for r in ranks)
             return (
-                f"{_share(taken).capitalize()}, {w.they} {w.verb(w.they, 'hold')} {holds} and "
-                f"{w.verb(w.they, 'take')} your build of "
+                f"{_share(taken).capitalize()}, {w.anyone} {w.verb(w.anyone, 'hold')} {holds} and "
+                f"{w.verb(w.anyone, 'take')} your build of "
                 f"{played.value} ({mask_symbols(cards)}) after {w.yours}."
             )
     if best.action == BUILD:
