@@ -103,8 +103,8 @@ def run(
             "ply": m.ply,
             "cls": str(m.cls),
             "loss": m.loss or 0.0,
-            "low": m.loss_low,
-            "high": m.loss_high,
+            "low": getattr(m, "loss_low", None),  # None from an older tree (timed with --compare)
+            "high": getattr(m, "loss_high", None),
             "forced": m.forced,
             "worlds": m.samples,
         }
