@@ -27,13 +27,15 @@ from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.search import Limits, evaluate
+from casino_coach.search.expectimax import MAX_LOOSE, MAX_MOVES
 
 
 def decisions(
     rules: RuleSet, rounds: int, seed: int, last_rounds: int
 ) -> tuple[list[Observation], list[Observation]]:
     """Observations of the mover at every decision of the first two deals of ``rounds`` random
-    rounds, and at the first decision of the last deal (8 cards to play) of ``last_rounds``."""
+    rounds, and at the first decision of the last deal (8 cards to play) of ``last_rounds``; not those
+    the search refuses (random play can pile up more loose cards than ``MAX_LOOSE``)."""
     early: list[Observation] = []
     last: list[Observation] = []
     rng = random.Random(seed)
@@ -42,14 +44,18 @@ def decisions(
         s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
         nxt = 1
         while not s.is_over:
+            last_deal_starts = False
             if s.needs_deal:
                 s = deal(s, sh.deals[nxt])
                 nxt += 1
-                if s.stock == 0 and r < last_rounds:
-                    last.append(observe(s, s.to_move))
-            if nxt <= 2 and r < rounds:
+                last_deal_starts = s.stock == 0
+            moves = legal_moves(rules, s)
+            searchable = s.loose.bit_count() <= MAX_LOOSE and len(moves) <= MAX_MOVES
+            if searchable and last_deal_starts and r < last_rounds:
+                last.append(observe(s, s.to_move))
+            if searchable and nxt <= 2 and r < rounds:
                 early.append(observe(s, s.to_move))
-            s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+            s = apply(rules, s, rng.choice(moves))
     return early, last
 
 
