@@ -37,6 +37,24 @@ def _with_stock(s: RoundState, cards: str) -> RoundState:
     return s._replace(stock=parse_hand(cards))
 
 
+SWEEPS = re.compile(
+    r"Sweeps: .*? sweeps? (in \d+% of the deals you could face|in every deal you could face|"
+    r"in none of the deals you could face) after [^,]*, in (\d+)% after [^;]*; .*? in (\d+)% after "
+    r"[^,]*, (\d+)% after"
+)
+
+
+def _share_pct(text: str) -> int:
+    """A share as the explanations write it, in percent."""
+    if "every deal" in text:
+        return 100
+    if "none of" in text:
+        return 0
+    number = re.search(r"\d+", text)
+    assert number is not None
+    return int(number.group())
+
+
 def _check_sentences(obs: Observation, texts: list[str]) -> None:
     assert len(texts) == len(set(texts)), "the same sentence twice in one box"
     for t in texts:
@@ -44,7 +62,14 @@ def _check_sentences(obs: Observation, texts: list[str]) -> None:
         assert "can take" not in t  # no claim of a capture that is not one legal move
         # Regression: "counter sweeps in none of the deals you could face after yours, in 0% after 3♦
         # trails; you sweep in 6% after the best": a sentence led by what happens in no deal.
-        assert not re.search(r"sweeps in none of the deals you could face after [^;]*, in 0% after", t), t
+        assert not re.search(r"sweeps? in none of the deals you could face after [^;]*, in 0% after", t), t
+        # Regression: "counter sweeps in none of the deals you could face after yours, in 9% after A♥
+        # builds 13 with 4♥ 8♥; you sweep in 8% after the best, 28% after yours": a sweeps sentence is
+        # led by the side whose sweeps the move changes most.
+        sweeps = SWEEPS.search(t)
+        if sweeps:
+            a, b, c, d = (_share_pct(g) for g in sweeps.groups())
+            assert abs(a - b) >= abs(c - d) - 1, t
         # Regression: "counter takes it in 0% after yours, 0% after the best": a clause that says nothing.
         assert not re.search(r"in 0% after (yours|the best), 0% after", t), t
         for sym in CARD.findall(t):

@@ -273,16 +273,18 @@ def _sentence(
         them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
         mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
-        if not (_some(them_p) or _some(them_b)):  # nobody else sweeps: the player's own, and only
-            return (
-                f"Sweeps: {lead}. {where} {w.sweep(w.you)} {_share(mine_b)} {theirs}, "
-                f"in {_pct(mine_p)} {yours}."
-            )
-        text = f"Sweeps: {lead}. {where} {w.sweep(w.they)} {_share(them_p)} {yours}, "
-        text += f"in {_pct(them_b)} {theirs}"
-        if _some(mine_b) or _some(mine_p):
-            text += f"; {w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
-        return text + "."
+        # Led by the side whose sweeps the move changes most, as for a scoring card; the other side's
+        # only where they sweep at all.
+        they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, in {_pct(them_b)} {theirs}"
+        they_also = f"{w.sweep(w.they)} in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+        you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, in {_pct(mine_p)} {yours}"
+        you_also = f"{w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
+        they_sweep = _some(them_p) or _some(them_b)
+        if they_sweep and abs(them_p - them_b) >= abs(mine_b - mine_p):
+            first, then = they_lead, (you_also if _some(mine_b) or _some(mine_p) else "")
+        else:
+            first, then = you_lead, (they_also if they_sweep else "")
+        return f"Sweeps: {lead}. {where} {first}" + (f"; {then}" if then else "") + "."
     if key == "last":
         mine_b = _mean(pairs, lambda p: p.best.parts.get("last", 0.0) > 0)
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
