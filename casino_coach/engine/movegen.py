@@ -60,6 +60,10 @@ class Move(NamedTuple):
 
 
 _new: Final = tuple.__new__  # Move(...) and RoundState(...) through their __new__ cost three times as much
+# The classes in Final names: the compiled build keeps them in C statics, where a plain reference to
+# a class that is not native (a NamedTuple) is a look-up by name in the module's dict at every use.
+_MOVE: Final = Move
+_ROUND_STATE: Final = RoundState
 
 # ---------------------------------------------------------------------------------------------------
 # Value sets of loose cards
@@ -380,7 +384,7 @@ def _generate(
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
-        card_moves = [_new(Move, (c, CAPTURE, t, 0)) for t in captures]
+        card_moves = [_new(_MOVE, (c, CAPTURE, t, 0)) for t in captures]
 
         # --- builds (1.7) ---
         b = bv[c]
@@ -400,14 +404,14 @@ def _generate(
         if rules.trail_restriction == "any_capture" and can_capture:
             trail_ok = False
         if trail_ok and not exposed:
-            card_moves.append(_new(Move, (c, TRAIL, 0, 0)))
+            card_moves.append(_new(_MOVE, (c, TRAIL, 0, 0)))
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
                     if v not in rest_caps or not _value_free(rules, builds, v, ()):
                         continue
                     for s in tbl.unions(v):
                         if s.bit_count() >= 2:
-                            card_moves.append(_new(Move, (c, TRAIL, s, v)))
+                            card_moves.append(_new(_MOVE, (c, TRAIL, s, v)))
 
         # Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both in
         # one move, so an owner who must cover a build of 1 and a build of 14 needs two aces. (Read
@@ -464,7 +468,7 @@ def _generate_simple(
         else:  # a Royal ace captures as 1 or as 14
             takes = tuple({t for w in ws for t in tbl.unions(w)})
         for t in takes:
-            out.append(_new(Move, (c, CAPTURE, t, 0)))
+            out.append(_new(_MOVE, (c, CAPTURE, t, 0)))
         if b:
             # The values b..max_build a card left in hand captures (must-hold of the new build).
             rest = _kept_values(capm, hand_cards, c, partner_capm) >> b << b & below_max
@@ -474,9 +478,9 @@ def _generate_simple(
                 v = low.bit_length() - 1
                 for s in tbl.gatherings(b, v, ace14 and v == 14 and b == 1, multi):
                     if s:  # a build is never the played card alone (1.7.1)
-                        out.append(_new(Move, (c, BUILD, s, v)))
+                        out.append(_new(_MOVE, (c, BUILD, s, v)))
         if trail_if_capture or not takes:
-            out.append(_new(Move, (c, TRAIL, 0, 0)))
+            out.append(_new(_MOVE, (c, TRAIL, 0, 0)))
     return out
 
 
@@ -572,7 +576,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             continue
         for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
             if s:  # a build is never the played card alone (1.7.1)
-                out.append(_new(Move, (c, BUILD, s, v)))
+                out.append(_new(_MOVE, (c, BUILD, s, v)))
 
     for bld in builds:
         owner = bld.owner
@@ -591,9 +595,9 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
             for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
-                out.append(_new(Move, (c, BUILD, bld.cards | s, v)))
+                out.append(_new(_MOVE, (c, BUILD, bld.cards | s, v)))
                 for merged in _unions(extra) if extra else ():
-                    out.append(_new(Move, (c, BUILD, bld.cards | s | merged, v)))
+                    out.append(_new(_MOVE, (c, BUILD, bld.cards | s | merged, v)))
         # Raise a single build with the hand card (1.7.3); multiple builds never.
         if bld.multiple or court:
             continue
@@ -610,11 +614,11 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
                 continue
             if not _value_free(rules, builds, nv, (bld.cards,)):
                 continue
-            out.append(_new(Move, (c, BUILD, bld.cards | helper, nv)))
+            out.append(_new(_MOVE, (c, BUILD, bld.cards | helper, nv)))
             us = tbl.unions(nv) if rules.multi_set_build_creation else tbl.sets(nv)
             for u in us:
                 if not u & helper:
-                    out.append(_new(Move, (c, BUILD, bld.cards | helper | u, nv)))
+                    out.append(_new(_MOVE, (c, BUILD, bld.cards | helper | u, nv)))
     return out
 
 
@@ -675,7 +679,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
     # Positional construction: NamedTuple._replace is several times slower on this hot path.
     nxt: RoundState = _new(
-        RoundState,
+        _ROUND_STATE,
         (
             tuple(hands),
             loose,
@@ -751,12 +755,12 @@ def _has_move(rules: RuleSet, state: RoundState) -> bool:
     hand = state.hands[seat]
     caps = rules.capture_values
     for c in iter_cards(hand):
-        if _generated(rules, state, _new(Move, (c, TRAIL, 0, 0))):
+        if _generated(rules, state, _new(_MOVE, (c, TRAIL, 0, 0))):
             return True
     for b in state.builds:
         if b.owner == seat:
             for c in iter_cards(hand):
-                if b.value in caps[c] and _generated(rules, state, _new(Move, (c, CAPTURE, b.cards, 0))):
+                if b.value in caps[c] and _generated(rules, state, _new(_MOVE, (c, CAPTURE, b.cards, 0))):
                     return True
     return bool(_generate(rules, state, None))
 
