@@ -36,8 +36,9 @@ from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
 from casino_coach.workers import result_of, worker_pool
 
-SETTINGS_VERSION = 5  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
-# over balanced passes, 4: means corrected by control variates, 5: worlds by class)
+SETTINGS_VERSION = 6  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
+# over balanced passes, 4: means corrected by control variates, 5: worlds by class, 6: verdicts settle at
+# 1.25 times the interval)
 
 
 # Formats that may sit beside logs in an archive folder; files of these formats are not game logs.
