@@ -27,6 +27,7 @@ from casino_coach.coach.analysis import (
     luck_by_deal,
     move_accuracy,
     rate_move,
+    searches_deal_end,
     seat_of,
 )
 from casino_coach.engine.cards import card_name
@@ -384,6 +385,9 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     assert DEAL_END_CARDS == 9 and decision_limits(limits, obs).depth == 6
     quick = dataclasses.replace(limits, depth=2)  # a quick look stays one
     assert decision_limits(quick, obs).depth == 2
+    # What the settings line says of the rule (report.words.settings_words) is the same test.
+    assert searches_deal_end(5, 3) and searches_deal_end(4, 4)
+    assert not searches_deal_end(2, 3) and not searches_deal_end(9, 3) and not searches_deal_end(None, 3)
     crowded = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D TD"], "KD 7S", stock=parse_hand("AS AD"))
     obs = observe(crowded, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D TD AS AD"))
     assert decision_limits(limits, obs).depth == 5

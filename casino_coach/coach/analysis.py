@@ -447,6 +447,13 @@ class GameAnalysis:
 # Rating one move
 
 
+def searches_deal_end(depth: int | None, nplayers: int) -> bool:
+    """Whether a search ``depth`` plies deep goes on to the end of the deal once at most
+    ``DEAL_END_CARDS`` cards are left in the hands (``decision_limits``): at the analysis's depth or
+    deeper (a quick look stays quick), where that depth stops short of those cards."""
+    return depth is not None and ANALYSIS_DEPTH.get(nplayers, 4) <= depth < DEAL_END_CARDS
+
+
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
     """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
     round is searched to the end of the round (every card is known to a player who counts, so the
@@ -458,7 +465,7 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
-    if ANALYSIS_DEPTH.get(obs.nplayers, 4) <= limits.depth < left <= DEAL_END_CARDS:
+    if searches_deal_end(limits.depth, obs.nplayers) and limits.depth < left <= DEAL_END_CARDS:
         return dataclasses.replace(limits, depth=left)
     return limits
 
