@@ -26,8 +26,19 @@ from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
+from casino_coach.errors import TooBigToSearch
 from casino_coach.search import Limits, evaluate
-from casino_coach.search.expectimax import MAX_LOOSE, MAX_MOVES
+from casino_coach.search.expectimax import check_moves, check_table
+
+
+def _searchable(loose: int, moves: int) -> bool:
+    """Whether ``evaluate`` takes on a decision with these loose cards and this many legal moves."""
+    try:
+        check_table(loose)
+        check_moves(moves)
+    except TooBigToSearch:
+        return False
+    return True
 
 
 def decisions(
@@ -35,7 +46,7 @@ def decisions(
 ) -> tuple[list[Observation], list[Observation]]:
     """Observations of the mover at every decision of the first two deals of ``rounds`` random
     rounds, and at the first decision of the last deal (8 cards to play) of ``last_rounds``; not those
-    the search refuses (random play can pile up more loose cards than ``MAX_LOOSE``)."""
+    the search refuses (random play can pile up more loose cards than it takes on)."""
     early: list[Observation] = []
     last: list[Observation] = []
     rng = random.Random(seed)
@@ -50,7 +61,7 @@ def decisions(
                 nxt += 1
                 last_deal_starts = s.stock == 0
             moves = legal_moves(rules, s)
-            searchable = s.loose.bit_count() <= MAX_LOOSE and len(moves) <= MAX_MOVES
+            searchable = _searchable(s.loose, len(moves))
             if searchable and last_deal_starts and r < last_rounds:
                 last.append(observe(s, s.to_move))
             if searchable and nxt <= 2 and r < rounds:
