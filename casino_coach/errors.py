@@ -19,6 +19,12 @@ class CoachError(ValueError):
     """Root of every error casino_coach raises on purpose."""
 
 
+class UsageError(CoachError):
+    """A command line that asks for something no command does: an option's value out of its range,
+    options that exclude each other, an argument missing. The command line exits with status 2 for
+    it, as for the usage errors its parser finds itself (an unknown option, a seed below 0)."""
+
+
 class CardError(CoachError):
     """A card or card list that cannot be parsed (unknown rank or suit, a card twice)."""
 

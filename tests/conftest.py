@@ -70,6 +70,17 @@ def one_error_line(result: Any) -> str:
     return err
 
 
+def one_usage_line(result: Any) -> str:
+    """A CLI result that failed as a usage error (an option out of its range, options that exclude
+    each other) must: exit 2, as the parser's own usage errors do, one stderr line, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    err = result.stderr.strip()
+    assert "\n" not in err and err.startswith("error: ")
+    assert result.stdout == ""
+    return err
+
+
 def pytest_report_header() -> str:
     import casino_coach
 

@@ -55,6 +55,11 @@ def test_find_logs_from_files_folders_and_globs(games: Path) -> None:
         find_logs([games / "nothing.json"])
     with pytest.raises(BatchError, match="no game logs"):
         find_logs([])
+    # Regression: an empty folder said "no game logs given", as if none had been named.
+    empty = games / "empty"
+    empty.mkdir()
+    with pytest.raises(BatchError, match=r"empty: a folder with no game logs in it"):
+        find_logs([empty])
 
 
 def test_the_content_hash_ignores_layout(games: Path, tmp_path: Path) -> None:
@@ -249,7 +254,7 @@ def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: P
     Store(tmp_path / "r.db").close()
     for args, fragment in cases:
         res = runner.invoke(app, args)
-        assert res.exit_code == 1, (args, res.output)
+        assert res.exit_code == (2 if "--jobs" in args else 1), (args, res.output)  # 2: a usage error
         lines = res.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], lines
 

@@ -108,9 +108,9 @@ def test_engine_ends_at_end_of_input_and_options_set_default_limits() -> None:
         (["--time", "-1"], "error: --time must be a number of seconds above 0, at most 3600, got -1"),
     ],
 )
-def test_bad_engine_options_exit_1_with_one_line(args: list[str], line: str) -> None:
+def test_bad_engine_options_are_usage_errors_in_one_line(args: list[str], line: str) -> None:
     res = CliRunner().invoke(app, ["engine", *args])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.output.strip().splitlines() == [line]
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import networkx as nx
 import orjson
-from conftest import one_error_line
+import pytest
+from conftest import one_error_line, one_usage_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -19,6 +20,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.log import log_to_json
 
 runner = CliRunner()
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 ROYAL = RuleSet.from_preset("royal")
 
 
@@ -127,12 +129,14 @@ def test_suggest_typed_position_json_has_null_ply() -> None:
 
 def test_suggest_errors_are_one_line(tmp_path: Path) -> None:
     assert "unknown card" in one_error_line(cli("suggest", "--hand", "8X", "--table", "8D"))
-    assert "not both" in one_error_line(cli("suggest", "x.json", "--hand", "8S"))
-    assert "FILE" in one_error_line(cli("suggest"))
+    assert "not both" in one_usage_line(cli("suggest", "x.json", "--hand", "8S"))
+    assert "FILE" in one_usage_line(cli("suggest"))
     _, data, played = game_in_last_deal(2)
     path = tmp_path / "game.json"
     path.write_bytes(data)
-    assert f"from 0 to {played}" in one_error_line(cli("suggest", str(path), "--at", "9999"))
+    # the file first, as every error about a log (it named only --at)
+    assert one_error_line(cli("suggest", str(path), "--at", "9999")).startswith(f"error: {path}: --at 9999: ")
+    assert f"from 0 to {played}" in one_error_line(cli("suggest", str(path), "--at", "-1"))
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"format": "casino-replay"')
     one_error_line(cli("suggest", str(bad)))
@@ -202,6 +206,40 @@ def test_suggest_names_the_mover_and_writes_the_line_in_words(tmp_path: Path) ->
     assert f"for {names[mover]} (seat {mover}) minus {names[other]} (seat {other})" in " ".join(
         result.stdout.split()
     )
+
+
+def test_no_line_where_the_mover_cannot_tell_who_holds_the_cards_out() -> None:
+    # Regression: in the last deal of a 3-player round the values are exact, but the two other hands
+    # can hold the cards still out in several ways: the line showed one of them ("Ben A♠ trails",
+    # "Ana K♣ captures A♠ Q♠"; Ben held the K♣).
+    result = cli("suggest", str(REPLAYS / "royal-3p-full.json"), "--at", "42")
+    assert result.exit_code == 0, result.output
+    words = " ".join(result.stdout.split())
+    assert "Best line" not in words
+    assert (
+        "No line of play: the player to move knows the cards still out but not who holds which (6 ways)"
+        in words
+    )
+    assert "blunder, lost 1.00 (exact)" in words  # an exact loss of one point is a blunder
+
+
+def test_suggest_judges_a_move_as_analyze_does_at_other_settings(tmp_path: Path) -> None:
+    # Regression: suggest had no --depth and no class thresholds, so a verdict of 'analyze --depth 4
+    # --mistake 0.4' could not be checked move by move.
+    log = REPLAYS / "classic-2p-progress.json"
+    settings = ("--seed", "7", "--depth", "4", "--samples", "40", "--mistake", "0.4")
+    analysis = orjson.loads(
+        cli("analyze", str(log), "--json", "--jobs", "1", "--player", "Ana", *settings).stdout
+    )
+    rated = [m for m in analysis["moves"] if m.get("class") not in (None, "forced")]
+    rated = sorted(rated, key=lambda m: -m["loss"])[:3]  # the largest losses: the verdicts that say most
+    assert rated and rated[0]["loss"] > 0.2
+    for m in rated:
+        got = orjson.loads(cli("suggest", str(log), "--at", str(m["ply"]), "--json", *settings).stdout)
+        played = got["played"]
+        assert played["class"] == m["class"]
+        assert played["loss"] == pytest.approx(m["loss"], abs=0.0006)
+        assert played["loss_interval"] == pytest.approx(m["loss_interval"], abs=0.0006)
 
 
 def test_a_typed_position_says_what_its_values_count(tmp_path: Path) -> None:

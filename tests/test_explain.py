@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 from conftest import position
@@ -21,6 +22,8 @@ from casino_coach.engine.notation import parse_hand, parse_move
 from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
+from casino_coach.formats.log import read_log
+from casino_coach.formats.replay import replay
 from casino_coach.search import worlds
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -29,6 +32,7 @@ NAMES = ("Ana", "Ben", "Cy", "Dee")
 LIMITS = analysis_limits(8)
 CARD = re.compile(r"(?:10|[2-9AJQK])[♣♦♥♠]")
 SYMBOLS = {card_symbol(c): c for c in range(52)}
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 
 
 def _with_stock(s: RoundState, cards: str) -> RoundState:
@@ -150,6 +154,46 @@ def test_a_negligible_loss_is_best() -> None:
     th = Thresholds()
     assert th.classify_interval(0.004, 0.004) is MoveClass.BEST
     assert th.classify(0.004) is MoveClass.BEST
+
+
+def test_an_exact_loss_on_a_class_edge_has_the_class_of_the_edge() -> None:
+    # Regression: an exact loss of 1.00 (0.9999999999999996 as the floats summed it) was a mistake,
+    # "not pinned to one class", where the edge says blunder.
+    th = Thresholds()
+    near = 1.0 - 4e-16
+    assert th.classify_interval(near, near) is MoveClass.BLUNDER
+    assert th.band(near) == th.band(1.0) == 3
+    assert th.classify_interval(0.5 - 1e-15, 0.5 - 1e-15) is MoveClass.MISTAKE
+    assert th.classify_interval(0.999, 0.999) is MoveClass.MISTAKE
+
+
+def test_with_three_players_a_majority_says_who_leads() -> None:
+    # Regression: "you are on average 2.0 cards behind the others after 8♥ trails, 2.0 cards behind
+    # the others after yours (1.00)": with three players the point is whether one of the others leads
+    # or they are level, which the mean lead does not show.
+    log = read_log(REPLAYS / "royal-3p-full.json")
+    ply = replay(log).plies[42]
+    assert ply.observation is not None
+    m = rate_move(ROYAL, ply.observation, ply.move, LIMITS, names=log.players)
+    cards = next(e for e in m.explanations if e.kind == "cards")
+    assert (
+        "the lead in cards is shared in every deal you could face after yours (7♥ captures 7♦)" in cards.text
+    )
+    assert "behind the others" not in cards.text
+    _check_sentences(ply.observation, [e.text for e in m.explanations])
+
+
+def test_a_lead_in_cards_counts_the_piles_taken_before() -> None:
+    # Regression: "by the end of the round you are on average 2.0 cards ahead of Ben" counted only the
+    # cards taken after the move, not the piles before it. Ana has taken 24 cards, Ben 22.
+    s = position(CLASSIC, ["9C 4D", "9S 5S"], "KD 9H")
+    rest = [c for c in range(52) if not (s.hands[0] | s.hands[1] | s.table) >> c & 1]
+    s = s._replace(captured=(sum(1 << c for c in rest[:24]), sum(1 << c for c in rest[24:])))
+    m = rate_move(CLASSIC, observe(s, 0), parse_move("4D t"), LIMITS, names=NAMES[:2])
+    cards = next(e for e in m.explanations if e.kind == "cards")
+    # After 9♣ takes 9♥ (26 to 22), Ben trails 5♠ and takes it with 4♦ by 9♠, and K♦ as the last
+    # capturer: level at 26 each.
+    assert "level with Ben after 9♣ captures 9♥, 4.0 cards behind Ben after yours (4♦ trails)" in cards.text
 
 
 def test_verbs_agree_with_their_subject() -> None:

@@ -190,6 +190,31 @@ def test_export_writes_through_a_symlink_and_refuses_special_files(tmp_path: Pat
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
+def test_an_output_over_the_log_read_is_refused_before_the_work(tmp_path: Path) -> None:
+    # Regression: 'export g.json --out g.json' and 'tree g.json --out g.json' replaced the log with
+    # their output, and the README says the logs are never changed.
+    log = tmp_path / "g.json"
+    log.write_bytes(SMALL_LOG.read_bytes())
+    link = tmp_path / "link.json"
+    link.symlink_to(log)
+    for args in (
+        ("export", str(log), "--out", str(log), "--format", "json", *FAST_ARGS),
+        ("export", str(log), "--out", str(link), "--format", "json", *FAST_ARGS),
+        ("tree", str(log), "--at", "1", "--out", str(log), "--format", "json", "--samples", "4"),
+    ):
+        err = one_error_line(cli(*args))
+        assert "that is the file being read" in err, err
+    assert log.read_bytes() == SMALL_LOG.read_bytes()
+
+
+def test_an_output_folder_that_takes_no_file_is_named_before_the_work(tmp_path: Path) -> None:
+    # Regression: 'export --out /sys/x.md' failed after the whole analysis, naming its temporary file
+    # ("/sys/.x.md.b25lfzwd: Permission denied").
+    for target in ("/sys/x.md", "/proc/x.md"):
+        err = one_error_line(cli("export", str(SMALL_LOG), "--out", target, *FAST_ARGS))
+        assert err.startswith(f"error: {target}: cannot write the output there: "), err
+
+
 HOSTILE = ["\x1b]0;PWNED\x07Ana", "\x1b[2J<script>alert(1)</script>*Ben*"]
 
 
@@ -456,3 +481,12 @@ def test_a_file_name_with_a_newline_stays_on_one_line(tmp_path: Path) -> None:
     good.write_bytes(SMALL_LOG.read_bytes())
     result = cli("validate", str(good))
     assert result.exit_code == 0 and len(result.stdout.strip().splitlines()) == 1
+
+
+def test_a_binary_file_says_it_is_not_text(tmp_path: Path) -> None:
+    # Regression: "bad JSON at line 1, column 1: str is not valid UTF-8: surrogates not allowed".
+    path = tmp_path / "binary.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    err = one_error_line(cli("validate", str(path)))
+    what = "not UTF-8 text (a binary file, or another encoding?)"
+    assert err == f"error: {path}: bad JSON at line 1, column 1: {what}"

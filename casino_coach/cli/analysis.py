@@ -17,18 +17,18 @@ from casino_coach.cli.options import (
     NOISE,
     WORLD,
     check_ranges,
+    class_thresholds,
     jobs_option,
 )
 from casino_coach.coach.analysis import (
     AnalysisOptions,
     GameAnalysis,
-    Thresholds,
     analysis_limits,
     analyze,
     check_seats,
     seat_of,
 )
-from casino_coach.errors import CoachError, about
+from casino_coach.errors import CoachError, UsageError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import read_log
 from casino_coach.formats.text import printable
@@ -60,7 +60,7 @@ def _run(
         check_seats(log, seats)
     options = AnalysisOptions(
         limits=analysis_limits(samples, seed, log.nplayers, depth),
-        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
+        thresholds=class_thresholds(inaccuracy, mistake, blunder, noise),
         seats=seats,
         world=world,
         jobs=jobs,
@@ -158,13 +158,13 @@ def analyze_command(
                 seed=seed,
                 depth=depth,
                 world=world,
-                thresholds=Thresholds(inaccuracy, mistake, blunder, noise=noise),
+                thresholds=class_thresholds(inaccuracy, mistake, blunder, noise),
                 json=json,
             )
         )
     file = files[0]
     if worst < 0:  # a.worst(-1) listed every missed move but one
-        raise CoachError(f"--worst must be 0 or more, got {worst}")
+        raise UsageError(f"--worst must be 0 or more, got {worst}")
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     if json:
         typer.echo(to_json(result).decode(), nl=False)
@@ -219,7 +219,7 @@ def export_command(
 
     Example: casino-coach export replays/classic-2p-full.json --format html --out game.html
     """
-    check_target(out)  # a folder or a device fails before the analysis, not after
+    check_target(out, [file])  # a folder, a device or a log read fails before the analysis, not after
     fmt = fmt or _format_of(out)
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
     atomic_write_bytes(out, render(result, fmt))

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, UsageError
 from casino_coach.formats.text import printable
 
 
@@ -92,11 +92,11 @@ R = TypeVar("R")
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on one line of stderr and return the Exit(1) to raise (control
-    characters escaped: a file name with a newline made the error two lines)."""
+def fail(message: str, status: int = 1) -> typer.Exit:
+    """Print ``error: message`` on one line of stderr and return the Exit(``status``) to raise
+    (control characters escaped: a file name with a newline made the error two lines)."""
     err_console.print(f"error: {printable(message)}", markup=False)
-    return typer.Exit(1)
+    return typer.Exit(status)
 
 
 # The exit status after Ctrl-C: 128 + SIGINT, as shells report it; and after a usage error, as Click's.
@@ -105,8 +105,9 @@ USAGE = 2
 
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """Map CoachError (and unreadable files) to one line on stderr and exit status 1, and Ctrl-C to
-    one "interrupted" line and status 130 (Typer would end the command silently)."""
+    """Map CoachError (and unreadable files) to one line on stderr and exit status 1 (2 for a
+    UsageError, as for the parser's own usage errors), and Ctrl-C to one "interrupted" line and
+    status 130 (Typer would end the command silently)."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -115,6 +116,8 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             err_console.print("error: interrupted", markup=False)
             raise typer.Exit(INTERRUPTED) from None
+        except UsageError as e:
+            raise fail(str(e), USAGE) from None
         except CoachError as e:
             raise fail(str(e)) from None
         except OSError as e:

@@ -24,10 +24,11 @@ from casino_coach.cli.options import (
     NOISE,
     WORLD,
     check_ranges,
+    class_thresholds,
     jobs_option,
 )
 from casino_coach.coach.analysis import Thresholds
-from casino_coach.errors import CoachError, StoreError
+from casino_coach.errors import StoreError, UsageError
 from casino_coach.formats.files import check_target
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
 from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
@@ -197,14 +198,14 @@ def analyze_all_command(
     """
     check_ranges(samples=samples, depth=depth, jobs=jobs)
     if limit is not None and limit < 1:
-        raise CoachError(f"--limit must be at least 1, got {limit}")
+        raise UsageError(f"--limit must be at least 1, got {limit}")
     settings = BatchSettings(
         samples=samples,
         seed=seed,
         depth=depth,
         world=world,
         player=player,
-        thresholds=Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise),
+        thresholds=class_thresholds(inaccuracy, mistake, blunder, noise),
     )
     status = analyze_many(
         inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit, json=json
@@ -256,7 +257,7 @@ def stats_command(
     if not store.is_file():
         raise StoreError(f"{store}: no results store here (make one with casino-coach analyze-all)")
     if top is not None and top < 0:
-        raise CoachError(f"--top must be 0 or more, got {top}")
+        raise UsageError(f"--top must be 0 or more, got {top}")
     with Store(store) as st:
         if player is None:
             records = all_players(st)

@@ -14,7 +14,7 @@ from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError, OutputError, about
+from casino_coach.errors import CoachError, LogError, OutputError, UsageError, about
 from casino_coach.formats.codec import dumps, move_to_json, parse_options
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
@@ -124,12 +124,12 @@ def moves_command(
     if at is not None:
         total = len(rep.plies)
         if at < 0 or at > total:
-            raise CoachError(f"--at {at}: the log has {total} moves, so N is from 0 to {total}")
+            raise CoachError(f"{file}: --at {at}: the log has {total} moves, so N goes from 0 to {total}")
         if at == total:
             try:
                 obs = end_observation(rep)
             except LogError as e:
-                raise LogError(f"--at {at} (after the last move): {e}") from None
+                raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
             legal = legal_in(rules, obs)
             if json:
                 _print_json(_legal_json(at, obs.to_move, legal))
@@ -214,7 +214,7 @@ def selfplay_command(
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not names:
-        raise CoachError("--bots: name at least one bot, like greedy,counter")
+        raise UsageError("--bots: name at least one bot, like greedy,counter")
     policies = [make_policy(name) for name in names]
     seat_policies = [policies[s % len(policies)] for s in range(players)]
     if out.exists() and not out.is_dir():

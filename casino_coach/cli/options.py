@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from casino_coach.coach.analysis import Thresholds
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, UsageError
 from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
 
 _DEFAULT = Thresholds()
@@ -33,16 +33,24 @@ def check_ranges(
     time: float | None = None,
     jobs: int | None = None,
 ) -> None:
-    """CoachError naming the option for a search limit or a process count out of its range, before
+    """UsageError naming the option for a search limit or a process count out of its range, before
     any work (the engine's requests take the same ranges: ``search.result.MAX_SAMPLES`` and co.)."""
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
-        raise CoachError(f"--samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
+        raise UsageError(f"--samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if depth is not None and not 1 <= depth <= MAX_PLIES:
-        raise CoachError(f"--depth must be from 1 to {MAX_PLIES:,} plies, got {depth}")
+        raise UsageError(f"--depth must be from 1 to {MAX_PLIES:,} plies, got {depth}")
     if time is not None and not 0 < time <= MAX_SECONDS:
-        raise CoachError(f"--time must be a number of seconds above 0, at most {MAX_SECONDS:g}, got {time:g}")
+        raise UsageError(f"--time must be a number of seconds above 0, at most {MAX_SECONDS:g}, got {time:g}")
     if jobs is not None and not 1 <= jobs <= MAX_JOBS:
-        raise CoachError(f"--jobs must be from 1 to {MAX_JOBS}, got {jobs}")
+        raise UsageError(f"--jobs must be from 1 to {MAX_JOBS}, got {jobs}")
+
+
+def class_thresholds(inaccuracy: float, mistake: float, blunder: float, noise: float) -> Thresholds:
+    """The class thresholds the options ask for; UsageError when they do not grow (``Thresholds``)."""
+    try:
+        return Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise)
+    except CoachError as e:
+        raise UsageError(str(e)) from None
 
 
 def jobs_option(help: str) -> Any:

@@ -24,7 +24,7 @@ from casino_coach.cli.options import check_ranges
 from casino_coach.coach.analysis import analysis_limits
 from casino_coach.engine.movegen import article
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, about
+from casino_coach.errors import UsageError, about
 from casino_coach.formats.codec import parse_options
 from casino_coach.formats.files import check_target
 from casino_coach.render.play import note_view, turn_view, words
@@ -185,7 +185,7 @@ def play_command(
     Type moves in the compact notation (8C x 3H 5S) or by number; help lists the commands.
     """
     if tutor is not None and tutor not in TUTOR_LEVELS:
-        raise CoachError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
+        raise UsageError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     check_ranges(samples=samples)
     if out is not None:
         check_target(out)  # a log that cannot be written fails now, not at the first save

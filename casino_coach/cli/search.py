@@ -16,9 +16,17 @@ import typer
 from rich.console import Console
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
-from casino_coach.cli.options import check_ranges, rule_option
+from casino_coach.cli.options import (
+    BLUNDER,
+    DEPTH,
+    INACCURACY,
+    MISTAKE,
+    NOISE,
+    check_ranges,
+    class_thresholds,
+    rule_option,
+)
 from casino_coach.coach.analysis import (
-    Thresholds,
     analysis_limits,
     decision_limits,
     judge,
@@ -26,7 +34,7 @@ from casino_coach.coach.analysis import (
     why_not_second,
 )
 from casino_coach.coach.winning import choose_for_game
-from casino_coach.errors import CoachError
+from casino_coach.errors import UsageError
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
 from casino_coach.render.search import suggestion_view
@@ -116,6 +124,11 @@ def suggest_command(
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
+    depth: int | None = DEPTH,
+    inaccuracy: float = INACCURACY,
+    mistake: float = MISTAKE,
+    blunder: float = BLUNDER,
+    noise: float = NOISE,
 ) -> None:
     """Rank the moves of a position by expected points, with the reason; in the last deal of a
     2-player round, where every card is known, the best line in words, with who plays each card.
@@ -136,26 +149,25 @@ def suggest_command(
     and the stock (--stock) from them; any left over count as captured by no one known.
     """
     if top is not None and top < 1:
-        raise CoachError(f"--top must be at least 1, got {top}")
-    check_ranges(samples=samples, time=time)
+        raise UsageError(f"--top must be at least 1, got {top}")
+    check_ranges(samples=samples, time=time, depth=depth)
+    thresholds = class_thresholds(inaccuracy, mistake, blunder, noise)
     if file is not None and hand is not None:
-        raise CoachError("give a FILE or a typed position (--hand), not both")
+        raise UsageError("give a FILE or a typed position (--hand), not both")
     if file is None and hand is None:
-        raise CoachError("give a log or position FILE, or type a position with --hand and --table")
+        raise UsageError("give a log or position FILE, or type a position with --hand and --table")
     if file is not None:
         decision = decision_from_file(file, at)
     else:
         if at is not None:
-            raise CoachError("--at needs a log FILE")
+            raise UsageError("--at needs a log FILE")
         assert hand is not None
         decision = typed_decision(
             hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
         )
     obs = decision.obs
-    thresholds = Thresholds()
-    result = judge(
-        decision.rules, obs, suggest_limits(samples, seed, time, obs.nplayers), thresholds, decision.played
-    )
+    limits = suggest_limits(samples, seed, time, obs.nplayers, depth)
+    result = judge(decision.rules, obs, limits, thresholds, decision.played)
     verdict = (
         verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names, decision.scores)
         if decision.played is not None
@@ -229,9 +241,9 @@ def tree_command(
     if fmt is None:  # an unknown extension fails before any work
         fmt = GraphFormat.DOT if to_stdout else GraphFormat(graph_format(out))
     if not to_stdout:
-        check_target(out)  # a folder, a device or a missing folder too
+        check_target(out, [file])  # a folder, a device, a missing folder, the file read too
     if max_depth is not None and max_depth < 1:
-        raise CoachError(f"--max-depth must be at least 1, got {max_depth}")
+        raise UsageError(f"--max-depth must be at least 1, got {max_depth}")
     check_ranges(samples=samples, time=time)
     decision = decision_from_file(file, at)
     result = evaluate(

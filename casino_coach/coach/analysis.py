@@ -116,22 +116,28 @@ class Thresholds:
             return MoveClass.BEST
         return self.classify_interval(loss, loss - self.noise * stderr)
 
+    def band(self, loss: float) -> int:
+        """How many class edges above *good* (``bands``) the loss reaches, at ``EDGE_DECIMALS``."""
+        x = round(loss, EDGE_DECIMALS)
+        return sum(1 for edge in self.bands if x >= edge)
+
     def classify_interval(self, loss: float, low: float) -> MoveClass:
         """The class of a move whose loss is ``loss`` and at least ``low`` with confidence: the class
         of the lower end of its interval. When the search could not pin the loss inside one class,
         this is the lower class, never a harsher one than the evidence supports; *best* is a move the
         search cannot tell from the best move by more than ``best`` points (and whose loss is below
         the *inaccuracy* edge: a move that probably loses more is at best *good*)."""
-        low = max(0.0, min(low, loss))
+        loss = round(loss, EDGE_DECIMALS)
+        low = max(0.0, min(round(low, EDGE_DECIMALS), loss))
         if loss <= self.best or (low <= self.best and loss < self.inaccuracy):
             return MoveClass.BEST
-        if low < self.inaccuracy:
-            return MoveClass.GOOD
-        if low < self.mistake:
-            return MoveClass.INACCURACY
-        if low < self.blunder:
-            return MoveClass.MISTAKE
-        return MoveClass.BLUNDER
+        return _ABOVE_BEST[self.band(low)]
+
+
+# Losses are sums of floats: an exact loss of one point can come out as 0.9999999999999996, a mistake
+# where the edge says blunder. A loss is set against the edges rounded to this many decimals.
+EDGE_DECIMALS: Final = 9
+_ABOVE_BEST: Final = (MoveClass.GOOD, MoveClass.INACCURACY, MoveClass.MISTAKE, MoveClass.BLUNDER)
 
 
 # The classes of the chance of winning the game a move gave up, once the game is close (issue 18), in
@@ -201,7 +207,7 @@ def game_verdict_of(
         low,
         high,
         thresholds.classify_interval(lost, low),
-        _band(low, thresholds) != _band(high, thresholds),
+        thresholds.band(low) != thresholds.band(high),
         ahead,
     )
 
@@ -560,7 +566,7 @@ def verdict_of(
         stderr if math.isfinite(stderr) else 0.0,
         cls,
         forced,
-        _band(low, thresholds) != _band(high, thresholds),
+        thresholds.band(low) != thresholds.band(high),
         explanations,
         None if forced else game_verdict_of(rules, obs, res, move, scores, memo=memo),
     )
@@ -610,10 +616,6 @@ def game_class_json(g: GameVerdict | None, seat: int | None = None) -> dict[str,
         "uncertain": g.uncertain,
         "best": move_to_json(g.best, seat),
     }
-
-
-def _band(loss: float, thresholds: Thresholds) -> int:
-    return sum(1 for edge in thresholds.bands if loss >= edge)
 
 
 def _forced(res: SearchResult) -> bool:

@@ -256,12 +256,16 @@ def _sentence(
     if key in ("cards", "spades"):
         mask = SPADES_MASK if key == "spades" else FULL_DECK
 
+        # The piles at the end of the line: what each side had captured before the move, and what
+        # it captures along the line.
         def lead_of(o: Outcome) -> float:
-            mine = (o.gained[side] & mask).bit_count()
-            others = [(g & mask).bit_count() for s, g in enumerate(o.gained) if s != side]
-            return mine - sum(others) / len(others)
+            piles = _piles(obs, o, mask)
+            others = [n for s, n in enumerate(piles) if s != side]
+            return piles[side] - sum(others) / len(others)
 
         unit = "card" if key == "cards" else "spade"
+        if len(w.others_by_side) > 1:
+            return f"Most {unit}s: {lead}. {where} {_leaders(obs, pairs, w, mask, unit, theirs, yours)}."
         be = "are" if w.verb(w.you, "take") == "take" else "is"
         return (
             f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
@@ -293,6 +297,45 @@ def _sentence(
             f"{theirs}, in {_pct(mine_p)} {yours}."
         )
     return f"{key}: {lead}."
+
+
+def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
+    """Per side, how many of ``mask``'s cards its pile holds at the end of ``o``'s line."""
+    return [((obs.captured[s] | g) & mask).bit_count() for s, g in enumerate(o.gained)]
+
+
+def _leaders(
+    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, theirs: str, yours: str
+) -> str:
+    """With three sides or more, a majority goes to whoever is ahead of every other side, not by the
+    mean lead over them (two moves that leave you as far behind on average can differ by whether the
+    others are level): who leads in ``mask``'s cards after each move, in what share of the worlds,
+    the largest change first, and how often the lead is shared."""
+
+    def leader(o: Outcome) -> int:
+        counts = _piles(obs, o, mask)
+        top = max(counts)
+        at_top = [s for s, c in enumerate(counts) if c == top]
+        return at_top[0] if len(at_top) == 1 else -1
+
+    names = {w.side: w.you, **w.others_by_side, -1: ""}
+    total = sum(p.weight for p in pairs) or 1.0
+    leaders = [(p.weight / total, leader(p.best), leader(p.played)) for p in pairs]
+    clauses = []
+    for s, who in names.items():
+        best = sum(wt for wt, b, _ in leaders if b == s)
+        played = sum(wt for wt, _, q in leaders if q == s)
+        if _some(best) or _some(played):
+            subject = f"{who} {w.verb(who, 'lead')} in {unit}s" if who else f"the lead in {unit}s is shared"
+            clauses.append((abs(played - best), subject, best, played))
+    clauses.sort(key=lambda c: -c[0])
+    out = []
+    for i, (_, subject, best, played) in enumerate(clauses):
+        if i == 0:
+            out.append(f"{subject} {_share(played)} {yours}, in {_pct(best)} {theirs}")
+        else:
+            out.append(f"{subject} in {_pct(played)} after {w.yours}, {_pct(best)} after the best")
+    return "; ".join(out)
 
 
 def _pct(p: float) -> str:

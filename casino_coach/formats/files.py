@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from casino_coach.errors import OutputError
@@ -21,25 +22,48 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     folder = target.parent
     if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, _no_folder(folder), str(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         # mkstemp makes the file private (0600); give it the mode a plain open() would have.
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise _named(e, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def check_target(path: str | Path) -> Path:
+def _named(e: OSError, path: str | Path) -> OSError:
+    """The error ``e`` met on the temporary file, told of the file asked for (the temporary one's
+    name, ``/out/.game.md.b25lfzwd``, means nothing to the person who asked)."""
+    return OSError(e.errno, e.strerror or str(e), str(path))
+
+
+def check_target(path: str | Path, reads: Sequence[str | Path] = ()) -> Path:
     """The file that writing ``path`` would replace (a symbolic link's target); OutputError when it
-    is a folder, a device or a pipe, or when its folder does not exist. Commands call it before their
+    is a folder, a device or a pipe, when its folder does not exist or takes no new file (a file is
+    made there and removed again, as the write will), or when it is one of the files the command
+    ``reads`` (an export over the log it analyses would lose the log). Commands call it before their
     work, so that a bad ``--out`` fails at once."""
     target = _writable(path)
     if not target.parent.is_dir():
         raise OutputError(f"{path}: cannot write the output there: {_no_folder(target.parent)}")
+    for source in reads:
+        if target.exists() and Path(source).exists() and os.path.samefile(target, source):
+            raise OutputError(f"{path}: that is the file being read; name another file for the output")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot write the output there: {e.strerror or e}") from None
+    os.close(fd)
+    Path(probe).unlink(missing_ok=True)
     return target
 
 

@@ -56,7 +56,9 @@ def loads(data: bytes | str, error: type[Exception] = LogError) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as e:
-        raise error(f"bad JSON at line {e.lineno}, column {e.colno}: {e.msg}") from None
+        # orjson's "str is not valid UTF-8: surrogates not allowed" says little to a person
+        what = "not UTF-8 text (a binary file, or another encoding?)" if "UTF-8" in e.msg else e.msg
+        raise error(f"bad JSON at line {e.lineno}, column {e.colno}: {what}") from None
     if depth(value) > MAX_DEPTH:
         raise error(f"JSON nested more than {MAX_DEPTH} levels deep")
     return value

@@ -13,9 +13,10 @@ from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
+    UNCERTAIN_WORDS,
     accuracy_words,
     game_verdict_words,
-    loss_words,
+    loss_basis,
     luck_words,
     mark_label,
     win_words,
@@ -77,6 +78,10 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
         played.append("   best ", style="dim")
         played.append_text(move_words(m.best))
     lines.append(played)
+    if m.missed and m.loss:
+        # Here, not in the title: a panel's title is cut to its width ("over 320 worl─╮").
+        uncertain = f"; {UNCERTAIN_WORDS}" if m.uncertain else ""
+        lines.append(Text(f"the loss is {loss_basis(m)}{uncertain}", style="dim"))
     if m.world is not None:
         real = Text("on the cards actually held: ", style="dim")
         real.append(f"lost {m.world.loss:.2f}", style=CLASS_STYLES[m.world.cls.value])
@@ -100,7 +105,7 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     game = win_words(m)
     if game is not None:
         lines.append(Text(game, style="dim"))
-    loss = f", {loss_words(m)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
+    loss = f", lost {m.loss:.2f}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
         f"ply {m.ply}, round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
     )

@@ -16,6 +16,7 @@ from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import chance_words, for_game_words, game_class_words
 from casino_coach.search.result import SearchResult
+from casino_coach.search.worlds import count_worlds
 
 
 def verdict_words(v: Verdict, result: SearchResult) -> str:
@@ -99,7 +100,9 @@ def best_line(
     typed: bool = False,
 ) -> Table:
     """The best move and the line that follows it, one move a row with who plays it (and the ply
-    in a log): shown only when the values are exact, where every card is known to the mover."""
+    in a log): shown only when the values are exact over one world, where every card is known to the
+    mover (in the last deal of a 2-player round; with more players the cards still out can lie in
+    several ways)."""
     you = obs.to_move if typed else None
     best = result.moves[0]
     table = Table(show_edge=False, pad_edge=False, box=None, show_header=False)
@@ -130,8 +133,8 @@ def suggestion_view(
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
-    reason, the best line in words (when the values are exact: otherwise a line would be played with
-    cards the player cannot see), the verdict on the move the log plays here, and what the values
+    reason, the best line in words (when the values are exact over one world: otherwise a line would be
+    played with cards the player cannot see), the verdict on the move the log plays here, and what the values
     mean; once the game is close, the move to play for the game instead of the round's best
     (``for_game``) and the verdict for the game on the move played."""
     you = obs.to_move if typed else None
@@ -170,12 +173,21 @@ def suggestion_view(
     parts += [Text(""), Text(why)]
     if for_game is not None and result.moves:
         parts.append(Text(for_game_words(for_game, result, win, side)))
-    if result.exact and result.moves:
+    ways = count_worlds(obs) if result.exact else 0
+    if result.exact and ways == 1 and result.moves:
         parts += [
             Text(""),
             Text("Best line (every card is known to the player to move):"),
             best_line(obs, result, names, ply, typed=typed),
         ]
+    elif result.exact and result.moves:
+        parts.append(
+            Text(
+                f"No line of play: the player to move knows the cards still out but not who holds "
+                f"which ({ways:,} ways), and a line would show one of them.",
+                style="dim",
+            )
+        )
     elif result.moves:
         parts.append(
             Text(

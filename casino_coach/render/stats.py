@@ -167,7 +167,7 @@ def batch_view(report: BatchReport, store: str) -> RenderableType:
         lines.append(f", {len(report.busy)} being analysed by another run on this store")
     if report.failed:
         lines.append(f", {len(report.failed)} failed", style="bold red")
-    lines.append(f" ({report.found} files, {report.seconds:.1f} s")
+    lines.append(f" ({report.found} file{'s' if report.found != 1 else ''}, {report.seconds:.1f} s")
     if report.analysed:
         lines.append(f", {report.games_per_minute:.1f} games per minute")
     lines.append(")")

@@ -311,7 +311,8 @@ def to_markdown(a: GameAnalysis) -> str:
     if worst:
         out += ["## Worst moves", ""]
         for m in worst:
-            out += [f"### {where(m).capitalize()}: {names[m.seat]}", ""]
+            # the ply too: two of the worst moves can be one player's in one deal
+            out += [f"### Ply {m.ply}, {where(m)}: {names[m.seat]}", ""]
             out += _md_move(m, names, a.options.thresholds.inaccuracy)
             out.append("")
     out += ["## Move by move", ""]

@@ -36,9 +36,10 @@ from casino_coach.report.document import to_obj
 from casino_coach.services.store import GameKey, Store, claim_owner, normal_date
 from casino_coach.workers import result_of, worker_pool
 
-SETTINGS_VERSION = 6  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
+SETTINGS_VERSION = 7  # bump when the meaning of stored analyses changes (2: verdicts by interval, 3: errors
 # over balanced passes, 4: means corrected by control variates, 5: worlds by class, 6: verdicts settle at
-# 1.25 times the interval)
+# 1.25 times the interval, 7: a loss on a class edge takes the edge's class, leads in cards count the
+# piles taken before)
 
 
 # Formats that may sit beside logs in an archive folder; files of these formats are not game logs.
@@ -120,16 +121,20 @@ def check_cluster_address(address: str) -> None:
 def find_logs(inputs: Sequence[str | Path]) -> list[Path]:
     """Every log named by ``inputs``: files as they are, folders searched for ``*.json`` (recursively),
     anything else as a glob pattern (``**`` allowed). Sorted, each file once; BatchError when an
-    input names nothing."""
+    input names nothing (an empty folder too)."""
     found: dict[Path, None] = {}
     for item in inputs:
         p = Path(item)
         if p.is_file():
             found[p] = None
         elif p.is_dir():
-            for f in sorted(p.rglob("*.json")):
-                if f.is_file():
-                    found[f] = None
+            logs = [f for f in sorted(p.rglob("*.json")) if f.is_file()]
+            if not logs:
+                raise BatchError(
+                    f"{item}: a folder with no game logs in it (no *.json file, subfolders included)"
+                )
+            for f in logs:
+                found[f] = None
         else:
             matches = sorted(Path(m) for m in glob.glob(str(item), recursive=True))
             files = [m for m in matches if m.is_file()]

@@ -60,9 +60,10 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
                 end = end_position(rep)
             return Decision(doc.rules, end.observation, n, None, tuple(doc.players), scores=end.scores)
         if not 0 <= at < n:
-            raise CoachError(f"--at {at}: the log has {n} moves, so N goes from 0 to {n}")
+            raise CoachError(f"{path}: --at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
-        pos = position_at(doc, at_ply)
+        with about(path):  # "FILE: round 1, deal 1, move 1 (ply 0), seat 1: the hand of seat 1 ..."
+            pos = position_at(doc, at_ply)
         return Decision(doc.rules, pos.observation, at, at_ply.move, tuple(doc.players), scores=pos.scores)
     if at is not None:
         raise CoachError(f"--at: {path} is a position, not a log")
@@ -203,8 +204,10 @@ def _chances_field(win: WinChances | None, move: Move) -> dict[str, Any]:
     return {"win_chance": chances_json(after)} if after is not None else {}
 
 
-def suggest_limits(samples: int | None, seed: int, time: float | None, nplayers: int) -> Limits:
+def suggest_limits(
+    samples: int | None, seed: int, time: float | None, nplayers: int, depth: int | None = None
+) -> Limits:
     """The analysis's limits (``analysis_limits``), so that ``suggest --at N`` judges move N as
     ``analyze`` does, with the options given."""
-    base = analysis_limits(samples, seed, nplayers)
+    base = analysis_limits(samples, seed, nplayers, depth)
     return dataclasses.replace(base, time=time) if time is not None else base
