@@ -36,17 +36,20 @@ BROKEN = "a worker process ended in the middle of its work (killed, or out of me
 
 
 def _start_server() -> None:
-    """Start the fork server with SIGINT ignored, as its workers are. Started by the first task
-    instead, it could take a Ctrl-C while it still sets itself up and print a traceback of its own
-    beside the parent's one line."""
+    """Start the fork server with SIGINT blocked, as CPython starts its resource tracker. Started by
+    the first task instead, it could take a Ctrl-C while it still sets itself up (importing the
+    package) and print a traceback of its own beside the parent's one line; the server inherits the
+    blocked signal and ignores it once set up, and so do its workers. Blocked, not ignored, in the
+    parent: a Ctrl-C while the server starts (a second and more on a loaded machine) waits until it
+    has started, where an ignored one was lost and the analysis ran on to its end."""
     if threading.current_thread() is not threading.main_thread():
         multiprocessing.forkserver.ensure_running()
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         multiprocessing.forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:

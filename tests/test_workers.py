@@ -37,3 +37,24 @@ def test_leaving_by_an_exception_ends_the_workers_at_once() -> None:
         time.sleep(0.5)  # both workers busy
         raise KeyboardInterrupt
     assert time.monotonic() - t0 < 30  # not the 60 s the tasks would take
+
+
+def test_a_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression: SIGINT was ignored in the parent while the fork server started, so a Ctrl-C then
+    # (a second and more on a loaded machine) was lost and the analysis ran on to its end, status 0.
+    import multiprocessing.forkserver
+    import os
+    import signal
+
+    from casino_coach import workers
+
+    real = multiprocessing.forkserver.ensure_running
+
+    def interrupted_while_starting() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        real()
+
+    monkeypatch.setattr(multiprocessing.forkserver, "ensure_running", interrupted_while_starting)
+    with pytest.raises(KeyboardInterrupt):
+        workers._start_server()
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unblocked again
