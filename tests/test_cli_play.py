@@ -69,6 +69,18 @@ def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, t
     assert '"played"' in analysed.stdout
 
 
+def test_a_scripted_card_is_a_trail_even_where_trailing_is_illegal(runner: CliRunner, tmp_path: Path) -> None:
+    # Regression: in a script "9D" means the trail (README); where the player owns a build and may
+    # not trail, it played 9♦'s capture of that build instead of refusing.
+    out = tmp_path / "g.json"
+    res = runner.invoke(app, ["play", "--seed", "7", "--out", str(out)], input="3H b\n9D\nquit\n")
+    assert res.exit_code == 0, res.output
+    words = " ".join(res.output.split())
+    assert "9D is not legal: you own a build, so you may not trail" in words
+    you = [m for r in read_log(out).rounds for d in r.deals for seat, m in d.moves if seat == 0]
+    assert len(you) == 1  # the build only: the refused trail played nothing
+
+
 def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Path) -> None:
     res = runner.invoke(
         app,
@@ -424,3 +436,22 @@ def test_resume_of_a_missing_or_unreadable_file_is_one_line(
     assert exit_info.value.code == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {path}"), lines
+
+
+def test_the_move_list_never_cuts_a_move_over_two_lines() -> None:
+    # Regression: "11 2C b9 2D 4D 5H 7H" with its "7S" on the next line: typed as it read, another
+    # (illegal) move.
+    from rich.console import Console
+
+    from casino_coach.engine.movegen import BUILD, TRAIL, Move
+    from casino_coach.engine.notation import parse_hand
+    from casino_coach.render.play import moves_columns
+    from casino_coach.services.play_session import typed_text
+
+    long = Move(parse_hand("2C").bit_length() - 1, BUILD, parse_hand("2D 4D 5H 7H 7S"), 9)
+    short = Move(parse_hand("6S").bit_length() - 1, TRAIL, 0, 0)
+    numbered = [(i + 1, long if i % 3 == 1 else short) for i in range(12)]
+    console = Console(width=80, record=True, color_system=None)
+    console.print(moves_columns(numbered))
+    lines = console.export_text().splitlines()
+    assert sum(typed_text(long) in line for line in lines) == 4, lines

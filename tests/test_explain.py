@@ -183,6 +183,26 @@ def test_with_three_players_a_majority_says_who_leads() -> None:
     _check_sentences(ply.observation, [e.text for e in m.explanations])
 
 
+def test_a_build_comes_home_only_where_the_lines_reach_the_next_turn() -> None:
+    # Regression: with four players at the default 4 plies the lines stop before the builder's next
+    # turn, and "the build of 12 comes home to you in none of the deals" was said of every build.
+    log = read_log(REPLAYS / "royal-4p-individual.json")
+    rep = replay(log)
+    for ply in (4, 6):
+        obs = rep.plies[ply].observation
+        assert obs is not None
+        m = rate_move(log.rules, obs, rep.plies[ply].move, analysis_limits(40, nplayers=4), names=log.players)
+        texts = [e.text for e in m.explanations]
+        assert texts and not any("comes home" in t for t in texts), texts
+        # Short of the end of the round, a majority is told by the piles each side holds, the
+        # numbers the estimate comes from ("Ana leads in cards in 100% after yours, in 100% after
+        # the best" gave the same figures for both moves).
+        for t in texts:
+            if t.startswith("Most cards"):
+                assert "the piles hold on average" in t and "leads in cards" not in t, t
+        _check_sentences(obs, texts)
+
+
 def test_a_lead_in_cards_counts_the_piles_taken_before() -> None:
     # Regression: "by the end of the round you are on average 2.0 cards ahead of Ben" counted only the
     # cards taken after the move, not the piles before it. Ana has taken 24 cards, Ben 22.

@@ -182,6 +182,9 @@ def test_game_errors_change_nothing() -> None:
         ({"type": "move", "move": "8C x"}, ""),
         ({"type": "deal", "hand": hand}, "not time to deal"),
         ({"type": "go", "samples": 0}, "'samples' must be a whole number"),
+        # a float that reads as a whole number is said to be one (it read "got 100.0" alone)
+        ({"type": "go", "samples": 1e2}, "got 100.0 (written with a decimal point or an exponent"),
+        ({"type": "go", "seed": -1}, "'seed' must be a whole number from 0 to 9223372036854775807"),
         ({"type": "go", "time": -1}, "'time'"),
         ({"type": "go", "depth": "deep"}, "'depth'"),
         ({"type": "analyze", "top": 0}, "'top'"),

@@ -715,8 +715,8 @@ def _verdict(move: Move, cls: MoveClass, wc: WorldCost) -> Explanation | None:
     if cls in _BAD and wc.cls in _GOOD:
         return Explanation(
             "lucky",
-            f"Lucky: the risk did not come — with the cards actually held {move.describe()} cost only "
-            f"{wc.loss:.2f} points",
+            f"Lucky: the risk did not come — with the cards actually held {move.describe()} "
+            + (f"cost only {wc.loss:.2f} points" if round(wc.loss, 2) > 0 else "cost nothing"),
             0.0,
         )
     return None

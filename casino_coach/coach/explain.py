@@ -91,10 +91,10 @@ class _Words:
             for s in range(obs.nsides)
             if s != self.side
         }
-        self.they = " or ".join(self.others_by_side.values()) or "the others"
+        self.they = _either(list(self.others_by_side.values())) or "the others"
         # Who might hold a card: any one of the others, partners too ("Ben or Dee holds a queen"; a
         # side's "Ben and Dee hold a queen" would say both do).
-        self.anyone = " or ".join(who[k] for k in others) or "the others"
+        self.anyone = _either([who[k] for k in others]) or "the others"
         # Whom a lead in cards is measured against: the other side, or the mean of the others.
         self.rivals = self.they if len(self.others_by_side) == 1 else "the others"
 
@@ -108,6 +108,11 @@ class _Words:
 
     def sweep(self, subject: str) -> str:
         return f"{subject} {self.verb(subject, 'sweep')}"
+
+
+def _either(names: list[str]) -> str:
+    """A list of names joined by "or": "Ana", "Ana or Ben", "Ana, Ben or Cy"."""
+    return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _share(p: float) -> str:
@@ -192,7 +197,11 @@ def explain(
         (_category(key), _sentence(rules, obs, result, played, best, key, points, pairs, words), points)
         for key, points in shares
     ]
-    event = _build_event(rules, obs, played, best, pairs, words)
+    # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
+    # with four players stops before it, and "comes home in none of the deals" would be false).
+    left = sum(obs.hand_sizes)
+    next_turn = result.depth is None or result.depth > min(obs.nplayers, left - 1)
+    event = _build_event(rules, obs, played, best, pairs, words, next_turn)
     if event and items and items[0][2] > 0:
         kind, text, points = items[0]
         items[0] = (kind, f"{text} {event}", points)
@@ -265,7 +274,11 @@ def _sentence(
 
         unit = "card" if key == "cards" else "spade"
         if len(w.others_by_side) > 1:
-            return f"Most {unit}s: {lead}. {where} {_leaders(obs, pairs, w, mask, unit, theirs, yours)}."
+            # With three sides or more: who takes the majority where the lines reach the end of the
+            # round; short of it, where the search's estimate comes from, the piles each side holds.
+            if all(p.best.end and p.played.end for p in pairs):
+                return f"Most {unit}s: {lead}. {where} {_leaders(obs, pairs, w, mask, unit, theirs, yours)}."
+            return f"Most {unit}s: {lead}. {where} {_pile_means(obs, pairs, w, mask, unit, theirs, yours)}."
         be = "are" if w.verb(w.you, "take") == "take" else "is"
         return (
             f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
@@ -302,6 +315,31 @@ def _sentence(
 def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
     """Per side, how many of ``mask``'s cards its pile holds at the end of ``o``'s line."""
     return [((obs.captured[s] | g) & mask).bit_count() for s, g in enumerate(o.gained)]
+
+
+def _pile_means(
+    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, theirs: str, yours: str
+) -> str:
+    """With three sides or more, short of the end of the round: how many of ``mask``'s cards each
+    side's pile holds on average after each move (the mover's side first, then the sides whose piles
+    the move changes by a tenth of a card or more)."""
+    total = sum(p.weight for p in pairs) or 1.0
+    best = [0.0] * obs.nsides
+    played = [0.0] * obs.nsides
+    for p in pairs:
+        for s, (b, q) in enumerate(zip(_piles(obs, p.best, mask), _piles(obs, p.played, mask), strict=True)):
+            best[s] += p.weight * b / total
+            played[s] += p.weight * q / total
+    text = (
+        f"the piles hold on average {best[w.side]:.1f} {unit}s for {w.you} {theirs}, "
+        f"{played[w.side]:.1f} {yours}"
+    )
+    others = [
+        f"for {who} {best[s]:.1f} and {played[s]:.1f}"
+        for s, who in w.others_by_side.items()
+        if abs(best[s] - played[s]) >= 0.05
+    ]
+    return text + ("; " + ", ".join(others) if others else "")
 
 
 def _leaders(
@@ -361,9 +399,16 @@ def _horizon_words(obs: Observation, result: SearchResult) -> str:
 
 
 def _build_event(
-    rules: RuleSet, obs: Observation, played: Move, best: Move, pairs: Sequence[_Pair], w: _Words
+    rules: RuleSet,
+    obs: Observation,
+    played: Move,
+    best: Move,
+    pairs: Sequence[_Pair],
+    w: _Words,
+    next_turn: bool = True,
 ) -> str:
-    """For a build played (or missed): how often the other side takes it, or it comes home."""
+    """For a build played (or missed): how often the other side takes it, or it comes home (only
+    when the lines reach the mover's ``next_turn``)."""
     side = w.side
     if played.action == BUILD:
         cards = played.take | 1 << played.card
@@ -378,7 +423,7 @@ def _build_event(
                 f"{w.verb(w.anyone, 'take')} your build of "
                 f"{played.value} ({mask_symbols(cards)}) after {w.yours}."
             )
-    if best.action == BUILD:
+    if best.action == BUILD and next_turn:
         cards = best.take | 1 << best.card
         home = _mean(pairs, lambda p: (p.best.gained[side] & cards) == cards)
         return f"After {best.describe()} the build of {best.value} comes home to {w.you} {_share(home)}."

@@ -119,7 +119,10 @@ def moves_columns(
     """Numbered moves in the compact notation, in columns."""
     shown = numbered if limit is None else numbered[:limit]
     cells = [Text.assemble((f"{n:>2} ", "dim"), words(typed_text(m))) for n, m in shown]
-    parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=22)]
+    # Columns as wide as the widest move: a move cut over two lines showed, typed as it read, a
+    # different move ("11 2C b9 2D 4D 5H 7H", with its 7S on the next line).
+    width = max([22, *(cell.cell_len for cell in cells)])
+    parts: list[RenderableType] = [Columns(cells, padding=(0, 3), width=width)]
     if limit is not None and len(numbered) > limit:
         parts.append(Text(f"   ... {len(numbered) - limit} more: type moves to see them all", style="dim"))
     return Group(*parts)

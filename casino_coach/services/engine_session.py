@@ -42,6 +42,7 @@ subprocesses; ``serve`` runs a session over lines of input and a writer of outpu
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -115,8 +116,17 @@ def _int_field(
     v = req[key]
     if not isinstance(v, int) or isinstance(v, bool) or v < lo or (hi is not None and v > hi):
         bound = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
-        raise ProtocolError(f"'{key}' must be a whole number {bound}, got {shown(v)}")
+        raise ProtocolError(f"'{key}' must be a whole number {bound}, got {_number_shown(v)}")
     return v
+
+
+def _number_shown(v: Any) -> str:
+    """A value as an error quotes it; a JSON number with a point or an exponent (1e2), or one too
+    large for 64 bits, reaches the engine as a float: said so, since its digits may not be the ones
+    sent ("got 1.8446744073709552e+19")."""
+    if isinstance(v, float) and math.isfinite(v):
+        return f"{v!r} (written with a decimal point or an exponent, or too large for 64 bits)"
+    return shown(v)
 
 
 def _optional_int(req: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
@@ -132,7 +142,7 @@ def _request_id(req: Mapping[str, Any]) -> str | int | None:
     if isinstance(rid, int) and not isinstance(rid, bool) and -(2**63) <= rid < 2**64:
         return rid
     raise ProtocolError(
-        f"'id' must be a string of at most {MAX_ID} characters or a whole number, got {shown(rid)}"
+        f"'id' must be a string of at most {MAX_ID} characters or a whole number, got {_number_shown(rid)}"
     )
 
 
@@ -151,7 +161,7 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
     ``seed`` and ``depth`` (plies per world, null = to the end of the deal); what the request does
     not give comes from ``base``."""
     samples = _int_field(req, "samples", 1, MAX_SAMPLES, base.samples)
-    seed = _int_field(req, "seed", -(2**63), 2**63 - 1, base.seed)
+    seed = _int_field(req, "seed", 0, 2**63 - 1, base.seed)  # the range of every --seed
     t = req.get("time", base.time)
     if t is not None and (not isinstance(t, int | float) or isinstance(t, bool) or not 0 < t <= MAX_SECONDS):
         raise ProtocolError(

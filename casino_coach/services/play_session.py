@@ -506,6 +506,15 @@ class PlaySession:
                 move = None
             if move is not None and move in self.legal():
                 return move
+            hand = self.state.hands[self.state.to_move]
+            trail = move is not None and move.action == TRAIL and not move.take and hand >> move.card & 1
+            reason = illegal_reason(self.rules, self.state, move) if move is not None and trail else ""
+            if move is not None and reason:
+                # A bare card is the trail ("9D"), never another move it would complete to at the
+                # keyboard (the 9♦'s capture of the build it owns); other moves typed in full are
+                # refused by ``resolve`` with the card's legal moves listed.
+                self._current().refused = text
+                raise IllegalMoveError(f"{move_text(move)} is not legal: {reason}")
         try:
             return resolve(self.rules, self.state, text, self.legal())
         except (NotationError, IllegalMoveError):
