@@ -81,3 +81,12 @@ def test_game_share_interval() -> None:
     assert g.low < g.share < g.high and g.to_json()["games"] == 8
     with pytest.raises(CoachError, match="at least 2 pairs"):
         game_share([(1, 1)])
+
+
+def test_a_bot_in_two_seats_gets_two_names() -> None:
+    # Regression: self-play of 3 players named two seats "greedy", and a results store then counted
+    # one game as two of "greedy" against itself.
+    rules = RuleSet.from_preset("classic")
+    bots = [make_policy(b) for b in ("greedy", "counter", "greedy")]
+    assert play(rules, bots, 3).to_log().players == ["greedy 1", "counter", "greedy 2"]
+    assert play(rules, bots[:2], 3).to_log().players == ["greedy", "counter"]

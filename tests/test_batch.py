@@ -239,11 +239,17 @@ def test_analyze_all_then_stats(runner: CliRunner, games: Path, tmp_path: Path) 
     assert "Most frequent kinds of mistake" in words
     res = runner.invoke(app, ["stats", "--store", str(store), "--json"])
     assert [p["player"] for p in orjson.loads(res.stdout)["players"]] == ["Ana", "Ben", "Cleo"]
+    # Regression: --top 0 said "No inaccuracy, mistake or blunder on record" beside a table of them.
+    res = runner.invoke(app, ["stats", "--player", "Ana", "--store", str(store), "--top", "0"])
+    assert res.exit_code == 0 and "No inaccuracy" not in res.stdout
+    assert sum(stats["total"]["classes"].get(c, 0) for c in ("inaccuracy", "mistake", "blunder")) > 0
 
 
 def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: Path) -> None:
     cases = [
         (["stats", "--store", str(tmp_path / "none.db")], "no results store here"),
+        # Regression: stats made an empty file into a store (a command that only reads)
+        (["stats", "--store", str(tmp_path / "empty.db")], "an empty file, not a results store"),
         (
             ["analyze-all", str(tmp_path / "nope" / "*.json"), "--store", str(tmp_path / "r.db")],
             "no such file, folder or matching log",
@@ -252,6 +258,7 @@ def test_command_errors_are_one_line(runner: CliRunner, games: Path, tmp_path: P
         (["stats", "--player", "Zed", "--store", str(tmp_path / "r.db")], "no analysed game"),
     ]
     Store(tmp_path / "r.db").close()
+    (tmp_path / "empty.db").write_bytes(b"")
     for args, fragment in cases:
         res = runner.invoke(app, args)
         assert res.exit_code == (2 if "--jobs" in args else 1), (args, res.output)  # 2: a usage error

@@ -325,6 +325,36 @@ def test_real_script_exit_status_one_line_no_traceback(tmp_path: Path) -> None:
     assert ok.returncode == 0 and ok.stdout.startswith("OK: ")
 
 
+def test_replay_says_where_the_cards_left_at_the_end_of_a_round_go() -> None:
+    # Regression: "47 Ana (seat 0): 4♦ trails (empty table)": a trail cannot empty the table; the rest
+    # went to the last capturer and nothing said so.
+    res = runner.invoke(app, ["replay", str(REPLAYS / "classic-2p-full.json")], env={"COLUMNS": "160"})
+    assert res.exit_code == 0
+    words = " ".join(res.stdout.split())
+    assert "4♦ trails (empty) the rest, A♠ 4♦ 7♦ 8♦, to Ana, the last to capture" in words
+
+
+def test_replay_says_why_a_winner_won_where_the_totals_do_not() -> None:
+    # Regression: "Winner: Ana (19 - 9)" after a round that gave Ana 0 of her 8 points: at 19 a
+    # Dominican side wins by Big Casino alone, and nothing said so.
+    res = runner.invoke(app, ["replay", str(REPLAYS / "dominican-2p-full.json")], env={"COLUMNS": "160"})
+    words = " ".join(res.stdout.split())
+    assert "Winner: Ana (19 - 9), by the near-21 rule: at 19 only Big Casino 10♦ could win" in words
+
+
+def test_a_rule_option_without_a_value_is_a_usage_error() -> None:
+    res = runner.invoke(app, ["rules", "classic", "-r", "sweeps"])
+    assert res.exit_code == 2 and "expected NAME=VALUE" in res.stderr
+
+
+def test_comma_separated_words_are_a_list_option() -> None:
+    # Regression: 'rules' shows count_out_order as "spades, cards, ..."; typed back so, it was refused.
+    order = "spades,cards,aces,big_casino,little_casino,sweeps"
+    res = runner.invoke(app, ["rules", "royal", "-r", f"count_out_order={order}", "--json"])
+    assert res.exit_code == 0, res.output
+    assert orjson.loads(res.stdout)["count_out_order"] == order.split(",")
+
+
 def test_replay_keeps_its_columns_from_deal_to_deal() -> None:
     # issue 10: the widths of the move table jumped from deal to deal
     lines = cli("replay", str(REPLAYS / "classic-2p-full.json")).stdout.splitlines()

@@ -48,6 +48,12 @@ def test_options_override_and_round_trip() -> None:
         ({"preset": "classic", "false_build": "penalty"}, "not supported"),
         ({"preset": "classic", "claim_during_play": True}, "not supported"),
         ({"preset": "royal", "court_builds": True}, "court_builds"),
+        # selfplay ran such a game forever
+        (
+            {"preset": "classic", **dict.fromkeys(("points_cards", "points_spades", "points_big"), 0)}
+            | dict.fromkeys(("points_little", "points_ace"), 0),
+            "no item scores a point",
+        ),
     ],
 )
 def test_bad_options(data: dict[str, object], msg: str) -> None:

@@ -118,10 +118,11 @@ def play(
     Seat ``s`` chooses with ``random.Random(f"{bot_seed}:{seed}:{s}")``, so a game is reproducible
     from its seed. The policies are told the game score before each round (``Policy.choose``), with
     ``scores`` added: the score the game stands at outside this one (``game_from``'s rounds).
-    ``players`` names the seats (default: the policies' names); ``game_options`` go to ``Game``
-    (created_by, event, date)."""
+    ``players`` names the seats (default: the policies' names, numbered where a bot plays two seats:
+    "greedy 1", "counter", "greedy 2", so that a log's players and a store's records are told
+    apart); ``game_options`` go to ``Game`` (created_by, event, date)."""
     n = len(seat_policies)
-    names = list(players) if players is not None else [p.name for p in seat_policies]
+    names = list(players) if players is not None else _seat_names([p.name for p in seat_policies])
     game = Game(rules, names, seed=seed, max_rounds=rounds, **game_options)
     base = list(scores) if scores is not None else [0] * game.nsides
     rngs = [random.Random(f"{bot_seed}:{seed}:{s}") for s in range(n)]
@@ -189,6 +190,16 @@ def mirrored_pair(
         pts = _side_points(game, unit)
         total += sum(pts[s] for s in a_sides) / len(a_sides) - sum(pts[s] for s in b_sides) / len(b_sides)
     return total
+
+
+def _seat_names(bots: list[str]) -> list[str]:
+    """The bots' names, numbered where one plays more than one seat."""
+    seen: dict[str, int] = {}
+    out = []
+    for b in bots:
+        seen[b] = seen.get(b, 0) + 1
+        out.append(f"{b} {seen[b]}" if bots.count(b) > 1 else b)
+    return out
 
 
 def mirrored_games(rules: RuleSet, nplayers: int, a: Policy, b: Policy, seed: int) -> tuple[int, int]:

@@ -256,6 +256,10 @@ def stats_command(
             )
     if not store.is_file():
         raise StoreError(f"{store}: no results store here (make one with casino-coach analyze-all)")
+    if store.stat().st_size == 0:  # opening it would make it a store: stats writes nothing
+        raise StoreError(
+            f"{store}: an empty file, not a results store (make one with casino-coach analyze-all)"
+        )
     if top is not None and top < 0:
         raise UsageError(f"--top must be 0 or more, got {top}")
     with Store(store) as st:

@@ -232,4 +232,5 @@ def selfplay_command(
         sides = side_names(log)
         winner = sides[game.winner] if game.winner is not None else "nobody"
         score = "-".join(str(s) for s in game.scores)
-        typer.echo(f"{path}: {len(log.rounds)} rounds, {len(game.history)} moves, won by {winner} {score}")
+        rounds = f"{len(log.rounds)} round{'s' if len(log.rounds) != 1 else ''}"
+        typer.echo(f"{path}: {rounds}, {len(game.history)} moves, won by {winner} {score}")

@@ -700,14 +700,21 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     return nxt
 
 
-def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
-    """rules.md 1.11 and S5: the table goes to the last capturer's side; this is never a sweep."""
-    residue = state.table
-    if not residue:
-        return state
+def residue_of(rules: RuleSet, state: RoundState) -> tuple[int, int]:
+    """rules.md 1.11 and S5: the cards left on the table when the round ends, and the side they go
+    to (the last capturer's, or the dealer's where nobody captured and the rules say so; -1: set
+    aside, scoring for nobody)."""
     to = state.last_capturer if rules.last_capture_takes_table else -1
     if to < 0 and rules.residue_if_no_capture == "dealer" and rules.last_capture_takes_table:
         to = state.dealer % state.nsides
+    return state.table, to
+
+
+def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
+    """The residue (``residue_of``) taken from the table; this is never a sweep."""
+    residue, to = residue_of(rules, state)
+    if not residue:
+        return state
     if to < 0:
         return state._replace(loose=0, builds=(), set_aside=state.set_aside | residue)
     cap = list(state.captured)

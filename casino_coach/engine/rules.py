@@ -281,7 +281,10 @@ def _check(options: Mapping[str, Any]) -> None:
                 raise RulesError(f"rule option {name!r} must be one of {opts}, got {shown(value)}")
         elif name in _POINTS:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise RulesError(f"rule option {name!r} must be a whole number >= 0, got {shown(value)}")
+                least = 1 if name == "target" else 0
+                raise RulesError(
+                    f"rule option {name!r} must be a whole number >= {least}, got {shown(value)}"
+                )
             if name == "target" and value < 1:
                 raise RulesError(f"rule option 'target' must be at least 1, got {shown(value)}")
         elif name == "count_out_order" and (
@@ -304,6 +307,19 @@ def _check(options: Mapping[str, Any]) -> None:
         )
     if options["face_cards"] == "numeric" and options["court_builds"]:
         raise RulesError("rule option 'court_builds' only applies when face_cards is 'pair_only'")
+    weights = (
+        "points_cards",
+        "points_spades",
+        "points_big",
+        "points_little",
+        "points_ace",
+        "last_capture_point",
+    )
+    if not any(options[w] for w in weights) and not (options["sweeps"] and options["points_sweep"]):
+        # Selfplay ran such a game forever: no round could bring a side nearer the target.
+        raise RulesError(
+            f"no item scores a point ({', '.join(weights)} all 0, no sweeps): a game could never end"
+        )
 
 
 # What each option settles: the question of rules.md section 2 (with its id there), or the section of

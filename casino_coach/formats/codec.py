@@ -20,7 +20,7 @@ from casino_coach.engine.movegen import (
     Move,
 )
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CardError, LogError, RulesError, shown
+from casino_coach.errors import CardError, LogError, RulesError, UsageError, shown
 from casino_coach.formats import jsonio
 
 LOG_FORMAT = "casino-replay"
@@ -177,17 +177,19 @@ def dumps(obj: Any) -> bytes:
 
 def parse_options(items: list[str]) -> dict[str, object]:
     """Rule options typed as ``NAME=VALUE`` pairs (``-r`` on the command line); VALUE is JSON (true,
-    3, "most_spades", a list) or a bare word. RulesError for an item that is not NAME=VALUE, or a
-    VALUE meant as JSON (a list, an object) that does not read."""
+    3, "most_spades", a list), a bare word, or bare words separated by commas (a list). UsageError
+    for an item that is not NAME=VALUE; RulesError for a VALUE meant as JSON (a list, an object)
+    that does not read."""
     out: dict[str, object] = {}
     for item in items:
         name, sep, raw = item.partition("=")
-        if not sep or not name:
-            raise RulesError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
+        if not sep or not name:  # the command line's syntax, not the rules': a usage error
+            raise UsageError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
         try:
             out[name.strip()] = jsonio.loads(raw, RulesError)
         except RulesError as e:
             if raw.lstrip().startswith(("[", "{")):  # meant as JSON: say what is wrong with it
                 raise RulesError(f"option {name.strip()!r}: {e}") from None
-            out[name.strip()] = raw.strip()
+            # Bare words with commas are a list, as ``rules`` shows one ("spades, cards, aces, ...").
+            out[name.strip()] = [w.strip() for w in raw.split(",")] if "," in raw else raw.strip()
     return out

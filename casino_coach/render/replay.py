@@ -11,11 +11,12 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.engine.movegen import Move
-from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points
+from casino_coach.engine.movegen import Move, apply, residue_of
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points, near_target_items
 from casino_coach.engine.state import Build
 from casino_coach.formats.log import GameLog
-from casino_coach.formats.replay import Replay, RoundReplay
+from casino_coach.formats.replay import Ply, Replay, RoundReplay
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
 
@@ -137,7 +138,10 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
                 pos += 1
                 p = rep.plies[i]
                 loose, builds = rep.after[i]
-                moves.add_row(str(p.index), words[i], table_text(loose, builds, players))
+                after = table_text(loose, builds, players)
+                if rnd is not None and rnd.score is not None and i == idx[-1]:
+                    after = _residue_text(log.rules, p, names) or after
+                moves.add_row(str(p.index), words[i], after)
             if dlog.moves:
                 yield moves
         if rnd is not None and rnd.score is not None:
@@ -147,11 +151,53 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
             yield Text("(the round is in progress: the log stops here)", style="yellow")
     if rep.match.winner is not None:
         yield Text(
-            f"Winner: {names[rep.match.winner]} ({' - '.join(_points(s) for s in rep.match.scores)})",
+            f"Winner: {names[rep.match.winner]} ({' - '.join(_points(s) for s in rep.match.scores)})"
+            + _win_reason(log.rules, rep),
             style="bold green",
         )
     else:
         yield Text(f"No winner yet: {' - '.join(_points(s) for s in rep.match.scores)}", style="yellow")
+
+
+def _win_reason(rules: RuleSet, rep: Replay) -> str:
+    """Why the winner won where the totals do not show it: a Dominican side near the target wins
+    by its item alone (rules.md 1.14.4), and with a count-out the first side to reach the target as
+    the items are counted wins, whatever the others' totals come to (1.14.3)."""
+    w = rep.match.winner
+    if w is None or not rep.rounds:
+        return ""
+    before = rep.rounds[-1].scores_before[w]
+    items = near_target_items(rules, before)
+    if items is not None:
+        what = " or ".join(ITEM_LABELS.get(i, i) for i in items)
+        return f", by the near-{rules.target} rule: at {_points(before)} only {what} could win"
+    scores = rep.match.scores
+    if rules.count_out and any(s >= rules.target for k, s in enumerate(scores) if k != w):
+        order = ", ".join(ITEM_LABELS.get(i, i) for i in rules.count_out_order)
+        return f", the first to {rules.target} as the round's items were counted out ({order})"
+    return ""
+
+
+def _residue_text(rules: RuleSet, p: Ply, names: Sequence[str]) -> Text | None:
+    """After the last move of a round, the cards it left on the table and who takes them (rules.md
+    1.11): "(empty) the rest, A♠ 4♦ 7♦ 8♦, to Ana, the last to capture" (a trail cannot empty the
+    table). None when nothing was left, or the state is not in the log."""
+    if p.state is None:
+        return None
+    left = apply(rules, p.state._replace(more=True), p.move)  # the move, before the round ends
+    cards, to = residue_of(rules, left)
+    if not cards:
+        return None
+    text = Text("(empty) ", style="dim")
+    text.append("the rest, ")
+    text.append_text(cards_text(cards))
+    if to < 0:
+        text.append(", set aside: nobody captured")
+    elif to == left.last_capturer:
+        text.append(f", to {names[to]}, the last to capture")
+    else:
+        text.append(f", to {names[to]}, the dealer's side, as nobody captured")
+    return text
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,8 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
                     style="dim",
                 )
             )
-    else:
+    elif not any(stats.total.classes.get(c, 0) for c in ("inaccuracy", "mistake", "blunder")):
+        # only when there are none: with --top 0 the kinds are not listed, not absent
         parts.append(Text("No inaccuracy, mistake or blunder on record.", style="green"))
     return Group(*parts)
 
