@@ -347,6 +347,36 @@ def test_a_rule_option_without_a_value_is_a_usage_error() -> None:
     assert res.exit_code == 2 and "expected NAME=VALUE" in res.stderr
 
 
+def test_where_a_full_log_stops_its_moves_are_the_states(tmp_path: Path) -> None:
+    # Regression: where a log with every hand stops, 'moves' listed the mover's own view's moves,
+    # without building for the partner (seat 2 holds 7♠), which the same position lists mid-log.
+    hands = ("3C 5D 8S 9H", "2D 6C 8D TC", "7S 6H 2C AH", "AD 5S 9C KH")
+    log = {
+        "format": "casino-replay",
+        "version": 1,
+        "rules": {"preset": "classic", "build_for_partner": "announced"},
+        "players": ["A", "B", "C", "D"],
+        "viewer": None,
+        "rounds": [
+            {
+                "dealer": 3,
+                "deals": [
+                    {
+                        "table": ["4H", "KS", "QD", "JC"],
+                        "hands": [h.split() for h in hands],
+                        "moves": [],
+                    }
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "g.json"
+    path.write_bytes(orjson.dumps(log))
+    res = runner.invoke(app, ["moves", str(path), "--at", "0"])
+    assert res.exit_code == 0, res.output
+    assert "3♣ builds 7 with 4♥" in res.stdout
+
+
 def test_comma_separated_words_are_a_list_option() -> None:
     # Regression: 'rules' shows count_out_order as "spades, cards, ..."; typed back so, it was refused.
     order = "spades,cards,aces,big_casino,little_casino,sweeps"

@@ -12,7 +12,7 @@ from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.movegen import Move, check_listable, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, LogError, OutputError, UsageError, about
 from casino_coach.formats.codec import dumps, move_to_json, parse_options
@@ -130,7 +130,13 @@ def moves_command(
                 obs = end_observation(rep)
             except LogError as e:
                 raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
-            legal = legal_in(rules, obs)
+            # Every hand known (a full log): the moves of the state, as at every other ply (building
+            # for a partner depends on the partner's hand, which the mover's own view does not show).
+            if rep.state is None:
+                legal = legal_in(rules, obs)
+            else:
+                check_listable(rep.state.loose)
+                legal = legal_moves(rules, rep.state)
             if json:
                 _print_json(_legal_json(at, obs.to_move, legal))
                 return
