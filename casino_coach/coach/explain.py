@@ -322,7 +322,7 @@ def _pile_means(
 ) -> str:
     """With three sides or more, short of the end of the round: how many of ``mask``'s cards each
     side's pile holds on average after each move (the mover's side first, then the sides whose piles
-    the move changes by a tenth of a card or more)."""
+    read differently after the two moves, at a tenth of a card)."""
     total = sum(p.weight for p in pairs) or 1.0
     best = [0.0] * obs.nsides
     played = [0.0] * obs.nsides
@@ -337,7 +337,7 @@ def _pile_means(
     others = [
         f"for {who} {best[s]:.1f} and {played[s]:.1f}"
         for s, who in w.others_by_side.items()
-        if abs(best[s] - played[s]) >= 0.05
+        if f"{best[s]:.1f}" != f"{played[s]:.1f}"
     ]
     return text + ("; " + ", ".join(others) if others else "")
 
