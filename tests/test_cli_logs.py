@@ -340,6 +340,25 @@ def test_replay_says_why_a_winner_won_where_the_totals_do_not() -> None:
     res = runner.invoke(app, ["replay", str(REPLAYS / "dominican-2p-full.json")], env={"COLUMNS": "160"})
     words = " ".join(res.stdout.split())
     assert "Winner: Ana (19 - 9), by the near-21 rule: at 19 only Big Casino 10♦ could win" in words
+    # and every round a side began at 19: its items are in the table, its round points 0
+    note = "Ana began the count at 19: only Big Casino 10♦ could win the game; the other items score nothing"
+    assert words.count(note) == 2
+
+
+def test_near_target_notes_follow_the_rules() -> None:
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.report.words import near_target_notes
+
+    dominican = RuleSet.from_preset("dominican")
+    assert near_target_notes(dominican, (17, 18), ("Ana", "Ben")) == [
+        "Ben began the count at 18: only most cards could win the game; the other items score nothing "
+        "for that side this round (the near-21 rule)"
+    ]
+    capped = dominican.replace(near_target_mode="cap_at_20")
+    assert near_target_notes(capped, (20, 0), ("Ana", "Ben"))[0].endswith(
+        "the other items count up to 20 (the near-21 rule)"
+    )
+    assert near_target_notes(RuleSet.from_preset("royal"), (19, 20), ("Ana", "Ben")) == []
 
 
 def test_a_rule_option_without_a_value_is_a_usage_error() -> None:

@@ -19,6 +19,7 @@ from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, Replay, RoundReplay
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
+from casino_coach.report.words import near_target_notes
 
 ITEM_LABELS = {
     "cards": "most cards",
@@ -147,6 +148,8 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
         if rnd is not None and rnd.score is not None:
             running = [a + b for a, b in zip(running, rnd.score.points, strict=True)]
             yield breakdown_table(log, rnd, running)
+            for note in near_target_notes(log.rules, rnd.scores_before, names):
+                yield Text(f"{note}.", style="dim")
         elif rnd is not None:
             yield Text("(the round is in progress: the log stops here)", style="yellow")
     if rep.match.winner is not None:

@@ -50,6 +50,7 @@ from casino_coach.report.words import (
     loss_basis,
     luck_words,
     mark_label,
+    near_target_notes,
     settings_words,
     where,
     win_words,
@@ -562,6 +563,7 @@ def round_tables(a: GameAnalysis) -> list[dict[str, Any]]:
         "last_capture": rules.last_capture_point > 0,
     }
     before = scores_before(a)
+    sides = side_names(a)
     out = []
     for r, pts in enumerate(a.round_points):
         rows: list[dict[str, Any]] = []
@@ -588,6 +590,7 @@ def round_tables(a: GameAnalysis) -> list[dict[str, Any]]:
                 "rows": rows,
                 "points": [f"{p:g}" for p in pts],
                 "after": [f"{p:g}" for p in before[r + 1]],
+                "notes": near_target_notes(rules, before[r], sides) if r < len(a.round_scores) else [],
             }
         )
     return out

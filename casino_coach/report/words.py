@@ -4,6 +4,8 @@ JSON-facing code all say these things in these words."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from casino_coach.coach.analysis import (
     DEAL_END_CARDS,
     GAME_THRESHOLDS,
@@ -16,6 +18,8 @@ from casino_coach.coach.analysis import (
 )
 from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import article
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Points, near_target_items
 from casino_coach.search.result import SearchResult
 
 
@@ -231,3 +235,34 @@ def world_worth_showing(m: MoveAnalysis, edge: float) -> bool:
     if m.world is None or m.forced or m.loss is None:
         return False
     return abs(m.world.loss - m.loss) >= edge
+
+
+# What the near-target items are called in the notes below (scoring's item names).
+_NEAR_ITEMS = {
+    "cards": "most cards",
+    "spades": "most spades",
+    "big_casino": "Big Casino 10♦",
+    "little_casino": "Little Casino 2♠",
+}
+
+
+def near_target_notes(rules: RuleSet, before: Sequence[Points], sides: Sequence[str]) -> list[str]:
+    """Why a side's round points are not its items' (rules.md 1.14.4, the Dominican near-21 rule): one
+    note per side that began the count at 18-20, where the rules say so ("Ana began the count at
+    19: only Big Casino 10♦ could win her the game; her other items score nothing this round")."""
+    notes = []
+    for side, score in enumerate(before):
+        items = near_target_items(rules, score)
+        if items is None:
+            continue
+        what = " or ".join(_NEAR_ITEMS.get(i, i) for i in items)
+        rest = (
+            "the other items score nothing for that side this round"
+            if rules.near_target_mode == "freeze"
+            else f"the other items count up to {rules.target - 1}"
+        )
+        notes.append(
+            f"{sides[side]} began the count at {score:g}: only {what} could win the game; {rest} "
+            f"(the near-{rules.target} rule)"
+        )
+    return notes
