@@ -206,6 +206,12 @@ def _close_game(tmp_path: Path) -> PlaySession:
     return s
 
 
+def play_session_tutor_text(warning: Any) -> str:
+    from casino_coach.services.play_session import _tutor_text
+
+    return _tutor_text(warning)
+
+
 def test_the_tutor_judges_for_the_game_as_analyze_does(tmp_path: Path) -> None:
     """Once the game is close the tutor holds a move back by its class for the game as well as the
     round's, and both are the ones ``analyze`` gives the move at that score (``rate_move``)."""
@@ -223,8 +229,12 @@ def test_the_tutor_judges_for_the_game_as_analyze_does(tmp_path: Path) -> None:
         if warning is not None:
             assert warning.game == m.game and (warning.loss, warning.cls) == (m.loss, str(m.cls))
             assert warning.by_game == (not round_bad)
+            # the verdict for the game, once: in the headline where the game holds the move back,
+            # else among the reasons (it was in both)
+            text = play_session_tutor_text(warning)
             if game_bad:
-                assert any(r.startswith("For the game: ") for r in warning.reasons)
+                assert text.lower().count("for the game") == 1, text
+                assert any(r.startswith("For the game: ") for r in warning.reasons) == round_bad
             checked += 1
     assert checked  # some move of the decision is held back
 

@@ -693,7 +693,7 @@ class PlaySession:
             return None
         reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
         game = game_class_words(g)
-        if game is not None:
+        if game is not None and round_bad:  # held back for the game, the headline says it already
             reasons += (game[0].upper() + game[1:],)
         return TutorWarning(move, v.best, v.loss, str(v.cls), reasons, g, by_game=not round_bad)
 
