@@ -1,8 +1,9 @@
 """The one way casino_coach starts worker processes (``analyze --jobs``, batch analysis, the arena).
 
-Workers are started by a fork server where the platform has one, else spawned: never forked from the
-parent directly, which may hold threads (a progress display, a Dask client) whose locks a fork would
-copy mid-use. The server preloads the package, so a worker starts without importing it again.
+Workers are forked from the parent where it runs one thread only (no lock of another thread can be
+copied mid-use; they start at once), else started by a fork server where the platform has one, else
+spawned: a parent that holds threads (a progress display, a Dask client) is never forked. The
+server preloads the package, so a worker starts without importing it again.
 
 Workers, and the fork server, ignore SIGINT: Ctrl-C goes to the whole process group, and only the
 parent should answer it (it says "interrupted" once and ends the pool), instead of every worker
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.forkserver
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -52,6 +54,19 @@ def _start_server() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def _one_thread() -> bool:
+    """Whether this process runs one thread only, every thread of the system counted (a library's
+    too, which ``threading`` does not see): then forking it copies no lock that another thread holds,
+    and the workers start at once (a fork server takes 0.2-0.3 s to start and import the package, a
+    tenth of a two-second analysis). Where this cannot be known, no."""
+    try:
+        return (
+            len(os.listdir("/proc/self/task")) == 1 and threading.current_thread() is threading.main_thread()
+        )
+    except OSError:
+        return False
+
+
 def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
@@ -66,13 +81,25 @@ class WorkerPool:
         self, jobs: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
     ) -> None:
         methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        if "forkserver" in methods:
+        fork = "fork" in methods and _one_thread()
+        ctx = multiprocessing.get_context(
+            "fork" if fork else "forkserver" if "forkserver" in methods else "spawn"
+        )
+        if not fork and "forkserver" in methods:
             ctx.set_forkserver_preload(PRELOAD)
             _start_server()
         self._executor = ProcessPoolExecutor(
             jobs, mp_context=ctx, initializer=_start, initargs=(initializer, initargs)
         )
+        if fork:
+            # The workers are forked at once (as ProcessPoolExecutor forks them, before its own
+            # thread starts), with SIGINT blocked until they ignore it themselves, so that a Ctrl-C
+            # then prints no worker's traceback; the parent's Ctrl-C waits for the unblocking.
+            old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                self._executor.submit(int)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
         """Run ``fn(*args)`` in a worker. WorkerError when the pool is already broken."""

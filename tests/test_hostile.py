@@ -285,6 +285,15 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+def _is_helper(pid: int) -> bool:
+    """Whether a process is multiprocessing's fork server or resource tracker, not a worker."""
+    try:
+        cmdline = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"forkserver" in cmdline or b"resource_tracker" in cmdline
+
+
 def _parent_of(pid: int) -> int:
     try:
         return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
@@ -311,9 +320,12 @@ def test_a_worker_killed_mid_analysis_is_one_line_not_a_hang(tmp_path: Path) -> 
     workers: list[int] = []
     while not workers and time.monotonic() < deadline:
         group = _processes_in_group(proc.pid)
-        # the workers are the children of the fork server, itself a child of the command
-        servers = {p for p in group if _parent_of(p) == proc.pid}
-        workers = [p for p in group if _parent_of(p) in servers]
+        # the workers are forked from the command (a parent of one thread) or from a fork server, a
+        # child of the command; neither the server nor the resource tracker is a worker
+        helpers = {p for p in group if _parent_of(p) == proc.pid and _is_helper(p)}
+        workers = [
+            p for p in group if p != proc.pid and p not in helpers and _parent_of(p) in {proc.pid, *helpers}
+        ]
         time.sleep(0.1)
     assert workers, "no worker process started"
     time.sleep(1)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +67,40 @@ def test_a_ctrl_c_while_the_fork_server_starts_is_not_lost(monkeypatch: pytest.M
     finally:
         signal.signal(signal.SIGINT, old)
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # unblocked again
+
+
+def _parent(_: int) -> int:
+    return os.getppid()
+
+
+def test_a_parent_of_one_thread_forks_and_one_of_more_uses_the_fork_server() -> None:
+    # Forking copies the locks other threads hold: a parent with a second thread (a progress display,
+    # a Dask client) starts its workers from the fork server, where a parent of one thread forks
+    # them at once (the server's start was a tenth of a two-second analysis).
+    import threading
+
+    from casino_coach import workers
+
+    # in a fresh process: this one may hold threads other tests left
+    here = str(Path(__file__).parent)
+    code = (
+        f"import os, sys; sys.path.insert(0, {here!r})\n"
+        "from test_workers import _parent\n"
+        "from casino_coach.workers import _one_thread, worker_pool\n"
+        "assert _one_thread()\n"
+        "with worker_pool(2) as pool:\n"
+        "    assert set(pool.map(_parent, range(4))) == {os.getpid()}, 'not forked from the parent'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not workers._one_thread()
+        with worker_pool(2) as pool:
+            assert sorted(pool.unordered(math.isqrt, [81, 4])) == [2, 9]
+            assert os.getpid() not in set(pool.map(_parent, range(4)))  # from the fork server
+    finally:
+        stop.set()
+        other.join()
