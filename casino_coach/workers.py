@@ -60,9 +60,7 @@ def _one_thread() -> bool:
     and the workers start at once (a fork server takes 0.2-0.3 s to start and import the package, a
     tenth of a two-second analysis). Where this cannot be known, no."""
     try:
-        return (
-            len(os.listdir("/proc/self/task")) == 1 and threading.current_thread() is threading.main_thread()
-        )
+        return len(os.listdir("/proc/self/task")) == 1
     except OSError:
         return False
 

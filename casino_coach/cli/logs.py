@@ -12,7 +12,7 @@ from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
-from casino_coach.engine.movegen import Move, check_listable, legal_moves
+from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, LogError, OutputError, UsageError, about
 from casino_coach.formats.codec import dumps, move_to_json, parse_options
@@ -20,7 +20,7 @@ from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json
 from casino_coach.formats.position import Position, read_any
-from casino_coach.formats.replay import Ply, Replay, end_observation, legal_at, legal_in, replay
+from casino_coach.formats.replay import Ply, Replay, end_legal, end_observation, legal_at, legal_in, replay
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import seat_name
 from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view, side_names
@@ -130,13 +130,7 @@ def moves_command(
                 obs = end_observation(rep)
             except LogError as e:
                 raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
-            # Every hand known (a full log): the moves of the state, as at every other ply (building
-            # for a partner depends on the partner's hand, which the mover's own view does not show).
-            if rep.state is None:
-                legal = legal_in(rules, obs)
-            else:
-                check_listable(rep.state.loose)
-                legal = legal_moves(rules, rep.state)
+            legal = end_legal(rules, rep, obs)
             if json:
                 _print_json(_legal_json(at, obs.to_move, legal))
                 return

@@ -318,7 +318,8 @@ def _check(options: Mapping[str, Any]) -> None:
     if not any(options[w] for w in weights) and not (options["sweeps"] and options["points_sweep"]):
         # Selfplay ran such a game forever: no round could bring a side nearer the target.
         raise RulesError(
-            f"no item scores a point ({', '.join(weights)} all 0, no sweeps): a game could never end"
+            f"no item scores a point ({', '.join(weights)} all 0, and sweeps score none): "
+            "a game could never end"
         )
 
 

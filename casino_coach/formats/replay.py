@@ -435,6 +435,16 @@ def end_position(rep: Replay) -> Position:
     return Position(log.rules, log.nplayers, end_observation(rep), tuple(rep.match.scores), log.partnerships)
 
 
+def end_legal(rules: RuleSet, rep: Replay, obs: Observation) -> list[Move]:
+    """The legal moves where a log in progress stops (``obs``: its ``end_observation``): the state's
+    where every hand is known, as ``legal_at`` takes them at every other ply (building for a partner
+    depends on the partner's hand, which the mover's own view does not show), else the view's."""
+    if rep.state is None:
+        return legal_in(rules, obs)
+    check_listable(rep.state.loose)
+    return legal_moves(rules, rep.state)
+
+
 def legal_in(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the seat to move, from its own observation (its own hand decides)."""
     if obs.to_move != obs.seat:

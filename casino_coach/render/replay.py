@@ -19,17 +19,8 @@ from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, Replay, RoundReplay
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
-from casino_coach.report.words import near_target_notes
+from casino_coach.report.words import ITEM_LABELS, near_target_notes
 
-ITEM_LABELS = {
-    "cards": "most cards",
-    "spades": "most spades",
-    "big_casino": "Big Casino 10♦",
-    "little_casino": "Little Casino 2♠",
-    "aces": "aces",
-    "sweeps": "sweeps",
-    "last_capture": "last capture",
-}
 COUNTS = {"cards": "card_count", "spades": "spade_count", "sweeps": "sweep_count"}
 
 

@@ -237,12 +237,15 @@ def world_worth_showing(m: MoveAnalysis, edge: float) -> bool:
     return abs(m.world.loss - m.loss) >= edge
 
 
-# What the near-target items are called in the notes below (scoring's item names).
-_NEAR_ITEMS = {
+# The scoring items (``scoring.BREAKDOWN_ITEMS``, the count-out's and the near-target rule's) in words.
+ITEM_LABELS = {
     "cards": "most cards",
     "spades": "most spades",
     "big_casino": "Big Casino 10♦",
     "little_casino": "Little Casino 2♠",
+    "aces": "aces",
+    "sweeps": "sweeps",
+    "last_capture": "last capture",
 }
 
 
@@ -255,7 +258,7 @@ def near_target_notes(rules: RuleSet, before: Sequence[Points], sides: Sequence[
         items = near_target_items(rules, score)
         if items is None:
             continue
-        what = " or ".join(_NEAR_ITEMS.get(i, i) for i in items)
+        what = " or ".join(ITEM_LABELS.get(i, i) for i in items)
         rest = (
             "the other items score nothing for that side this round"
             if rules.near_target_mode == "freeze"
