@@ -43,7 +43,8 @@ def _with_stock(s: RoundState, cards: str) -> RoundState:
 
 SWEEPS = re.compile(
     r"Sweeps: .*? sweeps? (in \d+% of the deals you could face|in every deal you could face|"
-    r"in none of the deals you could face) after [^,]*, in (\d+)% after [^;]*; .*? in (\d+)% after "
+    r"in none of the deals you could face) after [^,]*, (in \d+%|in every one|in none) after [^;]*; .*? "
+    r"in (\d+)% after "
     r"[^,]*, (\d+)% after"
 )
 
@@ -52,7 +53,9 @@ def _share_pct(text: str) -> int:
     """A share as the explanations write it, in percent."""
     if "every deal" in text:
         return 100
-    if "none of" in text:
+    if "every one" in text:
+        return 100
+    if "none" in text:
         return 0
     number = re.search(r"\d+", text)
     assert number is not None
@@ -66,7 +69,11 @@ def _check_sentences(obs: Observation, texts: list[str]) -> None:
         assert "can take" not in t  # no claim of a capture that is not one legal move
         # Regression: "counter sweeps in none of the deals you could face after yours, in 0% after 3♦
         # trails; you sweep in 6% after the best": a sentence led by what happens in no deal.
-        assert not re.search(r"sweeps? in none of the deals you could face after [^;]*, in 0% after", t), t
+        assert not re.search(r"sweeps? in none of the deals you could face after [^;]*, in none after", t), t
+        # Regression: "in every deal you could face after the best, in 100% after yours": the second
+        # share in the words of the first.
+        words_then_pct = r"(every deal|none of the deals) you could face after [^;,]*, in (100|0)% after"
+        assert not re.search(words_then_pct, t), t
         # Regression: "counter sweeps in none of the deals you could face after yours, in 9% after A♥
         # builds 13 with 4♥ 8♥; you sweep in 8% after the best, 28% after yours": a sweeps sentence is
         # led by the side whose sweeps the move changes most.
@@ -112,7 +119,7 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
         cash = re.match(r"(?:Big Casino|Little Casino|The ace) ((?:10|[2-9AJQK])[♣♦♥♠])", e.text)
         if cash and taken >> SYMBOLS[cash.group(1)] & 1:
             # A card the move played takes at once is taken after it in every world.
-            assert re.search(r"100% after yours", e.text), e.text
+            assert re.search(r"(100%|in every one) after yours", e.text), e.text
     assert m.loss_low <= (m.loss or 0) <= m.loss_high
     th = Thresholds()
     if m.cls is not MoveClass.BEST:
@@ -128,7 +135,7 @@ def test_a_cash_card_the_move_played_takes_is_said_to_be_taken() -> None:
     s = s._replace(stock=sum(1 << c for c in [c for c in range(52) if not used >> c & 1][:32]))
     m = rate_move(CLASSIC, observe(s, 0), parse_move("TD x 3H 7H"), LIMITS, names=NAMES[:2])
     big = next(e for e in m.explanations if e.kind == "big_casino")
-    assert "in 100% after yours (10♦ captures 3♥ 7♥)" in big.text
+    assert "in every one after yours (10♦ captures 3♥ 7♥)" in big.text
     assert big.points < 0  # taking it now is the part of the move in its favour
 
 

@@ -247,8 +247,8 @@ def _sentence(
         them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
         them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
         head = f"{name} {card_symbol(card)}{seen}: {lead}. {where}"
-        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, in {_pct(mine_p)} {yours}"
-        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, in {_pct(them_b)} {theirs}"
+        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
+        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
         if abs(mine_b - mine_p) >= abs(them_p - them_b):
             text = f"{head} {mine}" + (
                 f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
@@ -292,9 +292,9 @@ def _sentence(
         mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
         # Led by the side whose sweeps the move changes most, as for a scoring card; the other side's
         # only where they sweep at all.
-        they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, in {_pct(them_b)} {theirs}"
+        they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
         they_also = f"{w.sweep(w.they)} in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
-        you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, in {_pct(mine_p)} {yours}"
+        you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
         you_also = f"{w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
         they_sweep = _some(them_p) or _some(them_b)
         if they_sweep and abs(them_p - them_b) >= abs(mine_b - mine_p):
@@ -307,7 +307,7 @@ def _sentence(
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
         return (
             f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
-            f"{theirs}, in {_pct(mine_p)} {yours}."
+            f"{theirs}, {_then(mine_p)} {yours}."
         )
     return f"{key}: {lead}."
 
@@ -370,7 +370,7 @@ def _leaders(
     out = []
     for i, (_, subject, best, played) in enumerate(clauses):
         if i == 0:
-            out.append(f"{subject} {_share(played)} {yours}, in {_pct(best)} {theirs}")
+            out.append(f"{subject} {_share(played)} {yours}, {_then(best)} {theirs}")
         else:
             out.append(f"{subject} in {_pct(played)} after {w.yours}, {_pct(best)} after the best")
     return "; ".join(out)
@@ -378,6 +378,17 @@ def _leaders(
 
 def _pct(p: float) -> str:
     return f"{round(100 * p)}%"
+
+
+def _then(p: float) -> str:
+    """The share of the worlds after a second move, following a ``_share`` clause in its words: "in
+    every deal you could face after the best, in none after yours", "in 40% ..., in every one after
+    yours" (a "100%" after "every deal" reads as another measure)."""
+    if p >= 0.995:
+        return "in every one"
+    if p <= 0.005:
+        return "in none"
+    return f"in {_pct(p)}"
 
 
 def _ahead(x: float, unit: str, they: str) -> str:
