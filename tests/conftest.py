@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
-from casino_coach.engine.movegen import ACTION_NAMES, Move, legal_moves
+from casino_coach.engine.movegen import ACTION_NAMES, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_table
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState
+from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 
 # No per-example deadline: the machines that run the suite are shared, and a loaded one made a
 # 200 ms deadline fail examples that take milliseconds when the machine is quiet.
@@ -44,6 +45,22 @@ def position(
         dealer=(to_move - 1) % n,
         nsides=nsides or (2 if n == 4 else n),
     )
+
+
+def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: bool) -> RoundState:
+    """Random play until ``left`` cards remain in the hands, in the last deal or the first."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
+    nxt = 1
+    while True:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        in_hands = sum(h.bit_count() for h in s.hands)
+        if in_hands <= left and (s.stock == 0) == last:
+            return s
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
 
 
 def moves_text(rules: RuleSet, state: RoundState, card: str | None = None) -> set[str]:

@@ -49,7 +49,8 @@ from casino_coach.report.words import (
     loss_words,
     win_words,
 )
-from casino_coach.search import Limits
+from casino_coach.search import Limits, root_moves
+from casino_coach.search.chances import solved_chance, table_for
 
 RULES = RuleSet.from_preset("royal")
 REPLAYS = Path(__file__).parents[1] / "replays"
@@ -512,20 +513,24 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     assert game_verdict_words(small) is None
 
 
-def test_an_exact_last_deal_right_for_the_round_and_wrong_for_the_game() -> None:
-    # The bundled Dominican game, ply 88: 2-10 down, in the last deal (searched exactly), the move
-    # played is the best for the round, and 7♣ taking 2♦ 5♠ would have kept more chance of the game.
+def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> None:
+    # The bundled Dominican game, ply 88: Ben 2-10 down, in the last deal (searched exactly), plays the
+    # best move for the round. While the chances followed the lines in which both sides play for the
+    # round, 7♣ taking 2♦ 5♠ was said to keep more chance of the game ("16%, the move played 9%": a
+    # mistake for the game). With Ana playing the rest of the deal to win the game too, the move
+    # played is the best for the game and nothing is said against it.
     log = read_log(REPLAYS / "dominican-2p-full.json")
     ply = replay(log).plies[88]
     m = analysis._rate(log.rules, ply, analysis_limits(nplayers=2), Thresholds(), tuple(log.players), False)
     assert m.exact and m.cls == MoveClass.BEST and m.view is not None and m.view.scores[m.side] == 2
-    text = game_verdict_words(m)
-    assert text is not None and text.startswith(
-        "Right for the round, wrong for the game: at 2-10, 7♣ captures 2♦ 5♠ would leave you"
-    )
-    # The verdict for the game: exact (a point interval), the chance lost against 7♣.
+    assert game_verdict_words(m) is None
     g = m.game
-    assert g is not None and g.best.describe() == "7♣ captures 2♦ 5♠"
-    assert g.lost > 0 and g.low == pytest.approx(g.lost) and not g.uncertain
-    assert g.cls == GAME_THRESHOLDS.classify(g.lost) and g.cls not in (MoveClass.BEST, MoveClass.GOOD)
-    assert move_obj(m, tuple(log.players))["game_class"]["class"] == g.cls.value
+    assert g is not None and g.cls == MoveClass.BEST and g.lost == 0 and not g.uncertain
+    assert m.win is not None
+    played = m.win.of(m.played)
+    assert played is not None and played[m.side] == pytest.approx(0.1571, abs=1e-4)
+    table = table_for(log.rules, 2)
+    assert table is not None and ply.observation is not None
+    seven = next(mv for mv in root_moves(log.rules, ply.observation) if mv.describe() == "7♣ captures 2♦ 5♠")
+    assert solved_chance(table, ply.observation, ply.scores, seven) < played[m.side]
+    assert move_obj(m, tuple(log.players))["game_class"]["class"] == "best"

@@ -1,5 +1,6 @@
 """The choice of a root move for the game (search/chances.py: ``game_is_close``, ``world_chances``,
-``game_edges``, ``choose_for_game``) and the searcher bot's ``goal`` option (issue 18)."""
+``game_edges``, ``choose_for_game``), the last deal solved for the game (``solved_chance``, checked
+against plain minimax over the chance to win) and the searcher bot's ``goal`` option (issue 18)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,28 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from conftest import near_deal_end
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.engine.movegen import Move, apply
-from casino_coach.engine.observation import Observation
+from casino_coach.coach.winning import game_chances
+from casino_coach.engine.movegen import Move, apply, legal_moves
+from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, score_round
+from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError
 from casino_coach.formats.game import Game
 from casino_coach.search import Limits, evaluate
 from casino_coach.search.chances import (
     choose_for_game,
+    exact_deal,
     game_edges,
     game_is_close,
     round_points,
+    solved_chance,
     table_for,
     world_chances,
 )
@@ -85,30 +93,38 @@ def _last_deal(rules: RuleSet, seed: int) -> Game:
     return game
 
 
-def _exact_chance(rules: RuleSet, game: Game, line: Sequence[Move], scores: tuple[Points, ...]) -> float:
-    """The mover's side's chance to win the game after playing ``line`` to the end of the round on the
-    real cards: the round scored by the engine at ``scores``, then the table."""
-    side = game.to_move % 2
-    state = game.state
-    for m in line:
-        state = apply(rules, state, m)
-    assert state.is_over
-    rs = score_round(rules, state, scores)
-    if rs.winner is not None:
-        return 1.0 if rs.winner == side else 0.0
-    table = table_for(rules, 2)
-    assert table is not None
-    after = tuple(a + b for a, b in zip(scores, rs.points, strict=True))
-    if max(after) > rules.target:
-        after = tuple(max(0, x - (max(after) - rules.target)) for x in after)
-    return table.at(after, (state.dealer + 1) % 2)[side]
+def minimax_chance(
+    rules: RuleSet, s: RoundState, scores: tuple[Points, ...], side: int, memo: dict[RoundState, float]
+) -> float:
+    """Side ``side``'s chance to win the game from ``s`` in a last deal, both sides playing the rest of
+    it for the game: plain minimax (memoised by state), each end of the round scored by the engine at
+    ``scores`` (a round that decides the game is won or lost), any other followed by the table."""
+    got = memo.get(s)
+    if got is not None:
+        return got
+    if s.is_over:
+        rs = score_round(rules, s, scores)
+        if rs.winner is not None:
+            v = 1.0 if rs.winner == side else 0.0
+        else:
+            after = tuple(a + b for a, b in zip(scores, rs.points, strict=True))
+            chances = game_chances(rules, len(s.hands), after, s.dealer + 1)
+            assert chances is not None
+            v = chances[side]
+    else:
+        values = [
+            minimax_chance(rules, apply(rules, s, m), scores, side, memo) for m in legal_moves(rules, s)
+        ]
+        v = max(values) if s.to_move % 2 == side else min(values)
+    memo[s] = v
+    return v
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, ROYAL, DOMINICAN], ids=lambda r: r.preset)
 def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
-    """In the last deal of a two-player round every card is known to a counter and the search goes to
-    the end of the round: each move's chance is that of the round its line ends in, scored by the
-    engine at the game score, and the game's choice is the move with the best of them."""
+    """In the last deal of a two-player round every card is known to a counter: each move's chance is
+    the deal's minimax value for the game (both sides playing the rest of it for the game), and the
+    game's choice is the move with the best of them."""
     for seed, scores in ((1, (18, 15)), (2, (19, 19)), (4, (20, 12)), (6, (14, 17))):
         game = _last_deal(rules, seed)
         obs = game.observation()
@@ -117,9 +133,13 @@ def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
         table = table_for(rules, 2)
         assert table is not None
         chances = {}
+        side = game.to_move % 2
+        memo: dict[RoundState, float] = {}
         for mv in res.moves:
-            (p,) = set(world_chances(table, obs, scores, mv, len(res.weights)))  # a world's line is certain
-            assert p == pytest.approx(_exact_chance(rules, game, (mv.move, *mv.line), scores), abs=1e-12)
+            (p,) = world_chances(table, obs, scores, mv, len(res.weights))
+            want = minimax_chance(rules, apply(rules, game.state, mv.move), scores, side, memo)
+            assert p == pytest.approx(want, abs=1e-12)
+            assert p == pytest.approx(solved_chance(table, obs, scores, mv.move), abs=1e-12)
             chances[mv.move] = p
         edges = game_edges(rules, obs, scores, res, res.moves[0].move)
         assert edges is not None and len(edges) == len(res.moves) - 1
@@ -133,6 +153,61 @@ def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
             assert chosen is not None and chances[chosen.move.move] == top
         else:
             assert chosen is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rules=st.sampled_from([CLASSIC, ROYAL, DOMINICAN]),
+    seed=st.integers(0, 2**32),
+    mine=st.integers(12, 20),
+    theirs=st.integers(12, 20),
+)
+def test_the_chances_are_minimax_over_the_game(rules: RuleSet, seed: int, mine: int, theirs: int) -> None:
+    table = table_for(rules, 2)
+    assert table is not None
+    s = near_deal_end(rules, 2, seed, 5, last=True)
+    side = s.to_move % 2
+    scores = (mine, theirs) if side == 0 else (theirs, mine)
+    obs = observe(s, s.to_move)
+    assert exact_deal(obs)
+    moves = legal_moves(rules, s)
+    memo: dict[RoundState, float] = {}
+    want = [minimax_chance(rules, apply(rules, s, m), scores, side, memo) for m in moves]
+    got = [solved_chance(table, obs, scores, m) for m in moves]
+    assert got == pytest.approx(want, abs=1e-9)
+    # What the reports and the choice for the game read: the same, from the search's one world.
+    res = evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000, seed=seed), detail=True)
+    assert len(res.weights) == 1
+    for m, w in zip(moves, want, strict=True):
+        assert world_chances(table, obs, scores, res.value_of(m), 1) == pytest.approx([w], abs=1e-9)
+
+
+def test_only_a_last_deal_with_the_cards_lying_one_way_is_solved() -> None:
+    rules = CLASSIC
+    assert exact_deal(observe(near_deal_end(rules, 2, 3, 5, last=True), 0))
+    assert not exact_deal(observe(near_deal_end(rules, 2, 3, 5, last=False), 0))
+    assert not exact_deal(observe(near_deal_end(rules, 4, 3, 6, last=True), 0))  # three hidden hands
+
+
+def test_the_searcher_plays_a_move_that_leaves_the_most_chance() -> None:
+    found = 0
+    for seed in range(60):
+        rules = (CLASSIC, ROYAL, DOMINICAN)[seed % 3]
+        s = near_deal_end(rules, 2, seed, 6, last=True)
+        moves = legal_moves(rules, s)
+        if len(moves) < 2:
+            continue
+        side = s.to_move % 2
+        scores = (19, 18) if side == 0 else (18, 19)
+        memo: dict[RoundState, float] = {}
+        want = [minimax_chance(rules, apply(rules, s, m), scores, side, memo) for m in moves]
+        if max(want) - min(want) < 0.01:
+            continue
+        found += 1
+        bot = make_policy("searcher", samples=4, min_samples=2, nodes=3000)
+        played = bot.choose(rules, observe(s, s.to_move), moves, random.Random(seed), scores=scores)
+        assert want[moves.index(played)] == pytest.approx(max(want), abs=1e-9)
+    assert found >= 10
 
 
 def test_the_bot_option_and_the_frozen_baseline() -> None:

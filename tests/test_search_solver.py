@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from conftest import near_deal_end
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,29 +11,13 @@ from casino_coach.engine.cards import FULL_DECK
 from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.state import RoundState
 from casino_coach.search.minimax import minimax
 from casino_coach.search.protocol import CasinoGame
 from casino_coach.search.solver import Solver, distinct_moves
 
 CLASSIC = RuleSet.from_preset("classic")
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
-
-
-def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: bool) -> RoundState:
-    """Random play until ``left`` cards remain in the hands, in the last deal or the first."""
-    rng = random.Random(seed)
-    sh = shuffle_round(rng, nplayers)
-    s = new_round(nplayers, 2 if nplayers == 4 else nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
-    nxt = 1
-    while True:
-        if s.needs_deal:
-            s = deal(s, sh.deals[nxt])
-            nxt += 1
-        in_hands = sum(h.bit_count() for h in s.hands)
-        if in_hands <= left and (s.stock == 0) == last:
-            return s
-        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
 
 
 @settings(max_examples=30, deadline=None)

@@ -13,8 +13,10 @@ can reach the target in this round: ``chances.game_is_close``), the move with th
 round margin gives way to a move that leaves more chance of winning the game once the round is over,
 paired over the same worlds, at the low end of a 95% interval (``chances.choose_for_game``);
 anywhere else, and always with ``goal="round"``, the move with the highest expected round margin.
-The line after the root move is the search's either way: both sides play the rest of the round for
-its margin.
+Before the last deal the line after the root move is the search's either way, both sides playing the
+rest of the round for its margin; in the last deal of two players the chances are the deal solved for
+the game (``chances.solved_chance``), so the bot plays the move that is best for the game against
+an opponent who plays for the game too.
 
 ``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always

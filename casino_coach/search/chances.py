@@ -20,8 +20,11 @@ stops and splits its value by scoring category (``result.Outcome``); a category'
 expected points, so it says how likely the mover's side is to take it, and the sweeps made are
 counted. The categories are taken as independent within one world (an approximation: in a real round
 taking more cards goes with taking more spades), and a tie for most cards is only seen where the line
-reaches the end of the round. Where it does (the last deal of a two-player round, searched to its end)
-each world's tally is certain and the chance is exact for the table. Where the round cannot decide the
+reaches the end of the round. In the last deal of a two-player round, where every card still out is
+in the other hand (``exact_deal``), the rest of the round is a game of perfect information and the
+chance is solved instead (``solved_chance``): minimax over the chance to win the game, both sides
+playing the rest of the deal for it, each end of the round scored at the game score (``game_final``),
+so that chance is exact for the table. Where the round cannot decide the
 game (no side near the target or able to reach it), a tally counts only by the points it adds, and a
 world's chance is summed over the few point totals the categories make (``_undecided_points``) instead
 of over its hundreds of tallies.
@@ -31,9 +34,9 @@ chance in each world (``world_chances``), and its edge over the best move for th
 the worlds both were searched in, with a 95% interval (``game_edges``); the move played for the game
 is, of those whose interval lies above 0, the one ahead most surely (the highest low end), and the
 round's best move when none is (with a few sampled worlds a choice by the noisier chances would lose
-rounds for nothing; an enumeration of the last deal shows the edges exactly). The line after the move is
-still the search's, in which both sides play for the round's margin; only the root move is chosen
-for the game. ``game_is_close`` says when that choice is worth its cost: when some side can reach
+rounds for nothing; the solved last deal shows the edges exactly). Before the last deal only the root
+move is chosen for the game: the lines after it are the search's, in which both sides play for the
+round's margin. ``game_is_close`` says when that choice is worth its cost: when some side can reach
 the target in this round (``for_the_game`` adds a known score, two sides and a table).
 
 The chances are those of the measured bot playing both sides: they rank game scores and moves, they
@@ -45,7 +48,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -54,13 +57,16 @@ from typing import Any, Final
 import orjson
 
 from casino_coach.engine.cards import ACES_COUNT_OUT
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.movegen import Move, apply
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sweeps, score_tally
+from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sweeps, score_tally, tally_of
+from casino_coach.engine.state import RoundState
 from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, t_factor
+from casino_coach.search.solver import Solver, canonical
+from casino_coach.search.worlds import count_worlds, enumerate_worlds, world_state
 
 TABLE_FILE: Final = Path(__file__).with_name("game_table.json")
 TABLE_FORMAT: Final = "casino-game-table"
@@ -329,6 +335,24 @@ def _settled(rules: RuleSet, tally: Tally, scores: tuple[Points, ...]) -> tuple[
     return rs.winner, _next_state(rules, scores, rs.points)
 
 
+def game_final(
+    table: GameTable, scores: Sequence[Points], dealer: int, side: int
+) -> Callable[[RoundState], float]:
+    """The chance that ``side`` wins the game once a round dealt by seat ``dealer`` from the game score
+    ``scores`` is played out as the state given says (the final value of a ``Solver`` for the game)."""
+    rules = table.rules
+    start = tuple(scores)
+    nxt = (dealer + 1) % table.nsides
+
+    def value(state: RoundState) -> float:
+        winner, after = _settled(rules, canonical_tally(rules, tally_of(state)), start)
+        if winner is not None:
+            return 1.0 if winner == side else 0.0
+        return table.at(after, nxt)[side]
+
+    return value
+
+
 # Per scoring category of ``search.Outcome.parts`` (two sides): the item's points under the rules.
 def _category_points(rules: RuleSet) -> dict[str, int]:
     out = {
@@ -451,11 +475,38 @@ def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
 
 class ChanceMemo:
     """What the game chances of one decision's moves share (``world_chances``): the mover's chance
-    after each world outcome met (worlds and moves often end alike) and after each tally."""
+    after each world outcome met (worlds and moves often end alike) and after each tally, and the
+    solver of a last deal played for the game (``solved_chance``) with its position."""
 
     def __init__(self) -> None:
         self.outcomes: dict[tuple[Any, ...], float] = {}
         self.tallies: dict[Tally, float] = {}
+        self.solvers: dict[tuple[Observation, tuple[Points, ...]], tuple[Solver, RoundState]] = {}
+
+
+def exact_deal(obs: Observation) -> bool:
+    """Whether the rest of the round is a game of perfect information for the mover: the last deal,
+    with the cards still out lying one way only (two players: they are all in the other hand)."""
+    return obs.last_deal and count_worlds(obs) == 1
+
+
+def solved_chance(
+    table: GameTable, obs: Observation, scores: Sequence[Points], move: Move, memo: ChanceMemo | None = None
+) -> float:
+    """The mover's side's chance to win the game after ``move`` in a last deal of two sides whose cards
+    lie one way (``exact_deal``), both sides playing the rest of the deal for the game: the minimax
+    value of the deal for the chance, its ends valued by ``game_final``. (The chances of
+    ``world_tallies`` follow instead the lines in which both sides play for the round's margin.)"""
+    memo = ChanceMemo() if memo is None else memo
+    key = (obs, tuple(scores))
+    got = memo.solvers.get(key)
+    if got is None:
+        side = obs.seat % 2
+        solver = Solver(table.rules, side, 2, final_value=game_final(table, scores, obs.dealer, side))
+        (world,) = enumerate_worlds(table.rules, obs)
+        got = memo.solvers[key] = (solver, canonical(world_state(obs, world)))
+    solver, state = got
+    return solver.value(apply(table.rules, state, move))
 
 
 def world_chances(
@@ -470,13 +521,17 @@ def world_chances(
     each of the ``nworlds`` worlds of its search (made with ``detail``; two sides): the chances after
     that world's tallies (``world_tallies``; by the points alone where the round cannot decide the
     game, ``_undecided_points``), NaN where the move was not searched. ``memo`` keeps what other
-    moves of the same decision meet again."""
+    moves of the same decision meet again. In a last deal whose cards lie one way (``exact_deal``)
+    the one world's chance is the deal's minimax value for the game instead (``solved_chance``):
+    both sides play the rest of it for the game."""
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
     rules = table.rules
     side = obs.seat % 2
     nxt = (obs.dealer + 1) % table.nsides
     memo = ChanceMemo() if memo is None else memo
+    if nworlds == 1 and mv.outcomes and mv.outcomes[0] is not None and exact_deal(obs):
+        return [solved_chance(table, obs, scores, mv.move, memo)]
     start = tuple(scores)
     out = [math.nan] * nworlds
     for i, outcome in enumerate(mv.outcomes[:nworlds]):

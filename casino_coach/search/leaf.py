@@ -24,6 +24,7 @@ count too (they shift every move's value by the same amount).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -354,11 +355,21 @@ class Evaluator:
     deal-end value, ``learned_value``, where weights were fitted for the rules and players; the
     handmade estimate elsewhere)."""
 
-    __slots__ = ("_cache", "_final", "_weights", "leaf_kind", "n", "root_side", "rules")
+    __slots__ = ("_cache", "_final", "_weights", "final_value", "leaf_kind", "n", "root_side", "rules")
 
-    def __init__(self, rules: RuleSet, nsides: int, root_side: int, leaf: str = HANDMADE) -> None:
+    def __init__(
+        self,
+        rules: RuleSet,
+        nsides: int,
+        root_side: int,
+        leaf: str = HANDMADE,
+        final_value: Callable[[RoundState], float] | None = None,
+    ) -> None:
         check_leaf(leaf)
         self.rules = rules
+        # What a played-out round is worth to the root side, where it is not its round points (the
+        # chance to win the game, ``search.last_deal``); None: the round points.
+        self.final_value = final_value
         self.n = nsides
         self.root_side = root_side
         self.leaf_kind = leaf
@@ -368,11 +379,12 @@ class Evaluator:
         self._cache: dict[tuple[tuple[int, ...], tuple[int, ...], int, int, int], float] = {}
 
     def final(self, state: RoundState) -> float:
-        """Exact value of a played-out round."""
+        """Exact value of a played-out round (``final_value`` of it where one was given)."""
         key = (state.captured, state.sweeps, state.last_capturer)
         v = self._final.get(key)
         if v is None:
-            v = side_value(final_points(self.rules, state), self.root_side)
+            fv = self.final_value
+            v = fv(state) if fv is not None else side_value(final_points(self.rules, state), self.root_side)
             self._final[key] = v
         return v
 

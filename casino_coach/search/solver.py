@@ -170,13 +170,20 @@ class Solver:
     """Alpha-beta with a transposition table, for one root side; reusable across worlds."""
 
     def __init__(
-        self, rules: RuleSet, root_side: int, nsides: int, horizon: int = 0, leaf: str = HANDMADE
+        self,
+        rules: RuleSet,
+        root_side: int,
+        nsides: int,
+        horizon: int = 0,
+        leaf: str = HANDMADE,
+        final_value: Callable[[RoundState], float] | None = None,
     ) -> None:
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides
         self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
-        self.eval = Evaluator(rules, nsides, root_side, leaf)
+        # ``final_value``: what a played-out round is worth to the root side, where not its points.
+        self.eval = Evaluator(rules, nsides, root_side, leaf, final_value)
         self.tt: dict[RoundState, Entry] = {}
         self.nodes = 0
         self.node_limit = 1 << 62  # ``search`` raises OutOfNodes past this many nodes
