@@ -26,15 +26,21 @@ import random
 from collections.abc import Sequence
 
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.winning import game_chances
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.scoring import Points, score_round
+from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import RoundState
 from casino_coach.formats.game import Game
 from casino_coach.search import Limits, evaluate
-from casino_coach.search.chances import GameTable, chances_after, solved_chance, table_for, world_tallies
+from casino_coach.search.chances import (
+    GameTable,
+    chances_after,
+    game_final,
+    solved_chance,
+    table_for,
+    world_tallies,
+)
 from casino_coach.search.solver import Solver, canonical
 
 
@@ -67,10 +73,12 @@ def _choose(moves: Sequence[Move], chance: dict[Move, float]) -> Move:
     return top if chance[top] > chance[moves[0]] + 1e-9 else moves[0]
 
 
-def against_round_bot(rules: RuleSet, state: RoundState, scores: tuple[Points, ...], side: int) -> float:
+def against_round_bot(table: GameTable, state: RoundState, scores: tuple[Points, ...], side: int) -> float:
     """``side``'s chance to win the game from ``state`` playing for the game against an opponent who
     plays the best move for the round (the mean over moves equally good for it)."""
+    rules = table.rules
     solver = Solver(rules, 1 - side, 2)
+    final = game_final(table, scores, state.dealer, side)
     memo: dict[RoundState, float] = {}
 
     def value(s: RoundState) -> float:
@@ -78,14 +86,7 @@ def against_round_bot(rules: RuleSet, state: RoundState, scores: tuple[Points, .
         if got is not None:
             return got
         if s.is_over:
-            rs = score_round(rules, s, scores)
-            if rs.winner is not None:
-                v = 1.0 if rs.winner == side else 0.0
-            else:
-                after = tuple(a + b for a, b in zip(scores, rs.points, strict=True))
-                chances = game_chances(rules, 2, after, s.dealer + 1)
-                assert chances is not None
-                v = chances[side]
+            v = final(s)
         else:
             moves = legal_moves(rules, s)
             if s.to_move % 2 == side:
@@ -126,9 +127,8 @@ def measure(rules: RuleSet, table: GameTable, positions: int, seed: int) -> str:
         if a != b:
             differ += 1
             gain_minimax += new[b] - new[a]
-            gain_round_bot += against_round_bot(
-                rules, apply(rules, state, b), scores, side
-            ) - against_round_bot(rules, apply(rules, state, a), scores, side)
+            vs_bot = [against_round_bot(table, apply(rules, state, m), scores, side) for m in (a, b)]
+            gain_round_bot += vs_bot[1] - vs_bot[0]
     per = max(differ, 1)
     return (
         f"{rules.preset}: {positions} last-deal positions; the round's best move gives way to a move for "
