@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import pytest
 from conftest import near_deal_end
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from casino_coach.bots.arena import play
@@ -34,6 +34,7 @@ from casino_coach.search.chances import (
     table_for,
     world_chances,
 )
+from casino_coach.search.expectimax import MAX_LOOSE
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -176,6 +177,7 @@ def test_the_chances_are_minimax_over_the_game(rules: RuleSet, seed: int, mine: 
     got = [solved_chance(table, obs, scores, m) for m in moves]
     assert got == pytest.approx(want, abs=1e-9)
     # What the reports and the choice for the game read: the same, from the search's one world.
+    assume(obs.loose.bit_count() <= MAX_LOOSE)  # random play can leave more than the search takes
     res = evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000, seed=seed), detail=True)
     assert len(res.weights) == 1
     for m, w in zip(moves, want, strict=True):
