@@ -76,6 +76,21 @@ def read_any(source: bytes | str | Path) -> GameLog | Position:
     return _position_from_obj(obj)
 
 
+def dealer_of(sizes: Sequence[int], to_move: int) -> int | None:
+    """The dealer that the hand sizes and the seat to move imply: the deal is led by the seat after
+    the dealer and goes round, so the seats that have played this turn (from the leader to the seat
+    before ``to_move``) hold one card fewer than the others. None when the sizes follow no such
+    pattern (a position made elsewhere)."""
+    n = len(sizes)
+    h = sizes[to_move]
+    played = 0
+    while played < n - 1 and sizes[(to_move - 1 - played) % n] == h - 1:
+        played += 1
+    if any(sizes[(to_move + k) % n] != h for k in range(n - played)):
+        return None
+    return (to_move - played - 1) % n
+
+
 def observation_from_position(
     rules: RuleSet,
     nplayers: int,
@@ -156,6 +171,14 @@ def observation_from_position(
         raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {last_capture}")
     if scores is not None and len(scores) != nsides:
         raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(scores)}")
+    dealt = dealer_of(sizes, to_move)
+    if dealer is None:
+        dealer = (to_move - 1) % nplayers if dealt is None else dealt
+    elif dealt is not None and dealer != dealt:
+        raise LogError(
+            f"dealer: seat {dealer} cannot have dealt: with hand_sizes {list(sizes)} and seat {to_move} "
+            f"to move, seat {(dealt + 1) % nplayers} led this deal, so seat {dealt} dealt (rules.md 1.3.6)"
+        )
     return Observation(
         seat=to_move,
         hand=hand,
@@ -165,7 +188,7 @@ def observation_from_position(
         sweeps=sw,
         to_move=to_move,
         last_capturer=last_capture,
-        dealer=(to_move - 1) % nplayers if dealer is None else dealer,
+        dealer=dealer,
         nsides=nsides,
         hand_sizes=sizes,
         stock_count=stock,
