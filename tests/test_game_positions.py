@@ -283,7 +283,9 @@ def test_the_best_for_the_game_is_the_move_that_beats_the_played_one_most_surely
     monkeypatch.setattr(analysis, "game_edges", edges)
     g = game_verdict_of(pos.rules, obs, res, moves["6♣ captures 6♦ 6♥"], pos.scores)
     assert g is not None and g.best == moves[round_move]
-    assert (g.lost, g.low, g.high) == (0.015, 0.005, 0.173) and g.cls == MoveClass.GOOD and g.uncertain
+    # The interval is that edge's own (the royal game, ply 81, read "11.6% given up (11.6% to 14.0%)
+    # against 9♣ builds 10 with A♥", the 14.0% the top of another move's interval).
+    assert (g.lost, g.low, g.high) == (0.015, 0.005, 0.026) and g.cls == MoveClass.GOOD and g.uncertain
 
     def level(*args: object) -> list[GameEdge]:
         return [GameEdge(noisy, 1e-16, -1e-16, 3e-16, 9)]
@@ -311,3 +313,89 @@ def test_the_engine_names_the_move_for_the_game_and_classes_the_round_move(case:
     g = answer["verdict"]["game_class"]
     assert g["class"] not in ("best", "good") and g["lost"] == choice["gain"]
     assert move_from_json(g["best"])[1].describe() == game_move
+
+
+def test_moves_equal_for_the_round_are_still_judged_for_the_game() -> None:
+    """Every move worth +3.00 for the round, but the builds leave 38% to win the game and the trails
+    52% (Dominican, 14-19, the last deal: after a trail Ana can still choose to trail her last card
+    and end at 17 rather than 20, where only 2♠ could win her the game). The verdict used to call the
+    build "forced" and say nothing for the game; it is a blunder for the game (a QA position)."""
+    pos = position_from_obj(
+        {
+            "format": "casino-position",
+            "version": 1,
+            "rules": {"preset": "dominican"},
+            "players": 2,
+            "to_move": 0,
+            "hand": ["TH", "AD"],
+            "table": {"loose": ["4S", "5D", "JD", "QD"], "builds": []},
+            "hand_sizes": [2, 1],
+            "stock": 0,
+            "captured": [
+                [
+                    "TD",
+                    "3S",
+                    "5S",
+                    "6S",
+                    "7S",
+                    "8S",
+                    "2C",
+                    "3C",
+                    "4C",
+                    "5C",
+                    "6C",
+                    "7C",
+                    "8C",
+                    "9C",
+                    "TC",
+                    "JC",
+                    "QC",
+                    "KC",
+                    "2D",
+                ],
+                [
+                    "AC",
+                    "AH",
+                    "AS",
+                    "9S",
+                    "TS",
+                    "JS",
+                    "QS",
+                    "KS",
+                    "3D",
+                    "4D",
+                    "6D",
+                    "7D",
+                    "8D",
+                    "9D",
+                    "KD",
+                    "2H",
+                    "3H",
+                    "4H",
+                    "5H",
+                    "6H",
+                    "7H",
+                    "8H",
+                    "9H",
+                    "JH",
+                    "QH",
+                    "KH",
+                ],
+            ],
+            "sweeps": [2, 1],
+            "last_capture": 1,
+            "scores": [14, 19],
+        }
+    )
+    obs = pos.observation
+    assert obs.dealer == 0  # seat 1 led this deal
+    moves = {m.describe(): m for m in root_moves(pos.rules, obs)}
+    build = moves["A♦ builds 10 with 4♠ 5♦"]
+    res = judge(pos.rules, obs, analysis_limits(), Thresholds(), build)
+    assert res.exact and len({round(mv.ev, 9) for mv in res.moves}) == 1  # all equal for the round
+    v = verdict_of(pos.rules, obs, res, build, Thresholds(), (), pos.scores)
+    assert not v.forced and v.cls == MoveClass.BEST and v.game is not None
+    assert v.game.best.describe().endswith("trails") and v.game.lost == pytest.approx(0.1419, abs=1e-4)
+    assert v.game.cls == MoveClass.BLUNDER
+    # Far from the target nothing tells the moves apart: forced.
+    assert verdict_of(pos.rules, obs, res, build, Thresholds(), (), (5, 5)).forced

@@ -44,6 +44,7 @@ from casino_coach.report.document import (
 )
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
+    chance_words,
     game_class_words,
     game_verdict_words,
     loss_words,
@@ -399,7 +400,7 @@ def test_the_loss_says_what_it_rests_on() -> None:
     sampled = dataclasses.replace(m, exact=False, loss_low=1.9, loss_high=3.1, samples=40)
     assert loss_words(sampled) == "lost 2.50 (1.90 to 3.10 over 40 worlds)"
     uncertain = dataclasses.replace(sampled, uncertain=True, shallow=True)
-    assert "shallower" in loss_words(uncertain) and "the milder is given" in loss_words(uncertain)
+    assert "shallower" in loss_words(uncertain) and "the mildest is given" in loss_words(uncertain)
     enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
     assert loss_words(enumerated) == "lost 2.50 (over all 9 kinds of deal the player could face)"
 
@@ -411,7 +412,10 @@ def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
     )
     page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
     basis = page_data(page)["plies"][0]["basis"]
-    assert basis == "1.90 to 3.10 over 40 worlds; the interval spans two classes, so the milder is given"
+    assert (
+        basis
+        == "1.90 to 3.10 over 40 worlds; the interval spans more than one class, so the mildest is given"
+    )
 
 
 def test_game_chances_in_every_format() -> None:
@@ -491,7 +495,13 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
         "8♣ captures 3♥ 5♠"
     )
     assert game_class_words(b.game) == words
-    assert (win_words(b) or "").endswith("; " + words)
+    # The chance after the move best for the game is shown where it is neither the move played nor
+    # the round's best (the Dominican game, ply 104, read "93% after it with the move played (93% with
+    # the best move); for the game: good, 6.5% ... given up ... against 10♣ captures 10♦").
+    assert win_words(b) == (
+        "chance to win the game: 50% before the round, 30% after it with the move played (45% with 8♣ "
+        "captures 3♥ 5♠); " + words
+    )
     # Good for the game: no disagreement to tell.
     assert (
         game_verdict_words(dataclasses.replace(b, game=dataclasses.replace(wrong, cls=MoveClass.GOOD)))
@@ -511,6 +521,13 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     assert game_verdict_words(dataclasses.replace(miss, win=won, game=slip)) is None
     small = dataclasses.replace(miss, win=won, game=level, cls=MoveClass.INACCURACY, loss=0.3)
     assert game_verdict_words(small) is None
+
+
+def test_a_decided_game_reads_as_certain() -> None:
+    # A sum of the table's chances can miss 1 in its last bits: a won game is "100%", not ">99%" (the
+    # Dominican game, ply 157, read ">99%" where 10♦ had won it).
+    assert chance_words(0.9999999999999997) == "100%" and chance_words(3e-17) == "0%"
+    assert chance_words(0.996) == ">99%" and chance_words(0.004) == "<1%" and chance_words(0.48) == "48%"
 
 
 def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> None:

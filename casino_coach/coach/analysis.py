@@ -166,6 +166,9 @@ class GameVerdict:
     cls: MoveClass
     uncertain: bool
     ahead: float = 0.0
+    # Whether some move valued leaves another chance of the game than the move played (a move
+    # whose round value ties with every other is still a choice for the game then).
+    differs: bool = True
 
 
 def game_verdict_of(
@@ -197,7 +200,9 @@ def game_verdict_of(
     top = max(ahead_of, key=lambda e: (e.low, e.gain)) if ahead_of else None
     lost = top.gain if top is not None else 0.0
     low = max(0.0, top.low) if top is not None else 0.0
-    high = max([lost, *(max(0.0, e.high) for e in edges)])
+    # The interval of the loss against that move; where no move is ahead, how much the move played
+    # may still lose against any of them.
+    high = max(lost, top.high) if top is not None else max([0.0, *(e.high for e in edges)])
     # The round's best move against the move played: the move played is ahead for the game with
     # confidence where even the high end of the round's best's edge over it is below 0.
     ahead = max([0.0, *(-e.high for e in edges if e.move.move == res.moves[0].move)])
@@ -209,6 +214,7 @@ def game_verdict_of(
         thresholds.classify_interval(lost, low),
         thresholds.band(low) != thresholds.band(high),
         ahead,
+        any(abs(e.gain) > CHANCE_EPSILON for e in edges),
     )
 
 
@@ -553,7 +559,9 @@ def verdict_of(
     # the runner-up: a best verdict carries its error bar too.
     other = best.move if best.move != move else (res.moves[1].move if len(res.moves) > 1 else move)
     _, stderr, _ = res.paired(other, move) if other != move else (0.0, 0.0, 0)
-    forced = _forced(res)
+    game = game_verdict_of(rules, obs, res, move, scores, memo=memo) if len(res.moves) > 1 else None
+    # Every move worth the same for the round is still a choice where the game tells them apart.
+    forced = _forced(res) and (game is None or not game.differs)
     cls = thresholds.classify_interval(loss, low)
     explanations: tuple[Explanation, ...] = ()
     if cls != MoveClass.BEST and not forced:
@@ -568,7 +576,7 @@ def verdict_of(
         forced,
         thresholds.band(low) != thresholds.band(high),
         explanations,
-        None if forced else game_verdict_of(rules, obs, res, move, scores, memo=memo),
+        None if forced else game,
     )
 
 
@@ -588,10 +596,13 @@ class Verdict:
     game: GameVerdict | None = None  # once the game is close (``game_verdict_of``)
 
 
-def verdict_json(v: Verdict, ev: float, num: Callable[[float], Any]) -> dict[str, Any]:
+def verdict_json(
+    v: Verdict, ev: float, num: Callable[[float], Any], seat: int | None = None
+) -> dict[str, Any]:
     """A verdict as JSON data, as ``suggest --json`` and the engine write it: the move's ``ev``, its
     ``loss`` with ``loss_interval``, ``class``, ``forced``, ``explanations`` and ``game_class``
-    (``game_class_json``); ``num`` writes the numbers (each output keeps its own convention)."""
+    (``game_class_json``, its move with ``seat`` where the output's moves carry one); ``num`` writes
+    the numbers (each output keeps its own convention)."""
     return {
         "ev": num(ev),
         "loss": num(v.loss),
@@ -599,7 +610,7 @@ def verdict_json(v: Verdict, ev: float, num: Callable[[float], Any]) -> dict[str
         "class": v.cls.value,
         "forced": v.forced,
         "explanations": [{"kind": e.kind, "text": e.text, "points": e.points} for e in v.explanations],
-        "game_class": game_class_json(v.game),
+        "game_class": game_class_json(v.game, seat),
     }
 
 

@@ -31,7 +31,7 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
     text = f"{v.cls.value}, lost {v.loss:.2f}{interval}"
     if v.uncertain:
-        text += f"; not pinned to one class after {result.samples} worlds, so the milder class is given"
+        text += f"; not pinned to one class after {result.samples} worlds, so the mildest class is given"
     return text
 
 

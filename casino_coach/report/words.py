@@ -16,7 +16,7 @@ from casino_coach.coach.analysis import (
     SeatSummary,
     searches_deal_end,
 )
-from casino_coach.coach.winning import GameEdge, WinChances
+from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
 from casino_coach.engine.movegen import article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
@@ -52,12 +52,12 @@ def loss_basis(m: MoveAnalysis) -> str:
     return text + (", searched shallower to fit the node budget" if m.shallow else "")
 
 
-UNCERTAIN_WORDS = "the interval spans two classes, so the milder is given"
+UNCERTAIN_WORDS = "the interval spans more than one class, so the mildest is given"
 
 
 def loss_words(m: MoveAnalysis) -> str:
     """The loss with what it rests on: "lost 2.15 (1.01 to 3.28 over 56 worlds)", "lost 4.00
-    (exact)"; an uncertain class says that it is the milder of the classes its interval spans."""
+    (exact)"; an uncertain class says that it is the mildest of the classes its interval spans."""
     if m.loss is None:
         return ""
     text = f"lost {m.loss:.2f} ({loss_basis(m)})"
@@ -66,12 +66,13 @@ def loss_words(m: MoveAnalysis) -> str:
 
 def chance_words(p: float) -> str:
     """A chance in percent, whole: "48%"; "<1%" and ">99%" near the ends, where rounding would say
-    "0%" or "100%" of a game still to play."""
-    if 0 < p < 0.005:
+    "0%" or "100%" of a game still to play; "0%" and "100%" where the game is decided (within
+    ``CHANCE_EPSILON``: a sum of the table's chances can miss 1 in its last bits)."""
+    if CHANCE_EPSILON < p < 0.005:
         return "<1%"
-    if 0.995 < p < 1:
+    if 0.995 < p < 1 - CHANCE_EPSILON:
         return ">99%"
-    return f"{100 * p:.0f}%"
+    return f"{100 * min(1.0, max(0.0, p)):.0f}%"
 
 
 def win_words(m: MoveAnalysis) -> str | None:
@@ -86,8 +87,14 @@ def win_words(m: MoveAnalysis) -> str | None:
     if played is not None:
         text += f", {chance_words(played[side])} after it with the move played"
     best = m.win.of(m.best) if m.best is not None and m.best != m.played else None
-    if best is not None:
-        text += f" ({chance_words(best[side])} with the best move)"
+    # The move best for the game, where it is neither (``game_class_words`` names it).
+    g = m.game
+    top = m.win.of(g.best) if g is not None and g.best not in (m.played, m.best) else None
+    if best is not None or top is not None:
+        shown = [f"{chance_words(best[side])} with the best move"] if best is not None else []
+        if top is not None and g is not None:
+            shown.append(f"{chance_words(top[side])} with {g.best.describe()}")
+        text += f" ({'; '.join(shown)})"
     game = game_class_words(m.game)
     return text if game is None else f"{text}; {game}"
 

@@ -507,7 +507,7 @@ class EngineSession:
             v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players, tuple(g.match.scores))
             out["verdict"] = (
                 {"move": move_to_json(move, res.seat)}
-                | verdict_json(v, res.value_of(move).ev, _num)
+                | verdict_json(v, res.value_of(move).ev, _num, res.seat)
                 | chances(move)
             )
         return out
