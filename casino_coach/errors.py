@@ -117,12 +117,24 @@ def quoted(text: str) -> str:
 
 
 @contextmanager
-def about(path: str | Path) -> Iterator[None]:
+def about(path: str | Path | None) -> Iterator[None]:
     """Errors in reading or re-playing the file ``path`` name it first ("FILE: round 1, deal 1,
-    ..."), whichever command met them."""
+    ..."), whichever command met them, and so do the refusals of a position of it too big to list
+    or to search; None: no file (a typed position), the errors as they are."""
     try:
         yield
-    except (LogError, CardError, IllegalMoveError, NotationError, RulesError) as e:
+    except (
+        LogError,
+        CardError,
+        IllegalMoveError,
+        NotationError,
+        RulesError,
+        TooManyMoves,
+        TooBigToSearch,
+    ) as e:
+        if path is None:
+            raise
+
         text = str(e)
         if text.startswith(f"{path}: "):
             raise

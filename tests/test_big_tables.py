@@ -81,7 +81,8 @@ def test_a_log_of_trails_replays_and_lists_in_bounded_time(tmp_path: Path, prese
             p for p in rep.plies if p.state is not None and p.state.loose.bit_count() > MAX_LISTED_LOOSE
         )
         err = one_error_line(cli("moves", str(path), "--at", str(big.index)))
-        assert f"(ply {big.index})" in err and "legal moves are listed with at most 16" in err
+        assert err.startswith(f"error: {path}: ") and f"(ply {big.index})" in err
+        assert "legal moves are listed with at most 16" in err
         assert one_error_line(cli("moves", str(path), "--json")) == err
     small = next(
         p for p in rep.plies if p.state is not None and p.state.loose.bit_count() <= MAX_LISTED_LOOSE
@@ -151,7 +152,9 @@ def test_suggest_tree_and_the_engine_refuse_it_in_the_same_words(
         ["suggest", "--at", str(ply), "--json"],
         ["tree", "--at", str(ply)],
     ):
-        assert one_error_line(cli(args[0], str(trails), *args[1:], "--samples", "2")) == f"error: {why}"
+        # the file's position: the error names the file first, as every error about a file's content
+        got = one_error_line(cli(args[0], str(trails), *args[1:], "--samples", "2"))
+        assert got == f"error: {trails}: {why}"
     log = read_log(trails)
     engine = _engine_at(log, ply)
     played = move_to_json(_played(log, ply), m["seat"])
@@ -224,4 +227,4 @@ def test_a_decision_with_too_many_moves_is_not_judged_either(tmp_path: Path) -> 
     assert len(m["table"]["loose"]) <= MAX_LOOSE
     assert m["not_judged"] == "1,413 legal moves: the search handles at most 300"
     err = one_error_line(cli("suggest", str(path), "--at", str(m["ply"]), "--samples", "2"))
-    assert err == f"error: {m['not_judged']}"
+    assert err == f"error: {path}: {m['not_judged']}"

@@ -153,7 +153,7 @@ def test_moves_on_viewer_logs_and_positions() -> None:
     assert [e["ply"] for e in every] == [p.index for p in rep.plies if p.seat == log.viewer]
     theirs = next(p.index for p in rep.plies if p.seat != log.viewer)
     err = one_error_line(cli("moves", str(viewer), "--at", str(theirs)))
-    assert f"(ply {theirs})" in err and "not in the log" in err
+    assert err.startswith(f"error: {viewer}: ") and f"(ply {theirs})" in err and "not in the log" in err
     end = orjson.loads(cli("moves", str(viewer), "--at", str(len(rep.plies)), "--json").stdout)
     obs = end_observation(rep)
     assert end["seat"] == obs.to_move == log.viewer

@@ -107,52 +107,57 @@ def moves_command(
     Example: casino-coach moves replays/royal-2p-full.json --at 12 --json
     """
     doc = _read(file)
-    if isinstance(doc, Position):
-        if at is not None:
-            raise CoachError("--at: a position is a single moment; --at applies to logs only")
-        obs = doc.observation
-        legal = legal_in(doc.rules, obs)
-        if json:
-            _print_json(_legal_json(0, obs.to_move, legal))
-            return
-        title = f"{file}: seat {obs.to_move} to move: {_count(legal)}"
-        Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)]))
-        return
-    rep = _replay(file, doc)
-    rules = doc.rules
-    names = [player_name(p) for p in doc.players]
-    if at is not None:
-        total = len(rep.plies)
-        if at < 0 or at > total:
-            raise CoachError(f"{file}: --at {at}: the log has {total} moves, so N goes from 0 to {total}")
-        if at == total:
-            try:
-                obs = end_observation(rep)
-            except LogError as e:
-                raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
-            legal = end_legal(rules, rep, obs)
+    with about(file):  # an unknown hand or a table too big to list names the file
+        if isinstance(doc, Position):
+            if at is not None:
+                raise CoachError("--at: a position is a single moment; --at applies to logs only")
+            obs = doc.observation
+            legal = legal_in(doc.rules, obs)
             if json:
-                _print_json(_legal_json(at, obs.to_move, legal))
+                _print_json(_legal_json(0, obs.to_move, legal))
                 return
-            title = f"ply {at}, where the log stops: {seat_name(obs.to_move, names)} to move: {_count(legal)}"
-            Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)], names))
+            title = f"{file}: seat {obs.to_move} to move: {_count(legal)}"
+            Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)]))
             return
-        ply = rep.plies[at]
-        legal = legal_at(rules, ply)
+        rep = _replay(file, doc)
+        rules = doc.rules
+        names = [player_name(p) for p in doc.players]
+        if at is not None:
+            total = len(rep.plies)
+            if at < 0 or at > total:
+                raise CoachError(f"{file}: --at {at}: the log has {total} moves, so N goes from 0 to {total}")
+            if at == total:
+                try:
+                    obs = end_observation(rep)
+                except LogError as e:
+                    raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
+                legal = end_legal(rules, rep, obs)
+                if json:
+                    _print_json(_legal_json(at, obs.to_move, legal))
+                    return
+                title = (
+                    f"ply {at}, where the log stops: {seat_name(obs.to_move, names)} to move: {_count(legal)}"
+                )
+                Console().print(legal_view([LegalAt(title, obs.hand, obs.loose, obs.builds, legal)], names))
+                return
+            ply = rep.plies[at]
+            legal = legal_at(rules, ply)
+            if json:
+                _print_json(_legal_json(at, ply.seat, legal))
+                return
+            Console().print(legal_view([_legal_at(ply, names, legal)], names))
+            return
+        known = [p for p in rep.plies if p.observation is not None or p.state is not None]
         if json:
-            _print_json(_legal_json(at, ply.seat, legal))
+            _print_json([_legal_json(p.index, p.seat, legal_at(rules, p)) for p in known])
             return
-        Console().print(legal_view([_legal_at(ply, names, legal)], names))
-        return
-    known = [p for p in rep.plies if p.observation is not None or p.state is not None]
-    if json:
-        _print_json([_legal_json(p.index, p.seat, legal_at(rules, p)) for p in known])
-        return
-    views = [
-        _legal_at(p, names, legal_at(rules, p) if p.observation is not None or p.state is not None else None)
-        for p in rep.plies
-    ]
-    Console().print(legal_view(views, names))
+        views = [
+            _legal_at(
+                p, names, legal_at(rules, p) if p.observation is not None or p.state is not None else None
+            )
+            for p in rep.plies
+        ]
+        Console().print(legal_view(views, names))
 
 
 def _count(legal: list[Move]) -> str:

@@ -34,7 +34,7 @@ from casino_coach.coach.analysis import (
     why_not_second,
 )
 from casino_coach.coach.winning import choose_for_game
-from casino_coach.errors import UsageError
+from casino_coach.errors import UsageError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
 from casino_coach.render.search import suggestion_view
@@ -167,7 +167,8 @@ def suggest_command(
         )
     obs = decision.obs
     limits = suggest_limits(samples, seed, time, obs.nplayers, depth)
-    result = judge(decision.rules, obs, limits, thresholds, decision.played)
+    with about(file):  # a position too big to search names the file it came from
+        result = judge(decision.rules, obs, limits, thresholds, decision.played)
     verdict = (
         verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names, decision.scores)
         if decision.played is not None
@@ -246,12 +247,13 @@ def tree_command(
         raise UsageError(f"--max-depth must be at least 1, got {max_depth}")
     check_ranges(samples=samples, time=time)
     decision = decision_from_file(file, at)
-    result = evaluate(
-        decision.rules,
-        decision.obs,
-        decision_limits(suggest_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
-        record=True,
-    )
+    with about(file):  # a position too big to search names the file it came from
+        result = evaluate(
+            decision.rules,
+            decision.obs,
+            decision_limits(suggest_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
+            record=True,
+        )
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
     data = graph_bytes(g, fmt.value)

@@ -20,7 +20,7 @@ total and per decision, an accuracy percentage and the luck of the deals.
 **Accuracy** adapts Lichess's formula from win-percentage to round points: a move's accuracy is
 ``103.1668 * exp(-0.04354 * d) - 3.1669`` (clamped to 0..100) where ``d = 100 * loss / 11`` is the loss
 as a percentage of the 11 points a round distributes; a player's accuracy is the mean over unforced
-moves. A loss of 0.1 point scores 99%, 0.5 about 81%, 1 point 66%, 2 points (Big Casino) 44%. Where
+moves. A loss of 0.1 point scores 96%, 0.5 about 81%, 1 point 66%, 2 points (Big Casino) 44%. Where
 the rules have a table of winning chances (``coach.winning``), the **game accuracy** is Lichess's own:
 from the chance of winning the game each move gave up, aggregated as Lichess aggregates a game
 (``game_accuracy``).
