@@ -10,7 +10,9 @@ from typing import Any
 import orjson
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
+from casino_coach.cli import app
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
     GAME_THRESHOLDS,
@@ -551,3 +553,27 @@ def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> 
     seven = next(mv for mv in root_moves(log.rules, ply.observation) if mv.describe() == "7♣ captures 2♦ 5♠")
     assert solved_chance(table, ply.observation, ply.scores, seven) < played[m.side]
     assert move_obj(m, tuple(log.players))["game_class"]["class"] == "best"
+
+
+@pytest.mark.parametrize(("log_name", "ply"), [("royal-2p-full.json", 88), ("dominican-2p-full.json", 73)])
+def test_suggest_at_a_ply_says_what_analyze_says_for_the_game(log_name: str, ply: int) -> None:
+    # "No matter for the game: ..." (royal, ply 88) and "Right for the round, wrong for the game: ..."
+    # (Dominican, ply 73) were in analyze's report only; suggest --at said nothing of them (QA).
+
+    log = read_log(REPLAYS / log_name)
+    m = analysis._rate(
+        log.rules,
+        replay(log).plies[ply],
+        analysis_limits(nplayers=2),
+        Thresholds(),
+        tuple(log.players),
+        False,
+    )
+    words = game_verdict_words(m)
+    assert words is not None
+    out = CliRunner().invoke(app, ["suggest", str(REPLAYS / log_name), "--at", str(ply), "--json"])
+    assert out.exit_code == 0 and orjson.loads(out.stdout)["played"]["game_verdict"] == words
+    text = CliRunner().invoke(
+        app, ["suggest", str(REPLAYS / log_name), "--at", str(ply)], env={"COLUMNS": "400"}
+    )
+    assert f"  - {words}" in text.stdout

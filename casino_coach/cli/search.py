@@ -44,6 +44,7 @@ from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
     decision_from_file,
+    played_game_words,
     result_json,
     suggest_limits,
     typed_decision,
@@ -190,6 +191,7 @@ def suggest_command(
             names=decision.names,
             win=decision_chances_of(decision, result, top),
             for_game=choose_for_game(decision.rules, obs, decision.scores, result),
+            game_words=played_game_words(decision, result, verdict),
             typed=decision.typed,
         )
     )

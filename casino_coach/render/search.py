@@ -130,13 +130,15 @@ def suggestion_view(
     typed: bool = False,
     win: WinChances | None = None,
     for_game: GameEdge | None = None,
+    game_words: str | None = None,
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
     reason, the best line in words (when the values are exact over one world: otherwise a line would be
     played with cards the player cannot see), the verdict on the move the log plays here, and what the values
     mean; once the game is close, the move to play for the game instead of the round's best
-    (``for_game``) and the verdict for the game on the move played."""
+    (``for_game``) and the verdict for the game on the move played, with ``game_words`` where the game
+    and the round disagree on it."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -201,6 +203,8 @@ def suggestion_view(
         game = game_class_words(verdict.game)
         if game is not None:
             parts.append(Text(f"  - {game}"))
+        if game_words is not None:
+            parts.append(Text(f"  - {game_words}"))
     parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
     if win is not None:
         who = seat_label(obs.to_move, names, you)

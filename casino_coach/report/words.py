@@ -17,7 +17,7 @@ from casino_coach.coach.analysis import (
     searches_deal_end,
 )
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
-from casino_coach.engine.movegen import article
+from casino_coach.engine.movegen import Move, article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
 from casino_coach.search.result import SearchResult
@@ -100,41 +100,60 @@ def win_words(m: MoveAnalysis) -> str | None:
 
 
 def game_verdict_words(m: MoveAnalysis) -> str | None:
-    """The game and the round disagree, by the verdict for the game (``MoveAnalysis.game``, once the
-    game is close): the move played lost round points but leaves more chance of winning the game than
-    the best move for the round, by at least the *inaccuracy* edge of ``GAME_THRESHOLDS`` with
-    confidence ("right for the game, wrong for the round"); a mistake or a blunder for the round that
-    leaves the same chance of the game as the round's best ("no matter for the game": the game is as
-    good as won, or lost, either way); or it was right for the round while it gave up enough chance of
-    the game to be classed below *good* for the game ("right for the round, wrong for the game").
-    None when they agree or the game is not close."""
-    g = m.game
-    if g is None or m.win is None or m.best is None or m.forced:
+    """The game and the round disagree on the move ``m`` (``disagreement_words``)."""
+    scores = m.view.scores if m.view is not None else None
+    return disagreement_words(
+        m.game, m.win, m.side, m.played, m.best, m.loss, m.cls, not m.rated or m.forced, scores
+    )
+
+
+def disagreement_words(
+    g: GameVerdict | None,
+    win: WinChances | None,
+    side: int,
+    played_move: Move,
+    best_move: Move | None,
+    loss: float | None,
+    cls: MoveClass | None,
+    forced: bool,
+    scores: Sequence[Points] | None,
+) -> str | None:
+    """The game and the round disagree, by the verdict for the game (``g``, once the game is close;
+    the chances ``win`` of the mover's ``side``; the round's verdict: its best move, loss and class):
+    the move played lost round points but leaves more chance of winning the game than the best move
+    for the round, by at least the *inaccuracy* edge of ``GAME_THRESHOLDS`` with confidence ("right
+    for the game, wrong for the round"); a mistake or a blunder for the round that leaves the same
+    chance of the game as the round's best ("no matter for the game": the game is as good as won, or
+    lost, either way); or it was right for the round while it gave up enough chance of the game to be
+    classed below *good* for the game ("right for the round, wrong for the game"). None when they
+    agree or the game is not close. ``analyze`` (``game_verdict_words``) and ``suggest --at`` say it
+    alike."""
+    if g is None or win is None or best_move is None or forced:
         return None
-    side = m.side
-    played = m.win.of(m.played)
+    played = win.of(played_move)
     if played is None:
         return None
+    missed = cls not in (None, MoveClass.BEST) and best_move != played_move
     at = ""
-    if m.view is not None and len(m.view.scores) == 2:
-        at = f"at {m.view.scores[side]:g}-{m.view.scores[1 - side]:g}, "
-    best = m.win.of(m.best)
-    if m.missed and best is not None and g.ahead >= GAME_THRESHOLDS.inaccuracy:
+    if scores is not None and len(scores) == 2:
+        at = f"at {scores[side]:g}-{scores[1 - side]:g}, "
+    best = win.of(best_move)
+    if missed and best is not None and g.ahead >= GAME_THRESHOLDS.inaccuracy:
         return (
-            f"Right for the game, wrong for the round: {at}{m.played.describe()} leaves you "
-            f"{chance_words(played[side])} to win the game, {m.best.describe()} "
-            f"{chance_words(best[side])}; the {m.loss or 0.0:.2f} round points it gives up matter less"
+            f"Right for the game, wrong for the round: {at}{played_move.describe()} leaves you "
+            f"{chance_words(played[side])} to win the game, {best_move.describe()} "
+            f"{chance_words(best[side])}; the {loss or 0.0:.2f} round points it gives up matter less"
         )
-    harmful = m.cls in (MoveClass.MISTAKE, MoveClass.BLUNDER)
+    harmful = cls in (MoveClass.MISTAKE, MoveClass.BLUNDER)
     same = best is not None and abs(played[side] - best[side]) <= GAME_THRESHOLDS.best
-    if m.missed and best is not None and harmful and same and g.cls == MoveClass.BEST:
+    if missed and best is not None and harmful and same and g.cls == MoveClass.BEST:
         return (
-            f"No matter for the game: {at}{m.played.describe()} leaves you {chance_words(played[side])} to "
-            f"win the game, as {m.best.describe()} does; the {m.loss or 0.0:.2f} round points it gives up "
-            "do not change that"
+            f"No matter for the game: {at}{played_move.describe()} leaves you "
+            f"{chance_words(played[side])} to win the game, as {best_move.describe()} does; the "
+            f"{loss or 0.0:.2f} round points it gives up do not change that"
         )
-    top = m.win.of(g.best)
-    if not m.missed and top is not None and g.cls not in (MoveClass.BEST, MoveClass.GOOD):
+    top = win.of(g.best)
+    if not missed and top is not None and g.cls not in (MoveClass.BEST, MoveClass.GOOD):
         return (
             f"Right for the round, wrong for the game: {at}{g.best.describe()} would leave you "
             f"{chance_words(top[side])} to win the game, the move played {chance_words(played[side])}"

@@ -28,6 +28,7 @@ from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import observation_from_position, read_any
 from casino_coach.formats.replay import end_position, position_at, replay
+from casino_coach.report.words import disagreement_words
 from casino_coach.search import Limits, SearchResult
 
 
@@ -146,6 +147,29 @@ def decision_chances_of(decision: Decision, result: SearchResult, top: int | Non
     return decision_chances(decision.rules, decision.obs, decision.scores, moves, result)
 
 
+def played_game_words(decision: Decision, result: SearchResult, verdict: Verdict | None) -> str | None:
+    """What ``analyze`` says of the move the log plays here when the game and the round disagree on it
+    (``report.words.disagreement_words``: "Right for the round, wrong for the game: ..."), from the
+    chances after the round's best, the move played and the move best for the game."""
+    if verdict is None or verdict.game is None or decision.played is None or decision.scores is None:
+        return None
+    moves = dict.fromkeys((verdict.best, decision.played, verdict.game.best))
+    win = decision_chances(
+        decision.rules, decision.obs, decision.scores, [result.value_of(m) for m in moves], result
+    )
+    return disagreement_words(
+        verdict.game,
+        win,
+        decision.obs.to_move % decision.obs.nsides,
+        decision.played,
+        verdict.best,
+        verdict.loss,
+        verdict.cls,
+        verdict.forced,
+        decision.scores,
+    )
+
+
 def result_json(
     decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
 ) -> dict[str, Any]:
@@ -183,6 +207,7 @@ def result_json(
             move_to_json(decision.played)
             | verdict_json(verdict, result.value_of(decision.played).ev, _number)
             | _chances_field(win, decision.played)
+            | {"game_verdict": played_game_words(decision, result, verdict)}
         )
     return out
 
