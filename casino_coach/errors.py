@@ -134,7 +134,6 @@ def about(path: str | Path | None) -> Iterator[None]:
     ) as e:
         if path is None:
             raise
-
         text = str(e)
         if text.startswith(f"{path}: "):
             raise

@@ -381,6 +381,9 @@ def test_the_dealer_defaults_to_the_one_the_hand_sizes_imply() -> None:
     assert read_position(orjson.dumps({**EXAMPLE, "hand_sizes": [2, 2]})).observation.dealer == 1
     # Sizes no deal leaves (a position made elsewhere) keep the seat before the one to move.
     assert read_position(orjson.dumps({**EXAMPLE, "hand_sizes": [2, 4]})).observation.dealer == 1
+    # A dealer given beside hand sizes left to their default stands: the sizes are only a guess.
+    no_sizes = {k: v for k, v in EXAMPLE.items() if k != "hand_sizes"}
+    assert read_position(orjson.dumps({**no_sizes, "dealer": 0})).observation.dealer == 0
 
 
 @pytest.mark.parametrize(

@@ -174,7 +174,8 @@ def observation_from_position(
     dealt = dealer_of(sizes, to_move)
     if dealer is None:
         dealer = (to_move - 1) % nplayers if dealt is None else dealt
-    elif dealt is not None and dealer != dealt:
+    elif hand_sizes is not None and dealt is not None and dealer != dealt:
+        # (Sizes left to their default are a guess: a dealer given with them stands.)
         raise LogError(
             f"dealer: seat {dealer} cannot have dealt: with hand_sizes {list(sizes)} and seat {to_move} "
             f"to move, seat {(dealt + 1) % nplayers} led this deal, so seat {dealt} dealt (rules.md 1.3.6)"
