@@ -379,8 +379,10 @@ def test_the_dealer_defaults_to_the_one_the_hand_sizes_imply() -> None:
     pos = read_position(orjson.dumps({**EXAMPLE, "hand_sizes": [2, 1], "stock": 0}))
     assert pos.observation.dealer == 0
     assert read_position(orjson.dumps({**EXAMPLE, "hand_sizes": [2, 2]})).observation.dealer == 1
-    # Sizes no deal leaves (a position made elsewhere) keep the seat before the one to move.
-    assert read_position(orjson.dumps({**EXAMPLE, "hand_sizes": [2, 4]})).observation.dealer == 1
+    # Sizes no deal leaves are refused (a 4-player [1, 0, 1, 0] ended in a traceback in suggest).
+    for sizes in ([2, 4], [2, 3]):
+        with pytest.raises(LogError, match=r"hand_sizes: no deal leaves \[2, [34]\] with seat 0 to move"):
+            read_position(orjson.dumps({**EXAMPLE, "hand_sizes": sizes}))
     # A dealer given beside hand sizes left to their default stands: the sizes are only a guess.
     no_sizes = {k: v for k, v in EXAMPLE.items() if k != "hand_sizes"}
     assert read_position(orjson.dumps({**no_sizes, "dealer": 0})).observation.dealer == 0
@@ -401,6 +403,14 @@ def test_the_dealer_defaults_to_the_one_the_hand_sizes_imply() -> None:
         ({"stock": 7}, "stock: 7 is not a whole number of deals"),
         ({"captured": [["8S"], []]}, "captured, side 0: card 8S is in two places"),
         ({"version": 3}, "version: unknown casino-position version 3"),
+        (
+            {
+                "hand": ["8S"],
+                "table": {"builds": [{"cards": ["6S", "3H"], "value": 9, "owner": 1}]},
+                "hand_sizes": [1, 0],
+            },
+            "table, build 1: its owner, seat 1, holds no cards",
+        ),
         (
             {"hand_sizes": [2, 1], "dealer": 1},
             "dealer: seat 1 cannot have dealt: with hand_sizes [2, 1] and seat 0 to move, seat 1 led",

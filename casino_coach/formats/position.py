@@ -172,9 +172,22 @@ def observation_from_position(
     if scores is not None and len(scores) != nsides:
         raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(scores)}")
     dealt = dealer_of(sizes, to_move)
+    if dealt is None:
+        raise LogError(
+            f"hand_sizes: no deal leaves {list(sizes)} with seat {to_move} to move: each seat plays one "
+            f"card in turn from the seat after the dealer, so the seats that played this turn hold one "
+            f"card fewer than seat {to_move} and the others as many (rules.md 1.3.6, 1.4)"
+        )
+    for i, b in enumerate(blist):
+        # (Building for a partner leaves the card that takes it with the partner.)
+        if sizes[b.owner] == 0 and rules.build_for_partner == "never":
+            raise LogError(
+                f"table, build {i + 1}: its owner, seat {b.owner}, holds no cards, but the owner of a "
+                "build keeps a card that takes it (rules.md 1.8.2)"
+            )
     if dealer is None:
-        dealer = (to_move - 1) % nplayers if dealt is None else dealt
-    elif hand_sizes is not None and dealt is not None and dealer != dealt:
+        dealer = dealt
+    elif hand_sizes is not None and dealer != dealt:
         # (Sizes left to their default are a guess: a dealer given with them stands.)
         raise LogError(
             f"dealer: seat {dealer} cannot have dealt: with hand_sizes {list(sizes)} and seat {to_move} "
