@@ -467,3 +467,26 @@ def test_a_resumed_session_is_the_saved_one_and_undo_still_works(tmp_path: Path)
     assert again.resumed_at == len(s.game.history) and again.out == out and again.human_to_move
     (took, _) = again.handle("undo")
     assert took.text.startswith("Took back") and again.ply < s.ply
+
+
+def test_a_hint_after_the_tutor_holds_a_move_back_names_the_warnings_best_move() -> None:
+    # A hint in the tutor's prompt searched the decision again without the move played, drew other
+    # worlds and could name another move best (for the game: "A♦ builds 10 with 9♦" in the warning,
+    # "2♥ builds 10 with 8♣" in the hint, QA). The search that judged the move serves the hint.
+    from casino_coach.coach.analysis import Thresholds, analysis_limits, judge
+
+    s = PlaySession(RuleSet.from_preset("classic"), seed=2, tutor="inaccuracy", limits=analysis_limits(12))
+    s.run_bots()
+    for m in s.legal():
+        warning = s.tutor_check(m)
+        if warning is not None:
+            break
+    else:
+        pytest.fail("seed 2 has no inaccuracy at the first decision; pick another seed")
+    # The decision's search is the one that judged the move (judged again here: the same seed and
+    # settings give the same worlds), and the hint names the warning's best move.
+    judged = judge(s.rules, s.observation(), s.limits, Thresholds(), warning.move)
+    assert [(mv.move, mv.ev) for mv in s.search().moves] == [(mv.move, mv.ev) for mv in judged.moves]
+    s.hint()
+    (note,) = s.hint()
+    assert note.move == warning.best

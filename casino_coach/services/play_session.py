@@ -589,7 +589,8 @@ class PlaySession:
     # --- help for the person -------------------------------------------------------------------------
 
     def search(self) -> SearchResult:
-        """The search of the person's current decision (from what they can see), made once."""
+        """The search of the person's current decision (from what they can see), made once; after the
+        tutor held a move back, the search that judged it (``tutor_check``)."""
         dec = self._current()
         if dec.search is None:
             dec.search = judge(self.rules, self.observation(), self.limits, self._thresholds)
@@ -691,6 +692,10 @@ class PlaySession:
         round_bad = _at_least(str(v.cls), self.tutor) and (g is None or g.cls != MoveClass.BEST)
         if not round_bad and not (g is not None and _at_least(str(g.cls), self.tutor)):
             return None
+        # The search that held the move back is the decision's from now on: a hint in the same prompt
+        # names the move the warning names (a fresh search without the move played drew other worlds
+        # and named another move best for the game).
+        self._current().search = res
         reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
         game = game_class_words(g)
         if game is not None and round_bad:  # held back for the game, the headline says it already
