@@ -369,6 +369,14 @@ def test_minimal_position_defaults() -> None:
     assert obs == pos.observation
 
 
+def test_a_classic_tie_past_the_target_is_a_position_to_play() -> None:
+    # Classic plays another round when the sides tie for the most at or past 21 (rules.md 1.14.2).
+    classic = {**EXAMPLE, "rules": {"preset": "classic"}}
+    assert read_position(orjson.dumps({**classic, "scores": [22, 22]})).scores == (22, 22)
+    with pytest.raises(LogError, match="the game is already won"):
+        read_position(orjson.dumps({**classic, "scores": [22, 21]}))
+
+
 def test_the_dealer_defaults_to_the_one_the_hand_sizes_imply() -> None:
     # The seat after the dealer leads each deal (rules.md 1.3.6): with seat 0 to move holding two
     # cards and seat 1 one, seat 1 led, so seat 0 dealt (a QA position at 14-19 in Dominican showed
@@ -411,6 +419,11 @@ def test_the_dealer_defaults_to_the_one_the_hand_sizes_imply() -> None:
             },
             "table, build 1: its owner, seat 1, holds no cards",
         ),
+        (
+            {"scores": [21, 3]},
+            "scores: side 0 has 21 of the 21 points the game is played to: the game is already",
+        ),
+        ({"scores": [21, 21]}, "the game is already won"),  # royal counts out: nobody passes 21 together
         (
             {"hand_sizes": [2, 1], "dealer": 1},
             "dealer: seat 1 cannot have dealt: with hand_sizes [2, 1] and seat 0 to move, seat 1 led",

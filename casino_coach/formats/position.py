@@ -316,6 +316,14 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
                 f"got {shown(scores_raw)}"
             )
         scores = tuple(scores_raw)
+        top = max(scores)
+        # Past the target only a classic tie for the most goes on (another round, rules.md 1.14.2).
+        if top >= rules.target and (rules.count_out or scores.count(top) < 2):
+            side = scores.index(top)
+            raise LogError(
+                f"scores: side {side} has {top:g} of the {rules.target} points the game is played to: "
+                "the game is already won, there is no round to play (rules.md 1.14)"
+            )
     dealer = obj.get("dealer")
     if dealer is not None and (
         not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
