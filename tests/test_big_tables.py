@@ -228,3 +228,25 @@ def test_a_decision_with_too_many_moves_is_not_judged_either(tmp_path: Path) -> 
     assert m["not_judged"] == "1,413 legal moves: the search handles at most 300"
     err = one_error_line(cli("suggest", str(path), "--at", str(m["ply"]), "--samples", "2"))
     assert err == f"error: {path}: {m['not_judged']}"
+
+
+def test_a_position_too_big_to_list_is_valid(tmp_path: Path) -> None:
+    # 17 loose cards: a valid position whose moves are too many to list. validate refused it with the
+    # listing's error, naming no file (QA); moves refuses to list them, naming the file.
+    path = tmp_path / "loose17.json"
+    loose = [f"{r}{s}" for s in "CD" for r in "A23456789" if f"{r}{s}" != "5D"]
+    position = {
+        "format": "casino-position",
+        "version": 1,
+        "rules": {"preset": "royal"},
+        "players": 2,
+        "to_move": 0,
+        "hand": ["5D", "TH"],
+        "table": {"loose": loose, "builds": []},
+        "hand_sizes": [2, 2],
+    }
+    path.write_bytes(orjson.dumps(position))
+    out = cli("validate", str(path))
+    assert out.exit_code == 0
+    assert out.stdout.strip().endswith("with 17 loose cards on the table, too many to list its legal moves")
+    assert one_error_line(cli("moves", str(path))).startswith(f"error: {path}: 17 loose cards")

@@ -14,7 +14,7 @@ from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError, OutputError, UsageError, about
+from casino_coach.errors import CoachError, LogError, OutputError, TooManyMoves, UsageError, about
 from casino_coach.formats.codec import dumps, move_to_json, parse_options
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
@@ -52,10 +52,14 @@ def validate_command(
     doc = _read(file)
     if isinstance(doc, Position):
         obs = doc.observation
-        n = len(legal_in(doc.rules, obs))
+        try:
+            n = len(legal_in(doc.rules, obs))
+            moves = f"with {n} legal move{'s' if n != 1 else ''}"
+        except TooManyMoves:  # a valid position whose moves are too many to list
+            moves = f"with {obs.loose.bit_count()} loose cards on the table, too many to list its legal moves"
         typer.echo(
             f"OK: {printable(str(file))}: casino-position, {doc.rules.describe()}, {doc.players} players, "
-            f"seat {obs.to_move} to move with {n} legal move{'s' if n != 1 else ''}"
+            f"seat {obs.to_move} to move {moves}"
         )
         return
     rep = _replay(file, doc)
