@@ -369,6 +369,13 @@ def test_minimal_position_defaults() -> None:
     assert obs == pos.observation
 
 
+def test_a_null_stock_is_the_default_and_a_file_not_an_object_names_both_formats() -> None:
+    # null means "the default" for every optional field of a position, the stock too (QA)
+    assert read_position(orjson.dumps({**EXAMPLE, "stock": None})).observation.stock_count == 0
+    with pytest.raises(LogError, match='"format": "casino-replay" or "casino-position", got'):
+        read_any(b"[1, 2]")
+
+
 def test_a_classic_tie_past_the_target_is_a_position_to_play() -> None:
     # Classic plays another round when the sides tie for the most at or past 21 (rules.md 1.14.2).
     classic = {**EXAMPLE, "rules": {"preset": "classic"}}

@@ -121,7 +121,8 @@ def load(source: bytes | str | Path) -> Any:
 
 def check_format(obj: Any, expected: str | None) -> str:
     if not isinstance(obj, Mapping):
-        raise LogError(f'expected a JSON object with "format": "{expected or LOG_FORMAT}", got {shown(obj)}')
+        want = f'"{expected}"' if expected else f'"{LOG_FORMAT}" or "{POSITION_FORMAT}"'
+        raise LogError(f'expected a JSON object with "format": {want}, got {shown(obj)}')
     fmt = obj.get("format")
     if fmt not in (LOG_FORMAT, POSITION_FORMAT) or (expected is not None and fmt != expected):
         want = expected or f"{LOG_FORMAT} or {POSITION_FORMAT}"

@@ -281,7 +281,8 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     else:
         raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {shown(table)}')
     sizes = _int_list(obj, "hand_sizes", n, HAND_SIZE)
-    stock = read_int(obj, "stock", "position", 0, 52, 0)
+    # null, as for the other optional fields: the default (the last deal)
+    stock = 0 if obj.get("stock") is None else read_int(obj, "stock", "position", 0, 52)
     seen_raw = obj.get("seen")
     seen = read_cards([] if seen_raw is None else seen_raw, "seen")
     captured: list[int] | None = None
