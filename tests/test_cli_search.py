@@ -275,3 +275,17 @@ def test_a_finished_log_has_no_position_to_suggest_and_the_error_names_it() -> N
     full = Path(__file__).resolve().parents[1] / "replays" / "classic-2p-full.json"
     err = one_error_line(cli("suggest", str(full)))
     assert err.startswith(f"error: {full}: the log stops between rounds: the game is over"), err
+
+
+def test_a_typed_position_takes_the_game_score() -> None:
+    # A typed position had no way to give the game score, so no chances to win the game (QA).
+    args = ["suggest", "--hand", "TH AD", "--table", "4S 5D JD QD", "--preset", "dominican"]
+    args += ["--hand-sizes", "2,1", "--last-capture", "1", "--json"]
+    out = orjson.loads(cli(*args, "--scores", "14,19").stdout)
+    assert out["win_chance"]["scores"] == [14, 19] and all("win_chance" in m for m in out["moves"])
+    assert "win_chance" not in orjson.loads(cli(*args).stdout)
+    assert "the game is already won" in one_error_line(cli(*args, "--scores", "21,19"))
+    assert "--scores: give one score" in one_error_line(cli(*args, "--scores", "14"))
+    assert "dealer: seat 1 cannot have dealt" in one_error_line(cli(*args, "--dealer", "1"))
+    usage = one_usage_line(cli("suggest", "replays/royal-2p-position.json", "--scores", "1,2"))
+    assert "--scores and --dealer are for a typed position" in usage

@@ -122,6 +122,18 @@ def suggest_command(
         metavar="SIDE",
         help="The side that captured last (it takes the rest at the end).",
     ),
+    scores: str | None = typer.Option(
+        None,
+        "--scores",
+        metavar="N,N,...",
+        help="The game score per side before this round, e.g. '17,19': adds the chances to win the game.",
+    ),
+    dealer: int | None = typer.Option(
+        None,
+        "--dealer",
+        metavar="SEAT",
+        help="The seat that dealt this round (default: the one the hand sizes imply).",
+    ),
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
@@ -158,13 +170,29 @@ def suggest_command(
     if file is None and hand is None:
         raise UsageError("give a log or position FILE, or type a position with --hand and --table")
     if file is not None:
+        if scores is not None or dealer is not None:
+            raise UsageError(
+                "--scores and --dealer are for a typed position: a log or position file has its own"
+            )
         decision = decision_from_file(file, at)
     else:
         if at is not None:
             raise UsageError("--at needs a log FILE")
         assert hand is not None
         decision = typed_decision(
-            hand, table, preset, option, players, to_move, hand_sizes, stock, seen, captured, last_capture
+            hand,
+            table,
+            preset,
+            option,
+            players,
+            to_move,
+            hand_sizes,
+            stock,
+            seen,
+            captured,
+            last_capture,
+            scores,
+            dealer,
         )
     obs = decision.obs
     limits = suggest_limits(samples, seed, time, obs.nplayers, depth)

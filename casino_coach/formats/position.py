@@ -76,6 +76,17 @@ def read_any(source: bytes | str | Path) -> GameLog | Position:
     return _position_from_obj(obj)
 
 
+def check_scores(rules: RuleSet, scores: Sequence[Points], field: str = "scores") -> None:
+    """LogError when a game score says the game is already won: a side at or past the target, but
+    for a classic tie for the most there, which another round settles (rules.md 1.14.2)."""
+    top = max(scores)
+    if top >= rules.target and (rules.count_out or list(scores).count(top) < 2):
+        raise LogError(
+            f"{field}: side {list(scores).index(top)} has {top:g} of the {rules.target} points the game is "
+            "played to: the game is already won, there is no round to play (rules.md 1.14)"
+        )
+
+
 def dealer_of(sizes: Sequence[int], to_move: int) -> int | None:
     """The dealer that the hand sizes and the seat to move imply: the deal is led by the seat after
     the dealer and goes round, so the seats that have played this turn (from the leader to the seat
@@ -317,14 +328,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
                 f"got {shown(scores_raw)}"
             )
         scores = tuple(scores_raw)
-        top = max(scores)
-        # Past the target only a classic tie for the most goes on (another round, rules.md 1.14.2).
-        if top >= rules.target and (rules.count_out or scores.count(top) < 2):
-            side = scores.index(top)
-            raise LogError(
-                f"scores: side {side} has {top:g} of the {rules.target} points the game is played to: "
-                "the game is already won, there is no round to play (rules.md 1.14)"
-            )
+        check_scores(rules, scores)
     dealer = obj.get("dealer")
     if dealer is not None and (
         not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n

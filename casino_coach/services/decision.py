@@ -26,7 +26,7 @@ from casino_coach.errors import CoachError, about
 from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
-from casino_coach.formats.position import observation_from_position, read_any
+from casino_coach.formats.position import check_scores, observation_from_position, read_any
 from casino_coach.formats.replay import end_position, position_at, replay
 from casino_coach.report.words import disagreement_words
 from casino_coach.search import Limits, SearchResult
@@ -37,7 +37,7 @@ class Decision:
     """A position to search: the rules, the mover's observation, its ply in the log (or None), the
     move the log plays there (None past the end of the log, or for a position), the players' names
     (a log's), whether it was typed on the command line (the seat to move is then "you"), and the
-    game score per side before the round (a log's or a position file's; None when typed)."""
+    game score per side before the round (a log's, a position file's or ``--scores``; else None)."""
 
     rules: RuleSet
     obs: Observation
@@ -101,8 +101,11 @@ def typed_decision(
     seen: str,
     captured: list[str],
     last_capture: int | None,
+    scores: str | None = None,
+    dealer: int | None = None,
 ) -> Decision:
-    """A position typed in the compact notation (rules.md, notation.py)."""
+    """A position typed in the compact notation (rules.md, notation.py); with ``scores`` (the game
+    score per side before the round, "15,18") the chances to win the game too."""
     rules = RuleSet.from_dict({"preset": preset, **parse_options(options)})
     nsides = sides_for(players, rules.partnerships) if players in PLAYER_COUNTS else players
     loose, builds = parse_table(
@@ -125,8 +128,15 @@ def typed_decision(
         captured=piles,
         last_capture=-1 if last_capture is None else last_capture,
         partnerships=rules.partnerships,
+        dealer=dealer,
     )
-    return Decision(rules, obs, None, typed=True)
+    game: tuple[Points, ...] | None = None
+    if scores is not None:
+        game = tuple(_int_list(scores, "--scores"))
+        if len(game) != obs.nsides or min(game) < 0:
+            raise CoachError(f"--scores: give one score from 0 up per side ({obs.nsides}), in side order")
+        check_scores(rules, game, "--scores")
+    return Decision(rules, obs, None, typed=True, scores=game)
 
 
 def _number(x: float) -> float:
