@@ -133,8 +133,8 @@ def moves_command(
             if at == total:
                 try:
                     obs = end_observation(rep)
-                except LogError as e:
-                    raise LogError(f"{file}: --at {at} (after the last move): {e}") from None
+                except LogError as e:  # about() puts the file's name first
+                    raise LogError(f"--at {at} (after the last move): {e}") from None
                 legal = end_legal(rules, rep, obs)
                 if json:
                     _print_json(_legal_json(at, obs.to_move, legal))

@@ -91,7 +91,7 @@ def dealer_of(sizes: Sequence[int], to_move: int) -> int | None:
     """The dealer that the hand sizes and the seat to move imply: the deal is led by the seat after
     the dealer and goes round, so the seats that have played this turn (from the leader to the seat
     before ``to_move``) hold one card fewer than the others. None when the sizes follow no such
-    pattern (a position made elsewhere)."""
+    pattern (no deal leaves them: ``observation_from_position`` refuses them)."""
     n = len(sizes)
     h = sizes[to_move]
     played = 0

@@ -368,7 +368,7 @@ class Evaluator:
         check_leaf(leaf)
         self.rules = rules
         # What a played-out round is worth to the root side, where it is not its round points (the
-        # chance to win the game, ``search.last_deal``); None: the round points.
+        # chance to win the game, ``chances.solved_chance``); None: the round points.
         self.final_value = final_value
         self.n = nsides
         self.root_side = root_side
