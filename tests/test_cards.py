@@ -9,12 +9,14 @@ from casino_coach.engine.cards import (
     FULL_DECK,
     LITTLE_CASINO,
     SPADES_MASK,
+    TWINS,
     card_name,
     card_symbol,
     cards_of,
     mask_of,
     parse_card,
     parse_cards,
+    twin_groups,
 )
 from casino_coach.errors import CardError
 
@@ -50,3 +52,18 @@ def test_name_round_trip(c: int) -> None:
 @given(st.integers(0, FULL_DECK))
 def test_mask_round_trip(m: int) -> None:
     assert mask_of(cards_of(m)) == m
+
+
+@given(st.integers(min_value=0, max_value=FULL_DECK))
+def test_twin_groups_are_the_groups_of_two_or_more_twins(mask: int) -> None:
+    # The definition, group by group; twin_groups finds them with shifts across the whole mask.
+    assert twin_groups(mask) == [mask & g for g in TWINS if (mask & g).bit_count() >= 2]
+
+
+def test_twin_groups_by_hand() -> None:
+    # 7♣ 7♥ are twins, 7♠ is not; 10♣ 10♥ are, 10♦ (Big Casino) is not; a lone 9♦ is no group.
+    assert twin_groups(parse_cards(["7C", "7H", "7S", "TC", "TD", "TH", "9D"])) == [
+        parse_cards(["7C", "7H"]),
+        parse_cards(["TC", "TH"]),
+    ]
+    assert twin_groups(parse_cards(["TC", "TD", "2S", "2C", "AC", "AD"])) == []

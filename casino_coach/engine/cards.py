@@ -42,6 +42,25 @@ RANK_MASK: Final[tuple[int, ...]] = tuple(0b1111 << (4 * r) for r in range(13))
 # Two of them can swap places in any position without changing its value: the search plays one of
 # two such moves (``solver.distinct_moves``) and searches one of two such worlds (``worlds``).
 TWINS: Final[tuple[int, ...]] = tuple(RANK_MASK[r] & ~SPADES_MASK & ~(1 << BIG_CASINO) for r in range(1, 13))
+TWIN_CARDS: Final = sum(TWINS)
+_LOW_TWO: Final = sum(0b0011 << (4 * r) for r in range(13))  # the clubs and diamonds bits of each rank
+
+
+def twin_groups(mask: int) -> list[int]:
+    """The groups of twins (``TWINS``) with at least two cards in ``mask``, as masks, by rank."""
+    m = mask & TWIN_CARDS
+    # A rank holds two or more twins when two of its clubs, diamonds and hearts bits are set; the
+    # spades bit is never set in ``m``, so no shift carries a bit into the next rank's clubs and diamonds.
+    pairs = (m & (m >> 1) | m & (m >> 2)) & _LOW_TWO
+    out = []
+    while pairs:
+        low = pairs & -pairs
+        rank = RANK_MASK[(low.bit_length() - 1) >> 2]
+        out.append(m & rank)
+        pairs &= ~rank
+    return out
+
+
 # Aces in the count-out order of rules.md 1.14: spades, clubs, hearts, diamonds.
 ACES_COUNT_OUT: Final[tuple[int, ...]] = (
     card(ACE, SPADES),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 from casino_coach.engine.cards import (
     ACES_MASK,
@@ -58,6 +58,8 @@ class Move(NamedTuple):
             return f"{c} trails, building {self.value} from {mask_symbols(self.take)}"
         return f"{c} trails"
 
+
+_T = TypeVar("_T")
 
 _new: Final = tuple.__new__  # Move(...) and RoundState(...) through their __new__ cost three times as much
 # The classes in Final names: the compiled build keeps them in C statics, where a plain reference to
@@ -634,8 +636,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     seat = state.to_move
     side = seat % state.nsides
     bit = 1 << move.card
-    hands = list(state.hands)
-    hands[seat] ^= bit
+    hands = replaced(state.hands, seat, state.hands[seat] ^ bit)
     take = move.take
     loose = state.loose
     builds = state.builds
@@ -654,14 +655,10 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
                 break
     if move.action == CAPTURE:
         loose &= ~take
-        cap = list(captured)
-        cap[side] |= take | bit
-        captured = tuple(cap)
+        captured = replaced(captured, side, captured[side] | take | bit)
         last = side
         if not loose and not builds and (rules.final_capture_can_sweep or not round_over):
-            sw = list(sweeps)
-            sw[side] += 1
-            sweeps = tuple(sw)
+            sweeps = replaced(sweeps, side, sweeps[side] + 1)
     elif move.action == BUILD:
         loose &= ~take
         cards = take | bit
@@ -681,7 +678,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     nxt: RoundState = _new(
         _ROUND_STATE,
         (
-            tuple(hands),
+            hands,
             loose,
             builds,
             captured,
@@ -698,6 +695,17 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     if round_over:
         nxt = _collect_residue(rules, nxt)
     return nxt
+
+
+def replaced(items: tuple[_T, ...], i: int, value: _T) -> tuple[_T, ...]:
+    """``items`` with item ``i`` replaced by ``value``. Hands, capture piles and sweeps are tuples of
+    two in most games, and those are made directly: no list in between, and in the compiled build no
+    unboxing and boxing again of the ints kept (a type variable is an object to mypyc)."""
+    if len(items) == 2:
+        return (value, items[1]) if i == 0 else (items[0], value)
+    out = list(items)
+    out[i] = value
+    return tuple(out)
 
 
 def residue_of(rules: RuleSet, state: RoundState) -> tuple[int, int]:
@@ -717,9 +725,8 @@ def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
         return state
     if to < 0:
         return state._replace(loose=0, builds=(), set_aside=state.set_aside | residue)
-    cap = list(state.captured)
-    cap[to] |= residue
-    return state._replace(loose=0, builds=(), captured=tuple(cap))
+    captured = replaced(state.captured, to, state.captured[to] | residue)
+    return state._replace(loose=0, builds=(), captured=captured)
 
 
 def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:

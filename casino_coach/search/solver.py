@@ -27,7 +27,7 @@ import gc
 from collections.abc import Callable
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
-from casino_coach.engine.cards import TWINS
+from casino_coach.engine.cards import twin_groups
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
@@ -66,22 +66,12 @@ class MoveOrder:
         return -500_000 - self._mask(move.take)
 
 
-def _twin_groups(mask: int) -> list[int]:
-    """The groups of twins with at least two cards in ``mask``."""
-    out = []
-    for g in TWINS:
-        both = mask & g
-        if both & (both - 1):
-            out.append(both)
-    return out
-
-
 def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
     """``moves`` without those that differ from an earlier one only by twins (``cards.TWINS``) of the hand
     or of the loose cards: the positions they lead to are the same up to that swap, and so is their
     value. The first of each kind is kept, in the order given."""
-    in_hand = _twin_groups(hand)
-    on_table = _twin_groups(loose)
+    in_hand = twin_groups(hand)
+    on_table = twin_groups(loose)
     if not in_hand and not on_table:
         return moves
     seen: set[tuple[int, int, int, int]] = set()

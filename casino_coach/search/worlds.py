@@ -24,7 +24,7 @@ from itertools import combinations
 from math import comb
 from typing import Final, NamedTuple
 
-from casino_coach.engine.cards import ACES_MASK, RANK_MASK, TWINS, cards_of, iter_cards
+from casino_coach.engine.cards import ACES_MASK, RANK_MASK, cards_of, iter_cards, twin_groups
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
@@ -353,11 +353,9 @@ def _items(sl: Slots) -> list[list[int]]:
     every other free card alone."""
     items: list[list[int]] = []
     rest = sl.free
-    for g in TWINS:
-        both = sl.free & g
-        if both & (both - 1):
-            items.append(cards_of(both))
-            rest &= ~both
+    for both in twin_groups(sl.free):
+        items.append(cards_of(both))
+        rest &= ~both
     for c in cards_of(rest):
         items.append([c])
     return items
