@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from casino_coach.cli import app
 from casino_coach.engine.movegen import legal_moves
+from casino_coach.engine.notation import move_text
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
@@ -158,6 +159,23 @@ def test_tree_writes_graphml_and_refuses_unknown_formats(tmp_path: Path) -> None
     png = tmp_path / "tree.png"
     assert "unknown graph format" in one_error_line(cli("tree", str(path), "--out", str(png)))
     assert not png.exists()
+
+
+def test_tree_values_its_moves_as_suggest_does(tmp_path: Path) -> None:
+    # One judgement per decision: at a log's ply the tree's legal moves carry suggest's values (the
+    # same search, with the move played in focus), not the plain means of the lines through them.
+    out = tmp_path / "tree.json"
+    log = str(REPLAYS / "classic-2p-full.json")
+    assert cli("tree", log, "--at", "12", "--samples", "16", "--out", str(out)).exit_code == 0
+    tree = orjson.loads(out.read_bytes())
+    top = {n["move"]: n["value"] for n in tree["nodes"] if n["depth"] == 1}
+    result = cli("suggest", log, "--at", "12", "--samples", "16", "--json")
+    assert result.exit_code == 0, result.output
+    moves = orjson.loads(result.stdout)["moves"]
+    assert len(top) == len(moves)
+    for m in moves:
+        _, move = move_from_json({k: v for k, v in m.items() if k not in ("ev", "stderr")})
+        assert top[move_text(move)] == pytest.approx(m["ev"], abs=1e-4)
 
 
 def test_help_has_examples() -> None:

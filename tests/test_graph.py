@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.notation import move_text
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import new_round, shuffle_round
@@ -82,3 +83,19 @@ def test_unknown_extension_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(CoachError, match="unknown graph format"):
         write_graph(tree_graph(tree), out)
     assert not out.exists()
+
+
+def test_top_level_values_are_the_searchs_values() -> None:
+    # The tree ranks the moves as suggest does: each legal move's value is the search's estimate of it
+    # (paired across worlds, corrected), not the plain mean of the lines that went through it.
+    rng = random.Random(11)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, 0, sh.table, sh.deals[0])
+    obs = observe(s, s.to_move)
+    r = evaluate(ROYAL, obs, Limits(samples=24, seed=3), record=True)
+    assert isinstance(r.tree, SearchTree)
+    g = tree_graph(r.tree)
+    by_move = {g.nodes[n]["move"]: g.nodes[n]["value"] for n in g.successors(0)}
+    assert len(by_move) == len(r.moves)
+    for mv in r.moves:
+        assert by_move[move_text(mv.move)] == pytest.approx(mv.ev, abs=1e-9)

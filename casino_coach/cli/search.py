@@ -27,8 +27,8 @@ from casino_coach.cli.options import (
     rule_option,
 )
 from casino_coach.coach.analysis import (
+    Thresholds,
     analysis_limits,
-    decision_limits,
     judge,
     verdict_of,
     why_not_second,
@@ -39,7 +39,6 @@ from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
 from casino_coach.render.search import suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
-from casino_coach.search import evaluate
 from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
@@ -278,12 +277,8 @@ def tree_command(
     check_ranges(samples=samples, time=time)
     decision = decision_from_file(file, at)
     with about(file):  # a position too big to search names the file it came from
-        result = evaluate(
-            decision.rules,
-            decision.obs,
-            decision_limits(suggest_limits(samples, seed, time, decision.obs.nplayers), decision.obs),
-            record=True,
-        )
+        limits = suggest_limits(samples, seed, time, decision.obs.nplayers)
+        result = judge(decision.rules, decision.obs, limits, Thresholds(), decision.played, record=True)
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
     data = graph_bytes(g, fmt.value)

@@ -488,10 +488,13 @@ def judge(
     limits: Limits,
     thresholds: Thresholds = Thresholds(),
     move: Move | None = None,
+    *,
+    record: bool = False,
 ) -> SearchResult:
-    """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, the hints and the
-    tutor of ``play``, the engine and batch analysis all judge a decision through it, so the same
-    position with the same settings gets the same values, bit for bit.
+    """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, ``tree``, the hints
+    and the tutor of ``play``, the engine and batch analysis all judge a decision through it, so the
+    same position with the same settings gets the same values, bit for bit (``record``: keep the
+    search tree, which changes nothing else).
 
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
     the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
@@ -499,7 +502,7 @@ def judge(
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
-    return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True)
+    return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, record=record)
 
 
 def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, names: Sequence[str] = ()) -> str:

@@ -525,6 +525,7 @@ def evaluate(
     if tree is not None:
         tree.exact = exact
         tree.set_root(done, out[0].ev)
+        tree.set_move_values({mv.move: mv.ev for mv in out})
     return SearchResult(
         seat=obs.seat,
         exact=exact,

@@ -3,8 +3,11 @@
 Recording is opt-in (``evaluate(..., record=True)``); when off nothing here runs. For every world and
 every root move the solver's principal line (to the end of the search) is added: each node on it gains
 a visit and the world's value of that root move. So the top level holds every legal move (visited once
-per world), the next levels the replies that were best in some worlds, with how often they were, and
-the mean value of the lines through them. Values are from the root side's point of view, in points.
+per world it was searched in), the next levels the replies that were best in some worlds, with how
+often they were, and the mean value of the lines through them. Once the search is done, each root
+move's value is set to the search's estimate of it (``set_move_values``: the value ``suggest`` shows,
+which pairs the moves' worlds and corrects the plain mean), so the top level ranks the moves as every
+other command does. Values are from the root side's point of view, in points.
 """
 
 from __future__ import annotations
@@ -50,6 +53,13 @@ class SearchTree:
         root = self.nodes.setdefault((), TreeNode())
         root.visits = visits
         root.value_sum = value * visits
+
+    def set_move_values(self, values: dict[Move, float]) -> None:
+        """Give each root move its value as the search estimates it, keeping its visits."""
+        for m, v in values.items():
+            node = self.nodes.get((m,))
+            if node is not None and node.visits:
+                node.value_sum = v * node.visits
 
     def seat_of(self, path: tuple[Move, ...]) -> int:
         """The seat that played the last move of ``path`` (the root: the seat to move)."""
