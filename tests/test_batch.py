@@ -3,7 +3,9 @@ local Dask cluster, and the ``analyze-all`` / ``stats`` commands."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -20,6 +22,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import BatchError, StoreError
 from casino_coach.formats.game import Game
 from casino_coach.formats.log import log_to_json
+from casino_coach.services import store as store_module
 from casino_coach.services.batch import BatchSettings, analyse_log, find_logs, prepare, run_batch
 from casino_coach.services.store import GameKey, Store, player_stats
 
@@ -317,3 +320,48 @@ def test_a_log_changed_during_the_run_fails_alone(games: Path, tmp_path: Path) -
         ]
         assert len(rep.analysed) == 3
         assert len(run_batch([games], st, FAST).analysed) == 1
+
+
+def test_ctrl_c_keeps_the_games_a_new_store_holds(games: Path, tmp_path: Path) -> None:
+    """Regression: Ctrl-C in a run that created its store deleted the store, finished games too."""
+    for i in range(4, 10):
+        (games / f"g{i}.json").write_bytes(make_game(i))
+    path = tmp_path / "new.db"
+    cmd = [sys.executable, "-c", "from casino_coach.cli import main; main()", "analyze-all", str(games)]
+    proc = subprocess.Popen([*cmd, "--store", str(path), *FAST_ARGS], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None and stored < 1:
+        time.sleep(0.05)
+        if path.exists():
+            try:
+                with contextlib.closing(sqlite3.connect(path)) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:  # schema not created yet
+                stored = 0
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().strip().splitlines() == ["error: interrupted"]
+    with Store(path) as st:
+        assert st.count() >= 1
+
+
+def test_a_locked_or_read_only_store_is_one_error(
+    runner: CliRunner, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "r.db"
+    Store(path).close()
+    monkeypatch.setattr(store_module, "LOCK_WAIT", 0.2)
+    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as other:
+        other.execute("BEGIN EXCLUSIVE")  # another program writing: the run waits, then says so
+        res = runner.invoke(app, ["analyze-all", str(games), "--store", str(path), *FAST_ARGS])
+        other.execute("ROLLBACK")
+    assert res.exit_code == 1
+    assert res.output.strip() == (
+        f"error: {path}: the results store is locked by another program (waited 0.2 s); "
+        "try again when it is done"
+    )
+    with Store(path) as st:
+        st._db.execute("PRAGMA query_only = ON")  # SQLite refuses every write, as to a read-only file
+        with pytest.raises(StoreError, match="cannot write to the results store: it is read-only"):
+            st.claim(["h"], "{}", "me:1")

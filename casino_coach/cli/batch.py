@@ -32,7 +32,7 @@ from casino_coach.errors import StoreError, UsageError
 from casino_coach.formats.files import check_target
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
 from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
-from casino_coach.services.store import Store, all_players, player_stats, remove_store
+from casino_coach.services.store import Store, all_players, player_stats, remove_if_empty, remove_store
 
 DEFAULT_STORE = Path("casino-results.db")
 
@@ -68,7 +68,8 @@ def analyze_many(
     """Analyse every log of ``inputs`` into ``store`` with a progress bar on stderr; print what was
     done (a line, or JSON) and one ``error:`` line on stderr per file that failed. Returns the exit
     status: 1 when a file failed, else 0. A store this run would create is left uncreated when
-    nothing is stored in it (no log found, a bad cluster address, every file failed)."""
+    nothing is stored in it (no log found, a bad cluster address, every file failed, stopped before
+    the first game was done)."""
     if cluster is not None:
         check_cluster_address(cluster)
     check_target(store)  # a store in a missing folder is refused, as any output file is
@@ -77,7 +78,7 @@ def analyze_many(
         report = _analyze_into(inputs, store, settings, jobs, cluster, limit)
     except BaseException:
         if created:
-            remove_store(store)
+            remove_if_empty(store)  # a run stopped by Ctrl-C keeps the games it finished
         raise
     if created and not report.analysed:
         remove_store(store)

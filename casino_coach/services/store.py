@@ -24,11 +24,13 @@ When one game was analysed with several settings, the statistics use its latest 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import socket
 import sqlite3
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -140,6 +142,54 @@ class GameKey:
     settings: str
 
 
+# How long a write waits for another program's transaction on the store to end, in seconds.
+LOCK_WAIT = 30.0
+
+
+def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
+    """SQLite's error on the store at ``path`` in the user's words: read-only, locked, a folder SQLite
+    cannot write its journal in, or not a store at all."""
+    text = str(e)
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"{path}: cannot write to the results store: it is read-only")
+    if "locked" in text or "busy" in text:
+        return StoreError(
+            f"{path}: the results store is locked by another program (waited {LOCK_WAIT:g} s); "
+            "try again when it is done"
+        )
+    if "unable to open" in text and path.is_file() and not _writable_folder(path.parent):
+        return StoreError(
+            f"{path}: cannot open the results store: its folder is not writable "
+            "(SQLite keeps its journal files beside the store)"
+        )
+    return StoreError(f"{path}: not a results store ({text})")
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether a file can be made in ``folder`` (tried: permission bits say nothing to root)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder or Path(".")):
+            return True
+    except OSError:
+        return False
+
+
+def _writing(fn: Callable[P, R]) -> Callable[P, R]:
+    """A write to the store (a method of ``Store``): SQLite's errors (read-only, locked) become one
+    StoreError naming it."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.OperationalError as e:
+            store = args[0]
+            assert isinstance(store, Store)
+            raise _store_error(store.path, e) from None
+
+    return wrapper
+
+
 class Store:
     """A results store in one SQLite file (created when missing). Use as a context manager."""
 
@@ -148,7 +198,7 @@ class Store:
         try:
             if self.path.parent != Path(""):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
             tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if tables and "meta" not in tables:  # another program's database: never add to it
                 raise StoreError(f"{self.path}: not a results store (an SQLite file of another program)")
@@ -166,10 +216,11 @@ class Store:
                     f"reads schema {SCHEMA_VERSION}"
                 )
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: not a results store ({e})") from None
+            raise _store_error(self.path, e) from None
 
     # --- claims: two runs on one store never analyse the same game ----------------------------------
 
+    @_writing
     def claim(self, hashes: Sequence[str], settings: str, owner: str) -> set[str]:
         """Claim the games ``hashes`` for ``owner`` (``host:pid``); return those it now holds. A claim
         of a process that is gone (on this host), or older than CLAIM_HOURS, is taken over."""
@@ -194,6 +245,7 @@ class Store:
             raise
         return got
 
+    @_writing
     def release(self, owner: str, hashes: Sequence[str] | None = None) -> None:
         """Drop ``owner``'s claims (all of them, or those of ``hashes``)."""
         if hashes is None:
@@ -238,6 +290,7 @@ class Store:
 
     # --- writing -----------------------------------------------------------------------------------
 
+    @_writing
     def add(
         self,
         key: GameKey,
@@ -448,6 +501,20 @@ def remove_store(path: str | Path) -> None:
     """Delete a store file and SQLite's journal files beside it (a store a failed run created)."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def remove_if_empty(path: str | Path) -> bool:
+    """Delete a store that a stopped or failed run created, unless it already holds a game: a run
+    stopped at any moment keeps every game it finished. Returns whether it was deleted."""
+    try:
+        with contextlib.closing(sqlite3.connect(path, timeout=LOCK_WAIT)) as db:
+            stored = int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    except sqlite3.DatabaseError:  # stopped before the tables were made
+        stored = 0
+    if stored:
+        return False
+    remove_store(path)
+    return True
 
 
 def normal_date(text: str | None) -> str | None:
