@@ -163,6 +163,31 @@ def test_an_older_catch_all_is_not_a_kind_of_mistake(store: Store) -> None:
     assert stats.to_json()["unexplained_points"] == 3.5
 
 
+def test_a_category_in_favour_of_the_move_is_no_kind_of_mistake(store: Store) -> None:
+    # Regression (QA): a blunder whose explanation had Big Casino at -0.05 ("in favour of yours")
+    # counted Big Casino as one of the player's kinds of mistake.
+    doc = analysis(
+        ["Ana", "Ben"],
+        [move(0, 0, "blunder", 1.2, kinds=(("missed_capture", 1.25), ("big_casino", -0.05)))],
+        [50.0, None],
+    )
+    assert store.add(GameKey("h4", SETTINGS), doc)
+    kinds = {k.kind: (k.moves, k.points) for k in player_stats(store, "ana").kinds}
+    assert "big_casino" not in kinds
+    assert kinds["missed_capture"] == (4, pytest.approx(0.4 + 1.0 + 0.7 + 1.25))
+
+
+def test_the_players_offered_are_those_with_a_record(tmp_path: Path) -> None:
+    # Regression (QA): the players of a viewer's log that have no rated move were offered, and then
+    # had no game either.
+    with Store(tmp_path / "v.db") as st:
+        st.add(GameKey("v", SETTINGS), analysis(["Ana", "Ben"], [move(0, 0, "best", 0.0)], [100.0, None]))
+        with pytest.raises(StoreError, match=r"player 'Ben' in .*\(players: Ana\)$"):
+            player_stats(st, "Ben")
+    with Store(tmp_path / "w.db") as st, pytest.raises(StoreError, match=r"\(the store is empty\)$"):
+        player_stats(st, "Ben")
+
+
 def test_every_player_and_an_unknown_one(store: Store) -> None:
     assert store.players() == ["Ana", "Ben", "Cleo"]
     assert [(r.label, r.games, r.decisions) for r in all_players(store)] == [

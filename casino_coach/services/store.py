@@ -16,8 +16,9 @@ period (game, day, month or year) and in total.
 Definitions (over *decisions*: the player's rated moves that were not forced): the **error rate** is
 (mistakes + blunders) / decisions; **accuracy** is the mean accuracy of those moves (the analysis's
 per-move formula), i.e. each game's accuracy weighted by its decisions; the **kinds of mistake** count
-the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for
-(the rest of a loss that no scoring category explains, "other", or "continuation" in older
+the explanations of every inaccuracy, mistake and blunder by kind, with the points they account for,
+where the kind cost the move points (a category in favour of the move played is no kind of mistake;
+the rest of a loss that no scoring category explains, "other", or "continuation" in older
 analyses, is not a kind: its points are given apart, as unexplained).
 When one game was analysed with several settings, the statistics use its latest analysis.
 """
@@ -452,7 +453,7 @@ class Store:
     def mistake_kinds(self, player: str) -> list[KindCount]:
         """Kinds of the player's inaccuracies, mistakes and blunders: how many moves each kind
         explains and the points it accounts for, most frequent first (the catch-alls, NOT_KINDS,
-        left out)."""
+        left out, and a category where it was in favour of the move played)."""
         return [k for k in self._explained(player) if k.kind not in NOT_KINDS]
 
     def unexplained(self, player: str) -> float:
@@ -465,9 +466,11 @@ class Store:
             SELECT e.kind, COUNT(DISTINCT e.game_id || ':' || e.ply), SUM(e.points)
             FROM explanations e JOIN moves m ON m.game_id = e.game_id AND m.ply = e.ply
             WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
-              AND e.game_id IN ({self._latest()})"""
+              AND e.game_id IN ({self._latest()})
+              AND (e.points > 0 OR e.kind IN ({", ".join("?" for _ in NOT_KINDS)}))"""
         sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
-        return [KindCount(r[0], r[1], round(r[2], 3)) for r in self._db.execute(sql, (player, *MISS_CLASSES))]
+        rows = self._db.execute(sql, (player, *MISS_CLASSES, *NOT_KINDS))
+        return [KindCount(r[0], r[1], round(r[2], 3)) for r in rows]
 
     def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
@@ -681,8 +684,12 @@ def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> 
         raise StoreError(f"unknown period {by!r}: choose one of {', '.join(PERIODS)}")
     lines = [g for g in store.player_games(player) if g.moves]
     if not lines:
-        known = store.players()
-        hint = f" (players: {', '.join(known)})" if known else " (the store is empty)"
+        # The players with rated moves: the others of a viewer's log have none to give a record of.
+        known = [p for p in store.players() if any(g.moves for g in store.player_games(p))]
+        if known:
+            hint = f" (players: {', '.join(known)})"
+        else:
+            hint = " (no player has a rated move in it)" if store.count() else " (the store is empty)"
         raise StoreError(f"no analysed game of player {player!r} in {store.path}{hint}")
     groups: dict[str | int, list[GameLine]] = {}
     for g in lines:  # by game: one row per game, even two of a day from files of one name
