@@ -365,3 +365,13 @@ def test_a_locked_or_read_only_store_is_one_error(
         st._db.execute("PRAGMA query_only = ON")  # SQLite refuses every write, as to a read-only file
         with pytest.raises(StoreError, match="cannot write to the results store: it is read-only"):
             st.claim(["h"], "{}", "me:1")
+
+
+def test_options_of_one_games_report_are_refused_with_many(runner: CliRunner, games: Path) -> None:
+    # Regression (QA): --worst with a folder of logs was ignored without a word.
+    for args, option in ((["--worst", "3"], "--worst"), (["--no-moves"], "--no-moves")):
+        res = runner.invoke(app, ["analyze", str(games), *args])
+        assert res.exit_code == 2
+        assert res.output.strip() == (
+            f"error: {option} shapes one game's report: with many logs or a store it has no use"
+        )

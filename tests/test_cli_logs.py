@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import one_error_line
+from conftest import one_error_line, one_usage_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -207,6 +207,17 @@ def test_selfplay_writes_complete_seeded_logs(tmp_path: Path) -> None:
         str(again),
     )
     assert [f.read_bytes() for f in files] == [f.read_bytes() for f in sorted(again.glob("*.json"))]
+
+
+def test_selfplay_refuses_bots_it_would_not_seat(tmp_path: Path) -> None:
+    # Regression (QA): five bots for two players ran, and named the files after all five; an empty
+    # name between commas was dropped without a word.
+    out = str(tmp_path / "x")
+    line = one_usage_line(cli("selfplay", "--bots", "greedy,counter,random", "--out", out))
+    assert line == "error: --bots names 3 bots for 2 players: at most one a seat"
+    line = one_usage_line(cli("selfplay", "--bots", "greedy,,counter", "--out", out))
+    assert line == "error: --bots greedy,,counter: an empty name between commas"
+    assert not (tmp_path / "x").exists()
 
 
 # --- every error class: one line, exit 1 -----------------------------------------------------------

@@ -116,8 +116,18 @@ def analyze_command(
     noise: float = NOISE,
     world: bool = WORLD,
     depth: int | None = DEPTH,
-    worst: int = typer.Option(5, "--worst", help="How many of the worst moves (N) to explain first."),
-    moves: bool = typer.Option(True, "--moves/--no-moves", help="Show the whole game after the worst moves."),
+    worst: int | None = typer.Option(
+        None,
+        "--worst",
+        show_default=False,
+        help="How many of the worst moves (N) to explain first [default: 5].",
+    ),
+    moves: bool | None = typer.Option(
+        None,
+        "--moves/--no-moves",
+        show_default=False,
+        help="Show the whole game after the worst moves [default: moves].",
+    ),
     store: Path | None = typer.Option(
         None,
         "--store",
@@ -147,6 +157,9 @@ def analyze_command(
     ):
         from casino_coach.cli import batch
 
+        if worst is not None or moves is not None:  # they shape one game's report, which is not written
+            shaped = "--worst" if worst is not None else "--moves" if moves else "--no-moves"
+            raise UsageError(f"{shaped} shapes one game's report: with many logs or a store it has no use")
         raise typer.Exit(
             batch.analyze_command_many(
                 files,
@@ -163,6 +176,8 @@ def analyze_command(
             )
         )
     file = files[0]
+    worst = 5 if worst is None else worst
+    moves = True if moves is None else moves
     if worst < 0:  # a.worst(-1) listed every missed move but one
         raise UsageError(f"--worst must be 0 or more, got {worst}")
     result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)

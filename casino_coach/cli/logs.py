@@ -221,9 +221,13 @@ def selfplay_command(
     --seed 7 --out games/
     """
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
-    names = [b.strip() for b in bots.split(",") if b.strip()]
-    if not names:
+    names = [b.strip() for b in bots.split(",")]
+    if not any(names):
         raise UsageError("--bots: name at least one bot, like greedy,counter")
+    if not all(names):
+        raise UsageError(f"--bots {bots}: an empty name between commas")
+    if len(names) > players:
+        raise UsageError(f"--bots names {len(names)} bots for {players} players: at most one a seat")
     policies = [make_policy(name) for name in names]
     seat_policies = [policies[s % len(policies)] for s in range(players)]
     if out.exists() and not out.is_dir():
