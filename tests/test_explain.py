@@ -273,3 +273,25 @@ def test_a_build_taken_by_one_of_a_side_says_one_of_them_holds_the_card() -> Non
     said = r"of the deals you could face, Ben or Dee holds a 9 and takes your build of 9"
     assert re.search(said, text), text
     assert "Ben and Dee hold" not in text
+
+
+def test_points_the_lines_do_not_account_for_are_said_to_be_the_estimate(tmp_path: Path) -> None:
+    # Regression (QA): "Big Casino 10♦: 0.76 points. Over the next 4 plays greedy 1 and greedy 2 take
+    # it in none of the deals you could face after yours, in 3% after 10♦ trails": captures that favour
+    # neither move, beside points that favour one. The points are the estimate where the lines stop.
+    from typer.testing import CliRunner
+
+    from casino_coach.cli import app
+
+    args = ["selfplay", "--bots", "counter,greedy", "--preset", "dominican", "--players", "4"]
+    res = CliRunner().invoke(app, [*args, "--seed", "103", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    (path,) = tmp_path.glob("*.json")
+    log = read_log(path)
+    rep = replay(log)
+    obs = rep.plies[131].observation
+    assert obs is not None
+    m = rate_move(log.rules, obs, rep.plies[131].move, analysis_limits(nplayers=4), names=log.players)
+    (big,) = [e.text for e in m.explanations if e.text.startswith("Big Casino")]
+    assert big.startswith("Big Casino 10♦: 0.") and "in 3% after 10♦ trails" in big, big
+    assert "its points are the search's estimate of who takes it later in the round" in big, big

@@ -110,6 +110,11 @@ class _Words:
         return f"{subject} {self.verb(subject, 'sweep')}"
 
 
+# How much more often (a share of the worlds) the captures along the lines must favour the move a
+# cash card's points favour for those captures to explain them (``_sentence``).
+EVENT_SUPPORT = 0.05
+
+
 def _either(names: list[str]) -> str:
     """A list of names joined by "or": "Ana", "Ana or Ben", "Ana, Ben or Cy"."""
     return " or ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} or {names[-1]}"
@@ -260,6 +265,19 @@ def _sentence(
                 f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
                 if _some(mine_p) or _some(mine_b)
                 else ""
+            )
+        # Where the captures along the lines do not account for the points (they favour neither move,
+        # or the other one), the points are the estimate where the lines stop, of a card still to be
+        # taken: say so, or the shares read as if they contradicted the points.
+        support = (mine_b - mine_p) + (them_p - them_b)
+        settled = all(p.best.end and p.played.end for p in pairs)
+        if not settled and (support < EVENT_SUPPORT if stake > 0 else support > -EVENT_SUPPORT):
+            open_b = _mean(pairs, lambda p: not any(g & bit for g in p.best.gained))
+            open_p = _mean(pairs, lambda p: not any(g & bit for g in p.played.gained))
+            text += (
+                f"; where the lines stop it is still to be taken {_share(open_b)} after the best, "
+                f"{_then(open_p)} {yours}, and its points are the search's estimate of who takes it "
+                "later in the round"
             )
         return text + "."
     if key in ("cards", "spades"):
