@@ -299,14 +299,21 @@ def test_luck_is_measured_from_the_value_before_the_deal() -> None:
     log = _log(make_log(13, deals=2))
     a = analyze(log, AnalysisOptions(limits=FAST, world=False))
     luck = luck_by_deal(a.moves, 2)
-    first = a.moves[0]
-    assert luck[first.side][0].points == pytest.approx(first.best_value)
-    # Deal 2: the first mover's luck is its best value minus the last move of deal 1 (its view).
+    # A side's luck in a deal: the best value of its first decision there minus its value before the
+    # deal (0 at the start of the round; then the last move of deal 1, from its side), taken relative
+    # to the two sides' mean, so that the deal's luck cancels (each side's values are from its view).
     last = a.moves[7]
-    d2 = a.moves[8]
-    prior = last.played_value if last.side == d2.side else -last.played_value
-    got = next(x for x in luck[d2.side] if x.deal == 1)
-    assert got.points == pytest.approx(d2.best_value - prior)
+    assert last.played_value is not None
+    for deal in (0, 1):
+        raw = []
+        for side in (0, 1):
+            first = next(m for m in a.moves if m.deal == deal and m.side == side)
+            assert first.best_value is not None
+            prior = 0.0 if deal == 0 else last.played_value if last.side == side else -last.played_value
+            raw.append(first.best_value - prior)
+        got = [next(x.points for x in luck[side] if x.deal == deal) for side in (0, 1)]
+        assert got == pytest.approx([raw[0] - sum(raw) / 2, raw[1] - sum(raw) / 2])
+        assert sum(got) == pytest.approx(0.0)
 
 
 def test_luck_with_three_sides_is_relative_to_the_table() -> None:

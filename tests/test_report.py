@@ -191,9 +191,11 @@ def test_json_has_the_contract_fields() -> None:
 def test_summary_luck_uses_the_first_decision_of_each_deal() -> None:
     a = _analysis()
     # Ana's deal 1 starts at 1.5 (from nothing); deal 2 at 1.0 after Ben's 0.5 (= -0.5 for Ana).
-    assert a.summaries[0].luck == (DealLuck(0, 0, 1.5), DealLuck(0, 1, 1.5))
-    # Ben's first decision is in deal 1 too: measured from the start of the round, not Ana's move.
-    assert a.summaries[1].luck == (DealLuck(0, 0, 0.5),)
+    # Ben's first decision is in deal 1 too: measured from the start of the round (0.5), not from
+    # Ana's move. Deal 1's lucks, 1.5 and 0.5, are taken from their mean, 1.0, so that they cancel;
+    # Ben has no decision in deal 2, so Ana's 1.5 there stands.
+    assert a.summaries[0].luck == (DealLuck(0, 0, 0.5), DealLuck(0, 1, 1.5))
+    assert a.summaries[1].luck == (DealLuck(0, 0, -0.5),)
 
 
 def test_markdown_lists_worst_moves_and_the_game() -> None:
@@ -380,8 +382,8 @@ def test_the_real_cards_are_shown_only_when_they_say_something() -> None:
 
 def test_luck_per_deal_is_listed() -> None:
     a = _analysis()
-    assert '- Ana \\<\\&\\> "A": round 1: +1.50 +1.50' in to_markdown(a)
-    assert "Ben: round 1: +0.50" in to_html(a)
+    assert '- Ana \\<\\&\\> "A": round 1: +0.50 +1.50' in to_markdown(a)
+    assert "Ben: round 1: -0.50" in to_html(a)
 
 
 def test_a_loss_of_nothing_on_the_real_cards_names_no_better_move() -> None:

@@ -30,8 +30,9 @@ what it then knew) minus the value its side had just before the cards were dealt
 the last rated move before the deal, from that side's point of view; 0 at the start of a round, when
 no card is known and the deal is symmetric). It measures how much better or worse the new cards are
 than the average deal from that position. With three or more sides a side's own last value is the
-prior, and each side's luck is taken relative to the mean of the sides' luck in that deal. The
-luck-adjusted result is the side's actual round margin minus its total luck.
+prior. Each side's values come from its own information, so the sides' lucks need not cancel: each
+side's luck is taken relative to the mean of the sides' luck in that deal, and a deal's luck sums to
+zero. The luck-adjusted result is the side's actual round margin minus its total luck.
 """
 
 from __future__ import annotations
@@ -903,10 +904,13 @@ def luck_by_deal(moves: Sequence[MoveAnalysis], nsides: int) -> dict[int, list[D
                 break
         assert m.best_value is not None
         out[m.side].append(DealLuck(m.round, m.deal, m.best_value - prior))
-    if nsides > 2:
-        # With three or more sides the prior is the side's own last value, taken before the other
-        # sides' last moves of the deal (which favour them): measure each side's luck against the
-        # mean luck of the sides rated in that deal instead, so a deal's luck sums to zero.
+    if nsides > 1:
+        # Each side's values are from its own information, so the sides' lucks of one deal need not
+        # cancel (both sides of a 4-player game "expected to lose" from the first deal, -12.82 and
+        # -13.12 over a game); with three or more sides the prior is also the side's own last value,
+        # taken before the other sides' last moves of the deal (which favour them). Each side's luck
+        # is measured against the mean luck of the sides rated in that deal, so a deal's luck sums to
+        # zero and the luck-adjusted results to the results.
         by_deal: dict[tuple[int, int], list[float]] = {}
         for lucks in out.values():
             for x in lucks:
