@@ -304,14 +304,14 @@ def test_luck_is_measured_from_the_value_before_the_deal() -> None:
     # to the two sides' mean, so that the deal's luck cancels (each side's values are from its view).
     last = a.moves[7]
     assert last.played_value is not None
-    for deal in (0, 1):
+    for number in (0, 1):
         raw = []
         for side in (0, 1):
-            first = next(m for m in a.moves if m.deal == deal and m.side == side)
+            first = next(m for m in a.moves if m.deal == number and m.side == side)
             assert first.best_value is not None
-            prior = 0.0 if deal == 0 else last.played_value if last.side == side else -last.played_value
+            prior = 0.0 if number == 0 else last.played_value if last.side == side else -last.played_value
             raw.append(first.best_value - prior)
-        got = [next(x.points for x in luck[side] if x.deal == deal) for side in (0, 1)]
+        got = [next(x.points for x in luck[side] if x.deal == number) for side in (0, 1)]
         assert got == pytest.approx([raw[0] - sum(raw) / 2, raw[1] - sum(raw) / 2])
         assert sum(got) == pytest.approx(0.0)
 

@@ -145,6 +145,18 @@ def test_build_owner_holds_its_capture_card() -> None:
         sample_world(CLASSIC, no_nine, rng)
 
 
+def test_builds_of_1_and_14_need_two_aces_to_be_possible() -> None:
+    # Regression (QA): seat 1 owning royal builds of 1 and of 14 with one ace left unseen was "too
+    # unlikely" after every draw failed; it is impossible, and said so at once.
+    royal = RuleSet.from_preset("royal")
+    s = position(royal, ["5S 9C", "AS 4H"], "[AC AD =1 @1] [KS AH =14 @1]")
+    obs = observe(s, 0)
+    with pytest.raises(
+        SearchError, match="builds of 1 and of 14 but cannot hold the two aces they take: only one"
+    ):
+        sample_world(royal, obs, random.Random(1))
+
+
 def test_surplus_unseen_cards_go_nowhere() -> None:
     # A typed position without the played cards: 44 unseen, but the other hand needs 4, stock 0.
     s = position(CLASSIC, ["2C 3C 4C 5C", "9H 4H 6D 7D"], "KD 8S 8D 3D")

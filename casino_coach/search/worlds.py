@@ -136,6 +136,18 @@ def _check_possible(
                 f"seat {seat} owns a build but cannot hold a card to take it "
                 f"({what}): every such card has been seen elsewhere"
             )
+        if 1 in values and 14 in values and rules.ace_value == "one_or_fourteen":
+            # One card per build value (``_holds_all``): builds of 1 and of 14 take two aces.
+            aces = (pool & ACES_MASK).bit_count()
+            if aces < 2:
+                why = "only one ace is left for it to hold" if aces else "no ace is left for it to hold"
+            elif obs.hand_sizes[seat] < 2:
+                why = "it holds one card"
+            else:
+                continue
+            raise SearchError(
+                f"seat {seat} owns builds of 1 and of 14 but cannot hold the two aces they take: {why}"
+            )
 
 
 def sample_world(rules: RuleSet, obs: Observation, rng: random.Random) -> World:
