@@ -370,7 +370,8 @@ def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
 def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_players() -> None:
     # Three players in the last deal with two cards each: searched to the end of the round (6 plies,
     # no leaf estimate left; the worlds, 6 ways, are enumerated, so the values are exact); with four
-    # cards each, more than DEAL_END_CARDS, the analysis depth stays, as with four players.
+    # cards each, more than DEAL_END_CARDS, the analysis depth stays, as with four players (5 plies:
+    # the mover's next turn).
     limits = analysis_limits(nplayers=3)
     assert limits.depth == 5
     few = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S")
@@ -383,7 +384,7 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     assert decision_limits(limits, obs).depth == 5
     many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
     obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
-    assert decision_limits(analysis_limits(nplayers=4), obs).depth == 4
+    assert decision_limits(analysis_limits(nplayers=4), obs).depth == 5
     # Cards still to come: however few the worlds, the search stops at the end of the deal, the
     # leaf estimating the rest of the round; with at most DEAL_END_CARDS cards left in the hands it
     # goes to that end whatever the depth (here 6 cards, 6 plies), with more the depth stays.
@@ -393,7 +394,7 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     quick = dataclasses.replace(limits, depth=2)  # a quick look stays one
     assert decision_limits(quick, obs).depth == 2
     # What the settings line says of the rule (report.words.settings_words) is the same test.
-    assert searches_deal_end(5, 3) and searches_deal_end(4, 4)
+    assert searches_deal_end(5, 3) and searches_deal_end(5, 4) and not searches_deal_end(4, 4)
     assert not searches_deal_end(2, 3) and not searches_deal_end(9, 3) and not searches_deal_end(None, 3)
     crowded = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D TD"], "KD 7S", stock=parse_hand("AS AD"))
     obs = observe(crowded, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D TD AS AD"))

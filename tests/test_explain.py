@@ -191,14 +191,16 @@ def test_with_three_players_a_majority_says_who_leads() -> None:
 
 
 def test_a_build_comes_home_only_where_the_lines_reach_the_next_turn() -> None:
-    # Regression: with four players at the default 4 plies the lines stop before the builder's next
-    # turn, and "the build of 12 comes home to you in none of the deals" was said of every build.
+    # Regression: with four players at 4 plies (the default until the analysis searched 5) the lines
+    # stop before the builder's next turn, and "the build of 12 comes home to you in none of the
+    # deals" was said of every build.
     log = read_log(REPLAYS / "royal-4p-individual.json")
     rep = replay(log)
     for ply in (4, 6):
         obs = rep.plies[ply].observation
         assert obs is not None
-        m = rate_move(log.rules, obs, rep.plies[ply].move, analysis_limits(40, nplayers=4), names=log.players)
+        limits = analysis_limits(40, nplayers=4, depth=4)
+        m = rate_move(log.rules, obs, rep.plies[ply].move, limits, names=log.players)
         texts = [e.text for e in m.explanations]
         assert texts and not any("comes home" in t for t in texts), texts
         # Short of the end of the round, a majority is told by the piles each side holds, the

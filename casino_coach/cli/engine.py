@@ -37,7 +37,7 @@ def engine_command(
         None,
         "--depth",
         help="Plies searched per sampled deal, unless the "
-        "request says (default: 8 with 2 players, 5 with 3, 4 with 4).",
+        "request says (default: 8 with 2 players, 5 with 3 or 4).",
         show_default=False,
     ),
 ) -> None:

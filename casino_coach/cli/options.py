@@ -87,7 +87,7 @@ DEPTH = typer.Option(
     None,
     "--depth",
     metavar="N",
-    help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3, 4 with 4).",
+    help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3 or 4).",
     show_default=False,
 )
 WORLD = typer.Option(

@@ -203,7 +203,8 @@ def explain(
         for key, points in shares
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
-    # with four players stops before it, and "comes home in none of the deals" would be false).
+    # with four players, ``--depth 4``, stops before it, and "comes home in none of the deals" would be
+    # false).
     left = sum(obs.hand_sizes)
     next_turn = result.depth is None or result.depth > min(obs.nplayers, left - 1)
     event = _build_event(rules, obs, played, best, pairs, words, next_turn)

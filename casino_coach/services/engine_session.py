@@ -95,7 +95,7 @@ MAX_TOP = 100_000  # moves an analysis lists (a decision searched has at most 30
 
 # What a ``go`` or ``analyze`` searches when the request gives no limits: what ``casino-coach analyze``
 # searches (``analysis.analysis_limits``), as deep as the analysis does for the number of players
-# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3, 4 with 4) unless a depth is given, so
+# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3 or 4) unless a depth is given, so
 # the engine's values for a position are the analysis's, bit for bit.
 DEFAULT_LIMITS = analysis_limits()
 
