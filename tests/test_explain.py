@@ -293,7 +293,9 @@ def test_points_the_lines_do_not_account_for_are_said_to_be_the_estimate(tmp_pat
     rep = replay(log)
     obs = rep.plies[131].observation
     assert obs is not None
-    m = rate_move(log.rules, obs, rep.plies[131].move, analysis_limits(nplayers=4), names=log.players)
+    # At 4 plies (at 5, the default since, the lines settle this card differently).
+    limits = analysis_limits(nplayers=4, depth=4)
+    m = rate_move(log.rules, obs, rep.plies[131].move, limits, names=log.players)
     (big,) = [e.text for e in m.explanations if e.text.startswith("Big Casino")]
     assert big.startswith("Big Casino 10♦: 0.") and "in 3% after 10♦ trails" in big, big
     assert "its points are the search's estimate of who takes it later in the round" in big, big
