@@ -49,6 +49,7 @@ from casino_coach.search.solver import (
     RootValue,
     Solver,
     canonical,
+    twin_classes,
     without_cycle_collection,
 )
 from casino_coach.search.tree import SearchTree
@@ -475,6 +476,10 @@ def evaluate(
         every=population is not None,
     )
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
+    # Moves that differ only by twins have the same value in every world: searched in the same worlds
+    # they get the same value, where a twin of the move played left the race earlier than it and was
+    # valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
+    alike = twin_classes(moves, obs.hand, obs.loose)
     replies = None
     if limits.reply_worlds and obs.stock_count > 0:
         replies = _Replies(
@@ -494,7 +499,7 @@ def evaluate(
         solver = _Ladder(
             rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap=left, replies=replies
         )
-        race = Race(moves, focus)
+        race = Race(moves, focus, alike)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None
         value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
         done, out_of_nodes = run_race(race, drawn, stream, value, stop, solver.over_budget)

@@ -123,11 +123,18 @@ class Race(Generic[M]):
     """Per-move values world by world (NaN where a move was not searched), and the moves still in
     the race: after ``min_samples`` worlds a move clearly behind the best (by the paired difference:
     the same worlds value every move) is no longer searched, so later worlds cost less. The ``focus``
-    (the move whose loss is asked for) always stays in."""
+    (the move whose loss is asked for) always stays in, and so do the moves ``alike`` it: ``alike``
+    gives per move the index of a move whose value it has in every world (a twin, in Casino), and
+    moves alike are searched in the same worlds, so that they get the same value."""
 
-    def __init__(self, moves: Sequence[M], focus: M | None = None) -> None:
+    def __init__(
+        self, moves: Sequence[M], focus: M | None = None, alike: Sequence[int] | None = None
+    ) -> None:
         self.moves = list(moves)
         self.focus = self.moves.index(focus) if focus is not None else -1
+        kind = list(alike) if alike is not None else list(range(len(self.moves)))
+        # The moves that stay in the race as the focus does: the focus and the moves alike it.
+        self.kept = {i for i, k in enumerate(kind) if self.focus >= 0 and k == kind[self.focus]}
         self.values: list[list[float]] = [[] for _ in moves]
         self.outcomes: list[list[Any]] = [[] for _ in moves]
         self.weights: list[float] = []
@@ -191,7 +198,7 @@ class Race(Generic[M]):
                 continue
             d, se, n = self.diff(best, j)
             zt = z * t_factor(n)
-            if j != self.focus and n >= min_paired and (d - zt * se > 0 or (se == 0 and d > 0)):
+            if j not in self.kept and n >= min_paired and (d - zt * se > 0 or (se == 0 and d > 0)):
                 continue  # clearly worse: out of the race
             keep.append(j)
             if not (n >= MIN_PAIRED and abs(d) + zt * se < margin):

@@ -66,17 +66,17 @@ class MoveOrder:
         return -500_000 - self._mask(move.take)
 
 
-def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
-    """``moves`` without those that differ from an earlier one only by twins (``cards.TWINS``) of the hand
-    or of the loose cards: the positions they lead to are the same up to that swap, and so is their
-    value. The first of each kind is kept, in the order given."""
+def twin_classes(moves: list[Move], hand: int, loose: int) -> list[int] | None:
+    """For each of ``moves``, the index of the first one it differs from only by twins (``cards.TWINS``)
+    of the hand or of the loose cards (its own index when none): the positions they lead to are the
+    same up to that swap, and so is their value. None when the hand and the loose cards hold no twins."""
     in_hand = twin_groups(hand)
     on_table = twin_groups(loose)
     if not in_hand and not on_table:
-        return moves
-    seen: set[tuple[int, int, int, int]] = set()
+        return None
+    first: dict[tuple[int, int, int, int], int] = {}
     out = []
-    for m in moves:
+    for i, m in enumerate(moves):
         card = m.card
         for g in in_hand:
             if g >> card & 1:
@@ -95,11 +95,17 @@ def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
                     low |= bit
                     rest ^= bit
                 take = (take & ~g) | low
-        key = (card, m.action, take, m.value)
-        if key not in seen:
-            seen.add(key)
-            out.append(m)
+        out.append(first.setdefault((card, m.action, take, m.value), i))
     return out
+
+
+def distinct_moves(moves: list[Move], hand: int, loose: int) -> list[Move]:
+    """``moves`` without those that differ from an earlier one only by twins (``twin_classes``): the
+    first of each kind is kept, in the order given."""
+    classes = twin_classes(moves, hand, loose)
+    if classes is None:
+        return moves
+    return [m for i, m in enumerate(moves) if classes[i] == i]
 
 
 class Entry:
