@@ -295,6 +295,20 @@ def test_a_finished_log_has_no_position_to_suggest_and_the_error_names_it() -> N
     assert err.startswith(f"error: {full}: the log stops between rounds: the game is over"), err
 
 
+def test_suggest_says_what_the_round_points_count_near_21() -> None:
+    # Regression (QA): at 20-15 in Dominican the side at 20 wins only by Little Casino and scores
+    # nothing else, yet "Most cards: 2.16 points ... The ace A♥: 1.20" read as points it would score.
+    args = ["suggest", "--preset", "dominican", "--hand", "2S 8C", "--table", "2H AH 7D"]
+    args += ["--hand-sizes", "2,2", "--samples", "16"]
+    words = " ".join(cli(*args, "--scores", "20,15").stdout.split())
+    assert (
+        "Near 21 (rules.md 1.14): you (seat 0) at 20 can win the game this round only by Little Casino "
+        "2♠, and your other items, sweeps too, score nothing. The round's points here count every item "
+        "as a round from 0-0 does; the chance to win the game counts only what scores."
+    ) in words
+    assert "Near 21" not in cli(*args, "--scores", "17,15").stdout
+
+
 def test_a_typed_position_takes_the_game_score() -> None:
     # A typed position had no way to give the game score, so no chances to win the game (QA).
     args = ["suggest", "--hand", "TH AD", "--table", "4S 5D JD QD", "--preset", "dominican"]

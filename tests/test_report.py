@@ -25,6 +25,7 @@ from casino_coach.coach.analysis import (
     Thresholds,
     WorldCost,
     analysis_limits,
+    analyze,
     summarize,
 )
 from casino_coach.coach.explain import Explanation
@@ -50,6 +51,7 @@ from casino_coach.report.words import (
     game_class_words,
     game_verdict_words,
     loss_words,
+    near_target_values_words,
     win_words,
 )
 from casino_coach.search import Limits, root_moves
@@ -579,3 +581,29 @@ def test_suggest_at_a_ply_says_what_analyze_says_for_the_game(log_name: str, ply
         app, ["suggest", str(REPLAYS / log_name), "--at", str(ply)], env={"COLUMNS": "400"}
     )
     assert f"  - {words}" in text.stdout
+
+
+def test_the_near_21_note_names_each_side_under_the_rule() -> None:
+    dominican = RuleSet.from_preset("dominican")
+    both = near_target_values_words(dominican, (18, 19), ["Ana", "Ben & Dee"])
+    assert both is not None
+    assert "Ana at 18 can win the game this round only by most cards, and its other items" in both
+    assert "Ben & Dee at 19 can win the game this round only by Big Casino 10♦, and their other" in both
+    capped = near_target_values_words(
+        dominican.replace(near_target_mode="cap_at_20"), (20, 3), ["Ana", "Ben"]
+    )
+    assert capped is not None and "its other items count only up to 20, and its sweeps not at all" in capped
+    assert near_target_values_words(dominican, (17, 3), ["Ana", "Ben"]) is None
+    assert near_target_values_words(RuleSet.from_preset("royal"), (20, 19), ["Ana", "Ben"]) is None
+    assert near_target_values_words(dominican, None, ["Ana", "Ben"]) is None
+
+
+def test_markdown_says_what_a_near_21_rounds_points_count() -> None:
+    # The bundled Dominican game starts its third and fourth rounds at 19-5 and 19-8.
+    log = read_log(REPLAYS / "dominican-2p-full.json")
+    fast = Limits(samples=2, min_samples=2, depth=1)
+    md = to_markdown(analyze(log, AnalysisOptions(limits=fast, world=False)))
+    rounds = md.split("## Move by move")[1].split("### Round ")[1:]
+    notes = ["Near 21 (rules.md 1.14): " in r.split("#### Deal 1")[0] for r in rounds]
+    assert notes == [False, False, True, True]
+    assert "Ana at 19 can win the game this round only by Big Casino 10♦" in rounds[2]

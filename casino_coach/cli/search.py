@@ -37,8 +37,9 @@ from casino_coach.coach.winning import choose_for_game
 from casino_coach.errors import UsageError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
-from casino_coach.render.search import suggestion_view
+from casino_coach.render.search import side_labels, suggestion_view
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
+from casino_coach.report.words import near_target_values_words
 from casino_coach.search.tree import SearchTree
 from casino_coach.services.decision import (
     decision_chances_of,
@@ -220,6 +221,9 @@ def suggest_command(
             for_game=choose_for_game(decision.rules, obs, decision.scores, result),
             game_words=played_game_words(decision, result, verdict),
             typed=decision.typed,
+            near=near_target_values_words(
+                decision.rules, decision.scores, side_labels(obs, decision.names, typed=decision.typed)
+            ),
         )
     )
 

@@ -19,6 +19,8 @@ from casino_coach.report.words import (
     loss_basis,
     luck_words,
     mark_label,
+    near_target_values_words,
+    side_names,
     win_words,
 )
 
@@ -67,8 +69,9 @@ def summary_table(a: GameAnalysis) -> Table:
     return t
 
 
-def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
-    """One rated move with its explanation."""
+def move_panel(m: MoveAnalysis, players: Sequence[str], near: str | None = None) -> Panel:
+    """One rated move with its explanation (``near``: what its values mean under the near-21 rule,
+    ``near_target_values_words``)."""
     lab = mark_label(m)
     style = CLASS_STYLES.get(lab, "")
     lines: list[RenderableType] = []
@@ -105,6 +108,8 @@ def move_panel(m: MoveAnalysis, players: Sequence[str]) -> Panel:
     game = win_words(m)
     if game is not None:
         lines.append(Text(game, style="dim"))
+    if near is not None:
+        lines.append(Text(near, style="dim"))
     loss = f", lost {m.loss:.2f}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
         f"ply {m.ply}, round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
@@ -180,7 +185,15 @@ def analysis_view(
     bad = a.worst(worst)
     if bad:
         parts.append(Text("Worst moves", style="bold"))
-        parts += [move_panel(m, [player_name(p) for p in a.players]) for m in bad]
+        sides = side_names(a)
+        parts += [
+            move_panel(
+                m,
+                [player_name(p) for p in a.players],
+                near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides),
+            )
+            for m in bad
+        ]
     elif worst:
         parts.append(Text("No move lost points.", style="green"))
     if whole_game:

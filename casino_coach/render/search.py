@@ -58,6 +58,12 @@ def _side_label(side: int, obs: Observation, names: Sequence[str], you: int | No
     return " & ".join(seat_label(s, names, you) for s in seats)
 
 
+def side_labels(obs: Observation, names: Sequence[str] = (), *, typed: bool = False) -> list[str]:
+    """Each side as the values line names it: ``Ana (seat 0)``, partners joined with "&"."""
+    you = obs.to_move if typed else None
+    return [_side_label(side, obs, names, you) for side in range(obs.nsides)]
+
+
 def value_basis(obs: Observation, names: Sequence[str] = (), *, typed: bool = False) -> str:
     """What a value is relative to: the mover's side's round points minus the others' (their mean with
     three sides), and for a position not read from a log, where every card not listed is."""
@@ -131,6 +137,7 @@ def suggestion_view(
     win: WinChances | None = None,
     for_game: GameEdge | None = None,
     game_words: str | None = None,
+    near: str | None = None,
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
@@ -138,7 +145,8 @@ def suggestion_view(
     played with cards the player cannot see), the verdict on the move the log plays here, and what the values
     mean; once the game is close, the move to play for the game instead of the round's best
     (``for_game``) and the verdict for the game on the move played, with ``game_words`` where the game
-    and the round disagree on it."""
+    and the round disagree on it; ``near``: what the values mean where a side is under the near-21
+    rule (``report.words.near_target_values_words``)."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -175,6 +183,8 @@ def suggestion_view(
     parts += [Text(""), Text(why)]
     if for_game is not None and result.moves:
         parts.append(Text(for_game_words(for_game, result, win, side)))
+    if near is not None:
+        parts.append(Text(near))
     ways = count_worlds(obs) if result.exact else 0
     if result.exact and ways == 1 and result.moves:
         parts += [

@@ -39,7 +39,9 @@ from casino_coach.report.words import (
     loss_words,
     luck_words,
     mark_label,
+    near_target_values_words,
     settings_words,
+    side_names,
     where,
     win_words,
     world_worth_showing,
@@ -316,6 +318,7 @@ def to_markdown(a: GameAnalysis) -> str:
             out += _md_move(m, names, a.options.thresholds.inaccuracy)
             out.append("")
     out += ["## Move by move", ""]
+    sides = side_names(a)
     current: tuple[int, int] | None = None
     for m in a.moves:
         if (m.round, m.deal) != current:
@@ -323,6 +326,9 @@ def to_markdown(a: GameAnalysis) -> str:
                 pts = a.round_points[m.round] if m.round < len(a.round_points) else None
                 score = f" (points {', '.join(f'{p:g}' for p in pts)})" if pts else ""
                 out += [f"### Round {m.round + 1}{score}", ""]
+                near = near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides)
+                if near is not None:
+                    out += [near, ""]
             current = (m.round, m.deal)
             out += [f"#### Deal {m.deal + 1}", ""]
         out += _md_move(m, names, a.options.thresholds.inaccuracy)

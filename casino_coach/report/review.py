@@ -51,7 +51,9 @@ from casino_coach.report.words import (
     luck_words,
     mark_label,
     near_target_notes,
+    near_target_values_words,
     settings_words,
+    side_names,
     where,
     win_words,
     world_worth_showing,
@@ -128,15 +130,6 @@ def move_data(m: Move) -> dict[str, Any]:
         "value": m.value,
         "text": m.describe(),
     }
-
-
-def side_names(a: GameAnalysis) -> list[str]:
-    """Each side's name: the player's, or the partners' joined with "&" (names as the terminal shows
-    them: control characters escaped, cut to 40 characters)."""
-    names = [player_name(p) for p in a.players]
-    return [
-        " & ".join(names[s] for s in range(len(names)) if s % a.nsides == side) for side in range(a.nsides)
-    ]
 
 
 def _margin(points: Sequence[Points], side: int) -> float:
@@ -482,7 +475,10 @@ def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
         if not rounds or rounds[-1]["index"] != m.round:
             pts = a.round_points[m.round] if m.round < len(a.round_points) else None
             score = ", ".join(f"{sides[s]} {p:g}" for s, p in enumerate(pts)) if pts else ""
-            rounds.append({"index": m.round, "label": f"Round {m.round + 1}", "score": score, "deals": []})
+            near = near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides)
+            rounds.append(
+                {"index": m.round, "label": f"Round {m.round + 1}", "score": score, "near": near, "deals": []}
+            )
         deals = rounds[-1]["deals"]
         if not deals or deals[-1]["index"] != m.deal:
             deals.append({"index": m.deal, "label": f"deal {m.deal + 1}", "rows": []})

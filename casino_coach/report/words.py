@@ -20,6 +20,7 @@ from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
 from casino_coach.engine.movegen import Move, article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
+from casino_coach.formats.text import player_name
 from casino_coach.search.result import SearchResult
 
 
@@ -273,6 +274,48 @@ ITEM_LABELS = {
     "sweeps": "sweeps",
     "last_capture": "last capture",
 }
+
+
+def side_names(a: GameAnalysis) -> list[str]:
+    """Each side's name: the player's, or the partners' joined with "&" (names as the terminal shows
+    them: control characters escaped, cut to 40 characters)."""
+    names = [player_name(p) for p in a.players]
+    return [
+        " & ".join(names[s] for s in range(len(names)) if s % a.nsides == side) for side in range(a.nsides)
+    ]
+
+
+def near_target_values_words(
+    rules: RuleSet, scores: Sequence[Points] | None, sides: Sequence[str]
+) -> str | None:
+    """What a round's values mean where a side is at 18-20 before it (rules.md 1.14.4, the Dominican
+    near-21 rule): that side's items but its own condition, its sweeps among them, score nothing for it
+    this round (or count only up to 20), while the values count every item as a round from 0-0 does;
+    the chances to win the game count only what scores. None where no side is under the rule."""
+    if scores is None:
+        return None
+    said = []
+    for side, score in enumerate(scores):
+        items = near_target_items(rules, score)
+        if items is None:
+            continue
+        what = " or ".join(ITEM_LABELS.get(i, i) for i in items)
+        who = sides[side]
+        its = "your" if who.startswith("you") else "their" if " & " in who else "its"
+        rest = (
+            f"{its} other items, sweeps too, score nothing"
+            if rules.near_target_mode == "freeze"
+            else f"{its} other items count only up to {rules.target - 1}, and {its} sweeps not at all"
+        )
+        said.append(f"{who} at {score:g} can win the game this round only by {what}, and {rest}")
+    if not said:
+        return None
+    return (
+        f"Near {rules.target} (rules.md 1.14): "
+        + "; ".join(said)
+        + ". The round's points here count every item as a round from 0-0 does; the chance to win the "
+        "game counts only what scores."
+    )
 
 
 def near_target_notes(rules: RuleSet, before: Sequence[Points], sides: Sequence[str]) -> list[str]:
