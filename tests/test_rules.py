@@ -123,3 +123,16 @@ def test_the_rules_command_shows_what_each_option_settles() -> None:
     assert result.exit_code == 0
     assert "D1 Four players: partnerships or not" in result.output
     assert "S12 Count-out order" in result.output
+
+
+def test_a_typed_option_too_large_for_a_number_says_so() -> None:
+    # Regression (QA): -r target=99999999999999999999999 was "must be a whole number >= 1, got 1e+23".
+    from casino_coach.formats.codec import parse_options
+
+    with pytest.raises(RulesError, match=r"^option 'target': 99999999999999999999999 is too large a number$"):
+        parse_options(["target=99999999999999999999999"])
+    assert parse_options(["target=25", "points_ace=1.5", "sweeps=true"]) == {
+        "target": 25,
+        "points_ace": 1.5,
+        "sweeps": True,
+    }

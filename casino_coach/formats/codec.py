@@ -187,10 +187,15 @@ def parse_options(items: list[str]) -> dict[str, object]:
         if not sep or not name:  # the command line's syntax, not the rules': a usage error
             raise UsageError(f"option {item!r}: expected NAME=VALUE, like sweeps=true")
         try:
-            out[name.strip()] = jsonio.loads(raw, RulesError)
+            value = jsonio.loads(raw, RulesError)
         except RulesError as e:
             if raw.lstrip().startswith(("[", "{")):  # meant as JSON: say what is wrong with it
                 raise RulesError(f"option {name.strip()!r}: {e}") from None
             # Bare words with commas are a list, as ``rules`` shows one ("spades, cards, aces, ...").
             out[name.strip()] = [w.strip() for w in raw.split(",")] if "," in raw else raw.strip()
+            continue
+        if isinstance(value, float) and raw.strip().lstrip("-").isdecimal():
+            # A whole number past 64 bits reads as a float (1e+23): no rule option takes one so large.
+            raise RulesError(f"option {name.strip()!r}: {raw.strip()} is too large a number")
+        out[name.strip()] = value
     return out
