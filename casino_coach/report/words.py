@@ -285,6 +285,17 @@ def side_names(a: GameAnalysis) -> list[str]:
     ]
 
 
+def _near_target_sides(rules: RuleSet, scores: Sequence[Points]) -> list[tuple[int, Points, str]]:
+    """(side, score, the items that alone can win it the game, in words) for each side whose score
+    puts it under the near-21 rule (``scoring.near_target_items``)."""
+    out = []
+    for side, score in enumerate(scores):
+        items = near_target_items(rules, score)
+        if items is not None:
+            out.append((side, score, " or ".join(ITEM_LABELS.get(i, i) for i in items)))
+    return out
+
+
 def near_target_values_words(
     rules: RuleSet, scores: Sequence[Points] | None, sides: Sequence[str]
 ) -> str | None:
@@ -295,11 +306,7 @@ def near_target_values_words(
     if scores is None:
         return None
     said = []
-    for side, score in enumerate(scores):
-        items = near_target_items(rules, score)
-        if items is None:
-            continue
-        what = " or ".join(ITEM_LABELS.get(i, i) for i in items)
+    for side, score, what in _near_target_sides(rules, scores):
         who = sides[side]
         its = "your" if who.startswith("you") else "their" if " & " in who else "its"
         rest = (
@@ -323,11 +330,7 @@ def near_target_notes(rules: RuleSet, before: Sequence[Points], sides: Sequence[
     note per side that began the count at 18-20, where the rules say so ("Ana began the count at
     19: only Big Casino 10♦ could win her the game; her other items score nothing this round")."""
     notes = []
-    for side, score in enumerate(before):
-        items = near_target_items(rules, score)
-        if items is None:
-            continue
-        what = " or ".join(ITEM_LABELS.get(i, i) for i in items)
+    for side, score, what in _near_target_sides(rules, before):
         rest = (
             "the other items score nothing for that side this round"
             if rules.near_target_mode == "freeze"
