@@ -158,8 +158,8 @@ def _cards_field(req: Mapping[str, Any], key: str, size: int) -> int:
 
 def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits:
     """Search limits from a ``go`` or ``analyze`` request: ``samples``, ``time`` (seconds),
-    ``seed`` and ``depth`` (plies per world, null = to the end of the deal); what the request does
-    not give comes from ``base``."""
+    ``seed`` and ``depth`` (plies per world; null: ``Limits``' own, 8 plies with 2 players, the whole
+    deal, and 4 with 3 or 4); what the request does not give comes from ``base``."""
     samples = _int_field(req, "samples", 1, MAX_SAMPLES, base.samples)
     seed = _int_field(req, "seed", 0, 2**63 - 1, base.seed)  # the range of every --seed
     t = req.get("time", base.time)
