@@ -200,7 +200,8 @@ def test_bad_options_are_one_line_errors(
     with pytest.raises(SystemExit) as exit_info:
         main(["play", "--seed", "1", "--out", str(tmp_path / "x.json"), *args])
     # a usage error is 2, as in Click: an unknown option, a number out of its range, an unknown level
-    usage = args[0] in ("--colour", "--samples", "--tutor")
+    # (an unknown bot or preset, a seat or a number of players out of range: QA)
+    usage = args[0] in ("--colour", "--samples", "--tutor", "--opponent", "--players", "--preset", "--seat")
     assert exit_info.value.code == (2 if usage else 1)
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:"), lines
@@ -455,3 +456,23 @@ def test_the_move_list_never_cuts_a_move_over_two_lines() -> None:
     console.print(moves_columns(numbered))
     lines = console.export_text().splitlines()
     assert sum(typed_text(long) in line for line in lines) == 4, lines
+
+
+def test_options_out_of_range_are_usage_errors(runner: CliRunner, tmp_path: Path) -> None:
+    # Regression (QA): play --players 5, --seat 3, --opponent foo and --preset foo exited 1, where
+    # selfplay's out-of-range numbers (and the README's usage errors) exit 2.
+    from conftest import one_usage_line
+
+    out = str(tmp_path / "g.json")
+    cases = [
+        (["--seat", "3"], "error: --seat must be from 0 to 1 with 2 players, got 3"),
+        (["--opponent", "foo"], "error: --opponent: unknown bot 'foo': choose one of random, greedy"),
+        (
+            ["--preset", "foo"],
+            "error: --preset: unknown preset 'foo': choose one of classic, royal, dominican",
+        ),
+    ]
+    for args, want in cases:
+        assert one_usage_line(runner.invoke(app, ["play", *args, "--out", out])).startswith(want)
+    assert runner.invoke(app, ["play", "--players", "5", "--out", out]).exit_code == 2
+    assert not (tmp_path / "g.json").exists()

@@ -181,6 +181,8 @@ def test_game_errors_change_nothing() -> None:
         ({"type": "move", "move": 5}, "'move' must be a move object"),
         ({"type": "move", "move": "8C x"}, ""),
         ({"type": "deal", "hand": hand}, "not time to deal"),
+        # A deal out of turn is that, whatever it holds (it read "'hand' must hold 4 cards": QA).
+        ({"type": "deal", "hand": hand[:1]}, "not time to deal"),
         ({"type": "go", "samples": 0}, "'samples' must be a whole number"),
         # a float that reads as a whole number is said to be one (it read "got 100.0" alone)
         ({"type": "go", "samples": 1e2}, "got 100.0 (written with a decimal point or an exponent"),

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
+from casino_coach.bots.policies import BOT_NAMES
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
 from casino_coach.coach.analysis import analysis_limits
@@ -139,7 +140,7 @@ def play_command(
     option: list[str] = typer.Option(
         [], "--option", "-r", metavar="NAME=VALUE", help="Override a rule option, NAME=VALUE, repeatable."
     ),
-    players: int = typer.Option(2, "--players", help="2, 3 or 4 players (you and bots)."),
+    players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players (you and bots)."),
     opponent: str = typer.Option(
         "counter", "--opponent", help="The bots: counter, searcher, greedy or random."
     ),
@@ -187,6 +188,15 @@ def play_command(
     if tutor is not None and tutor not in TUTOR_LEVELS:
         raise UsageError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     check_ranges(samples=samples)
+    # The options a new game is made of, checked as the parser checks its own (a usage error, 2).
+    if _given(ctx, "opponent") and opponent not in BOT_NAMES:
+        raise UsageError(f"--opponent: unknown bot {opponent!r}: choose one of {', '.join(BOT_NAMES)}")
+    if resume is None and not 0 <= seat < players:
+        raise UsageError(f"--seat must be from 0 to {players - 1} with {players} players, got {seat}")
+    if resume is None and preset not in RuleSet.preset_names():
+        raise UsageError(
+            f"--preset: unknown preset {preset!r}: choose one of {', '.join(RuleSet.preset_names())}"
+        )
     if out is not None:
         check_target(out)  # a log that cannot be written fails now, not at the first save
     interactive = moves is None and sys.stdin.isatty()

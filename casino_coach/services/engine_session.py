@@ -392,14 +392,15 @@ class EngineSession:
     def _deal(self, req: Mapping[str, Any]) -> Answer:
         g = self._game()
         wanted = g.awaiting
-        hand = _cards_field(req, "hand", HAND_SIZE)
-        dealer = _optional_int(req, "dealer", 0, g.nplayers - 1)
+        # Whether a deal is wanted at all comes first: a deal out of turn is that, whatever it holds.
         if wanted == "nothing":
             raise ProtocolError("the game is over: start another with new_game")
         if wanted == "move":
             raise ProtocolError(
                 f"it is not time to deal: seat {self._obs().to_move} is to move and hands still hold cards"
             )
+        hand = _cards_field(req, "hand", HAND_SIZE)
+        dealer = _optional_int(req, "dealer", 0, g.nplayers - 1)
         if wanted == "new_round":
             if req.get("table") is None:
                 raise ProtocolError("the first deal of a round needs 'table' (the 4 cards laid face up)")
