@@ -490,3 +490,18 @@ def test_a_hint_after_the_tutor_holds_a_move_back_names_the_warnings_best_move()
     s.hint()
     (note,) = s.hint()
     assert note.move == warning.best
+
+
+def test_a_round_under_the_near_21_rule_says_why_it_scored_so() -> None:
+    # Regression (QA): "Game over: Greedy 2 wins ... Greedy 1 20, You 0, Greedy 2 18", with nothing to
+    # say that Greedy 2 began the count at 18 and won by most cards. replay and the HTML page said it.
+    from casino_coach.engine.scoring import Tally, score_tally
+
+    dominican = RuleSet.from_preset("dominican")
+    s = PlaySession(dominican, seed=3, limits=FAST)
+    tally = Tally(
+        cards=(20, 32), spades=(5, 8), big=0, little=1, aces=(1, 1, 0, 0), sweeps=(0, 1), last_capturer=1
+    )
+    text = s.round_text(score_tally(dominican, tally, (3, 18)), (3, 18))
+    assert "Counter began the count at 18: only most cards could win the game" in text, text
+    assert "began the count" not in s.round_text(score_tally(dominican, tally, (3, 10)), (3, 10))

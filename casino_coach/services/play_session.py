@@ -72,7 +72,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.replay import replay
-from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words
+from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words, near_target_notes
 from casino_coach.search import Limits, SearchResult
 
 
@@ -559,13 +559,14 @@ class PlaySession:
 
     def _after_play(self, before: RoundState, move: Move) -> list[Note]:
         end = apply(self.rules, before, move)
+        scores_before = tuple(self.game.scores)
         score = self.game.play(move)
         notes: list[Note] = []
         if score is not None:
             residue = self.residue_text(before, move, end)
             if residue:
                 notes.append(Note(NoteKind.INFO, residue))
-            notes.append(Note(NoteKind.ROUND, self.round_text(score), score=score))
+            notes.append(Note(NoteKind.ROUND, self.round_text(score, scores_before), score=score))
             if self.game.over:
                 notes.append(Note(NoteKind.GAME_OVER, self.result_text()))
             else:
@@ -748,7 +749,10 @@ class PlaySession:
             return f"The rest of the table, {mask_symbols(aside)}, is set aside: nobody captured."
         return ""
 
-    def round_text(self, score: RoundScore) -> str:
+    def round_text(self, score: RoundScore, scores_before: Sequence[Points] = ()) -> str:
+        """The round's points and items per side, the game score, and why a side under the near-21
+        rule scored what it did (``report.words.near_target_notes``; ``scores_before``: the game
+        score the round started at)."""
         parts = [f"{self.side_name(s)} {_pts(p)}" for s, p in enumerate(score.points)]
         items = []
         for s in range(len(score.points)):
@@ -763,7 +767,11 @@ class PlaySession:
                 f"({score.card_counts[s]} cards, {score.spade_counts[s]} spades)"
             )
         number = len(self.game.match.rounds)
-        return f"Round {number}: {', '.join(parts)}. " + "; ".join(items) + ". " + self.score_text()
+        sides = [self.side_name(k) for k in range(len(score.points))]
+        near = "".join(f" {note}." for note in near_target_notes(self.rules, scores_before, sides))
+        return (
+            f"Round {number}: {', '.join(parts)}. " + "; ".join(items) + "." + near + " " + self.score_text()
+        )
 
     def result_text(self) -> str:
         w = self.game.winner
