@@ -181,6 +181,15 @@ def test_bare_why_explains_the_last_refused_move() -> None:
     s.handle(move_text(Move(missing, TRAIL)))
     (note,) = s.handle("why")
     assert "You do not hold" in note.text
+    # A typo is no refused move: a bare why after it is about the move before, or asks for one
+    # (it read "cannot read 'hnit' in move 'hnit'" after "hnit", answered "did you mean 'hint'?": QA).
+    s.handle("hnit")
+    (note,) = s.handle("why")
+    assert "You do not hold" in note.text
+    fresh = session()
+    fresh.handle("hnit")
+    (note,) = fresh.handle("why")
+    assert note.text == "Type why and a move, like: why 8C x 3H"
 
 
 def test_hint_gives_the_card_first_then_the_whole_move() -> None:

@@ -212,7 +212,7 @@ class _Decision:
     search: SearchResult | None = None
     hint_level: int = 0
     pending: TutorWarning | None = None
-    refused: str | None = None  # the last move text that was refused, for a bare ``why``
+    refused: str | None = None  # the last move that was refused (not a typo), for a bare ``why``
     approved: set[Move] = field(default_factory=set)  # moves the tutor already let through
 
 
@@ -517,8 +517,8 @@ class PlaySession:
                 raise IllegalMoveError(f"{move_text(move)} is not legal: {reason}")
         try:
             return resolve(self.rules, self.state, text, self.legal())
-        except (NotationError, IllegalMoveError):
-            self._current().refused = text
+        except IllegalMoveError:
+            self._current().refused = text  # a move refused; a typo (NotationError) is none
             raise
 
     # --- playing -------------------------------------------------------------------------------------
