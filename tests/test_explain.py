@@ -237,6 +237,10 @@ def test_verbs_agree_with_their_subject() -> None:
     s3 = position(CLASSIC, ["9C", "TH", "2C"], "KD")
     w3 = _Words(observe(s3, 2), ["counter", "counter", "greedy"], "yours")
     assert w3.take(w3.they) == "counter (seat 0) or counter (seat 1) takes"
+    # Regression (QA): a player named "You" (play's default) beside the mover, whom the sentences
+    # call "you": "You or Greedy 2 takes it ... you take it in 69%".
+    wy = _Words(observe(s3, 1), ["You", "Greedy 1", "Greedy 2"], "yours")
+    assert (wy.take(wy.they), wy.take(wy.you)) == ("You (seat 0) or Greedy 2 takes", "you take")
 
 
 def test_a_build_taken_is_a_share_of_the_worlds() -> None:

@@ -82,6 +82,9 @@ class _Words:
         # Players of the same name (self-play of one bot) are told apart by their seats: "counter or
         # counter takes it" says nothing of who.
         who = [f"{n} (seat {k})" if who.count(n) > 1 else n for k, n in enumerate(who)]
+        # So is another player named "You" (``play``'s default name for the person): the sentences
+        # call the mover "you", and "You or Greedy 2 takes it ... you take it" would mean two players.
+        who = [f"{n} (seat {k})" if n.casefold() == "you" and k != obs.seat else n for k, n in enumerate(who)]
         self.side = obs.seat % obs.nsides
         mates = [who[k] for k in range(obs.nplayers) if k % obs.nsides == self.side and k != obs.seat]
         self.you = "your side" if mates else "you"
