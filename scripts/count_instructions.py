@@ -10,7 +10,9 @@ casino_coach in DIR (a ``git worktree`` of older code, say), ``--build compiled`
 
 Workloads: ``search``, ``evaluate`` at default limits on the first decisions of two classic rounds and
 the first decision of the last deal of three (``bench_search.decisions``, seed 5); ``rounds``, 40
-random classic 2-player rounds played with ``legal_moves`` and ``apply`` (seed 3).
+random classic 2-player rounds played with ``legal_moves`` and ``apply`` (seed 3); ``analysis``,
+the bundled ``replays/classic-2p-progress.json`` analysed at the defaults in this process (``--work
+analysis``: not run unless asked, it takes minutes under callgrind).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WORKS = ("none", "search", "rounds")
+WORKS = ("none", "search", "rounds", "analysis")
 
 
 def work(what: str) -> None:
@@ -38,7 +40,12 @@ def work(what: str) -> None:
     from casino_coach.search import Limits, evaluate
 
     rules = RuleSet.from_preset("classic")
-    if what == "search":
+    if what == "analysis":
+        from casino_coach.coach.analysis import AnalysisOptions, analyze
+        from casino_coach.formats.log import read_log
+
+        analyze(read_log(ROOT / "replays" / "classic-2p-progress.json"), AnalysisOptions(jobs=1))
+    elif what == "search":
         early, last = decisions(rules, 2, 5, 3)
         for obs in early[:12] + last:
             evaluate(rules, obs, Limits())
@@ -88,7 +95,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose casino_coach to measure")
     ap.add_argument("--build", choices=("pure", "compiled"), default="pure")
-    ap.add_argument("--work", nargs="+", choices=WORKS[1:], default=list(WORKS[1:]))
+    ap.add_argument("--work", nargs="+", choices=WORKS[1:], default=["search", "rounds"])
     ap.add_argument("--child", choices=WORKS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

@@ -67,6 +67,27 @@ _new: Final = tuple.__new__  # Move(...) and RoundState(...) through their __new
 _MOVE: Final = Move
 _ROUND_STATE: Final = RoundState
 
+# Moves made once and shared. The generator makes the same moves over and over (a hand's trails and
+# captures, position after position), and making a NamedTuple costs the compiled build as much as the
+# interpreter (``tuple.__new__`` through CPython, a thousand instructions): a look-up costs a tenth of
+# that there and about as much as making one in pure Python. Per card, keyed by one int (the take,
+# the value and the action: under 2**58, a native int to mypyc), cleared when full.
+_MOVES: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
+_MOVES_PER_CARD: Final = 1 << 12
+
+
+def _move(card: int, action: int, take: int, value: int) -> Move:
+    """``Move(card, action, take, value)``, the same object each time (``_MOVES``)."""
+    made = _MOVES[card]
+    key = take << 6 | value << 2 | action
+    m = made.get(key)
+    if m is None:
+        if len(made) >= _MOVES_PER_CARD:
+            made.clear()
+        m = made[key] = _new(_MOVE, (card, action, take, value))
+    return m
+
+
 # ---------------------------------------------------------------------------------------------------
 # Value sets of loose cards
 
@@ -386,7 +407,7 @@ def _generate(
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
-        card_moves = [_new(_MOVE, (c, CAPTURE, t, 0)) for t in captures]
+        card_moves = [_move(c, CAPTURE, t, 0) for t in captures]
 
         # --- builds (1.7) ---
         b = bv[c]
@@ -406,14 +427,14 @@ def _generate(
         if rules.trail_restriction == "any_capture" and can_capture:
             trail_ok = False
         if trail_ok and not exposed:
-            card_moves.append(_new(_MOVE, (c, TRAIL, 0, 0)))
+            card_moves.append(_move(c, TRAIL, 0, 0))
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
                     if v not in rest_caps or not _value_free(rules, builds, v, ()):
                         continue
                     for s in tbl.unions(v):
                         if s.bit_count() >= 2:
-                            card_moves.append(_new(_MOVE, (c, TRAIL, s, v)))
+                            card_moves.append(_move(c, TRAIL, s, v))
 
         # Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both in
         # one move, so an owner who must cover a build of 1 and a build of 14 needs two aces. (Read
@@ -470,7 +491,7 @@ def _generate_simple(
         else:  # a Royal ace captures as 1 or as 14
             takes = tuple({t for w in ws for t in tbl.unions(w)})
         for t in takes:
-            out.append(_new(_MOVE, (c, CAPTURE, t, 0)))
+            out.append(_move(c, CAPTURE, t, 0))
         if b:
             # The values b..max_build a card left in hand captures (must-hold of the new build).
             rest = _kept_values(capm, hand_cards, c, partner_capm) >> b << b & below_max
@@ -480,9 +501,9 @@ def _generate_simple(
                 v = low.bit_length() - 1
                 for s in tbl.gatherings(b, v, ace14 and v == 14 and b == 1, multi):
                     if s:  # a build is never the played card alone (1.7.1)
-                        out.append(_new(_MOVE, (c, BUILD, s, v)))
+                        out.append(_move(c, BUILD, s, v))
         if trail_if_capture or not takes:
-            out.append(_new(_MOVE, (c, TRAIL, 0, 0)))
+            out.append(_move(c, TRAIL, 0, 0))
     return out
 
 
@@ -578,7 +599,7 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             continue
         for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
             if s:  # a build is never the played card alone (1.7.1)
-                out.append(_new(_MOVE, (c, BUILD, s, v)))
+                out.append(_move(c, BUILD, s, v))
 
     for bld in builds:
         owner = bld.owner
@@ -597,9 +618,9 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
             if rules.merge_builds:
                 extra = tuple(o.cards for o in builds if o is not bld and o.value == v)
             for s in tbl.gatherings(v if court else b, v, ace14 and v == 14, multi):
-                out.append(_new(_MOVE, (c, BUILD, bld.cards | s, v)))
+                out.append(_move(c, BUILD, bld.cards | s, v))
                 for merged in _unions(extra) if extra else ():
-                    out.append(_new(_MOVE, (c, BUILD, bld.cards | s | merged, v)))
+                    out.append(_move(c, BUILD, bld.cards | s | merged, v))
         # Raise a single build with the hand card (1.7.3); multiple builds never.
         if bld.multiple or court:
             continue
@@ -616,11 +637,11 @@ def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_ca
                 continue
             if not _value_free(rules, builds, nv, (bld.cards,)):
                 continue
-            out.append(_new(_MOVE, (c, BUILD, bld.cards | helper, nv)))
+            out.append(_move(c, BUILD, bld.cards | helper, nv))
             us = tbl.unions(nv) if rules.multi_set_build_creation else tbl.sets(nv)
             for u in us:
                 if not u & helper:
-                    out.append(_new(_MOVE, (c, BUILD, bld.cards | helper | u, nv)))
+                    out.append(_move(c, BUILD, bld.cards | helper | u, nv))
     return out
 
 
