@@ -476,3 +476,5 @@ def test_options_out_of_range_are_usage_errors(runner: CliRunner, tmp_path: Path
         assert one_usage_line(runner.invoke(app, ["play", *args, "--out", out])).startswith(want)
     assert runner.invoke(app, ["play", "--players", "5", "--out", out]).exit_code == 2
     assert not (tmp_path / "g.json").exists()
+    # The check takes a bot's name as the bots do, case aside.
+    assert runner.invoke(app, ["play", "--opponent", "Counter", "--out", out], input="quit\n").exit_code == 0

@@ -241,10 +241,16 @@ def _expected_loss(
 # By name
 
 
+def bot_kind(name: str) -> str | None:
+    """The kind of bot ``name`` names, case and spaces aside ("Counter" is counter), or None."""
+    key = name.strip().lower()
+    return key if key in BOT_NAMES else None
+
+
 def make_policy(name: str, **options: Any) -> Policy:
     """A policy by name: random, greedy, counter, searcher (the search engine) or searcher-v1 (the
     frozen baseline searcher)."""
-    key = name.strip().lower()
+    key = bot_kind(name)
     if key == "random":
         return RandomPolicy()
     if key == "greedy":

@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperCommand
 
-from casino_coach.bots.policies import BOT_NAMES
+from casino_coach.bots.policies import BOT_NAMES, bot_kind
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
 from casino_coach.coach.analysis import analysis_limits
@@ -189,7 +189,7 @@ def play_command(
         raise UsageError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
     check_ranges(samples=samples)
     # The options a new game is made of, checked as the parser checks its own (a usage error, 2).
-    if _given(ctx, "opponent") and opponent not in BOT_NAMES:
+    if _given(ctx, "opponent") and bot_kind(opponent) is None:
         raise UsageError(f"--opponent: unknown bot {opponent!r}: choose one of {', '.join(BOT_NAMES)}")
     if resume is None and not 0 <= seat < players:
         raise UsageError(f"--seat must be from 0 to {players - 1} with {players} players, got {seat}")
