@@ -328,7 +328,10 @@ def test_ctrl_c_keeps_the_games_a_new_store_holds(games: Path, tmp_path: Path) -
         (games / f"g{i}.json").write_bytes(make_game(i))
     path = tmp_path / "new.db"
     cmd = [sys.executable, "-c", "from casino_coach.cli import main; main()", "analyze-all", str(games)]
-    proc = subprocess.Popen([*cmd, "--store", str(path), *FAST_ARGS], stderr=subprocess.PIPE)
+    # One process, and games that take a while each (not FAST's): the interrupt must land while the
+    # run is still going, after the first game, or the run ends first and there is nothing to stop.
+    args = ["--store", str(path), "--samples", "8", "--jobs", "1"]
+    proc = subprocess.Popen([*cmd, *args], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     stored = 0
     while time.monotonic() < deadline and proc.poll() is None and stored < 1:
@@ -339,9 +342,10 @@ def test_ctrl_c_keeps_the_games_a_new_store_holds(games: Path, tmp_path: Path) -
                     stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
             except sqlite3.OperationalError:  # schema not created yet
                 stored = 0
+    assert proc.poll() is None, "the run ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.decode().strip().splitlines() == ["error: interrupted"]
+    assert proc.returncode == 130 and err.decode().strip().splitlines() == ["error: interrupted"], err
     with Store(path) as st:
         assert st.count() >= 1
 
