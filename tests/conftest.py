@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,14 @@ def one_usage_line(result: Any) -> str:
     """A CLI result that failed as a usage error (an option out of its range, options that exclude
     each other): as ``one_error_line``, with exit status 2, as the parser's own usage errors give."""
     return one_error_line(result, status=2)
+
+
+def sigint_as_a_terminal_gives() -> None:
+    """``preexec_fn`` of a command a test interrupts: SIGINT as a terminal gives it, whatever the
+    tests inherited. A shell starts a background job (a CI run with '&') with SIGINT ignored, the
+    command inherits that, and Python then never raises KeyboardInterrupt: the test waited out its
+    timeout instead of seeing the command stop."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def pytest_report_header() -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import sigint_as_a_terminal_gives
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -331,7 +332,7 @@ def test_ctrl_c_keeps_the_games_a_new_store_holds(games: Path, tmp_path: Path) -
     # One process, and games that take a while each (not FAST's): the interrupt must land while the
     # run is still going, after the first game, or the run ends first and there is nothing to stop.
     args = ["--store", str(path), "--samples", "8", "--jobs", "1"]
-    proc = subprocess.Popen([*cmd, *args], stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*cmd, *args], stderr=subprocess.PIPE, preexec_fn=sigint_as_a_terminal_gives)
     deadline = time.monotonic() + 120
     stored = 0
     while time.monotonic() < deadline and proc.poll() is None and stored < 1:

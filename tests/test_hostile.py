@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import one_error_line
+from conftest import one_error_line, sigint_as_a_terminal_gives
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -270,9 +270,7 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        # SIGINT as a terminal gives it, whatever the tests inherited: a shell starts a background
-        # job (a CI run with '&') with SIGINT ignored, and Python then never raises KeyboardInterrupt.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=sigint_as_a_terminal_gives,
     )
     deadline = time.monotonic() + 60
     while len(_processes_in_group(proc.pid)) < 3 and time.monotonic() < deadline:  # workers started

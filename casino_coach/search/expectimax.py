@@ -474,6 +474,7 @@ def evaluate(
         # nothing: 28 moves over 50 classes of a 3-player last deal 5 plies deep took 6 s).
         racing=not per_partner and (population is None or (verdict and not to_round_end)),
         every=population is not None,
+        careful=bool(bands),
     )
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
     # Moves that differ only by twins have the same value in every world: searched in the same worlds

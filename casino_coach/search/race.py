@@ -286,6 +286,7 @@ class Stopping(Frozen):
     deadline: float | None = None
     racing: bool = True  # moves may leave the race
     every: bool = False  # an enumeration: every world is searched, sampling never stops early
+    careful: bool = False  # moves leave the race only as surely as in a verdict's, focus or not
 
 
 def run_race(
@@ -301,14 +302,17 @@ def run_race(
     second run (a shallower search of the same decision) goes over the same worlds in the same order."""
     verdict = race.focus >= 0 and bool(stop.bands)
     # For a verdict a move leaves the race only as surely as the verdict settles: the best move
-    # dropped by an unlucky run of worlds could never bound the focus's loss again.
-    z = SETTLE * stop.separation if verdict else stop.separation
+    # dropped by an unlucky run of worlds could never bound the focus's loss again. So too in a
+    # careful race without a focus (``suggest``, ``play``'s hint): a move dropped early keeps the
+    # value of the few worlds that dropped it, which the verdict on it, once played, would not repeat.
+    careful = verdict or stop.careful
+    z = SETTLE * stop.separation if careful else stop.separation
     # Nor after a handful of worlds: a move's gain often comes from a few worlds (the other hand holds
     # the card that takes a build, or not), and four worlds that all miss them look alike with a
     # small spread, so Student's t does not guard against them. Seen in verdict_stability.py: a
     # build worth 1.4-2.0 points more than the trail played, dropped after 4 worlds where it was
     # worth 0.1 less with a spread of 0.03, made the trail "best" under one seed of five.
-    min_paired = max(MIN_PAIRED, stop.min_samples) if verdict else MIN_PAIRED
+    min_paired = max(MIN_PAIRED, stop.min_samples) if careful else MIN_PAIRED
     done = 0
     while done < stop.samples:
         if done == len(drawn):
