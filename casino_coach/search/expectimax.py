@@ -474,6 +474,9 @@ def evaluate(
         # nothing: 28 moves over 50 classes of a 3-player last deal 5 plies deep took 6 s).
         racing=not per_partner and (population is None or (verdict and not to_round_end)),
         every=population is not None,
+        # The coach's searches (its classes' bands given: suggest, the hint, the engine) race as its
+        # verdicts do, so that the loss they show for a move is the one its verdict repeats; a bot's
+        # search, which only picks a move, drops moves as soon as Student's t allows.
         careful=bool(bands),
     )
     horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
