@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from casino_coach.engine.cards import (
     mask_of,
     parse_card,
     parse_cards,
+    shuffle,
     twin_groups,
 )
 from casino_coach.errors import CardError
@@ -67,3 +70,15 @@ def test_twin_groups_by_hand() -> None:
         parse_cards(["TC", "TH"]),
     ]
     assert twin_groups(parse_cards(["TC", "TD", "2S", "2C", "AC", "AD"])) == []
+
+
+@given(st.integers(0, 2**64), st.integers(0, 60))
+def test_shuffle_draws_as_the_standard_library_does(seed: int, n: int) -> None:
+    # The worlds and the packs are shuffled by cards.shuffle (native in the compiled build); every
+    # seed must still give the order random.shuffle gives, and leave the generator where it would.
+    ours, theirs = random.Random(seed), random.Random(seed)
+    a, b = list(range(n)), list(range(n))
+    shuffle(ours, a)
+    theirs.shuffle(b)
+    assert a == b
+    assert ours.getrandbits(32) == theirs.getrandbits(32)

@@ -8,8 +8,9 @@ readers also accept ``10``, lower case and the suit symbols (``"10♦"``).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import Final, TypeVar
 
 from casino_coach.errors import CardError, quoted, shown
 
@@ -25,6 +26,24 @@ FULL_DECK: Final = (1 << NUM_CARDS) - 1
 RANK: Final[tuple[int, ...]] = tuple(c >> 2 for c in range(NUM_CARDS))
 SUIT: Final[tuple[int, ...]] = tuple(c & 3 for c in range(NUM_CARDS))
 BIT: Final[tuple[int, ...]] = tuple(1 << c for c in range(NUM_CARDS))
+
+
+T = TypeVar("T")
+
+
+def shuffle(rng: random.Random, items: list[T]) -> None:
+    """``rng.shuffle(items)``: the same draws from ``rng`` in the same order, so the same order of
+    the items (CPython's ``shuffle`` and ``_randbelow``, unchanged since 3.2). Written out so that the
+    compiled build runs it natively: the standard library's is Python code, which took 8% of a
+    compiled search's time (the worlds' draws) and of a compiled random round (the pack)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def card(rank: int, suit: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Final, NamedTuple
 
-from casino_coach.engine.cards import FULL_DECK, card_name, mask_names
+from casino_coach.engine.cards import FULL_DECK, card_name, mask_names, shuffle
 from casino_coach.errors import CardError, RulesError
 
 HAND_SIZE: Final = 4
@@ -175,7 +175,7 @@ class Shuffle(NamedTuple):
 def shuffle_round(rng: random.Random, nplayers: int) -> Shuffle:
     """Shuffle a pack with ``rng`` and cut it into the table cards and every deal of a round."""
     pack = list(range(52))
-    rng.shuffle(pack)
+    shuffle(rng, pack)
     table = 0
     for c in pack[:TABLE_SIZE]:
         table |= 1 << c

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any, Final
 
+from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
@@ -383,7 +384,7 @@ def _worlds(
     classes = by_class(limits, weigh is not None)
     if enumerates(obs, limits, weigh is not None):
         enumerated = world_classes(rules, obs) if classes else enumerate_worlds(rules, obs)
-        rng.shuffle(enumerated)
+        shuffle(rng, enumerated)
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None

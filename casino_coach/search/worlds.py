@@ -24,7 +24,7 @@ from itertools import combinations
 from math import comb
 from typing import Final, NamedTuple
 
-from casino_coach.engine.cards import ACES_MASK, RANK_MASK, cards_of, iter_cards, twin_groups
+from casino_coach.engine.cards import ACES_MASK, RANK_MASK, cards_of, iter_cards, shuffle, twin_groups
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
@@ -162,7 +162,7 @@ def sample_world(rules: RuleSet, obs: Observation, rng: random.Random) -> World:
         _check_possible(rules, obs, sl, constraints)
     cards = list(iter_cards(sl.free))
     for _ in range(_REJECTION_TRIES):
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         hands, stock, gone = _cut(obs, sl, cards)
         if all(_holds_all(rules, hands[s], v) for s, v in constraints):
             return World(hands, stock, gone, 0.0)
@@ -198,7 +198,7 @@ def _owners_first(
         else:
             taken = set(pick)
             rest = [c for c in cards if c not in taken]
-            rng.shuffle(rest)
+            shuffle(rng, rest)
             order: list[int] = []
             for seat in range(obs.nplayers):
                 if seat in dealt:
@@ -240,12 +240,12 @@ def balanced_passes(rules: RuleSet, obs: Observation, rng: random.Random) -> Ite
         if blocks < 2:
             yield sample_world(rules, obs, rng), npass
             continue
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         found = False
         for b in range(blocks):
             block = cards[b * size : (b + 1) * size]
             rest = cards[: b * size] + cards[(b + 1) * size :]
-            rng.shuffle(rest)
+            shuffle(rng, rest)
             hands, stock, gone = _cut(obs, sl, block + rest)
             if all(_holds_all(rules, hands[s], v) for s, v in constraints):
                 found = True
