@@ -20,6 +20,7 @@ To see other code's figures (today's main, say), run it with that tree first on 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import sys
 import time
@@ -32,17 +33,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from verdict_stability import GAMES, game_log
 
 from casino_coach.coach.analysis import Thresholds, analysis_limits, judge
-from casino_coach.formats.replay import replay
+from casino_coach.formats.log import GameLog
+from casino_coach.formats.replay import Ply, replay
 
 TH = Thresholds()
+
+
+@functools.cache
+def _game(index: int) -> tuple[GameLog, list[Ply]]:
+    """Game ``index`` of ``GAMES`` and its replayed plies, played once per process."""
+    log = game_log(index)
+    return log, replay(log).plies
 
 
 def _both(task: tuple[int, int]) -> dict[str, Any] | None:
     """The hint's and the verdict's loss of the move played at ply ``index`` of game ``game``, with
     their intervals, worlds and CPU seconds; None for a move without a choice."""
     game, index = task
-    log = game_log(game)
-    ply = replay(log).plies[index]
+    log, plies = _game(game)
+    ply = plies[index]
     obs = ply.observation
     assert obs is not None
     limits = analysis_limits(nplayers=obs.nplayers)
@@ -65,7 +74,7 @@ def main() -> None:
     ap.add_argument("--worst", type=int, default=5, help="show this many of the largest differences")
     args = ap.parse_args()
     games = args.game if args.game else list(range(args.games))
-    tasks = [(g, p.index) for g in games for p in replay(game_log(g)).plies if p.observation is not None]
+    tasks = [(g, p.index) for g in games for p in _game(g)[1] if p.observation is not None]
     with Pool(args.jobs) as pool:
         rows = [r for r in pool.map(_both, tasks, chunksize=1) if r is not None]
     eps = 1e-9
