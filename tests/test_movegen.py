@@ -197,6 +197,11 @@ def test_moves_are_unique_and_sorted() -> None:
     ms = legal_moves(ROYAL, s)
     assert ms == sorted(set(ms))
     assert all(m.action in (TRAIL, CAPTURE, BUILD) for m in ms)
+    # Without builds the moves are made in order: an ace's captures as 1 and as 14, builds of
+    # several values and sets.
+    s = position(ROYAL, ["AC 7S 8D 6H", "2H"], "AD 6C 7C 8H 2S 3D 4D")
+    ms = legal_moves(ROYAL, s)
+    assert ms == sorted(set(ms)) and len(ms) > 20
 
 
 def test_unions_of_many_sets_match_a_plain_walk() -> None:
