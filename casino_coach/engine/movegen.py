@@ -756,10 +756,29 @@ def _collect_residue(rules: RuleSet, state: RoundState) -> RoundState:
     residue, to = residue_of(rules, state)
     if not residue:
         return state
+    captured, set_aside = state.captured, state.set_aside
     if to < 0:
-        return state._replace(loose=0, builds=(), set_aside=state.set_aside | residue)
-    captured = replaced(state.captured, to, state.captured[to] | residue)
-    return state._replace(loose=0, builds=(), captured=captured)
+        set_aside |= residue
+    else:
+        captured = replaced(captured, to, captured[to] | residue)
+    collected: RoundState = _new(
+        _ROUND_STATE,
+        (
+            state.hands,
+            0,
+            (),
+            captured,
+            state.sweeps,
+            state.to_move,
+            state.last_capturer,
+            state.stock,
+            state.more,
+            state.dealer,
+            state.nsides,
+            set_aside,
+        ),
+    )
+    return collected
 
 
 def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:

@@ -95,6 +95,13 @@ class RoundState(NamedTuple):
         return m
 
 
+# A state made positionally through tuple.__new__, as ``movegen.apply`` makes it: RoundState(...) and
+# _replace run the NamedTuple's Python-level functions, several times the cost (a deal cost 26,000
+# instructions through _replace in the compiled build). The class in a Final name: a C static there.
+_new: Final = tuple.__new__
+_ROUND_STATE: Final = RoundState
+
+
 def deals_per_round(nplayers: int) -> int:
     """rules.md 1.3.4: 6 deals with 2 players, 4 with 3, 3 with 4."""
     return (52 - TABLE_SIZE) // (HAND_SIZE * nplayers)
@@ -144,7 +151,25 @@ def deal(state: RoundState, hands: tuple[int, ...]) -> RoundState:
     used = 0
     for h in hands:
         used |= h
-    return state._replace(hands=tuple(hands), stock=state.stock & ~used, more=state.stock != used)
+    stock = state.stock
+    dealt: RoundState = _new(
+        _ROUND_STATE,
+        (
+            tuple(hands),
+            state.loose,
+            state.builds,
+            state.captured,
+            state.sweeps,
+            state.to_move,
+            state.last_capturer,
+            stock & ~used,
+            stock != used,
+            state.dealer,
+            state.nsides,
+            state.set_aside,
+        ),
+    )
+    return dealt
 
 
 def _check_hands(hands: tuple[int, ...], nplayers: int, available: int) -> None:
