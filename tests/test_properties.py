@@ -38,6 +38,7 @@ def playout(rules: RuleSet, nplayers: int, seed: int, partnerships: bool = True)
         before = s.hands[s.to_move].bit_count()
         s = apply(rules, s, m)
         assert s.accounted() == FULL_DECK
+        assert s.builds == tuple(sorted(s.builds)), "builds are kept sorted"
         total = s.table.bit_count() + s.stock.bit_count() + s.set_aside.bit_count()
         total += sum(h.bit_count() for h in s.hands) + sum(p.bit_count() for p in s.captured)
         assert total == 52, "no card is in two places"

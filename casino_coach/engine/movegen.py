@@ -66,6 +66,7 @@ _new: Final = tuple.__new__  # Move(...) and RoundState(...) through their __new
 # a class that is not native (a NamedTuple) is a look-up by name in the module's dict at every use.
 _MOVE: Final = Move
 _ROUND_STATE: Final = RoundState
+_BUILD: Final = Build
 
 # Moves made once and shared. The generator makes the same moves over and over (a hand's trails and
 # captures, position after position), and making a NamedTuple costs the compiled build as much as the
@@ -674,7 +675,7 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     loose = state.loose
     builds = state.builds
     if take and builds:
-        builds = tuple(b for b in builds if not b.cards & take)
+        builds = tuple([b for b in builds if not b.cards & take])
     captured = state.captured
     sweeps = state.sweeps
     last = state.last_capturer
@@ -694,19 +695,12 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
             sweeps = replaced(sweeps, side, sweeps[side] + 1)
     elif move.action == BUILD:
         loose &= ~take
-        cards = take | bit
-        pv = rules.pair_value
-        total = 0
-        for x in iter_cards(cards):
-            total += pv[x]
-        new = Build(cards, move.value, seat, total != move.value)
-        builds = tuple(sorted((*builds, new)))
+        builds = _with_build(rules, builds, take | bit, move.value, seat)
     else:
         loose |= bit
         if take:  # table_only_builds: the trailed card stays loose beside a build of table cards
             loose &= ~take
-            total = sum(rules.pair_value[x] for x in iter_cards(take))
-            builds = tuple(sorted((*builds, Build(take, move.value, seat, total != move.value))))
+            builds = _with_build(rules, builds, take, move.value, seat)
     # Positional construction: NamedTuple._replace is several times slower on this hot path.
     nxt: RoundState = _new(
         _ROUND_STATE,
@@ -728,6 +722,26 @@ def apply(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
     if round_over:
         nxt = _collect_residue(rules, nxt)
     return nxt
+
+
+def _with_build(
+    rules: RuleSet, builds: tuple[Build, ...], cards: int, value: int, seat: int
+) -> tuple[Build, ...]:
+    """``builds`` with a new build of ``cards`` declared ``value`` by ``seat``, in its place. Builds
+    are sorted, and as no two share a card their masks alone order them: an insertion, not sorted()
+    and the generic comparison of NamedTuples; the Build made positionally (see ``_new``)."""
+    pv = rules.pair_value
+    total = 0
+    rest = cards
+    while rest:
+        low = rest & -rest
+        total += pv[low.bit_length() - 1]
+        rest ^= low
+    new: Build = _new(_BUILD, (cards, value, seat, total != value))
+    i = 0
+    while i < len(builds) and builds[i].cards < cards:
+        i += 1
+    return (*builds[:i], new, *builds[i:])
 
 
 def replaced(items: tuple[_T, ...], i: int, value: _T) -> tuple[_T, ...]:
