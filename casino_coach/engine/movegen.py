@@ -124,13 +124,22 @@ _sums_cache: Final[dict[int, _SumsTable]] = {}
 _SUMS_CACHE_SIZE: Final = 1 << 15
 
 
+# The key of the table asked for last: the table before a capture, which holds the next one.
+_last_key: Final[list[int]] = [0]
+
+
 def _numeral_sums(summable: int, limit: int) -> _SumsTable:
     """Value sets of the cards of ``summable`` by total, each card worth its rank (aces 1).
 
     Cached by card mask. A table one card short of the one asked for (the table before a trail) is
-    usually cached already, and extending it by that card is much cheaper than starting again.
+    usually cached already, and extending it by that card is much cheaper than starting again. A
+    table after a capture is the last table asked for less the cards taken: its sets are the last
+    table's sets that avoid them, kept without making a single new mask.
     """
-    got = _sums_cache.get(summable << 4 | limit)
+    key = summable << 4 | limit
+    got = _sums_cache.get(key)
+    last = _last_key[0]
+    _last_key[0] = key
     if got is not None:
         return got
     rest = summable
@@ -149,10 +158,17 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
             break
         rest ^= bit
     else:
-        got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
+        wider: _SumsTable | None = None
+        if last & 15 == limit and not summable & ~(last >> 4) and summable.bit_count() > 3:
+            wider = _sums_cache.get(last)
+        if wider is not None:
+            gone = last >> 4 ^ summable
+            got = tuple([tuple([m for m in sets if not m & gone]) for sets in wider])
+        else:
+            got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
     if len(_sums_cache) >= _SUMS_CACHE_SIZE:
         _sums_cache.clear()
-    _sums_cache[summable << 4 | limit] = got
+    _sums_cache[key] = got
     return got
 
 
