@@ -234,6 +234,29 @@ def test_unions_of_many_sets_match_a_plain_walk() -> None:
     assert checked > 100
 
 
+def test_value_sets_by_every_path_match_a_table_built_from_nothing() -> None:
+    # _numeral_sums answers from its cache, extends a table one card short, filters the last table
+    # asked for (after a capture) or builds from nothing; every path must give the same sets.
+    import random
+
+    from casino_coach.engine.cards import RANK, cards_of
+    from casino_coach.engine.movegen import _numeral_sums, _sums_cache, _sums_table
+
+    rng = random.Random(5)
+    _sums_cache.clear()
+    for limit in (10, 14):
+        loose = 0
+        for _ in range(400):
+            if loose.bit_count() > 4 and rng.random() < 0.4:  # a capture: some cards leave
+                for c in rng.sample(cards_of(loose), rng.randrange(1, 4)):
+                    loose ^= 1 << c
+            else:  # a trail: one card joins
+                loose |= 1 << rng.choice([c for c in range(52) if not loose >> c & 1])
+            got = _numeral_sums(loose, limit)
+            want = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(loose)], limit)
+            assert [sorted(ms) for ms in got] == [sorted(ms) for ms in want]
+
+
 def test_one_ace_cannot_cover_a_build_of_one_and_a_build_of_fourteen() -> None:
     # Seat 0 owns a build of 14 and holds A♥ A♦ 5C: building aces (1) with A♦ would leave one ace
     # for both builds, and an ace captures as 1 or as 14, never both in one move.
