@@ -68,39 +68,15 @@ _MOVE: Final = Move
 _ROUND_STATE: Final = RoundState
 _BUILD: Final = Build
 
-# Trails and captures made once and shared. The generator makes the same trails and captures over
-# and over, position after position, and making a NamedTuple costs the compiled build as much as
-# the interpreter (``tuple.__new__`` through CPython, a thousand instructions): a look-up costs a
-# tenth of that there and about as much as making one in pure Python. Per card, keyed by one int (the
-# take, the value and the action: under 2**58, a native int to mypyc), cleared when full. Random
-# royal play finds all its trails here and 67% of its captures (classic 77%).
-#
-# Builds are made afresh: only 39% of them were found here in royal (44% in classic), and the rest
-# filled the cache, pushed the captures out and lived on for the cycle collector to visit; made
-# afresh, they die with the list of moves. Random royal rounds took 4% fewer instructions in both
-# builds. (Captures made afresh too saved the pure build 1% and cost the compiled one as much.)
-#
-# This cache and the value sets' below are kept small for the cycle collector, whose full passes
-# visit every Move kept (a NamedTuple is never untracked as a plain tuple of ints is) and every entry
-# of the dictionaries. At 4,096 Moves a card, 2,000 random classic rounds left 73,000 Moves and a full
-# collection took 23 ms (14 ms for the Moves, 7 ms for the value sets); after classic and royal one
-# took 74 ms, in the middle of a pass over 9,600 positions that takes 79 ms without it.
-# The searches pause the collector (``solver.without_cycle_collection``) and are not affected.
-_MOVES: Final[list[dict[int, Move]]] = [{} for _ in range(52)]
-_MOVES_PER_CARD: Final = 1 << 9
-
-
-def _move(card: int, action: int, take: int, value: int) -> Move:
-    """``Move(card, action, take, value)``, the same object each time (``_MOVES``): for trails and
-    captures; builds are made with ``_new`` (see ``_MOVES``)."""
-    made = _MOVES[card]
-    key = take << 6 | value << 2 | action
-    m = made.get(key)
-    if m is None:
-        if len(made) >= _MOVES_PER_CARD:
-            made.clear()
-        m = made[key] = _new(_MOVE, (card, action, take, value))
-    return m
+# The 52 plain trails, made once and shared (every position lists one per card in hand). Every other
+# move is made afresh with ``_new``. A cache of captures and builds (per card, keyed by take, value
+# and action) used to answer 67% of random royal play's captures and 39% of its builds; but making a
+# NamedTuple costs the compiled build as much as the interpreter, the cached Moves pushed one another
+# out, and every Move kept lived on for the cycle collector's passes (a NamedTuple is never untracked
+# as a plain tuple of ints is). Made afresh, they die with the list of moves: with the captures no
+# longer kept, 2,000 random royal rounds ran 14% faster compiled and 5% faster pure (medians of 9),
+# and the cycle collector's full passes fell from 11 to 6 in 6,000 rounds.
+_TRAILS: Final[tuple[Move, ...]] = tuple([_new(_MOVE, (c, TRAIL, 0, 0)) for c in range(52)])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -124,7 +100,7 @@ _NUMERALS: Final = sum(RANK_MASK[r] for r in range(10))
 _SumsTable = tuple[tuple[int, ...], ...]
 # Keyed by one int, the mask shifted past the limit (at most 14): cheaper to hash and compare than a pair.
 _sums_cache: Final[dict[int, _SumsTable]] = {}
-# Kept small for the cycle collector (see _MOVES): over 4,000 random rounds 32,768 tables answer 53% of
+# Kept small for the cycle collector (see _TRAILS): over 4,000 random rounds 32,768 tables answer 53% of
 # the look-ups in classic and 31% in royal, 131,072 tables 60% and 39% (a miss mostly extends a table
 # one card short of it, which is cheap).
 _SUMS_CACHE_SIZE: Final = 1 << 15
@@ -392,7 +368,7 @@ def _last_resort(rules: RuleSet, state: RoundState, cards: int | None) -> set[Mo
     """
     # Decided for the whole hand first (a card filter only selects among the result).
     moves = set(_generate(rules, state, None, strict=False)) or {
-        Move(c, TRAIL, 0, 0) for c in cards_of(state.hands[state.to_move])
+        _TRAILS[c] for c in cards_of(state.hands[state.to_move])
     }
     return moves if cards is None else {m for m in moves if cards >> m.card & 1}
 
@@ -448,7 +424,7 @@ def _generate(
         if exposed:
             captures = {t for t in captures if all(t & bc for bc in exposed)}
         can_capture = bool(captures)
-        card_moves = [_move(c, CAPTURE, t, 0) for t in captures]
+        card_moves = [_new(_MOVE, (c, CAPTURE, t, 0)) for t in captures]
 
         # --- builds (1.7) ---
         b = bv[c]
@@ -468,14 +444,14 @@ def _generate(
         if rules.trail_restriction == "any_capture" and can_capture:
             trail_ok = False
         if trail_ok and not exposed:
-            card_moves.append(_move(c, TRAIL, 0, 0))
+            card_moves.append(_TRAILS[c])
             if rules.table_only_builds:
                 for v in range(1, rules.max_build + 1):
                     if v not in rest_caps or not _value_free(rules, builds, v, ()):
                         continue
                     for s in tbl.unions(v):
                         if s.bit_count() >= 2:
-                            card_moves.append(_move(c, TRAIL, s, v))
+                            card_moves.append(_new(_MOVE, (c, TRAIL, s, v)))
 
         # Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both in
         # one move, so an owner who must cover a build of 1 and a build of 14 needs two aces. (Read
@@ -538,9 +514,9 @@ def _generate_simple(
         else:  # a Royal ace captures as 1 or as 14
             takes = tuple(sorted({t for w in ws for t in tbl.unions(w)}))
         if trail_if_capture or not takes:
-            out.append(_move(c, TRAIL, 0, 0))
+            out.append(_TRAILS[c])
         for t in takes:
-            out.append(_move(c, CAPTURE, t, 0))
+            out.append(_new(_MOVE, (c, CAPTURE, t, 0)))
         if b:
             # The values b..max_build a card left in hand captures (must-hold of the new build).
             rest = _kept_values(capm, hand_cards, c, partner_capm) >> b << b & below_max
