@@ -235,8 +235,9 @@ def test_unions_of_many_sets_match_a_plain_walk() -> None:
 
 
 def test_value_sets_by_every_path_match_a_table_built_from_nothing() -> None:
-    # _numeral_sums answers from its cache, extends a table one card short, filters the last table
-    # asked for (after a capture) or builds from nothing; every path must give the same sets.
+    # _numeral_sums answers from its cache, extends or filters the last table asked for (after a
+    # trail or a capture), extends a cached table one card short, or builds from nothing; every
+    # path must give the same sets. Two games interleaved make the last table the other game's.
     import random
 
     from casino_coach.engine.cards import RANK, cards_of
@@ -244,14 +245,16 @@ def test_value_sets_by_every_path_match_a_table_built_from_nothing() -> None:
 
     rng = random.Random(5)
     _sums_cache.clear()
-    for limit in (10, 14):
-        loose = 0
-        for _ in range(400):
+    for limit, games in ((10, 1), (14, 1), (10, 2), (14, 2)):
+        tables = [0] * games
+        for i in range(400):
+            loose = tables[i % games]
             if loose.bit_count() > 4 and rng.random() < 0.4:  # a capture: some cards leave
                 for c in rng.sample(cards_of(loose), rng.randrange(1, 4)):
                     loose ^= 1 << c
             else:  # a trail: one card joins
                 loose |= 1 << rng.choice([c for c in range(52) if not loose >> c & 1])
+            tables[i % games] = loose
             got = _numeral_sums(loose, limit)
             want = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(loose)], limit)
             assert [sorted(ms) for ms in got] == [sorted(ms) for ms in want]

@@ -106,17 +106,17 @@ _sums_cache: Final[dict[int, _SumsTable]] = {}
 _SUMS_CACHE_SIZE: Final = 1 << 15
 
 
-# The key of the table asked for last: the table before a capture, which holds the next one.
+# The key of the table asked for last (``_numeral_sums``), which holds the next one or lacks a card of it.
 _last_key: Final[list[int]] = [0]
 
 
 def _numeral_sums(summable: int, limit: int) -> _SumsTable:
     """Value sets of the cards of ``summable`` by total, each card worth its rank (aces 1).
 
-    Cached by card mask. A table one card short of the one asked for (the table before a trail) is
-    usually cached already, and extending it by that card is much cheaper than starting again. A
-    table after a capture is the last table asked for less the cards taken: its sets are the last
-    table's sets that avoid them, kept without making a single new mask.
+    Cached by card mask. The table asked for last is tried first: after a trail it is the table one
+    card short, and extending it by that card is much cheaper than starting again; after a capture
+    it holds the cards left, and its sets that avoid the cards taken are the answer, kept without
+    making a single new mask. Failing that, a cached table one card short, or a new table.
     """
     key = summable << 4 | limit
     got = _sums_cache.get(key)
@@ -124,34 +124,42 @@ def _numeral_sums(summable: int, limit: int) -> _SumsTable:
     _last_key[0] = key
     if got is not None:
         return got
-    rest = summable
-    while rest:
-        bit = rest & -rest
-        parent = _sums_cache.get((summable ^ bit) << 4 | limit)
-        if parent is not None:
-            v = RANK[bit.bit_length() - 1] + 1
-            out = list(parent)
-            if v <= limit:
-                out[v] = (*parent[v], bit)
-                for t in range(v + 1, limit + 1):
-                    if parent[t - v]:
-                        out[t] = parent[t] + tuple([m | bit for m in parent[t - v]])
-            got = tuple(out)
-            break
-        rest ^= bit
-    else:
-        wider: _SumsTable | None = None
-        if last & 15 == limit and not summable & ~(last >> 4) and summable.bit_count() > 3:
-            wider = _sums_cache.get(last)
-        if wider is not None:
-            gone = last >> 4 ^ summable
-            got = tuple([tuple([m for m in sets if not m & gone]) for sets in wider])
+    before = _sums_cache.get(last) if last & 15 == limit else None
+    if before is not None:
+        added = summable & ~(last >> 4)
+        gone = last >> 4 & ~summable
+        if not gone and added & added - 1 == 0:  # one card more: a trail
+            got = _extended(before, added, limit)
+        elif not added and summable.bit_count() > 3:  # cards taken: a capture
+            got = tuple([tuple([m for m in sets if not m & gone]) for sets in before])
+    if got is None:
+        rest = summable
+        while rest:
+            bit = rest & -rest
+            parent = _sums_cache.get((summable ^ bit) << 4 | limit)
+            if parent is not None:
+                got = _extended(parent, bit, limit)
+                break
+            rest ^= bit
         else:
             got = _sums_table([(1 << c, RANK[c] + 1) for c in cards_of(summable)], limit)
     if len(_sums_cache) >= _SUMS_CACHE_SIZE:
         _sums_cache.clear()
     _sums_cache[key] = got
     return got
+
+
+def _extended(parent: _SumsTable, bit: int, limit: int) -> _SumsTable:
+    """The value sets of ``parent``'s cards and the card ``bit``: the parent's sets, with the card
+    alone and the card joined to every set worth its total less the card's value."""
+    v = RANK[bit.bit_length() - 1] + 1
+    out = list(parent)
+    if v <= limit:
+        out[v] = (*parent[v], bit)
+        for t in range(v + 1, limit + 1):
+            if parent[t - v]:
+                out[t] = parent[t] + tuple([m | bit for m in parent[t - v]])
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -163,16 +171,20 @@ def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
     sets that make the same union on a big table are merged instead of walked one by one.
     """
     if len(sets) <= 8:  # small tables: walking the families directly is cheaper
+        # Depth first, each family once: from the union ``acc``, add a set from index ``start`` on.
+        # (A stack of ints, not a nested function: the compiled build makes a closure an object.)
         small: set[int] = set()
-
-        def walk(start: int, acc: int) -> None:
+        starts = [0]
+        accs = [0]
+        while starts:
+            start = starts.pop()
+            acc = accs.pop()
             for j in range(start, len(sets)):
                 s = sets[j]
                 if not s & acc:
                     small.add(acc | s)
-                    walk(j + 1, acc | s)
-
-        walk(0, 0)
+                    starts.append(j + 1)
+                    accs.append(acc | s)
         return tuple(sorted(small))
     by_low: dict[int, list[int]] = {}
     for s in sets:
