@@ -39,7 +39,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from casino_coach.bots.arena import (
     GameShare,
@@ -51,6 +51,7 @@ from casino_coach.bots.arena import (
     summarise,
 )
 from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.bots.searcher import SearcherPolicy
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
@@ -168,12 +169,35 @@ def _init_games(rules: dict[str, Any], options: dict[str, Any], nplayers: int) -
     )
 
 
-def _game_pair(seed: int) -> tuple[tuple[int, int], list[float], list[float]]:
+def _choices(p: SearcherPolicy) -> tuple[int, int, int]:
+    return p.game_decisions, p.played_for_game, p.played_for_game_exact
+
+
+def _game_pair(seed: int) -> tuple[tuple[tuple[int, int], tuple[int, ...]], list[float], list[float]]:
+    """The games each searcher won in one mirrored pair, and what the game goal's choices were there
+    (``GameChoices``' three counts), with the CPU seconds of each side's decisions."""
     a, b = Timed(_JOB["a"]), Timed(_JOB["b"])
     # Distinct names, so that the bots' generators differ between the two searchers as in a pair.
     a.name, b.name = "searcher-game", "searcher-round"
+    before = _choices(_JOB["a"])
     won = mirrored_games(_JOB["rules"], _JOB["nplayers"], a, b, seed)
-    return won, a.seconds, b.seconds
+    return (won, tuple(x - y for x, y in zip(_choices(_JOB["a"]), before, strict=True))), a.seconds, b.seconds
+
+
+class GameChoices(NamedTuple):
+    """What the searcher playing for the game did over a run: decisions searched for the game (a
+    close game, a choice), those where it played a move other than the round's best, and of those
+    the ones in an exact last deal."""
+
+    decisions: int
+    played: int
+    exact: int
+
+    def text(self) -> str:
+        return (
+            f"goal=game played for the game in {self.played} of {self.decisions} close decisions "
+            f"({self.exact} in exact last deals)"
+        )
 
 
 def game_matchup(
@@ -185,22 +209,26 @@ def game_matchup(
     deadline: float | None,
     nplayers: int = 2,
     first: int = 0,
-) -> tuple[GameShare, list[float], list[float]]:
+) -> tuple[GameShare, GameChoices, list[float], list[float]]:
     """``games`` whole games (``games // 2`` mirrored pairs from pair ``first``) of the searcher
     playing for the game against the searcher playing for the round, stopping at ``deadline`` if
-    given, with the CPU seconds of every decision with a choice of each."""
+    given, with what its choices for the game were and the CPU seconds of every decision with a
+    choice of each."""
 
-    def progress(won: list[tuple[int, int]], times_a: list[float], times_b: list[float]) -> str:
-        g = game_share(won)
+    def progress(
+        pairs: list[tuple[tuple[int, int], tuple[int, ...]]], times_a: list[float], times_b: list[float]
+    ) -> str:
+        g = game_share([won for won, _ in pairs])
         return (
-            f"  {rules.preset}: {2 * len(won)} games, {g.a_won}-{g.b_won}, "
+            f"  {rules.preset}: {2 * len(pairs)} games, {g.a_won}-{g.b_won}, "
             f"{100 * g.share:.1f}% ± {100 * g.ci95:.1f}  [{_times(times_a, times_b, 'goal=round')}]"
         )
 
     seeds = [pair_seed(seed, i) for i in range(first, first + max(2, games // 2))]
     init = (rules.to_dict(), options, nplayers)
-    won, times_a, times_b = _pool_pairs(seeds, jobs, _init_games, init, _game_pair, 10, progress, deadline)
-    return game_share(won), times_a, times_b
+    pairs, times_a, times_b = _pool_pairs(seeds, jobs, _init_games, init, _game_pair, 10, progress, deadline)
+    counts = [sum(c[i] for _, c in pairs) for i in range(3)]
+    return game_share([won for won, _ in pairs]), GameChoices(*counts), times_a, times_b
 
 
 def game_text(rules: RuleSet, nplayers: int, g: GameShare) -> str:
@@ -272,15 +300,17 @@ def main() -> int:
         for preset in args.preset or ["classic", "royal", "dominican"]:
             rules = RuleSet.from_preset(preset)
             t0 = time.perf_counter()
-            g, ta, tb = game_matchup(
+            g, choices, ta, tb = game_matchup(
                 rules, args.games, args.seed, args.jobs, options, deadline, args.players, args.first
             )
             print(
                 f"{game_text(rules, args.players, g)}  [searcher {options}, {time.perf_counter() - t0:.0f}s]"
             )
             print(f"  CPU per decision: {_times(ta, tb, 'goal=round')}", flush=True)
+            print(f"  {choices.text()}", flush=True)
             results.append(
                 g.to_json()
+                | {"game_choices": choices._asdict()}
                 | {"rules": rules.to_dict(), "players": args.players, "searcher_options": options}
                 | {"first": args.first}
             )

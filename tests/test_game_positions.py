@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from casino_coach.bots.policies import make_policy
+from casino_coach.bots.searcher import SearcherPolicy
 from casino_coach.cli import app
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
@@ -37,6 +38,7 @@ from casino_coach.engine.cards import card_name, parse_card
 from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.position import Position, position_from_obj
 from casino_coach.search import MoveValue, root_moves
+from casino_coach.search.chances import exact_deal
 from casino_coach.services.engine_session import EngineSession
 
 # Everything that scores by itself (rules.md 1.12): the positions place these by hand, the rest of the
@@ -179,6 +181,27 @@ def test_the_game_goal_plays_the_game_winning_move(case: str) -> None:
     assert _choice(pos, "game", None) == round_move
     far = position_from_obj(obj | {"scores": [5, 5]})
     assert _choice(far, "game", far.scores) == round_move
+
+
+def test_the_searcher_counts_the_decisions_it_plays_for_the_game() -> None:
+    # What scripts/searcher_strength.py --games reports: close decisions, and those where the game's
+    # move replaced the round's best (here in a last deal whose cards lie one way).
+    pos = position_from_obj(CASES["classic-19-11"][0])
+    obs, rules = pos.observation, pos.rules
+    bot = make_policy("searcher", goal="game", **LIGHT)
+    assert isinstance(bot, SearcherPolicy)
+    bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
+    assert exact_deal(obs)
+    assert (bot.game_decisions, bot.played_for_game, bot.played_for_game_exact) == (1, 1, 1)
+    # No score, or far from the target: not a decision for the game.
+    bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=None)
+    bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=(5, 5))
+    assert (bot.game_decisions, bot.played_for_game, bot.played_for_game_exact) == (1, 1, 1)
+    # Playing for the round, a close decision is searched for the round only.
+    for_round = make_policy("searcher", goal="round", **LIGHT)
+    assert isinstance(for_round, SearcherPolicy)
+    for_round.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
+    assert (for_round.game_decisions, for_round.played_for_game) == (0, 0)
 
 
 runner = CliRunner()

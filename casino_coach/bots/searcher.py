@@ -40,7 +40,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
-from casino_coach.search.chances import choose_for_game, for_the_game
+from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -95,6 +95,12 @@ class SearcherPolicy:
         # Per seat: the previous decision (view, move played, evidence then), to read the other
         # seat's play since (two players).
         self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
+        # What playing for the game did, for the strength script: decisions searched for the game
+        # (a close game with a choice), those where a move other than the round's best was played,
+        # and of those, the ones in an exact last deal (``chances.exact_deal``).
+        self.game_decisions = 0
+        self.played_for_game = 0
+        self.played_for_game_exact = 0
 
     def choose(
         self,
@@ -132,8 +138,11 @@ class SearcherPolicy:
         allowed = set(legal)
         result = evaluate(rules, obs, limits, evidence=evidence, detail=scores is not None)
         if scores is not None:
+            self.game_decisions += 1
             chosen = choose_for_game(rules, obs, scores, result)
             if chosen is not None and chosen.move.move in allowed:
+                self.played_for_game += 1
+                self.played_for_game_exact += int(exact_deal(obs))
                 return chosen.move.move
         for mv in result.moves:
             if mv.move in allowed:
