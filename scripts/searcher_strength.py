@@ -22,7 +22,9 @@ pairs it played. Exit status 1 if an interval does not lie above zero.
 (``goal=game``: in a close game, the move with the best chance to win it) against the same searcher
 playing for the round's margin (``goal=round``), with the same effort, on N/2 sequences of deals,
 each played twice with the seats swapped (``arena.mirrored_games``); it prints the games each won
-and the game-aware searcher's share of them with a 95% interval (over the pairs), per preset::
+and the game-aware searcher's share of them with a 95% interval (over the pairs), per preset, and
+how often that searcher played for the game: in how many of its close decisions it played a move
+other than the round's best, and how many of those were in exact last deals::
 
     python scripts/searcher_strength.py --games 400 --jobs 2 --preset dominican [--samples 8 ...]
 
