@@ -171,35 +171,38 @@ def _init_games(rules: dict[str, Any], options: dict[str, Any], nplayers: int) -
     )
 
 
-def _choices(p: SearcherPolicy) -> tuple[int, int, int]:
-    return p.game_decisions, p.played_for_game, p.played_for_game_exact
-
-
-def _game_pair(seed: int) -> tuple[tuple[tuple[int, int], tuple[int, ...]], list[float], list[float]]:
-    """The games each searcher won in one mirrored pair, and what the game goal's choices were there
-    (``GameChoices``' three counts), with the CPU seconds of each side's decisions."""
-    a, b = Timed(_JOB["a"]), Timed(_JOB["b"])
-    # Distinct names, so that the bots' generators differ between the two searchers as in a pair.
-    a.name, b.name = "searcher-game", "searcher-round"
-    before = _choices(_JOB["a"])
-    won = mirrored_games(_JOB["rules"], _JOB["nplayers"], a, b, seed)
-    return (won, tuple(x - y for x, y in zip(_choices(_JOB["a"]), before, strict=True))), a.seconds, b.seconds
-
-
 class GameChoices(NamedTuple):
-    """What the searcher playing for the game did over a run: decisions searched for the game (a
-    close game, a choice), those where it played a move other than the round's best, and of those
-    the ones in an exact last deal."""
+    """What the searcher playing for the game did: decisions searched for the game (a close game, a
+    choice), those where it played a move other than the round's best, and of those the ones in an
+    exact last deal (``SearcherPolicy``'s counts)."""
 
     decisions: int
     played: int
     exact: int
+
+    @classmethod
+    def of(cls, p: SearcherPolicy) -> GameChoices:
+        return cls(p.game_decisions, p.played_for_game, p.played_for_game_exact)
+
+    def __sub__(self, other: tuple[int, ...]) -> GameChoices:
+        return GameChoices(*(x - y for x, y in zip(self, other, strict=True)))
 
     def text(self) -> str:
         return (
             f"goal=game played for the game in {self.played} of {self.decisions} close decisions "
             f"({self.exact} in exact last deals)"
         )
+
+
+def _game_pair(seed: int) -> tuple[tuple[tuple[int, int], GameChoices], list[float], list[float]]:
+    """The games each searcher won in one mirrored pair and what the game goal's choices were there,
+    with the CPU seconds of each side's decisions."""
+    a, b = Timed(_JOB["a"]), Timed(_JOB["b"])
+    # Distinct names, so that the bots' generators differ between the two searchers as in a pair.
+    a.name, b.name = "searcher-game", "searcher-round"
+    before = GameChoices.of(_JOB["a"])
+    won = mirrored_games(_JOB["rules"], _JOB["nplayers"], a, b, seed)
+    return (won, GameChoices.of(_JOB["a"]) - before), a.seconds, b.seconds
 
 
 def game_matchup(
@@ -218,7 +221,7 @@ def game_matchup(
     choice of each."""
 
     def progress(
-        pairs: list[tuple[tuple[int, int], tuple[int, ...]]], times_a: list[float], times_b: list[float]
+        pairs: list[tuple[tuple[int, int], GameChoices]], times_a: list[float], times_b: list[float]
     ) -> str:
         g = game_share([won for won, _ in pairs])
         return (
@@ -229,8 +232,8 @@ def game_matchup(
     seeds = [pair_seed(seed, i) for i in range(first, first + max(2, games // 2))]
     init = (rules.to_dict(), options, nplayers)
     pairs, times_a, times_b = _pool_pairs(seeds, jobs, _init_games, init, _game_pair, 10, progress, deadline)
-    counts = [sum(c[i] for _, c in pairs) for i in range(3)]
-    return game_share([won for won, _ in pairs]), GameChoices(*counts), times_a, times_b
+    choices = GameChoices(*(sum(counts) for counts in zip(*(c for _, c in pairs), strict=True)))
+    return game_share([won for won, _ in pairs]), choices, times_a, times_b
 
 
 def game_text(rules: RuleSet, nplayers: int, g: GameShare) -> str:
