@@ -23,8 +23,9 @@ pairs it played. Exit status 1 if an interval does not lie above zero.
 playing for the round's margin (``goal=round``), with the same effort, on N/2 sequences of deals,
 each played twice with the seats swapped (``arena.mirrored_games``); it prints the games each won
 and the game-aware searcher's share of them with a 95% interval (over the pairs), per preset, and
-how often that searcher played for the game: in how many of its close decisions it played a move
-other than the round's best, and how many of those were in exact last deals::
+what that searcher did in close games: its close decisions, how many of them it searched with the
+game's weights (before the last deal), and in how many exact last deals it played a move other
+than the round's best::
 
     python scripts/searcher_strength.py --games 400 --jobs 2 --preset dominican [--samples 8 ...]
 
@@ -172,25 +173,25 @@ def _init_games(rules: dict[str, Any], options: dict[str, Any], nplayers: int) -
 
 
 class GameChoices(NamedTuple):
-    """What the searcher playing for the game did: decisions searched for the game (a close game, a
-    choice), those where it played a move other than the round's best, and of those the ones in an
-    exact last deal (``SearcherPolicy``'s counts)."""
+    """What the searcher playing for the game did: close decisions with a choice, those searched with
+    the game's weights (before the last deal), and those of an exact last deal where it played a move
+    other than the round's best (``SearcherPolicy``'s counts)."""
 
     decisions: int
-    played: int
+    weighted: int
     exact: int
 
     @classmethod
     def of(cls, p: SearcherPolicy) -> GameChoices:
-        return cls(p.game_decisions, p.played_for_game, p.played_for_game_exact)
+        return cls(p.game_decisions, p.searched_for_game, p.played_for_game)
 
     def __sub__(self, other: tuple[int, ...]) -> GameChoices:
         return GameChoices(*(x - y for x, y in zip(self, other, strict=True)))
 
     def text(self) -> str:
         return (
-            f"goal=game played for the game in {self.played} of {self.decisions} close decisions "
-            f"({self.exact} in exact last deals)"
+            f"goal=game: {self.decisions} close decisions, {self.weighted} searched with the game's "
+            f"weights, {self.exact} exact last-deal choices other than the round's best"
         )
 
 

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.coach.winning import game_chances
+from casino_coach.engine.cards import parse_card
 from casino_coach.engine.movegen import Move, apply, legal_moves
-from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.observation import Observation, first_deal_observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, score_round
 from casino_coach.engine.state import RoundState
@@ -29,6 +30,7 @@ from casino_coach.search.chances import (
     exact_deal,
     game_edges,
     game_is_close,
+    game_weights,
     round_points,
     solved_chance,
     table_for,
@@ -270,3 +272,56 @@ def test_the_searcher_plays_for_the_round_far_from_the_target() -> None:
     )
     # Close, it plays a legal move ranked by its chance (the ranking itself is tested above).
     assert for_game.choose(DOMINICAN, obs, moves, random.Random(9), scores=(19, 12)) in moves
+
+
+def _first_deal(rules: RuleSet) -> Observation:
+    # Seat 0 to move in the first deal; 10♦ and three aces on the table, none of its four cards
+    # scores by itself.
+    table = sum(1 << parse_card(c) for c in ("TD", "AS", "AC", "AH"))
+    hand = sum(1 << parse_card(c) for c in ("TS", "3H", "5C", "8D"))
+    return first_deal_observation(0, 2, 2, 1, table, hand)
+
+
+def _weights(rules: RuleSet, scores: tuple[int, int]) -> dict[str, tuple[float, ...]]:
+    table = table_for(rules, 2)
+    assert table is not None
+    w = game_weights(table, _first_deal(rules), scores)
+    assert w is not None
+    return w
+
+
+def test_far_from_the_target_the_game_weights_are_the_margin() -> None:
+    for rules in (CLASSIC, ROYAL, DOMINICAN):
+        for key, (mine, theirs) in _weights(rules, (0, 0)).items():
+            assert mine == pytest.approx(1.0, abs=0.15), key
+            assert theirs == pytest.approx(-1.0, abs=0.15), key
+
+
+@pytest.mark.parametrize(
+    ("rules", "scores", "only"),
+    [
+        (DOMINICAN, (19, 19), "big"),  # a side at 19 wins only by Big Casino (1.14.4)
+        (DOMINICAN, (18, 18), "cards"),  # ... at 18 only by most cards
+        (ROYAL, (19, 19), "cards"),  # most cards is counted first: whoever takes it reaches 21
+    ],
+)
+def test_near_the_target_only_what_decides_the_game_weighs(
+    rules: RuleSet, scores: tuple[int, int], only: str
+) -> None:
+    w = _weights(rules, scores)
+    # The whole round's points ride on that one item: its swing is the round's (11 points a side).
+    points = {"big": rules.points_big, "cards": rules.points_cards}[only]
+    assert w[only][0] == pytest.approx(round_points(rules) / points)
+    assert w[only][1] == pytest.approx(-w[only][0])
+    for key, per_side in w.items():
+        if key != only:
+            assert max(abs(x) for x in per_side) < 1e-6, key
+
+
+def test_against_a_side_at_19_big_casino_weighs_most_and_its_sweeps_nothing() -> None:
+    w = _weights(DOMINICAN, (10, 19))
+    assert max(w, key=lambda k: abs(w[k][0])) == "big"
+    assert w["big"][0] > 2.5  # denying Big Casino is worth more than the round's 2 points of it
+    # A side at 19 scores no sweeps (1.14.4); the mover's own sweeps still count.
+    assert w["sweeps"][1] == 0.0
+    assert w["sweeps"][0] > 0

@@ -11,10 +11,11 @@ from itertools import product
 from pathlib import Path
 
 import pytest
+from conftest import near_deal_end
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casino_coach.engine.cards import FULL_DECK, SPADES_MASK
+from casino_coach.engine.cards import ACES_COUNT_OUT, FULL_DECK, SPADES_MASK
 from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import score_round
@@ -35,6 +36,7 @@ from casino_coach.search.leaf import (
     read_weights,
     shipped_weights,
     side_value,
+    weighted_value,
 )
 
 PRESETS = [RuleSet.from_preset(p) for p in ("classic", "royal", "dominican")]
@@ -66,6 +68,30 @@ def test_final_points_agree_with_score_round(rules: RuleSet, nplayers: int, seed
     ev = Evaluator(rules, s.nsides, 0)
     pts = score_round(rules, s).points
     assert ev.final(s) == pytest.approx(pts[0] - sum(pts[1:]) / (len(pts) - 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rules=st.sampled_from(VARIANTS),
+    seed=st.integers(0, 2**32),
+    left=st.integers(1, 7),
+    side=st.integers(0, 1),
+)
+def test_category_weights_of_the_margin_give_the_margin(
+    rules: RuleSet, seed: int, left: int, side: int
+) -> None:
+    # +1 for each point of the root side and -1 for the other's: the round's margin, at a leaf and at
+    # the end of the round (``chances.game_weights`` scales its weights to this at 0-0).
+    keys = ["cards", "spades", "big", "little", "sweeps", "last", *(f"ace{a}" for a in ACES_COUNT_OUT)]
+    margin = {k: (1.0, -1.0) if side == 0 else (-1.0, 1.0) for k in keys}
+    plain, weighted = Evaluator(rules, 2, side), Evaluator(rules, 2, side, category_weights=margin)
+    end = playout(rules, 2, seed)
+    assert weighted.final(end) == pytest.approx(plain.final(end))
+    s = near_deal_end(rules, 2, seed, left, last=False)
+    assert weighted.leaf(s) == pytest.approx(plain.leaf(s))
+    # A category without a weight is worth nothing: the weights are all the value.
+    assert Evaluator(rules, 2, side, category_weights={}).leaf(s) == 0.0
+    assert weighted_value({"big": [2.0, 0.0], "ace3": [0.0, 1.0]}, {"big": (0.5, -0.5)}) == 1.0
 
 
 def test_side_value_is_own_minus_mean_of_others() -> None:

@@ -9,14 +9,13 @@ from the seat's ``Observation`` only, and the game score when the game tells it 
 
 ``goal`` is what it plays for (issue 18; rules.md 1.14). ``goal="game"`` (the default): where the
 game score is known, the rules have a game table (``search.chances``) and the game is close (some side
-can reach the target in this round: ``chances.game_is_close``), the move with the highest expected
-round margin gives way to a move that leaves more chance of winning the game once the round is over,
-paired over the same worlds, at the low end of a 95% interval (``chances.choose_for_game``);
-anywhere else, and always with ``goal="round"``, the move with the highest expected round margin.
-Before the last deal the line after the root move is the search's either way, both sides playing the
-rest of the round for its margin; in the last deal of two players the chances are the deal solved for
-the game (``chances.solved_chance``), so the bot plays the move that is best for the game against
-an opponent who plays for the game too.
+can reach the target in this round: ``chances.game_is_close``), it plays for the chance to win the
+game. Before the last deal the search values every line by the game's weights
+(``chances.game_weights``: what each scoring category is worth to each side for the game), both
+sides playing for the game; in the last deal of two players, where the cards lie one way, the deal
+is solved for the game (``chances.solved_chance``) and the move with the highest expected round
+margin gives way to one that leaves more chance of winning (``chances.choose_for_game``). Anywhere
+else, and always with ``goal="round"``, the move with the highest expected round margin.
 
 ``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
 (issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
@@ -40,7 +39,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
-from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game
+from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_weights_for
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -95,12 +94,13 @@ class SearcherPolicy:
         # Per seat: the previous decision (view, move played, evidence then), to read the other
         # seat's play since (two players).
         self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
-        # What playing for the game did, for the strength script: decisions searched for the game
-        # (a close game with a choice), those where a move other than the round's best was played,
-        # and of those, the ones in an exact last deal (``chances.exact_deal``).
+        # What playing for the game did, for the strength script: close decisions with a choice,
+        # those searched with the game's weights (before the last deal, where the round could still
+        # move the chance), and those of an exact last deal (``chances.exact_deal``) where a move
+        # other than the round's best was played.
         self.game_decisions = 0
+        self.searched_for_game = 0
         self.played_for_game = 0
-        self.played_for_game_exact = 0
 
     def choose(
         self,
@@ -133,17 +133,24 @@ class SearcherPolicy:
         scores: Sequence[Points] | None = None,
     ) -> Move:
         """The best legal move by the round's margin, or with ``scores`` (a close game) by the chance
-        to win the game from them."""
+        to win the game from them: the game's weights before the last deal, the deal solved for the
+        game in it."""
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
         allowed = set(legal)
-        result = evaluate(rules, obs, limits, evidence=evidence, detail=scores is not None)
-        if scores is not None:
+        if scores is None:
+            result = evaluate(rules, obs, limits, evidence=evidence)
+        elif exact_deal(obs):
             self.game_decisions += 1
+            result = evaluate(rules, obs, limits, evidence=evidence, detail=True)
             chosen = choose_for_game(rules, obs, scores, result)
             if chosen is not None and chosen.move.move in allowed:
                 self.played_for_game += 1
-                self.played_for_game_exact += int(exact_deal(obs))
                 return chosen.move.move
+        else:
+            self.game_decisions += 1
+            weights = game_weights_for(rules, obs, scores)
+            self.searched_for_game += weights is not None
+            result = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights)
         for mv in result.moves:
             if mv.move in allowed:
                 return mv.move

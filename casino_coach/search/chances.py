@@ -34,10 +34,18 @@ chance in each world (``world_chances``), and its edge over the best move for th
 the worlds both were searched in, with a 95% interval (``game_edges``); the move played for the game
 is, of those whose interval lies above 0, the one ahead most surely (the highest low end), and the
 round's best move when none is (with a few sampled worlds a choice by the noisier chances would lose
-rounds for nothing; the solved last deal shows the edges exactly). Before the last deal only the root
-move is chosen for the game: the lines after it are the search's, in which both sides play for the
-round's margin. ``game_is_close`` says when that choice is worth its cost: when some side can reach
-the target in this round (``for_the_game`` adds a known score, two sides and a table).
+rounds for nothing; the solved last deal shows the edges exactly). ``game_is_close`` says when that
+choice is worth its cost: when some side can reach the target in this round (``for_the_game`` adds a
+known score, two sides and a table).
+
+**Searching for the game** (``game_weights``): before the last deal the searcher bot searches every
+line for the game, not only the root move. The chance to win is linearised around the round as the
+handmade leaf sees it from the mover's observation: a weight per scoring category and side (how much
+more chance the mover's side has when it takes the category than when the other side does, over the
+other categories' odds; a sweep's, how much one more sweep of a side moves the chance), scaled so that
+far from the target the weights are the round's margin. The search values every leaf and end of the
+round by them (``leaf.Evaluator``), both sides maximising them: a Dominican side at 19 plays every
+line for Big Casino and its opponent to keep it from them, and neither for the aces.
 
 The chances are those of the measured bot playing both sides: they rank game scores and moves, they
 do not predict one particular pair of players. This module sits in the search layer so that the bots
@@ -58,12 +66,13 @@ import orjson
 
 from casino_coach.engine.cards import ACES_COUNT_OUT
 from casino_coach.engine.movegen import Move, apply
-from casino_coach.engine.observation import Observation
+from casino_coach.engine.observation import Observation, as_state
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sweeps, score_tally, tally_of
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
+from casino_coach.search.leaf import CategoryWeights, Evaluator
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, t_factor
 from casino_coach.search.solver import Solver, canonical
 from casino_coach.search.worlds import count_worlds, enumerate_worlds, world_state
@@ -556,6 +565,94 @@ def world_chances(
     return out
 
 
+def _owner(tally: Tally, key: str) -> int:
+    """Who takes the category ``key`` (``_category_points``) in a tally of two sides (-1: nobody)."""
+    if key in ("cards", "spades"):
+        marks = tally.cards if key == "cards" else tally.spades
+        return -1 if marks[0] == marks[1] else (0 if marks[0] else 1)
+    if key == "big":
+        return tally.big
+    if key == "little":
+        return tally.little
+    if key == "last":
+        return tally.last_capturer
+    return tally.aces[ACES_COUNT_OUT.index(int(key[3:]))]
+
+
+# Below this swing of the chance to win the game over every category of the round (the game is as
+# good as decided, or nothing of this round counts), the search plays for the round's margin.
+MIN_STAKE: Final = 1e-3
+
+
+def game_weights(table: GameTable, obs: Observation, scores: Sequence[Points]) -> CategoryWeights | None:
+    """What each point of each scoring category is worth to the mover's side for the game that
+    started the round at ``scores``, when credited to either side (two sides; ``leaf.Evaluator``):
+    the chance to win the game, linearised around the round as the handmade leaf sees it from the
+    mover's observation (each category independently, as ``world_tallies`` reads an outcome). A
+    category's weight is how much more the chance is when the mover's side takes it than when the
+    other side does, over the other categories' chances, per point; a sweep's, how much one more
+    sweep of a side moves it. The chances are scaled to points of the round, so that the values the
+    search compares keep the round's units: the weights' swing over the whole round (every category's
+    points) is the round's points. In the Dominican near-target rules a side at 19 wins only by Big
+    Casino, so its aces weigh nothing and Big Casino the whole round. None when the round cannot
+    move the chance (``MIN_STAKE``)."""
+    if obs.nsides != 2:
+        raise CoachError("category weights for the game need two sides")
+    rules = table.rules
+    me = obs.seat % 2
+    base = Evaluator(rules, 2, me).parts(as_state(obs, (0,) * obs.nplayers, True))
+    tallies = world_tallies(rules, obs, Outcome(base, 0.0, (0, 0), (0, 0), False))
+    memo: dict[Tally, float] = {}
+
+    def chance(t: Tally) -> float:
+        c = memo.get(t)
+        if c is None:
+            c = memo[t] = chances_after(table, scores, obs.dealer, {t: 1.0})[me]
+        return c
+
+    worth = {k: v for k, v in _category_points(rules).items() if v}
+    mass = {k: [0.0, 0.0] for k in worth}
+    sums = {k: [0.0, 0.0] for k in worth}
+    plain = 0.0
+    swept = [0.0, 0.0]
+    sweeps_count = bool(rules.sweeps and rules.points_sweep)
+    for t, p in tallies:
+        c = chance(t)
+        plain += p * c
+        for key in worth:
+            o = _owner(t, key)
+            if o >= 0:
+                side = 0 if o == me else 1
+                mass[key][side] += p
+                sums[key][side] += p * c
+        if sweeps_count:
+            for s in range(2):
+                more = tuple(x + (1 if i == s else 0) for i, x in enumerate(t.sweeps))
+                swept[s] += p * chance(t._replace(sweeps=more))
+    swing: dict[str, float] = {}
+    for key, (m_me, m_other) in ((k, mass[k]) for k in worth):
+        if m_me > 0 and m_other > 0:
+            swing[key] = sums[key][0] / m_me - sums[key][1] / m_other
+    stake = sum(abs(d) for d in swing.values())
+    if stake < MIN_STAKE:
+        return None
+    scale = 2 * sum(worth.values()) / stake
+    out: CategoryWeights = {}
+    for key, d in swing.items():
+        w = scale * d / (2 * worth[key])
+        out[key] = (w, -w) if me == 0 else (-w, w)
+    if sweeps_count:
+        by_side = [scale * (swept[s] - plain) / rules.points_sweep for s in range(2)]
+        out["sweeps"] = (by_side[0], by_side[1])
+    return out
+
+
+def game_weights_for(rules: RuleSet, obs: Observation, scores: Sequence[Points]) -> CategoryWeights | None:
+    """``game_weights`` with the shipped table of the rules and players; None without one."""
+    table = table_for(rules, obs.nplayers)
+    return game_weights(table, obs, scores) if table is not None else None
+
+
 # Standard errors either side of a game edge's mean: a 95% interval with Student's t.
 EDGE_Z: Final = 2.0
 
@@ -583,9 +680,11 @@ def game_edges(
 ) -> list[GameEdge] | None:
     """The edge (``GameEdge``) of every other move of ``result`` (a search of ``obs`` made with
     ``detail``) over the move ``reference`` for the game that started the round at ``scores``: the
-    largest gain first (``memo``: what the decision's other chances share). None without a table for
-    these rules and players, with more than two sides, or when the reference move has no outcomes."""
+    largest gain first (``memo``: what the decision's other chances share). The chances come from
+    the search for the game where one was made (``game_source``). None without a table for these
+    rules and players, with more than two sides, or when the reference move has no outcomes."""
     table = table_for(rules, obs.nplayers)
+    result = game_source(result)
     ref = result.value_of(reference)
     if table is None or obs.nsides != 2 or not ref.outcomes:
         return None
@@ -652,18 +751,31 @@ def for_the_game(rules: RuleSet, obs: Observation, scores: Sequence[Points] | No
     )
 
 
+def game_source(result: SearchResult) -> SearchResult:
+    """The search a decision's chances to win the game are read from: its search for the game where
+    one was made (``SearchResult.for_game``: before the last deal of a close game), else itself."""
+    return result.for_game if result.for_game is not None else result
+
+
 def choose_for_game(
     rules: RuleSet, obs: Observation, scores: Sequence[Points] | None, result: SearchResult
 ) -> GameEdge | None:
     """The root move to play for the game instead of the best move for the round (the first of
     ``result``, a search made with ``detail``), with its edge, where the decision is played for the
-    game (``for_the_game``): of the moves whose edge over it (``game_edges``) is above 0 at the low
-    end of its interval, the one ahead most surely (the highest low end, as the verdict for the game
-    judges). None elsewhere, and when no move is clearly better for the game: a choice by noisier
-    chances than the margin's would lose rounds and gain nothing (a few sampled worlds rarely show a
-    gain clearly; an enumeration of the last deal shows it exactly)."""
+    game (``for_the_game``). With a search for the game (``SearchResult.for_game``, before the last
+    deal), the move that search values most, as the searcher bot plays it, where it leaves more
+    chance than the round's best (``game_edges``). Else (the last deal, solved for the game): of the
+    moves whose edge over the round's best is above 0 at the low end of its interval, the one ahead
+    most surely (the highest low end, as the verdict for the game judges). None elsewhere, and when
+    no move is better for the game: a choice by noisier chances than the margin's would lose rounds
+    and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last deal
+    shows it exactly)."""
     if scores is None or not result.moves or not for_the_game(rules, obs, scores):
         return None
-    edges = game_edges(rules, obs, scores, result, result.moves[0].move)
-    clear = [e for e in edges or () if e.low > CHANCE_EPSILON]
+    best = result.moves[0].move
+    edges = game_edges(rules, obs, scores, result, best) or []
+    if result.for_game is not None:
+        top = result.for_game.moves[0].move
+        return next((e for e in edges if e.move.move == top and e.gain > CHANCE_EPSILON), None)
+    clear = [e for e in edges if e.low > CHANCE_EPSILON]
     return max(clear, key=lambda e: (e.low, e.gain)) if clear else None

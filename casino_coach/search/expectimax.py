@@ -31,7 +31,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
-from casino_coach.search.leaf import HANDMADE
+from casino_coach.search.leaf import HANDMADE, CategoryWeights
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -104,6 +104,7 @@ class _Replies:
         in_hands: int,
         leaf: str,
         rng: random.Random,
+        category_weights: CategoryWeights | None = None,
     ) -> None:
         self.rules = rules
         self.side = side
@@ -111,7 +112,9 @@ class _Replies:
         self.worlds = worlds
         # Its own solver (its horizon is not the decision's): after the root move and the reply,
         # ``depth`` plies more.
-        self.solver = Solver(rules, side, nsides, max(0, in_hands - 2 - depth), leaf)
+        self.solver = Solver(
+            rules, side, nsides, max(0, in_hands - 2 - depth), leaf, category_weights=category_weights
+        )
         self.rng = rng
         self.chosen: dict[Observation, Move] = {}
 
@@ -169,6 +172,7 @@ class _Ladder:
         *,
         cap: int | None = None,
         replies: _Replies | None = None,
+        category_weights: CategoryWeights | None = None,
     ) -> None:
         self.rules = rules
         self.side = side
@@ -176,6 +180,7 @@ class _Ladder:
         self.in_hands = in_hands
         self.leaf = leaf
         self.replies = replies
+        self.category_weights = category_weights
         self.solvers = [self._solver(horizon)]
         self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
         self.budget = budget
@@ -183,7 +188,9 @@ class _Ladder:
         self.shallow = False
 
     def _solver(self, horizon: int) -> Solver:
-        solver = Solver(self.rules, self.side, self.nsides, horizon, self.leaf)
+        solver = Solver(
+            self.rules, self.side, self.nsides, horizon, self.leaf, category_weights=self.category_weights
+        )
         if self.replies is not None:
             solver.share_caches(self.replies.solver)
         return solver
@@ -426,6 +433,7 @@ def evaluate(
     focus: Move | None = None,
     bands: Sequence[float] = (),
     detail: bool = False,
+    category_weights: CategoryWeights | None = None,
 ) -> SearchResult:
     """Value every legal move of the seat to move from its own observation only.
 
@@ -436,6 +444,8 @@ def evaluate(
     the verdict rather than at the best move: it goes on until the focus's loss lies inside one band
     with confidence (``SearchResult.loss``), or the sample limit. ``detail`` records what happens
     along each move's line in each world (``MoveValue.outcomes``), for explanations.
+    ``category_weights`` values the points of each scoring category as given (``leaf.Evaluator``;
+    the chance to win the game, ``chances.game_weights``) instead of as the round's margin.
 
     The node budget never leaves a decision on fewer than ``limits.min_samples`` worlds: when they
     do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
@@ -496,13 +506,23 @@ def evaluate(
             in_hands,
             limits.leaf,
             random.Random(seed ^ _REPLY_SALT),
+            category_weights,
         )
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
         left = cap - nodes if cap is not None else None
         solver = _Ladder(
-            rules, side, obs.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap=left, replies=replies
+            rules,
+            side,
+            obs.nsides,
+            horizon,
+            in_hands,
+            limits.nodes,
+            limits.leaf,
+            cap=left,
+            replies=replies,
+            category_weights=category_weights,
         )
         race = Race(moves, focus, alike)
         tree = SearchTree(obs.seat, obs.nplayers) if record else None

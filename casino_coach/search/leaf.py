@@ -19,6 +19,9 @@ count too (they shift every move's value by the same amount).
   ``scripts/fit_leaf.py`` to what the rest of self-play rounds actually gave and shipped as
   ``leaf_weights.json``; where nothing was fitted (three sides, other rules) it is the handmade one.
   ``Evaluator.parts`` (the explanations' categories) stays the handmade breakdown either way.
+* With ``category_weights`` (``Evaluator(..., category_weights=...)``, two sides) the handmade leaf's
+  and the finished round's points are valued by category and side at the weights given (the chance to
+  win the game, ``chances.game_weights``) instead of as the margin.
 """
 
 from __future__ import annotations
@@ -145,6 +148,22 @@ def _credit_owned(
             _credit(pts, parts, "big", s, rules.points_big)
         if p & _LITTLE:
             _credit(pts, parts, "little", s, rules.points_little)
+
+
+# Per scoring category (``Parts`` keys), the value of one point of it to each side (``Evaluator``).
+CategoryWeights = dict[str, tuple[float, ...]]
+
+
+def weighted_value(parts: Parts, weights: CategoryWeights) -> float:
+    """The value of the points ``parts`` holds (per category and side) at ``weights`` (categories
+    without a weight are worth nothing)."""
+    v = 0.0
+    for key, pts in parts.items():
+        w = weights.get(key)
+        if w is not None:
+            for s, x in enumerate(pts):
+                v += w[s] * x
+    return v
 
 
 def side_parts(parts: Parts, side: int) -> dict[str, float]:
@@ -355,7 +374,17 @@ class Evaluator:
     deal-end value, ``learned_value``, where weights were fitted for the rules and players; the
     handmade estimate elsewhere)."""
 
-    __slots__ = ("_cache", "_final", "_weights", "final_value", "leaf_kind", "n", "root_side", "rules")
+    __slots__ = (
+        "_cache",
+        "_final",
+        "_weights",
+        "category_weights",
+        "final_value",
+        "leaf_kind",
+        "n",
+        "root_side",
+        "rules",
+    )
 
     def __init__(
         self,
@@ -364,12 +393,18 @@ class Evaluator:
         root_side: int,
         leaf: str = HANDMADE,
         final_value: Callable[[RoundState], float] | None = None,
+        category_weights: CategoryWeights | None = None,
     ) -> None:
         check_leaf(leaf)
         self.rules = rules
         # What a played-out round is worth to the root side, where it is not its round points (the
         # chance to win the game, ``chances.solved_chance``); None: the round points.
         self.final_value = final_value
+        # What each point of each scoring category is worth to the root side when credited to each
+        # side (``chances.game_weights``: the chance to win the game, in points of the round), in
+        # place of +1 for its own points and -1 for the others' (the handmade leaf's categories;
+        # ``final_value`` still decides a played-out round where both are given). None: the margin.
+        self.category_weights = category_weights
         self.n = nsides
         self.root_side = root_side
         self.leaf_kind = leaf
@@ -384,7 +419,15 @@ class Evaluator:
         v = self._final.get(key)
         if v is None:
             fv = self.final_value
-            v = fv(state) if fv is not None else side_value(final_points(self.rules, state), self.root_side)
+            cw = self.category_weights
+            if fv is not None:
+                v = fv(state)
+            elif cw is not None:
+                parts: Parts = {}
+                final_points(self.rules, state, parts)
+                v = weighted_value(parts, cw)
+            else:
+                v = side_value(final_points(self.rules, state), self.root_side)
             self._final[key] = v
         return v
 
@@ -394,8 +437,13 @@ class Evaluator:
         key = (state.captured, state.sweeps, state.set_aside, table, state.to_move % self.n)
         v = self._cache.get(key)
         if v is None:
-            w = self._learned_weights(len(state.hands)) if self.leaf_kind == LEARNED else None
-            if w is not None:
+            cw = self.category_weights
+            w = self._learned_weights(len(state.hands)) if self.leaf_kind == LEARNED and cw is None else None
+            if cw is not None:
+                parts: Parts = {}
+                self._leaf(state, table, parts)
+                v = weighted_value(parts, cw)
+            elif w is not None:
                 lead = state.to_move % 2
                 v = learned_value(self.rules, state, table, lead, w)
                 if lead != self.root_side:

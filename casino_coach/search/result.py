@@ -248,6 +248,11 @@ class SearchResult(Frozen):
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
     leaf: str = HANDMADE  # the estimate where the search stopped before the end of the round
+    # The same decision searched for the game (``chances.game_weights``: both sides playing every line
+    # for the chance to win it), where it was judged in a close game before the last deal: the game's
+    # chances and its move come from this one (``chances.game_source``), the round's values from
+    # ``moves``.
+    for_game: SearchResult | None = None
 
     @property
     def best(self) -> MoveValue:

@@ -32,7 +32,7 @@ from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.engine.values import cached_values
-from casino_coach.search.leaf import HANDMADE, Evaluator
+from casino_coach.search.leaf import HANDMADE, CategoryWeights, Evaluator
 
 INF: Final = float("inf")
 NULL: Final = 1e-9  # width of a null window (values are points, far coarser)
@@ -173,13 +173,15 @@ class Solver:
         horizon: int = 0,
         leaf: str = HANDMADE,
         final_value: Callable[[RoundState], float] | None = None,
+        category_weights: CategoryWeights | None = None,
     ) -> None:
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides
         self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
-        # ``final_value``: what a played-out round is worth to the root side, where not its points.
-        self.eval = Evaluator(rules, nsides, root_side, leaf, final_value)
+        # ``final_value``: what a played-out round is worth to the root side, where not its points;
+        # ``category_weights``: what each category's points are worth to it (``Evaluator``).
+        self.eval = Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)
         self.tt: dict[RoundState, Entry] = {}
         self.nodes = 0
         self.node_limit = 1 << 62  # ``search`` raises OutOfNodes past this many nodes
