@@ -183,25 +183,76 @@ def test_the_game_goal_plays_the_game_winning_move(case: str) -> None:
     assert _choice(far, "game", far.scores) == round_move
 
 
+def first_deal(
+    preset: str, hand: Sequence[str], loose: Sequence[str], scores: tuple[int, int]
+) -> dict[str, Any]:
+    """A ``casino-position`` of the round's first move: seat 0 to move with ``hand``, ``loose`` on the
+    table, seat 1 (the dealer) holding four unseen cards and 40 in the stock."""
+    return {
+        "format": "casino-position",
+        "version": 1,
+        "rules": {"preset": preset},
+        "players": 2,
+        "to_move": 0,
+        "hand": list(hand),
+        "table": {"loose": list(loose), "builds": []},
+        "hand_sizes": [4, 4],
+        "stock": 40,
+        "scores": list(scores),
+        "dealer": 1,
+    }
+
+
+# Before the last deal the searcher searches the round's lines with the game's weights (a chance to
+# win the game for each category of the round, ``chances.game_weights``): both sides play every line
+# for the game. 3♥ takes the three aces, a point more for the round than 10♠ taking 10♦; but a
+# Dominican side at 19 wins only by Big Casino (rules.md 1.14.4): at 19 seat 0 wins the game with
+# it at once, and against a side at 19 it keeps it from them.
+EARLY: dict[str, tuple[dict[str, Any], str, str]] = {
+    f"dominican-{mine}-{theirs}": (
+        first_deal("dominican", ["TS", "3H", "5C", "8D"], ["TD", "AS", "AC", "AH"], (mine, theirs)),
+        "10♠ captures 10♦",
+        "3♥ captures A♣ A♥ A♠",
+    )
+    for mine, theirs in ((19, 10), (10, 19))
+}
+
+
+@pytest.mark.parametrize("case", sorted(EARLY))
+def test_before_the_last_deal_the_game_goal_plays_for_the_game(case: str) -> None:
+    obj, game_move, round_move = EARLY[case]
+    pos = position_from_obj(obj)
+    assert not exact_deal(pos.observation)
+    assert _choice(pos, "game", pos.scores) == game_move
+    assert _choice(pos, "round", pos.scores) == round_move
+    far = position_from_obj(obj | {"scores": [10, 10]})
+    assert _choice(far, "game", far.scores) == round_move
+
+
 def test_the_searcher_counts_the_decisions_it_plays_for_the_game() -> None:
-    # What scripts/searcher_strength.py --games reports: close decisions, and those where the game's
-    # move replaced the round's best (here in a last deal whose cards lie one way).
+    # What scripts/searcher_strength.py --games reports: close decisions, those searched with the
+    # game's weights, and those of an exact last deal where the game's move replaced the round's best.
     pos = position_from_obj(CASES["classic-19-11"][0])
     obs, rules = pos.observation, pos.rules
     bot = make_policy("searcher", goal="game", **LIGHT)
     assert isinstance(bot, SearcherPolicy)
     bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
     assert exact_deal(obs)
-    assert (bot.game_decisions, bot.played_for_game, bot.played_for_game_exact) == (1, 1, 1)
+    assert (bot.game_decisions, bot.searched_for_game, bot.played_for_game) == (1, 0, 1)
     # No score, or far from the target: not a decision for the game.
     bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=None)
     bot.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=(5, 5))
-    assert (bot.game_decisions, bot.played_for_game, bot.played_for_game_exact) == (1, 1, 1)
+    assert (bot.game_decisions, bot.searched_for_game, bot.played_for_game) == (1, 0, 1)
+    # Before the last deal: searched with the game's weights.
+    early = position_from_obj(EARLY["dominican-19-10"][0])
+    eobs = early.observation
+    bot.choose(early.rules, eobs, root_moves(early.rules, eobs), random.Random(0), scores=early.scores)
+    assert (bot.game_decisions, bot.searched_for_game, bot.played_for_game) == (2, 1, 1)
     # Playing for the round, a close decision is searched for the round only.
     for_round = make_policy("searcher", goal="round", **LIGHT)
     assert isinstance(for_round, SearcherPolicy)
     for_round.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
-    assert (for_round.game_decisions, for_round.played_for_game) == (0, 0)
+    assert (for_round.game_decisions, for_round.searched_for_game, for_round.played_for_game) == (0, 0, 0)
 
 
 runner = CliRunner()
@@ -245,6 +296,28 @@ def test_suggest_reports_the_higher_chance_for_the_game_winning_move(case: str, 
     assert choice["gain_interval"] == [choice["gain"], choice["gain"]]
     # Far from the target the round's best is the game's too: nothing to add.
     assert _suggest(tmp_path, obj | {"scores": [5, 5]})["win_chance"]["best_for_game"] is None
+
+
+@pytest.mark.parametrize("case", sorted(EARLY))
+def test_before_the_last_deal_suggest_names_the_move_the_searcher_plays_for_the_game(
+    case: str, tmp_path: Path
+) -> None:
+    # suggest searches a close decision before the last deal for the game too, as the searcher bot
+    # does (``judge(..., scores=...)``): the move it names for the game is the bot's, and its chance
+    # to win (along lines both sides play for the game) is the highest of the moves.
+    obj, game_move, round_move = EARLY[case]
+    out = _suggest(tmp_path, obj)
+    assert out["exact"] is False
+    _, first = move_from_json(out["moves"][0])
+    assert first.describe() == round_move  # the round's values still rank the round's move first
+    choice = out["win_chance"]["best_for_game"]
+    _, move = move_from_json(choice)
+    assert move.describe() == game_move
+    _, p_game = _chance(out, game_move, 0)
+    _, p_round = _chance(out, round_move, 0)
+    # (paired over the worlds both moves were searched in: about the difference of the two chances)
+    assert choice["gain"] == pytest.approx(p_game - p_round, abs=0.01) and choice["gain"] > 0.05
+    assert _suggest(tmp_path, obj | {"scores": [10, 10]})["win_chance"]["best_for_game"] is None
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

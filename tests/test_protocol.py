@@ -316,9 +316,9 @@ def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyP
     seen: list[Any] = []
     real = protocol.judge
 
-    def spy(rules: RuleSet, obs: Any, limits: Any, *args: Any) -> Any:
+    def spy(rules: RuleSet, obs: Any, limits: Any, *args: Any, **kwargs: Any) -> Any:
         seen.append(limits)
-        return real(rules, obs, limits, *args)
+        return real(rules, obs, limits, *args, **kwargs)
 
     monkeypatch.setattr(protocol, "judge", spy)
     game = Game(RuleSet.from_preset("royal"), 3, seed=1, dealer=2)

@@ -197,7 +197,7 @@ def suggest_command(
     obs = decision.obs
     limits = suggest_limits(samples, seed, time, obs.nplayers, depth)
     with about(file):  # a position too big to search names the file it came from
-        result = judge(decision.rules, obs, limits, thresholds, decision.played)
+        result = judge(decision.rules, obs, limits, thresholds, decision.played, scores=decision.scores)
     verdict = (
         verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names, decision.scores)
         if decision.played is not None

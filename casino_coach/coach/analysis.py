@@ -52,8 +52,10 @@ from casino_coach.coach.winning import (
     ChanceMemo,
     WinChances,
     decision_chances,
+    exact_deal,
     for_the_game,
     game_edges,
+    game_weights_for,
 )
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -498,11 +500,17 @@ def judge(
     move: Move | None = None,
     *,
     record: bool = False,
+    scores: Sequence[Points] | None = None,
 ) -> SearchResult:
     """The one search behind every verdict: ``analyze``, ``export``, ``suggest``, ``tree``, the hints
     and the tutor of ``play``, the engine and batch analysis all judge a decision through it, so the
     same position with the same settings gets the same values, bit for bit (``record``: keep the
     search tree, which changes nothing else).
+
+    With the game score the round started at (``scores``), a decision of a close game before the last
+    deal (``for_the_game``, not ``exact_deal``) is searched a second time for the game, as the
+    searcher bot searches it (``chances.game_weights``), with the same limits and worlds, into
+    ``SearchResult.for_game``: the chances to win and the move for the game come from it.
 
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
     the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
@@ -510,7 +518,14 @@ def judge(
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
-    return evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, record=record)
+    res = evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, record=record)
+    if scores is None or not for_the_game(rules, obs, scores) or exact_deal(obs):
+        return res
+    weights = game_weights_for(rules, obs, scores)
+    if weights is None:
+        return res
+    game = evaluate(rules, obs, limits, detail=True, category_weights=weights)
+    return dataclasses.replace(res, for_game=game)
 
 
 def why_not_second(rules: RuleSet, obs: Observation, res: SearchResult, names: Sequence[str] = ()) -> str:
@@ -663,7 +678,7 @@ def _rate(
     assert obs is not None
     base = _shown(ply)
     try:
-        res = judge(rules, obs, limits, thresholds, ply.move)
+        res = judge(rules, obs, limits, thresholds, ply.move, scores=ply.scores)
     except TooBigToSearch as e:  # shown with the reason, left out of the counts like an unrated move
         return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
     memo = ChanceMemo()  # the game verdict and the chances reported meet the same worlds' outcomes

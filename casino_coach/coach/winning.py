@@ -30,10 +30,13 @@ from casino_coach.search.chances import (
     canonical_tally,
     chances_after,
     choose_for_game,
+    exact_deal,
     for_the_game,
     game_chances,
     game_edges,
     game_is_close,
+    game_source,
+    game_weights_for,
     rotate,
     shipped_tables,
     solve,
@@ -58,10 +61,13 @@ __all__ = [
     "chances_after",
     "choose_for_game",
     "decision_chances",
+    "exact_deal",
     "for_the_game",
     "game_chances",
     "game_edges",
     "game_is_close",
+    "game_source",
+    "game_weights_for",
     "rotate",
     "shipped_tables",
     "solve",
@@ -98,8 +104,9 @@ def decision_chances(
     """The game chances of a decision from the mover's view ``obs`` in a round that started at the
     game score ``scores``: before the round (the table), and after the round for each of ``moves``
     (of ``result``, from the search's outcomes per world: ``world_chances``, averaged as the search
-    averages its worlds, ``SearchResult.stats``; ``memo``: what the decision's other chances share).
-    None when no table covers these rules and players."""
+    averages its worlds, ``SearchResult.stats``; the search for the game where one was made,
+    ``game_source``; ``memo``: what the decision's other chances share). None when no table covers
+    these rules and players."""
     table = table_for(rules, obs.nplayers)
     if table is None:
         return None
@@ -108,9 +115,10 @@ def decision_chances(
     if obs.nsides == 2:
         side = obs.seat % 2
         memo = ChanceMemo() if memo is None else memo
+        source = game_source(result)
         for mv in moves:
-            chances = world_chances(table, obs, scores, mv, len(result.weights), memo)
-            mine, _, n = result.stats(chances)
+            chances = world_chances(table, obs, scores, source.value_of(mv.move), len(source.weights), memo)
+            mine, _, n = source.stats(chances)
             mine = min(1.0, max(0.0, mine))  # a corrected mean (``Controls``) may stray past the ends
             if n:
                 after.append((mv.move, (mine, 1.0 - mine) if side == 0 else (1.0 - mine, mine)))

@@ -550,7 +550,8 @@ class EngineSession:
 
     def _search(self, limits: Limits, move: Move | None = None) -> SearchResult:
         obs = self._own_turn()
-        return judge(self._game().rules, obs, limits, Thresholds(), move)
+        g = self._game()
+        return judge(g.rules, obs, limits, Thresholds(), move, scores=tuple(g.match.scores))
 
     def _state_answer(self, played: dict[str, Any] | None = None) -> Answer:
         g = self._game()

@@ -594,7 +594,9 @@ class PlaySession:
         tutor held a move back, the search that judged it (``tutor_check``)."""
         dec = self._current()
         if dec.search is None:
-            dec.search = judge(self.rules, self.observation(), self.limits, self._thresholds)
+            dec.search = judge(
+                self.rules, self.observation(), self.limits, self._thresholds, scores=self.game.scores
+            )
         return dec.search
 
     def hint(self) -> list[Note]:
@@ -687,7 +689,7 @@ class PlaySession:
         if self.tutor is None or len(self.legal()) < 2:
             return None
         obs = self.observation()
-        res = judge(self.rules, obs, self.limits, self._thresholds, move)
+        res = judge(self.rules, obs, self.limits, self._thresholds, move, scores=self.game.scores)
         v = verdict_of(self.rules, obs, res, move, self._thresholds, self.players, self.game.scores)
         g = v.game
         round_bad = _at_least(str(v.cls), self.tutor) and (g is None or g.cls != MoveClass.BEST)
