@@ -509,8 +509,8 @@ def judge(
 
     With the game score the round started at (``scores``), a decision of a close game before the last
     deal (``for_the_game``, not ``exact_deal``) is searched a second time for the game, as the
-    searcher bot searches it (``chances.game_weights``), with the same limits and worlds, into
-    ``SearchResult.for_game``: the chances to win and the move for the game come from it.
+    searcher bot searches it (``chances.game_weights``), with the same limits, worlds and focus,
+    into ``SearchResult.for_game``: the chances to win and the move for the game come from it.
 
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
     the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
@@ -524,7 +524,9 @@ def judge(
     weights = game_weights_for(rules, obs, scores)
     if weights is None:
         return res
-    game = evaluate(rules, obs, limits, detail=True, category_weights=weights)
+    game = evaluate(
+        rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, category_weights=weights
+    )
     return dataclasses.replace(res, for_game=game)
 
 
