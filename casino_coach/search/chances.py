@@ -591,11 +591,13 @@ def game_weights(table: GameTable, obs: Observation, scores: Sequence[Points]) -
     mover's observation (each category independently, as ``world_tallies`` reads an outcome). A
     category's weight is how much more the chance is when the mover's side takes it than when the
     other side does, over the other categories' chances, per point; a sweep's, how much one more
-    sweep of a side moves it. The chances are scaled to points of the round, so that the values the
-    search compares keep the round's units: the weights' swing over the whole round (every category's
-    points) is the round's points. In the Dominican near-target rules a side at 19 wins only by Big
-    Casino, so its aces weigh nothing and Big Casino the whole round. None when the round cannot
-    move the chance (``MIN_STAKE``)."""
+    sweep of a side moves it. The weights keep the round's units, so that the search's stopping
+    rule and margins mean what they mean for the round: they are divided by the chance a point of
+    margin would be worth if the round's whole swing of chance were spread over its points evenly,
+    as it is far from the target, where every weight is then +1 a point for the mover's side and -1
+    for the other's (the margin). In the Dominican near-target rules a side at 19 wins only by Big
+    Casino, so at 19-19 its aces weigh nothing and Big Casino the whole round (5.5 a point). None
+    when the round cannot move the chance (``MIN_STAKE``)."""
     if obs.nsides != 2:
         raise CoachError("category weights for the game need two sides")
     rules = table.rules
@@ -629,13 +631,17 @@ def game_weights(table: GameTable, obs: Observation, scores: Sequence[Points]) -
             for s in range(2):
                 more = tuple(x + (1 if i == s else 0) for i, x in enumerate(t.sweeps))
                 swept[s] += p * chance(t._replace(sweeps=more))
+    # The chance the category moves from the other side's hands to the mover's (a decided category
+    # moves nothing).
     swing: dict[str, float] = {}
-    for key, (m_me, m_other) in ((k, mass[k]) for k in worth):
+    for key, (m_me, m_other) in mass.items():
         if m_me > 0 and m_other > 0:
             swing[key] = sums[key][0] / m_me - sums[key][1] / m_other
     stake = sum(abs(d) for d in swing.values())
     if stake < MIN_STAKE:
         return None
+    # Points of margin per unit of chance, the stake spread evenly over the round's points (a
+    # category of P points moves the margin by 2P between the sides).
     scale = 2 * sum(worth.values()) / stake
     out: CategoryWeights = {}
     for key, d in swing.items():
