@@ -70,6 +70,19 @@ def position(
     rest = [card_name(c) for c in range(52) if card_name(c) not in placed]
     assert not {_name(c) for c in _SCORING} & set(rest), "place every scoring card by hand"
     fill = pile - len(mine)
+    return _seat_0_to_move(preset, hand, loose, scores) | {
+        "hand_sizes": [len(hand), len(other)],
+        "stock": 0,
+        "captured": [[*mine, *rest[:fill]], [*theirs, *rest[fill:]]],
+        "sweeps": [0, 0],
+        "last_capture": 1,
+    }
+
+
+def _seat_0_to_move(
+    preset: str, hand: Sequence[str], loose: Sequence[str], scores: tuple[int, int]
+) -> dict[str, Any]:
+    """What every position here shares: two players, seat 0 to move with ``hand``, seat 1 dealing."""
     return {
         "format": "casino-position",
         "version": 1,
@@ -78,11 +91,6 @@ def position(
         "to_move": 0,
         "hand": list(hand),
         "table": {"loose": list(loose), "builds": []},
-        "hand_sizes": [len(hand), len(other)],
-        "stock": 0,
-        "captured": [[*mine, *rest[:fill]], [*theirs, *rest[fill:]]],
-        "sweeps": [0, 0],
-        "last_capture": 1,
         "scores": list(scores),
         "dealer": 1,
     }
@@ -188,19 +196,7 @@ def first_deal(
 ) -> dict[str, Any]:
     """A ``casino-position`` of the round's first move: seat 0 to move with ``hand``, ``loose`` on the
     table, seat 1 (the dealer) holding four unseen cards and 40 in the stock."""
-    return {
-        "format": "casino-position",
-        "version": 1,
-        "rules": {"preset": preset},
-        "players": 2,
-        "to_move": 0,
-        "hand": list(hand),
-        "table": {"loose": list(loose), "builds": []},
-        "hand_sizes": [4, 4],
-        "stock": 40,
-        "scores": list(scores),
-        "dealer": 1,
-    }
+    return _seat_0_to_move(preset, hand, loose, scores) | {"hand_sizes": [4, 4], "stock": 40}
 
 
 # Before the last deal the searcher searches the round's lines with the game's weights (a chance to
