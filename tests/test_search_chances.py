@@ -274,7 +274,7 @@ def test_the_searcher_plays_for_the_round_far_from_the_target() -> None:
     assert for_game.choose(DOMINICAN, obs, moves, random.Random(9), scores=(19, 12)) in moves
 
 
-def _first_deal(rules: RuleSet) -> Observation:
+def _first_deal() -> Observation:
     # Seat 0 to move in the first deal; 10♦ and three aces on the table, none of its four cards
     # scores by itself.
     table = sum(1 << parse_card(c) for c in ("TD", "AS", "AC", "AH"))
@@ -285,7 +285,7 @@ def _first_deal(rules: RuleSet) -> Observation:
 def _weights(rules: RuleSet, scores: tuple[int, int]) -> dict[str, tuple[float, ...]]:
     table = table_for(rules, 2)
     assert table is not None
-    w = game_weights(table, _first_deal(rules), scores)
+    w = game_weights(table, _first_deal(), scores)
     assert w is not None
     return w
 
