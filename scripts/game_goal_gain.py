@@ -29,7 +29,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
-from casino_coach.search.chances import exact_deal, game_edges, game_weights_for
+from casino_coach.search.chances import game_edges, game_search_weights
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence
 
@@ -52,23 +52,20 @@ class Probe(SearcherPolicy):
         evidence: tuple[Evidence, ...],
         scores: Sequence[Points] | None = None,
     ) -> Move:
-        if scores is not None and not exact_deal(obs):
-            weights = game_weights_for(rules, obs, scores)
-            if weights is not None:
-                # The seed the bot's own search draws next, without drawing it.
-                state = rng.getstate()
-                limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
-                rng.setstate(state)
-                game = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights, detail=True)
-                played, best = (
-                    game.moves[0].move,
-                    evaluate(rules, obs, limits, evidence=evidence).moves[0].move,
-                )
-                self.weighted += 1
-                if played != best:
-                    self.differ += 1
-                    edges = game_edges(rules, obs, scores, game, best) or []
-                    self.gain += next((e.gain for e in edges if e.move.move == played), 0.0)
+        weights = game_search_weights(rules, obs, scores)
+        if weights is not None and scores is not None:
+            # The seed the bot's own search draws next, without drawing it.
+            state = rng.getstate()
+            limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
+            rng.setstate(state)
+            game = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights, detail=True)
+            played = game.moves[0].move
+            best = evaluate(rules, obs, limits, evidence=evidence).moves[0].move
+            self.weighted += 1
+            if played != best:
+                self.differ += 1
+                edges = game_edges(rules, obs, scores, game, best) or []
+                self.gain += next((e.gain for e in edges if e.move.move == played), 0.0)
         return super()._search(rules, obs, legal, rng, evidence, scores)
 
 

@@ -39,7 +39,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearch
-from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_weights_for
+from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_search_weights
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
@@ -148,7 +148,7 @@ class SearcherPolicy:
                 return chosen.move.move
         else:
             self.game_decisions += 1
-            weights = game_weights_for(rules, obs, scores)
+            weights = game_search_weights(rules, obs, scores)
             self.searched_for_game += weights is not None
             result = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights)
         for mv in result.moves:

@@ -52,10 +52,9 @@ from casino_coach.coach.winning import (
     ChanceMemo,
     WinChances,
     decision_chances,
-    exact_deal,
     for_the_game,
     game_edges,
-    game_weights_for,
+    game_search_weights,
 )
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -508,8 +507,8 @@ def judge(
     search tree, which changes nothing else).
 
     With the game score the round started at (``scores``), a decision of a close game before the last
-    deal (``for_the_game``, not ``exact_deal``) is searched a second time for the game, as the
-    searcher bot searches it (``chances.game_weights``), with the same limits, worlds and focus,
+    deal (``chances.game_search_weights``) is searched a second time for the game, as the searcher
+    bot searches it, with the same limits, worlds and focus,
     into ``SearchResult.for_game``: the chances to win and the move for the game come from it.
 
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
@@ -519,9 +518,7 @@ def judge(
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
     res = evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, record=record)
-    if scores is None or not for_the_game(rules, obs, scores) or exact_deal(obs):
-        return res
-    weights = game_weights_for(rules, obs, scores)
+    weights = game_search_weights(rules, obs, scores)
     if weights is None:
         return res
     game = evaluate(

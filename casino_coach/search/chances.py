@@ -653,12 +653,6 @@ def game_weights(table: GameTable, obs: Observation, scores: Sequence[Points]) -
     return out
 
 
-def game_weights_for(rules: RuleSet, obs: Observation, scores: Sequence[Points]) -> CategoryWeights | None:
-    """``game_weights`` with the shipped table of the rules and players; None without one."""
-    table = table_for(rules, obs.nplayers)
-    return game_weights(table, obs, scores) if table is not None else None
-
-
 # Standard errors either side of a game edge's mean: a 95% interval with Student's t.
 EDGE_Z: Final = 2.0
 
@@ -755,6 +749,20 @@ def for_the_game(rules: RuleSet, obs: Observation, scores: Sequence[Points] | No
         and game_is_close(rules, scores)
         and table_for(rules, obs.nplayers) is not None
     )
+
+
+def game_search_weights(
+    rules: RuleSet, obs: Observation, scores: Sequence[Points] | None
+) -> CategoryWeights | None:
+    """The game's weights (``game_weights``) where the decision ``obs`` is searched for the game: the
+    game is close (``for_the_game``: a score, two sides, a table), it is not an exact last deal (that
+    one is solved for the game instead, ``solved_chance``) and the round can still move the chance.
+    None elsewhere. The searcher bot and the coach's ``judge`` both ask here, so that they search the
+    same decisions for the game."""
+    if scores is None or not for_the_game(rules, obs, scores) or exact_deal(obs):
+        return None
+    table = table_for(rules, obs.nplayers)
+    return game_weights(table, obs, scores) if table is not None else None
 
 
 def game_source(result: SearchResult) -> SearchResult:
