@@ -14,8 +14,9 @@ from conftest import one_error_line, sigint_as_a_terminal_gives
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
+from casino_coach.engine.notation import parse_move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import LogError, shown
+from casino_coach.errors import LogError, NotationError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.log import read_log
 from casino_coach.services.engine_session import EngineSession
@@ -503,3 +504,12 @@ def test_a_binary_file_says_it_is_not_text(tmp_path: Path) -> None:
     err = one_error_line(cli("validate", str(path)))
     what = "not UTF-8 text (a binary file, or another encoding?)"
     assert err == f"error: {path}: bad JSON at line 1, column 1: {what}"
+
+
+@pytest.mark.parametrize("text", ["x" * 3000, "8C x " + "Q" * 3000, "8C b9 " + "3H " * 1000, "8C x"])
+def test_a_move_in_notation_is_quoted_short_in_its_error(text: str) -> None:
+    # The engine's and suggest's typed moves: a 3,000-character move was echoed whole (the fuzz test
+    # found it); the notation quotes what it cannot read as every other message does (``quoted``).
+    with pytest.raises(NotationError) as e:
+        parse_move(text)
+    assert len(str(e.value)) < 300 and "\n" not in str(e.value)

@@ -22,7 +22,7 @@ import re
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move
 from casino_coach.engine.state import Build
-from casino_coach.errors import CardError, NotationError
+from casino_coach.errors import CardError, NotationError, quoted
 
 _CARD = r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]"
 _TOKEN = re.compile(
@@ -41,7 +41,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if not m or m.end() == pos:
             rest = text[pos:].strip().split()[0] if text[pos:].strip() else text[pos:]
             raise NotationError(
-                f"cannot read {rest!r} in move {text!r}: expected a card like 8C, "
+                f"cannot read {quoted(rest)} in move {quoted(text)}: expected a card like 8C, "
                 "'x' (capture), 'b8' (build 8) or 't' (trail)"
             )
         pos = m.end()
@@ -63,7 +63,7 @@ def parse_move(text: str) -> Move:
     """Read a move in the compact notation; raise NotationError saying what is wrong."""
     toks = _tokens(text)
     if not toks or toks[0][0] != "card":
-        raise NotationError(f"a move starts with the card played, like '8C x 3H 5S'; got {text!r}")
+        raise NotationError(f"a move starts with the card played, like '8C x 3H 5S'; got {quoted(text)}")
     try:
         card = parse_card(toks[0][1])
         action = TRAIL
@@ -85,23 +85,23 @@ def parse_move(text: str) -> Move:
         for kind, tok in rest:
             if kind != "card":
                 raise NotationError(
-                    f"unexpected {tok!r} in move {text!r}: after the action come "
+                    f"unexpected {quoted(tok)} in move {quoted(text)}: after the action come "
                     "only the table cards it involves"
                 )
             c = parse_card(tok)
             if take >> c & 1:
-                raise NotationError(f"card {card_name(c)} is listed twice in move {text!r}")
+                raise NotationError(f"card {card_name(c)} is listed twice in move {quoted(text)}")
             if c == card:
                 raise NotationError(f"the played card {card_name(c)} cannot also be a table card")
             take |= 1 << c
     except CardError as e:
-        raise NotationError(f"in move {text!r}: {e}") from None
+        raise NotationError(f"in move {quoted(text)}: {e}") from None
     if action == CAPTURE and not take:
-        raise NotationError(f"a capture lists the cards it takes, like '8C x 3H 5S'; got {text!r}")
+        raise NotationError(f"a capture lists the cards it takes, like '8C x 3H 5S'; got {quoted(text)}")
     if action == BUILD and not take:
-        raise NotationError(f"a build lists the table cards it uses, like '3H b8 5D'; got {text!r}")
+        raise NotationError(f"a build lists the table cards it uses, like '3H b8 5D'; got {quoted(text)}")
     if action == TRAIL and value and not take:
-        raise NotationError(f"a trail with a build lists its table cards; got {text!r}")
+        raise NotationError(f"a trail with a build lists its table cards; got {quoted(text)}")
     return Move(card, action, take, value)
 
 
@@ -130,9 +130,9 @@ def parse_hand(text: str) -> int:
         try:
             c = parse_card(tok)
         except CardError as e:
-            raise NotationError(f"in {text!r}: {e}") from None
+            raise NotationError(f"in {quoted(text)}: {e}") from None
         if mask >> c & 1:
-            raise NotationError(f"card {card_name(c)} is listed twice in {text!r}")
+            raise NotationError(f"card {card_name(c)} is listed twice in {quoted(text)}")
         mask |= 1 << c
     return mask
 
@@ -167,15 +167,15 @@ def parse_table(
             raise NotationError(f"the cards of [{body}] do not make sets worth {value}")
         owner = int(owner_m.group(1)) if owner_m else default_owner
         if cards & seen:
-            raise NotationError(f"a card appears twice on the table in {text!r}")
+            raise NotationError(f"a card appears twice on the table in {quoted(text)}")
         seen |= cards
         builds.append(Build(cards, value, owner, total != value))
     rest = _BUILD_RE.sub(" ", text)
     if "[" in rest or "]" in rest:
-        raise NotationError(f"unbalanced brackets in table {text!r}")
+        raise NotationError(f"unbalanced brackets in table {quoted(text)}")
     loose = parse_hand(rest)
     if loose & seen:
-        raise NotationError(f"a card appears twice on the table in {text!r}")
+        raise NotationError(f"a card appears twice on the table in {quoted(text)}")
     return loose, tuple(sorted(builds))
 
 
