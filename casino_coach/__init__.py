@@ -52,12 +52,11 @@ def __getattr__(name: str) -> Any:
 
 
 def build() -> str:
-    """``compiled`` when the hot modules run as mypyc extensions (a wheel built where a C compiler was
-    found, hatch_build.py), ``pure`` when they are the Python sources (an editable install, or a
-    machine without a compiler)."""
-    from casino_coach.engine import movegen
+    """What runs the hot path: ``native core`` (``casino_coach._core``, Rust) or ``Python reference``
+    with the reason (``CASINO_COACH_CORE=python``, or a package built without its core)."""
+    from casino_coach.core import describe
 
-    return "pure" if movegen.__file__.endswith(".py") else "compiled"
+    return describe()
 
 
 __all__ = [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 from pathlib import Path
@@ -15,6 +14,7 @@ from casino_coach.engine.movegen import ACTION_NAMES, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_table
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.errors import CoachError
 
 # No per-example deadline: the machines that run the suite are shared, and a loaded one made a
 # 200 ms deadline fail examples that take milliseconds when the machine is quiet.
@@ -105,17 +105,15 @@ def sigint_as_a_terminal_gives() -> None:
 def pytest_report_header() -> str:
     import casino_coach
 
-    return f"casino_coach {casino_coach.build()} build from {Path(casino_coach.__file__).parent}"
+    return f"casino_coach from {Path(casino_coach.__file__).parent}, hot path: {casino_coach.build()}"
 
 
 def pytest_sessionstart() -> None:
-    """``CASINO_COACH_BUILD=compiled`` (or ``pure``): refuse to run on the other build, so that CI's
-    compiled run cannot silently test the sources instead (.ci/run)."""
-    import casino_coach
+    """``CASINO_COACH_CORE=native`` (or ``python``): refuse to run on anything else, so that CI's
+    native run cannot silently test the reference instead (.ci/run)."""
+    from casino_coach import core
 
-    want = os.environ.get("CASINO_COACH_BUILD")
-    if want and casino_coach.build() != want:
-        raise pytest.UsageError(
-            f"CASINO_COACH_BUILD={want}, but casino_coach is the {casino_coach.build()} build "
-            f"from {casino_coach.__file__}"
-        )
+    try:
+        core.check()
+    except CoachError as e:
+        raise pytest.UsageError(str(e)) from None

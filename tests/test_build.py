@@ -1,60 +1,87 @@
-"""The compiled and the pure build are the same program: one build at a time, no compiled module
-shadowing a source in a checkout, frozen values that cross to worker processes either way."""
+"""The native core and the Python reference are one program: the setting chooses one per process,
+the version line names it, and values cross the boundary unchanged."""
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
+import os
 import pickle
-import tomllib
-from pathlib import Path
+import subprocess
+import sys
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import casino_coach
+from casino_coach import core
 from casino_coach.cli import app
 from casino_coach.engine.rules import RuleSet
-from casino_coach.frozen import Frozen
 from casino_coach.search.result import Limits
+from tests.conftest import near_deal_end
 
-ROOT = Path(__file__).resolve().parents[1]
-HOOK = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]["wheel"]
-MODULES = [m.removesuffix(".py").replace("/", ".") for m in HOOK["hooks"]["custom"]["modules"]]
-
-
-def _compiled(name: str) -> bool:
-    return not str(importlib.import_module(name).__file__).endswith(".py")
+native = pytest.mark.skipif(core.NATIVE is None, reason="the native core is not built here")
 
 
-def test_every_listed_module_is_built_the_same_way() -> None:
-    kinds = {name: _compiled(name) for name in MODULES}
-    assert len(set(kinds.values())) == 1, kinds  # never half compiled
-    assert casino_coach.build() == ("compiled" if kinds[MODULES[0]] else "pure")
+def _version(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    code = "from casino_coach.cli import main; main(['--version'])"
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True
+    )
 
 
-def test_a_checkout_has_no_compiled_module_beside_its_sources() -> None:
-    # An editable install imports the checkout: a stray extension there would shadow an edited file.
-    assert not [p for p in (ROOT / "casino_coach").rglob("*") if p.suffix in (".so", ".pyd")]
-    if Path(casino_coach.__file__).resolve().parent == ROOT / "casino_coach":
-        assert casino_coach.build() == "pure"
-
-
-def test_version_names_the_build() -> None:
+def test_version_names_what_runs_the_hot_path() -> None:
     result = CliRunner().invoke(app, ["--version"])
     assert result.exit_code == 0
     assert result.stdout.strip() == f"casino-coach {casino_coach.__version__} ({casino_coach.build()})"
+    ref = _version({core.CORE_ENV: "python"})
+    assert ref.returncode == 0
+    assert ref.stdout.strip().endswith(f"(Python reference: {core.CORE_ENV}=python)")
 
 
-def test_frozen_values_of_the_compiled_modules_pickle() -> None:
-    for name in MODULES:
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name:
-                frozen = value.__dataclass_params__.frozen  # type: ignore[attr-defined]
-                assert not frozen or issubclass(value, Frozen), f"{name}.{value.__name__} must derive Frozen"
+def test_a_bad_setting_is_one_line() -> None:
+    bad = _version({core.CORE_ENV: "fast\x1b[31m"})
+    assert bad.returncode == 1
+    assert bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and "\x1b" not in bad.stderr
+    assert "CASINO_COACH_CORE must be one of native, python" in bad.stderr
+
+
+@native
+def test_the_native_core_is_the_default() -> None:
+    assert _version({core.CORE_ENV: ""}).stdout.strip().endswith("(native core)")
+
+
+def test_frozen_values_pickle() -> None:
     order = tuple(reversed(RuleSet().count_out_order))
     rules = RuleSet.from_preset("dominican", sweeps=False, count_out_order=order)
     for value in (rules, Limits(samples=7, nodes=None, seed=3)):
         back = pickle.loads(pickle.dumps(value))
         assert back == value and repr(back) == repr(value)
     assert pickle.loads(pickle.dumps(rules)).pair_value == rules.pair_value  # derived fields again
+
+
+@native
+@pytest.mark.parametrize("preset", RuleSet.preset_names())
+def test_rules_cross_with_their_tables(preset: str) -> None:
+    assert core.NATIVE is not None
+    for options in ({}, {"ace_value": "hand14_table1"} if preset != "classic" else {"court_builds": True}):
+        rules = RuleSet.from_preset(preset, **options)
+        tables = core.NATIVE.Rules(rules).tables()
+        expected = (
+            rules.max_build,
+            list(rules.build_value),
+            list(rules.pair_value),
+            list(rules.capture_masks),
+            rules.simple_tables,
+        )
+        assert tables == expected
+
+
+@native
+@given(st.sampled_from([2, 3, 4]), st.integers(0, 10**6), st.integers(1, 12), st.booleans())
+def test_states_cross_unchanged(nplayers: int, seed: int, left: int, last: bool) -> None:
+    assert core.NATIVE is not None
+    state = near_deal_end(RuleSet.from_preset("royal"), nplayers, seed, min(left, 4 * nplayers), last)
+    back = core.NATIVE.state_round_trip(state)
+    assert back == tuple(state)

@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "casino_coach"
 LAYERS = [
     "errors",
     "frozen",
+    "core",
     "workers",
     "engine",
     "formats",
@@ -23,8 +24,9 @@ LAYERS = [
     "render",
     "cli",
 ]
-# errors, frozen and workers are one base layer: none imports anything of the package.
-RANK = {name: max(0, i - 2) for i, name in enumerate(LAYERS)}
+# errors, frozen, core and workers are one base layer: they import nothing of the package but the
+# errors (and the native core, which is not Python).
+RANK = {name: max(0, i - 3) for i, name in enumerate(LAYERS)}
 
 
 def _modules() -> dict[str, Path]:

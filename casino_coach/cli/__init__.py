@@ -12,7 +12,7 @@ import sys
 import typer
 
 import casino_coach.cli.analysis  # noqa: F401  (registers analyze and export)
-from casino_coach import __version__, build
+from casino_coach import __version__, build, core
 from casino_coach.cli import batch as _batch  # noqa: F401  (registers analyze-all and stats)
 from casino_coach.cli import engine as _engine  # noqa: F401  (registers engine)
 from casino_coach.cli import logs as _logs  # noqa: F401  (registers validate, replay, moves, selfplay)
@@ -20,6 +20,7 @@ from casino_coach.cli import play as _play  # noqa: F401  (registers play)
 from casino_coach.cli import rules_cmd  # noqa: F401  (registers commands)
 from casino_coach.cli import search as _search  # noqa: F401  (registers suggest and tree)
 from casino_coach.cli.app import INTERRUPTED, USAGE, app, err_console
+from casino_coach.errors import CoachError
 
 
 def _version(value: bool) -> None:
@@ -35,7 +36,7 @@ def _root(
         "--version",
         callback=_version,
         is_eager=True,
-        help="Print the version and the build (compiled or pure Python) and exit.",
+        help="Print the version and what runs the hot path (native core or Python reference), and exit.",
     ),
 ) -> None:
     """A coach for the card game Casino (classic, royal and dominican rules)."""
@@ -46,6 +47,11 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     if not args:  # a bare casino-coach: the help, as --help gives it
         args = ["--help"]
+    try:
+        core.check()
+    except CoachError as e:
+        err_console.print(f"error: {e}", markup=False)
+        sys.exit(1)
     try:
         rv = app(args=args, prog_name="casino-coach", standalone_mode=False)
     except typer.exceptions.TyperException as e:  # usage errors: unknown option, missing argument

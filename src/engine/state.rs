@@ -1,0 +1,184 @@
+//! The state of one round (`casino_coach/engine/state.py`'s `RoundState`) as a `Copy` value that
+//! is its own transposition key: no heap, so applying a move never allocates.
+//!
+//! Seats are numbered in the order of play; the side of a seat is `seat % nsides`. Builds are kept
+//! sorted by their cards mask (no two builds share a card), as the Python tuple is.
+
+use super::cards::Mask;
+
+/// At most this many builds on one table. A seat owning a build keeps a card that takes it
+/// (rules.md 1.8.2), so play never comes near; a state with more is refused (`State::new`).
+pub const MAX_BUILDS: usize = 16;
+pub const MAX_SEATS: usize = 4;
+
+/// A build on the table (rules.md 1.5): its cards, declared value, owner seat, and kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Build {
+    pub cards: Mask,
+    pub value: u8,
+    pub owner: u8,
+    pub multiple: bool,
+}
+
+/// The builds of a table, sorted by cards; unused slots stay `Build::default()`, so the derived
+/// equality and hash see only the builds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Builds {
+    items: [Build; MAX_BUILDS],
+    len: u8,
+}
+
+impl Builds {
+    pub fn as_slice(&self) -> &[Build] {
+        &self.items[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Every card of every build.
+    pub fn cards(&self) -> Mask {
+        self.as_slice().iter().fold(0, |m, b| m | b.cards)
+    }
+
+    /// From builds in any order; `None` when there are more than `MAX_BUILDS`.
+    pub fn from_slice(builds: &[Build]) -> Option<Builds> {
+        if builds.len() > MAX_BUILDS {
+            return None;
+        }
+        let mut out = Builds::default();
+        out.items[..builds.len()].copy_from_slice(builds);
+        out.len = builds.len() as u8;
+        out.items[..builds.len()].sort_unstable_by_key(|b| b.cards);
+        Some(out)
+    }
+
+    /// These builds without those that share a card with `take`.
+    pub fn without(&self, take: Mask) -> Builds {
+        let mut out = Builds::default();
+        for b in self.as_slice() {
+            if b.cards & take == 0 {
+                out.items[out.len as usize] = *b;
+                out.len += 1;
+            }
+        }
+        out
+    }
+
+    /// These builds with `build` inserted in its place; `None` when the table is full.
+    pub fn with(&self, build: Build) -> Option<Builds> {
+        let n = self.len as usize;
+        if n == MAX_BUILDS {
+            return None;
+        }
+        let mut out = *self;
+        let mut i = n;
+        while i > 0 && out.items[i - 1].cards > build.cards {
+            out.items[i] = out.items[i - 1];
+            i -= 1;
+        }
+        out.items[i] = build;
+        out.len += 1;
+        Some(out)
+    }
+}
+
+/// One moment of a round, with every card placed (hidden cards are placed by a sampled world).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// Per seat; seats past `nplayers` are 0.
+    pub hands: [Mask; MAX_SEATS],
+    pub nplayers: u8,
+    pub loose: Mask,
+    pub builds: Builds,
+    /// Per side; sides past `nsides` are 0.
+    pub captured: [Mask; MAX_SEATS],
+    pub sweeps: [u32; MAX_SEATS],
+    pub to_move: u8,
+    /// Side of the last capture, -1 before any.
+    pub last_capturer: i8,
+    /// The cards not yet dealt, as far as the state knows them (0 when it does not).
+    pub stock: Mask,
+    /// More cards are to come after those in the hands (`RoundState.more`).
+    pub more: bool,
+    pub dealer: u8,
+    pub nsides: u8,
+    /// Residue nobody could collect (rules.md 1.11).
+    pub set_aside: Mask,
+}
+
+impl State {
+    pub fn side_of(&self, seat: u8) -> u8 {
+        seat % self.nsides
+    }
+
+    /// The hands of the seats in play.
+    pub fn hands(&self) -> &[Mask] {
+        &self.hands[..self.nplayers as usize]
+    }
+
+    /// Every card on the table: loose cards and the cards of every build.
+    pub fn table(&self) -> Mask {
+        self.loose | self.builds.cards()
+    }
+
+    pub fn hands_empty(&self) -> bool {
+        self.hands.iter().all(|&h| h == 0)
+    }
+
+    /// Every hand is empty and cards remain: the next deal comes before the next move.
+    pub fn needs_deal(&self) -> bool {
+        self.more && self.hands_empty()
+    }
+
+    /// The round is played out (the residue has been collected).
+    pub fn is_over(&self) -> bool {
+        !self.more && self.hands_empty()
+    }
+
+    /// The union of every place a card can be; 52 cards when the state is consistent.
+    pub fn accounted(&self) -> Mask {
+        let mut m = self.table() | self.stock | self.set_aside;
+        for h in self.hands {
+            m |= h;
+        }
+        for p in self.captured {
+            m |= p;
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_stay_sorted_and_bounded() {
+        let b = |cards: Mask| Build {
+            cards,
+            value: 5,
+            owner: 0,
+            multiple: false,
+        };
+        let builds = Builds::from_slice(&[b(0b1100), b(0b0011)]).unwrap();
+        assert_eq!(builds.as_slice()[0].cards, 0b0011);
+        let more = builds.with(b(0b110000)).unwrap().with(b(0b1000000)).unwrap();
+        assert_eq!(
+            more.as_slice().iter().map(|x| x.cards).collect::<Vec<_>>(),
+            vec![3, 12, 48, 64]
+        );
+        assert_eq!(more.without(0b1000).len(), 3);
+        assert_eq!(
+            more.without(0b1000),
+            Builds::from_slice(&[b(3), b(48), b(64)]).unwrap()
+        );
+        assert!(Builds::from_slice(&[b(1); MAX_BUILDS + 1]).is_none());
+        assert_eq!(more.cards(), 0b1111111);
+    }
+}
