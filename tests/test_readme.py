@@ -46,13 +46,17 @@ STDIN = {"play": "quit\n"}
 
 
 class Command:
-    """One ``casino-coach`` command of a bash block: its arguments, its trailing comment, and what
-    ``echo TEXT |`` before it gives it on standard input."""
+    """One ``casino-coach`` command of a bash block: its arguments, its trailing comment, what
+    ``echo TEXT |`` before it gives it on standard input, and the ``NAME=VALUE`` environment
+    variables written before it."""
 
-    def __init__(self, args: list[str], comment: str, stdin: str = "") -> None:
+    def __init__(
+        self, args: list[str], comment: str, stdin: str = "", env: dict[str, str] | None = None
+    ) -> None:
         self.args = args
         self.comment = comment
         self.stdin = stdin
+        self.env = env or {}
 
     @property
     def name(self) -> str:
@@ -79,8 +83,12 @@ def bash_blocks(text: str) -> list[list[Command]]:
                 *before, last = part.split("|")
                 words, echoed = shlex.split(last), shlex.split(before[-1]) if before else []
                 stdin = " ".join(echoed[1:]) + "\n" if echoed[:1] == ["echo"] else ""
+                env = {}
+                while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+                    name, _, value = words.pop(0).partition("=")
+                    env[name] = value
                 if words[:1] == ["casino-coach"]:
-                    commands.append(Command(words[1:], comment, stdin))
+                    commands.append(Command(words[1:], comment, stdin, env))
         blocks.append(commands)
     return blocks
 
@@ -125,7 +133,9 @@ def test_the_readme_commands_are_found() -> None:
 def _run(command: Command, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
     stdin = command.stdin or STDIN.get(command.name, "")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
-    with pytest.raises(SystemExit) as exit_info:
+    with monkeypatch.context() as scoped, pytest.raises(SystemExit) as exit_info:
+        for name, value in command.env.items():  # for this command only, as in the shell
+            scoped.setenv(name, value)
         main([*command.args, *QUICK.get(command.name, [])])
     code = exit_info.value.code
     return (int(code) if isinstance(code, int) else 0), *capsys.readouterr()
