@@ -191,7 +191,9 @@ def _check_comment(command: Command, out: str) -> None:
                 assert obj[key] == orjson.loads(value), (command, key)
         assert set(re.findall(r'"(\w+)":', comment)) <= set(obj), (command, comment)
     if command.args[0] == "--version":
-        assert re.fullmatch(r"casino-coach \d+\.\d+\.\d+ \((compiled|pure)\)\n", out), out
+        # The build (mypyc: compiled or pure) or, with the native core, what runs the hot path.
+        build = r"compiled|pure|native core|Python reference: [^\n]+"
+        assert re.fullmatch(rf"casino-coach \d+\.\d+\.\d+ \(({build})\)\n", out), out
 
 
 # ---------------------------------------------------------------------------------------------------
