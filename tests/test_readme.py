@@ -1,12 +1,12 @@
-"""The README's examples run (issue 10): every ``casino-coach`` command of its bash blocks, block by
-block in a fresh folder holding a copy of ``replays/``, exits as the README says (0 unless a comment
-says "exit status N") and leaves no file it does not name; the engine session it shows, replayed
-through ``casino-coach engine``, gets the answers it shows.
+"""The examples of the README and of docs/ run: every ``casino-coach`` command of their bash blocks,
+block by block in a fresh folder holding a copy of ``replays/``, exits as the text says (0 unless a
+comment says "exit status N") and leaves no file it does not name; the engine session that
+docs/engine-protocol.md shows, replayed through ``casino-coach engine``, gets the answers it shows.
 
 A command is run as written, with settings that make it quick appended (``--samples 1 --depth 1``,
 fewer self-play games): the later option wins, so the command's own options are all parsed and
 checked. A command the test cannot run (it needs a Dask scheduler on another machine) is listed in
-SKIPPED with the reason, and the list must match the README.
+SKIPPED with the reason, and the list must match the documents.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ import pytest
 from casino_coach.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# The documents whose examples run: the README first, then every page of docs/.
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+ENGINE_PAGE = ROOT / "docs" / "engine-protocol.md"
 
 # What the test appends to a command to keep it fast, by subcommand.
 QUICK = {
@@ -37,20 +39,24 @@ QUICK = {
     "tree": ["--samples", "2"],
     "selfplay": ["--games", "2"],
 }
-# Commands of the README that need more than this machine, and why.
+# Commands of the documents that need more than this machine, and why.
 SKIPPED = {"--cluster": "needs a Dask scheduler (and workers) on other machines"}
 # What a command may be given on standard input: play reads its moves there.
 STDIN = {"play": "quit\n"}
 
 
 class Command:
-    """One ``casino-coach`` command of a bash block: its arguments, its trailing comment, and what
-    ``echo TEXT |`` before it gives it on standard input."""
+    """One ``casino-coach`` command of a bash block: its arguments, its trailing comment, what
+    ``echo TEXT |`` before it gives it on standard input, and the ``NAME=VALUE`` environment
+    variables written before it."""
 
-    def __init__(self, args: list[str], comment: str, stdin: str = "") -> None:
+    def __init__(
+        self, args: list[str], comment: str, stdin: str = "", env: dict[str, str] | None = None
+    ) -> None:
         self.args = args
         self.comment = comment
         self.stdin = stdin
+        self.env = env or {}
 
     @property
     def name(self) -> str:
@@ -77,8 +83,12 @@ def bash_blocks(text: str) -> list[list[Command]]:
                 *before, last = part.split("|")
                 words, echoed = shlex.split(last), shlex.split(before[-1]) if before else []
                 stdin = " ".join(echoed[1:]) + "\n" if echoed[:1] == ["echo"] else ""
+                env = {}
+                while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
+                    name, _, value = words.pop(0).partition("=")
+                    env[name] = value
                 if words[:1] == ["casino-coach"]:
-                    commands.append(Command(words[1:], comment, stdin))
+                    commands.append(Command(words[1:], comment, stdin, env))
         blocks.append(commands)
     return blocks
 
@@ -96,10 +106,22 @@ def _split_comment(line: str) -> tuple[str, str, str]:
     return line, "", ""
 
 
-BLOCKS = [b for b in bash_blocks(README) if b]
+def _blocks() -> list[tuple[str, list[Command]]]:
+    """Every bash block with a ``casino-coach`` command, named by its document."""
+    found = []
+    for path in DOCUMENTS:
+        blocks = bash_blocks(path.read_text(encoding="utf-8"))
+        found += [(path.relative_to(ROOT).as_posix(), b) for b in blocks if b]
+    return found
+
+
+NAMED_BLOCKS = _blocks()
+BLOCKS = [block for _, block in NAMED_BLOCKS]
 
 
 def test_the_readme_commands_are_found() -> None:
+    readme = [block for name, block in NAMED_BLOCKS if name == "README.md"]
+    assert {c.name for block in readme for c in block} >= {"analyze", "suggest", "play", "validate"}
     names = {c.name for block in BLOCKS for c in block}
     # Every command of the CLI has an example (engine's session is also replayed below).
     assert names >= {"analyze", "export", "validate", "replay", "moves", "selfplay", "suggest", "tree"}
@@ -111,7 +133,9 @@ def test_the_readme_commands_are_found() -> None:
 def _run(command: Command, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
     stdin = command.stdin or STDIN.get(command.name, "")
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8"))
-    with pytest.raises(SystemExit) as exit_info:
+    with monkeypatch.context() as scoped, pytest.raises(SystemExit) as exit_info:
+        for name, value in command.env.items():  # for this command only, as in the shell
+            scoped.setenv(name, value)
         main([*command.args, *QUICK.get(command.name, [])])
     code = exit_info.value.code
     return (int(code) if isinstance(code, int) else 0), *capsys.readouterr()
@@ -121,7 +145,9 @@ def _files(folder: Path) -> set[Path]:
     return {p.relative_to(folder) for p in folder.rglob("*")}
 
 
-@pytest.mark.parametrize("block", range(len(BLOCKS)), ids=[f"{i}-{b[0].name}" for i, b in enumerate(BLOCKS)])
+@pytest.mark.parametrize(
+    "block", range(len(BLOCKS)), ids=[f"{i}-{doc}-{b[0].name}" for i, (doc, b) in enumerate(NAMED_BLOCKS)]
+)
 def test_every_command_of_a_block_runs(
     block: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,7 +191,9 @@ def _check_comment(command: Command, out: str) -> None:
                 assert obj[key] == orjson.loads(value), (command, key)
         assert set(re.findall(r'"(\w+)":', comment)) <= set(obj), (command, comment)
     if command.args[0] == "--version":
-        assert re.fullmatch(r"casino-coach \d+\.\d+\.\d+ \((compiled|pure)\)\n", out), out
+        # The build (mypyc: compiled or pure) or, with the native core, what runs the hot path.
+        build = r"compiled|pure|native core|Python reference: [^\n]+"
+        assert re.fullmatch(rf"casino-coach \d+\.\d+\.\d+ \(({build})\)\n", out), out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -174,7 +202,7 @@ def _check_comment(command: Command, out: str) -> None:
 
 def engine_transcript(text: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The lines the controller wrote (``> ``) and the answers the engine gave (``< ``), from the
-    README's text block that starts with a ``hello`` request."""
+    text block that starts with a ``hello`` request."""
     block = next(b for b in re.findall(r"^```text\n(.*?)^```", text, re.S | re.M) if b.startswith("> {"))
     sent = [line[2:] for line in block.splitlines() if line.startswith("> ")]
     answers = [orjson.loads(line[2:]) for line in block.splitlines() if line.startswith("< ")]
@@ -186,7 +214,7 @@ VARYING = {"seconds"}
 
 
 def test_the_engine_session_gets_the_answers_shown() -> None:
-    sent, shown = engine_transcript(README)
+    sent, shown = engine_transcript(ENGINE_PAGE.read_text(encoding="utf-8"))
     assert len(sent) == len(shown) > 10
     proc = subprocess.run(
         [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"],

@@ -42,7 +42,8 @@ def engine_command(
     ),
 ) -> None:
     """Run as an engine for other programs: one JSON request per line on stdin, one JSON answer per
-    line on stdout, until {"type": "quit"} or the end of the input. See the README for the protocol.
+    line on stdout, until {"type": "quit"} or the end of the input. See docs/engine-protocol.md for
+    the protocol.
 
     Example: echo '{"type": "hello", "id": 1}' | casino-coach engine
     """
