@@ -60,6 +60,23 @@ const WALK_SETS: usize = 8;
 /// The most cards whose subsets `unions_by_subsets` tabulates (a bit each: 512 KiB).
 const MAX_SUBSET_CARDS: u32 = 22;
 
+/// The set bits of a small mask, lowest first.
+struct BitIter(u32);
+
+impl Iterator for BitIter {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
+
 /// Whether bit `v` of a value mask is set (a build's value from elsewhere may be anything).
 #[inline]
 fn has(values: u32, v: u32) -> bool {
@@ -428,19 +445,18 @@ impl MoveGen {
         table.build(rules, s.loose, need, sc);
         let table = &*table;
 
-        let mut owned = [Build::default(); MAX_BUILDS];
-        let mut nowned = 0;
-        for b in builds {
+        // The builds the mover owns, as a bit per index in `builds`.
+        let mut owned = 0u32;
+        let mut dual_ace = false;
+        for (i, b) in builds.iter().enumerate() {
             if b.owner as usize == seat {
-                owned[nowned] = *b;
-                nowned += 1;
+                owned |= 1 << i;
+                // Both ace values can only be needed when a build of 1 or 14 is owned already.
+                dual_ace |= b.value == 1 || b.value == 14;
             }
         }
-        let owned = &owned[..nowned];
-        let owns_build = nowned > 0;
-        // Both ace values can only be needed when a build of 1 or 14 is owned already.
-        let dual_ace =
-            rules.ace_value == AceValue::OneOrFourteen && owned.iter().any(|b| b.value == 1 || b.value == 14);
+        let owns_build = owned != 0;
+        let dual_ace = dual_ace && rules.ace_value == AceValue::OneOrFourteen;
         let partner_aces = if partner_capm != 0 {
             (partner_hand & ACES_MASK).count_ones()
         } else {
@@ -468,18 +484,15 @@ impl MoveGen {
                 }
             }
             // Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
-            let mut exposed = [0 as Mask; MAX_BUILDS];
-            let mut nexp = 0;
+            let mut exposed = 0u32;
             if strict {
-                for b in owned {
-                    if !has(rest, b.value as u32) {
-                        exposed[nexp] = b.cards;
-                        nexp += 1;
+                for i in BitIter(owned) {
+                    if !has(rest, builds[i].value as u32) {
+                        exposed |= 1 << i;
                     }
                 }
             }
-            let exposed = &exposed[..nexp];
-            let keeps = |take: Mask| exposed.iter().all(|&bc| take & bc != 0);
+            let keeps = |take: Mask| BitIter(exposed).all(|i| take & builds[i].cards != 0);
 
             // Captures (1.6).
             captures(rules, s, table, sc, c, &mut |t| {
@@ -517,7 +530,7 @@ impl MoveGen {
             if rules.trail_restriction == TrailRestriction::AnyCapture && can_capture {
                 trail_ok = false;
             }
-            if trail_ok && nexp == 0 {
+            if trail_ok && exposed == 0 {
                 out.push(Move::trail(c));
                 if rules.table_only_builds {
                     for v in 1..=maxb {
@@ -543,7 +556,7 @@ impl MoveGen {
             if strict && dual_ace && (hand & !(1 << c) & ACES_MASK).count_ones() + partner_aces < 2 {
                 let mut w = start;
                 for r in start..out.len() {
-                    if !needs_both_ace_values(&out[r], owned) {
+                    if !needs_both_ace_values(&out[r], builds, owned) {
                         out[w] = out[r];
                         w += 1;
                     }
@@ -555,10 +568,10 @@ impl MoveGen {
 }
 
 /// Whether, after `m`, its player owns (or creates) builds of both 1 and 14.
-fn needs_both_ace_values(m: &Move, owned: &[Build]) -> bool {
+fn needs_both_ace_values(m: &Move, builds: &[Build], owned: u32) -> bool {
     let mut need1 = false;
     let mut need14 = false;
-    for b in owned {
+    for b in BitIter(owned).map(|i| &builds[i]) {
         if b.cards & m.take == 0 {
             need1 |= b.value == 1;
             need14 |= b.value == 14;
@@ -822,24 +835,31 @@ fn build_moves(
 /// `apply`). Panics only when the move would make a table of more than `MAX_BUILDS` builds, which
 /// no game reaches (see `try_apply`).
 pub fn apply(rules: &Rules, s: &State, mv: Move) -> State {
-    match try_apply(rules, s, mv) {
-        Some(next) => next,
-        None => panic!("a move that makes more than {MAX_BUILDS} builds on the table"),
+    let mut n = *s;
+    if !apply_in_place(rules, &mut n, mv) {
+        panic!("a move that makes more than {MAX_BUILDS} builds on the table");
     }
+    n
 }
 
 /// `apply`, or None when the move would leave more than `MAX_BUILDS` builds on the table.
 pub fn try_apply(rules: &Rules, s: &State, mv: Move) -> Option<State> {
-    let seat = s.to_move as usize;
-    let side = seat % s.nsides.max(1) as usize;
-    let bit: Mask = 1 << (mv.card & 63);
     let mut n = *s;
+    apply_in_place(rules, &mut n, mv).then_some(n)
+}
+
+/// `apply` on the state itself (no copy of it); false, with the state half changed, when the move
+/// would leave more than `MAX_BUILDS` builds on the table.
+pub fn apply_in_place(rules: &Rules, n: &mut State, mv: Move) -> bool {
+    let seat = n.to_move as usize;
+    let side = seat % n.nsides.max(1) as usize;
+    let bit: Mask = 1 << (mv.card & 63);
     n.hands[seat] ^= bit;
     let take = mv.take;
     if take != 0 && !n.builds.is_empty() {
-        n.builds = n.builds.without(take);
+        n.builds.remove_taken(take);
     }
-    let round_over = !s.more && n.hands.iter().all(|&h| h == 0);
+    let round_over = !n.more && n.hands.iter().all(|&h| h == 0);
     match mv.action {
         CAPTURE => {
             n.loose &= !take;
@@ -851,36 +871,42 @@ pub fn try_apply(rules: &Rules, s: &State, mv: Move) -> Option<State> {
         }
         BUILD => {
             n.loose &= !take;
-            n.builds = with_build(rules, &n.builds, take | bit, mv.value, seat as u8)?;
+            if !n
+                .builds
+                .insert(new_build(rules, take | bit, mv.value, seat as u8))
+            {
+                return false;
+            }
         }
         _ => {
             n.loose |= bit;
             if take != 0 {
                 // table_only_builds: the trailed card stays loose beside a build of table cards
                 n.loose &= !take;
-                n.builds = with_build(rules, &n.builds, take, mv.value, seat as u8)?;
+                if !n.builds.insert(new_build(rules, take, mv.value, seat as u8)) {
+                    return false;
+                }
             }
         }
     }
-    n.to_move = ((seat + 1) % s.nplayers.max(1) as usize) as u8;
+    n.to_move = ((seat + 1) % n.nplayers.max(1) as usize) as u8;
     if round_over {
-        collect_residue(rules, &mut n);
+        collect_residue(rules, n);
     }
-    Some(n)
+    true
 }
 
-/// `builds` with a new build of `cards` declared `value` by `seat`; multiple unless its cards sum
-/// to the value.
-fn with_build(rules: &Rules, builds: &Builds, cards: Mask, value: u8, seat: u8) -> Option<Builds> {
+/// A build of `cards` declared `value` by `seat`: multiple unless its cards sum to the value.
+fn new_build(rules: &Rules, cards: Mask, value: u8, seat: u8) -> Build {
     let total: u32 = iter_cards(cards)
         .map(|c| rules.pair_value[c as usize] as u32)
         .sum();
-    builds.with(Build {
+    Build {
         cards,
         value,
         owner: seat,
         multiple: total != value as u32,
-    })
+    }
 }
 
 /// rules.md 1.11 and S5: the cards left on the table when the round ends, and the side they go to

@@ -70,6 +70,39 @@ impl Builds {
         out
     }
 
+    /// Drops, in place, the builds that share a card with `take` (`without`, for the hot path).
+    pub fn remove_taken(&mut self, take: Mask) {
+        let n = self.len as usize;
+        let mut w = 0;
+        for r in 0..n {
+            if self.items[r].cards & take == 0 {
+                self.items[w] = self.items[r];
+                w += 1;
+            }
+        }
+        for slot in &mut self.items[w..n] {
+            *slot = Build::default();
+        }
+        self.len = w as u8;
+    }
+
+    /// Inserts `build` in its place, in place (`with`, for the hot path); false when the table is
+    /// full.
+    pub fn insert(&mut self, build: Build) -> bool {
+        let n = self.len as usize;
+        if n == MAX_BUILDS {
+            return false;
+        }
+        let mut i = n;
+        while i > 0 && self.items[i - 1].cards > build.cards {
+            self.items[i] = self.items[i - 1];
+            i -= 1;
+        }
+        self.items[i] = build;
+        self.len += 1;
+        true
+    }
+
     /// These builds with `build` inserted in its place; `None` when the table is full.
     pub fn with(&self, build: Build) -> Option<Builds> {
         let n = self.len as usize;
