@@ -242,10 +242,9 @@ fn unions_by_subsets(sets: &[Mask], universe: Mask, out: &mut Vec<Mask>, sc: &mu
 struct Table {
     loose: Mask,
     limit: usize,
-    /// `sets(w)` = `sums[sum_at[w]..sum_at[w + 1]]`, w = 0..=14 (classic courts' pairing values
-    /// 11..13 hold the loose courts of that rank, one each).
-    sums: Vec<Mask>,
-    sum_at: [u32; TOP + 2],
+    /// `sets(w)` = `sums[w]`, w = 0..=14 (classic courts' pairing values 11..13 hold the loose
+    /// courts of that rank, one each).
+    sums: [Vec<Mask>; TOP + 1],
     /// `unions(w)` = `unions[union_at[w].0..union_at[w].1]`, made for the values asked for.
     unions: Vec<Mask>,
     union_at: [(u32, u32); TOP + 1],
@@ -261,31 +260,37 @@ impl Table {
         } else {
             loose & NUMERALS
         };
-        self.sums.clear();
         let pv = &rules.pair_value;
-        subset_sums(
-            iter_cards(summable).map(|c| (1 << c, pv[c as usize] as u32)),
-            self.limit,
-            &mut sc.subs,
-            &mut self.sums,
-            &mut self.sum_at,
-        );
-        // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
-        for w in self.limit + 1..=TOP {
-            self.sum_at[w] = self.sums.len() as u32;
-            if w <= 13 {
-                self.sums
-                    .extend(iter_cards(loose & rank_mask(w as u8 - 1)).map(|c| 1 << c));
+        let limit = self.limit;
+        for b in &mut self.sums {
+            b.clear();
+        }
+        // Each card joins every subset made of the cards before it (`_sums_table`), totals taken
+        // from the top so that no subset takes the card twice.
+        for c in iter_cards(summable) {
+            let v = pv[c as usize] as usize;
+            if v == 0 || v > limit {
+                continue;
             }
-            self.sum_at[w + 1] = self.sums.len() as u32;
+            let bit: Mask = 1 << c;
+            for t in (1..=limit - v).rev() {
+                let (low, high) = self.sums.split_at_mut(t + v);
+                high[0].extend(low[t].iter().map(|&m| m | bit));
+            }
+            self.sums[v].push(bit);
+        }
+        // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
+        for w in limit + 1..=TOP {
+            if w <= 13 {
+                self.sums[w].extend(iter_cards(loose & rank_mask(w as u8 - 1)).map(|c| 1 << c));
+            }
         }
         self.unions.clear();
         self.union_made = 0;
         for w in 1..=TOP {
             if has(need, w as u32) {
                 let start = self.unions.len() as u32;
-                let (a, b) = (self.sum_at[w] as usize, self.sum_at[w + 1] as usize);
-                unions_of(&self.sums[a..b], &mut self.unions, sc);
+                unions_of(&self.sums[w], &mut self.unions, sc);
                 self.union_at[w] = (start, self.unions.len() as u32);
                 self.union_made |= 1 << w;
             }
@@ -297,7 +302,7 @@ impl Table {
         if w > TOP {
             return &[];
         }
-        &self.sums[self.sum_at[w] as usize..self.sum_at[w + 1] as usize]
+        &self.sums[w]
     }
 
     /// Non-empty loose masks that split into sets each worth `w` (rules.md 1.6.1).
@@ -346,7 +351,16 @@ impl Table {
 pub struct MoveGen {
     table: Table,
     sc: Scratch,
+    keys: Keys,
     spare: Vec<Move>,
+}
+
+/// One card's moves by action, as `key`s.
+#[derive(Default)]
+struct Keys {
+    trails: Vec<u64>,
+    caps: Vec<u64>,
+    made: Vec<u64>,
 }
 
 thread_local! {
@@ -408,8 +422,8 @@ impl MoveGen {
                 out.retain(|m| cards >> m.card & 1 != 0);
             }
         }
-        out.sort_unstable();
-        out.dedup();
+        // Card by card, each card's moves by action, take and value: sorted and each once.
+        debug_assert!(out.windows(2).all(|w| w[0] < w[1]));
     }
 
     /// Python's `_generate`: the moves, unsorted and maybe repeated, appended to `out` (`strict`
@@ -441,7 +455,7 @@ impl MoveGen {
         if rules.table_only_builds {
             need |= (2 << rules.max_build) - 2;
         }
-        let MoveGen { table, sc, .. } = self;
+        let MoveGen { table, sc, keys, .. } = self;
         table.build(rules, s.loose, need, sc);
         let table = &*table;
 
@@ -476,7 +490,6 @@ impl MoveGen {
             if cards >> c & 1 == 0 {
                 continue;
             }
-            let start = out.len();
             let mut rest = partner_capm;
             for o in iter_cards(hand) {
                 if o != c {
@@ -493,19 +506,20 @@ impl MoveGen {
                 }
             }
             let keeps = |take: Mask| BitIter(exposed).all(|i| take & builds[i].cards != 0);
+            // The card's moves by action, each as its take and value (`key`), sorted below: so the
+            // moves come out in order, card by card, without sorting the whole list.
+            let Keys { trails, caps, made } = keys;
+            trails.clear();
+            caps.clear();
+            made.clear();
 
             // Captures (1.6).
             captures(rules, s, table, sc, c, &mut |t| {
                 if keeps(t) {
-                    out.push(Move {
-                        card: c,
-                        action: CAPTURE,
-                        take: t,
-                        value: 0,
-                    });
+                    caps.push(key(t, 0));
                 }
             });
-            let can_capture = out.len() > start;
+            let can_capture = !caps.is_empty();
 
             // Builds (1.7).
             let b = bv[c as usize] as u32;
@@ -515,9 +529,9 @@ impl MoveGen {
             }
             if builds_ok && (!builds.is_empty() || court_builds || (rest >> b << b) & ((2 << maxb) - 1) != 0)
             {
-                build_moves(rules, s, table, sc, c, rest, &mut |m| {
-                    if keeps(m.take) {
-                        out.push(m);
+                build_moves(rules, s, table, sc, c, rest, &mut |take, v| {
+                    if keeps(take) {
+                        made.push(key(take, v));
                     }
                 });
             }
@@ -530,22 +544,15 @@ impl MoveGen {
             if rules.trail_restriction == TrailRestriction::AnyCapture && can_capture {
                 trail_ok = false;
             }
-            if trail_ok && exposed == 0 {
-                out.push(Move::trail(c));
-                if rules.table_only_builds {
-                    for v in 1..=maxb {
-                        if !has(rest, v) || !value_free(rules, builds, v, None) {
-                            continue;
-                        }
-                        for &u in table.unions(v as usize) {
-                            if u.count_ones() >= 2 {
-                                out.push(Move {
-                                    card: c,
-                                    action: TRAIL,
-                                    take: u,
-                                    value: v as u8,
-                                });
-                            }
+            let mut plain_trail = trail_ok && exposed == 0;
+            if plain_trail && rules.table_only_builds {
+                for v in 1..=maxb {
+                    if !has(rest, v) || !value_free(rules, builds, v, None) {
+                        continue;
+                    }
+                    for &u in table.unions(v as usize) {
+                        if u.count_ones() >= 2 {
+                            trails.push(key(u, v));
                         }
                     }
                 }
@@ -554,17 +561,52 @@ impl MoveGen {
             // Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both
             // in one move, so an owner of builds of 1 and 14 needs two aces.
             if strict && dual_ace && (hand & !(1 << c) & ACES_MASK).count_ones() + partner_aces < 2 {
-                let mut w = start;
-                for r in start..out.len() {
-                    if !needs_both_ace_values(&out[r], builds, owned) {
-                        out[w] = out[r];
-                        w += 1;
+                let both = |k: &u64, action: u8| {
+                    let (take, value) = unkey(*k);
+                    let m = Move {
+                        card: c,
+                        action,
+                        take,
+                        value,
+                    };
+                    needs_both_ace_values(&m, builds, owned)
+                };
+                plain_trail &= !both(&0, TRAIL);
+                trails.retain(|k| !both(k, TRAIL));
+                caps.retain(|k| !both(k, CAPTURE));
+                made.retain(|k| !both(k, BUILD));
+            }
+
+            if plain_trail {
+                out.push(Move::trail(c));
+            }
+            for (action, keys) in [(TRAIL, trails), (CAPTURE, caps), (BUILD, made)] {
+                keys.sort_unstable();
+                keys.dedup();
+                out.extend(keys.iter().map(|&k| {
+                    let (take, value) = unkey(k);
+                    Move {
+                        card: c,
+                        action,
+                        take,
+                        value,
                     }
-                }
-                out.truncate(w);
+                }));
             }
         }
     }
+}
+
+/// A move's take and value as one sortable number (a value fits 4 bits: at most 14).
+#[inline]
+fn key(take: Mask, value: u32) -> u64 {
+    debug_assert!(value < 16);
+    take << 4 | value as u64
+}
+
+#[inline]
+fn unkey(k: u64) -> (Mask, u8) {
+    (k >> 4, (k & 15) as u8)
 }
 
 /// Whether, after `m`, its player owns (or creates) builds of both 1 and 14.
@@ -715,7 +757,7 @@ fn build_moves(
     sc: &mut Scratch,
     c: u8,
     rest: u32,
-    emit: &mut impl FnMut(Move),
+    emit: &mut impl FnMut(Mask, u32),
 ) {
     let seat = s.to_move;
     let nsides = s.nsides.max(1);
@@ -729,12 +771,6 @@ fn build_moves(
     } as u32;
     let ace14 = rules.ace_singleton_set_in_build && rank(c) == 0 && maxb == 14;
     let multi = rules.multi_set_build_creation;
-    let build = |take: Mask, v: u32| Move {
-        card: c,
-        action: BUILD,
-        take,
-        value: v as u8,
-    };
 
     // Create: onto a non-empty set of loose cards, declaring v; must-hold makes v a value kept.
     let mut vs = rest;
@@ -748,7 +784,7 @@ fn build_moves(
         let own_set = if court { v } else { b };
         table.gatherings(own_set, v, ace14 && v == 14, multi, |t| {
             if t != 0 {
-                emit(build(t, v));
+                emit(t, v);
             }
         });
     }
@@ -784,9 +820,9 @@ fn build_moves(
             let merged = &sc.merged;
             let own_set = if court { v } else { b };
             table.gatherings(own_set, v, ace14 && v == 14, multi, |t| {
-                emit(build(bld.cards | t, v));
+                emit(bld.cards | t, v);
                 for &m in merged {
-                    emit(build(bld.cards | t | m, v));
+                    emit(bld.cards | t | m, v);
                 }
             });
         }
@@ -804,7 +840,7 @@ fn build_moves(
             if nv > maxb || !has(rest, nv) || !value_free(rules, builds, nv, Some(bld.cards)) {
                 return;
             }
-            emit(build(bld.cards | helper, nv));
+            emit(bld.cards | helper, nv);
             let us = if multi {
                 table.unions(nv as usize)
             } else {
@@ -812,7 +848,7 @@ fn build_moves(
             };
             for &u in us {
                 if u & helper == 0 {
-                    emit(build(bld.cards | helper | u, nv));
+                    emit(bld.cards | helper | u, nv);
                 }
             }
         };
