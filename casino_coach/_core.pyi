@@ -11,3 +11,19 @@ class Rules:
     def tables(self) -> tuple[int, list[int], list[int], list[int], bool]: ...
 
 def state_round_trip(state: tuple[Any, ...]) -> tuple[Any, ...]: ...
+
+# The move generator (src/engine/movegen.rs, mirroring casino_coach/engine/movegen.py) and random play,
+# for the differential tests, scripts/movegen_compare.py and the engine benchmark. Moves are
+# (card, action, take, value) tuples; states are RoundState tuples (builds as plain tuples).
+MAX_LISTED_LOOSE: int
+
+def legal_moves(
+    rules: Rules, state: tuple[Any, ...], cards: int | None = None
+) -> list[tuple[int, int, int, int]]: ...
+def apply(rules: Rules, state: tuple[Any, ...], move: tuple[int, int, int, int]) -> tuple[Any, ...]: ...
+def successors(
+    rules: Rules, state: tuple[Any, ...]
+) -> list[tuple[tuple[int, int, int, int], tuple[Any, ...]]]: ...
+def random_rounds(
+    rules: Rules, nplayers: int, nsides: int, rounds: int, seed: int
+) -> tuple[int, int, int]: ...

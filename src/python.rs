@@ -4,6 +4,8 @@
 //! Every function here is called once per decision, per batch of worlds or per test case, never
 //! once per search node. A bad value from Python is a `ValueError` with one line, never a panic.
 
+mod movegen;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -243,5 +245,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_BUILDS", MAX_BUILDS)?;
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(state_round_trip, m)?)?;
+    movegen::register(m)?;
     Ok(())
 }

@@ -3,5 +3,7 @@
 //! Python module of the same name in `casino_coach/engine/`, which cites the rules.
 
 pub mod cards;
+pub mod movegen;
+pub mod playout;
 pub mod rules;
 pub mod state;

@@ -70,6 +70,39 @@ impl Builds {
         out
     }
 
+    /// Drops, in place, the builds that share a card with `take` (`without`, for the hot path).
+    pub fn remove_taken(&mut self, take: Mask) {
+        let n = self.len as usize;
+        let mut w = 0;
+        for r in 0..n {
+            if self.items[r].cards & take == 0 {
+                self.items[w] = self.items[r];
+                w += 1;
+            }
+        }
+        for slot in &mut self.items[w..n] {
+            *slot = Build::default();
+        }
+        self.len = w as u8;
+    }
+
+    /// Inserts `build` in its place, in place (`with`, for the hot path); false when the table is
+    /// full.
+    pub fn insert(&mut self, build: Build) -> bool {
+        let n = self.len as usize;
+        if n == MAX_BUILDS {
+            return false;
+        }
+        let mut i = n;
+        while i > 0 && self.items[i - 1].cards > build.cards {
+            self.items[i] = self.items[i - 1];
+            i -= 1;
+        }
+        self.items[i] = build;
+        self.len += 1;
+        true
+    }
+
     /// These builds with `build` inserted in its place; `None` when the table is full.
     pub fn with(&self, build: Build) -> Option<Builds> {
         let n = self.len as usize;
@@ -151,6 +184,57 @@ impl State {
             m |= p;
         }
         m
+    }
+}
+
+pub const HAND_SIZE: u32 = 4;
+pub const TABLE_SIZE: u32 = 4;
+
+/// rules.md 1.3.4: 6 deals with 2 players, 4 with 3, 3 with 4 (`state.deals_per_round`).
+pub fn deals_per_round(nplayers: u8) -> usize {
+    (52 - TABLE_SIZE as usize) / (HAND_SIZE as usize * nplayers as usize)
+}
+
+impl State {
+    /// The state after the first deal (`state.new_round`): `table` face up, `hands` per seat,
+    /// the rest of the pack in the stock. The caller deals a consistent pack.
+    pub fn new_round(nplayers: u8, nsides: u8, dealer: u8, table: Mask, hands: &[Mask]) -> State {
+        let mut s = State {
+            hands: [0; MAX_SEATS],
+            nplayers,
+            loose: table,
+            builds: Builds::default(),
+            captured: [0; MAX_SEATS],
+            sweeps: [0; MAX_SEATS],
+            to_move: (dealer + 1) % nplayers,
+            last_capturer: -1,
+            stock: 0,
+            more: false,
+            dealer,
+            nsides,
+            set_aside: 0,
+        };
+        let mut used = table;
+        for (slot, &h) in s.hands.iter_mut().zip(hands) {
+            *slot = h;
+            used |= h;
+        }
+        s.stock = super::cards::FULL_DECK & !used;
+        s.more = s.stock != 0;
+        s
+    }
+
+    /// A later deal (`state.deal`, rules.md 1.3.3): `hands` from the stock, none to the table.
+    pub fn dealt(&self, hands: &[Mask]) -> State {
+        let mut s = *self;
+        let mut used = 0;
+        for (slot, &h) in s.hands.iter_mut().zip(hands) {
+            *slot = h;
+            used |= h;
+        }
+        s.stock = self.stock & !used;
+        s.more = self.stock != used;
+        s
     }
 }
 
