@@ -1,0 +1,4 @@
+//! The hidden-information search. Each module mirrors the Python module of the same name in
+//! `casino_coach/search/`, value for value.
+
+pub mod leaf;
