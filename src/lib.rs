@@ -6,6 +6,8 @@
 
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "python")]
+mod python_leaf;
 
 pub mod engine;
 pub mod search;

@@ -243,5 +243,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_BUILDS", MAX_BUILDS)?;
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(state_round_trip, m)?)?;
+    crate::python_leaf::register(m)?;
     Ok(())
 }
