@@ -416,7 +416,9 @@ impl MajorityOdds {
         (wins, py_max0(1.0 - py_sum(&wins[..n])))
     }
 
-    /// `leaf._three_sides`: exact multinomial over the (r + 1)(r + 2) / 2 splits.
+    /// `leaf._three_sides`: exact multinomial over the (r + 1)(r + 2) / 2 splits. For each x0 the
+    /// splits one side wins are a run of x1, so each side's run is added on its own: every side's
+    /// terms come in Python's order (x0, then x1, increasing), without a branch per split.
     fn three_sides(&self, counts: &[u32], remaining: usize) -> ([f64; MAX_SEATS], f64) {
         let mut wins = [0.0; MAX_SEATS];
         let scale = self.scale3[remaining];
@@ -424,17 +426,25 @@ impl MajorityOdds {
         for (x0, &ways) in COMB[remaining][..=remaining].iter().enumerate() {
             let a = ways * scale;
             let r = remaining - x0;
+            let ri = r as i64;
             let t0 = c0 + x0 as i64;
-            for (x1, &ways1) in COMB[r][..=r].iter().enumerate() {
-                let t1 = c1 + x1 as i64;
-                let t2 = c2 + r as i64 - x1 as i64;
-                if t0 > t1 && t0 > t2 {
-                    wins[0] += a * ways1;
-                } else if t1 > t0 && t1 > t2 {
-                    wins[1] += a * ways1;
-                } else if t2 > t0 && t2 > t1 {
-                    wins[2] += a * ways1;
+            let row = &COMB[r];
+            // side 1 takes x1, side 2 the other r - x1; ties for the most score for nobody
+            let d = c2 + ri - c1; // t1 > t2 when 2 x1 > d
+            let runs = [
+                // side 0: t0 > c1 + x1 and t0 > c2 + r - x1
+                (0, (c2 + ri - t0 + 1).max(0), (t0 - c1 - 1).min(ri)),
+                // side 1: c1 + x1 > t0 and 2 x1 > d
+                (1, (t0 - c1 + 1).max(d.div_euclid(2) + 1).max(0), ri),
+                // side 2: c2 + r - x1 > t0 and 2 x1 < d
+                (2, 0, (c2 + ri - t0 - 1).min((d - 1).div_euclid(2)).min(ri)),
+            ];
+            for (side, lo, hi) in runs {
+                let mut w = wins[side];
+                for x1 in lo..=hi {
+                    w += a * row[x1 as usize];
                 }
+                wins[side] = w;
             }
         }
         (wins, py_max0(1.0 - py_sum(&wins[..3])))
@@ -1210,6 +1220,52 @@ mod tests {
         let two = MajorityOdds::new(2);
         assert_eq!(two.odds(&[2, 2], 0), ([0.0; 4], 1.0));
         assert_eq!(two.odds(&[2, 1], 0), ([1.0, 0.0, 0.0, 0.0], 0.0));
+    }
+
+    /// Python's loop as written, for the runs of `three_sides`.
+    #[allow(clippy::needless_range_loop)] // its index loops, as Python writes them
+    fn three_sides_as_python(t: &MajorityOdds, counts: &[u32], remaining: usize) -> [f64; 3] {
+        let mut wins = [0.0; 3];
+        let (c0, c1, c2) = (counts[0] as i64, counts[1] as i64, counts[2] as i64);
+        for x0 in 0..=remaining {
+            let a = COMB[remaining][x0] * t.scale3[remaining];
+            let r = remaining - x0;
+            let t0 = c0 + x0 as i64;
+            for x1 in 0..=r {
+                let t1 = c1 + x1 as i64;
+                let t2 = c2 + r as i64 - x1 as i64;
+                if t0 > t1 && t0 > t2 {
+                    wins[0] += a * COMB[r][x1];
+                } else if t1 > t0 && t1 > t2 {
+                    wins[1] += a * COMB[r][x1];
+                } else if t2 > t0 && t2 > t1 {
+                    wins[2] += a * COMB[r][x1];
+                }
+            }
+        }
+        wins
+    }
+
+    #[test]
+    fn three_sides_runs_add_as_python_loops() {
+        let t = MajorityOdds::new(3);
+        for remaining in 0..=52usize {
+            let step = if remaining > 20 { 3 } else { 1 };
+            for c0 in (0..=52 - remaining as u32).step_by(step) {
+                for c1 in (0..=52 - remaining as u32 - c0).step_by(step) {
+                    let c2 = 52 - remaining as u32 - c0 - c1;
+                    for counts in [[c0, c1, c2], [c0, c1, 0], [c2, c0, c1 / 2]] {
+                        let want = three_sides_as_python(&t, &counts, remaining);
+                        let got = t.three_sides(&counts, remaining).0;
+                        assert_eq!(
+                            [got[0], got[1], got[2]].map(f64::to_bits),
+                            want.map(f64::to_bits),
+                            "{counts:?} {remaining}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
