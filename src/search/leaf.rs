@@ -5,11 +5,12 @@
 //! (`Evaluator::parts`).
 //!
 //! Every value is bit for bit the Python reference's: the same floating-point operations in the same
-//! order (an `int` meeting a `float` in Python is converted where Python converts it, `x ** k` is
-//! libm's `pow` as CPython calls it, a `sum()` of floats adds left to right from 0 as CPython 3.11
-//! does, a dict of categories is walked in the order its keys were first credited). Python's caches
-//! become tables built once per `Evaluator` (powers of the measured odds, the binomial laws of the
-//! majorities) and a binomial-coefficient table built at compile time; a call allocates nothing.
+//! order. An `int` meeting a `float` in Python is converted where Python converts it; `x ** k` is
+//! libm's `pow`, as CPython calls it (never `powi`, which differs in the last bit); a sum of floats
+//! adds left to right from 0 (`leaf.plain_sum`); a dict of categories is walked in the order its
+//! keys were first credited. Python's caches become tables built once per `Evaluator` (powers of
+//! the measured odds, the binomial laws of the majorities) and a binomial-coefficient table built at
+//! compile time; a call allocates nothing.
 
 use std::fmt;
 use std::sync::Arc;
@@ -130,7 +131,8 @@ fn credit(pts: &mut Pts, parts: &mut Option<&mut Parts>, key: usize, side: usize
     }
 }
 
-/// `sum(xs)` of Python floats (CPython 3.11: left to right, from the int 0).
+/// `leaf.plain_sum`: floats added left to right from 0 (CPython 3.11's `sum()`; from 3.12 on
+/// `sum()` compensates, which is why the reference spells the loop out).
 #[inline]
 fn py_sum(xs: &[f64]) -> f64 {
     let mut t = 0.0;
