@@ -213,7 +213,7 @@ def _made_up(rng: random.Random, nplayers: int, nsides: int, stage: str) -> Roun
     )
 
 
-@settings(max_examples=60)
+@settings(max_examples=150)
 @given(
     st.sampled_from(RULES),
     st.sampled_from(TABLES),
@@ -227,6 +227,28 @@ def test_made_up_positions_evaluate_alike(
     nsides = 2 if nplayers == 4 and partners else nplayers
     rng = random.Random(seed)
     _check(rules, [_made_up(rng, nplayers, nsides, stage) for _ in range(3)], rng)
+
+
+def _tied(rng: random.Random, nplayers: int, nsides: int) -> RoundState:
+    """A played-out round whose sides took the same number of cards (one set aside for three)."""
+    pack = list(range(52))
+    rng.shuffle(pack)
+    piles = [0] * nsides
+    for i, c in enumerate(pack[: 52 - 52 % nsides]):
+        piles[i % nsides] |= 1 << c
+    return _made_up(rng, nplayers, nsides, "over")._replace(
+        captured=tuple(piles), set_aside=sum(1 << c for c in pack[52 - 52 % nsides :])
+    )
+
+
+@pytest.mark.parametrize("tie", ["nobody", "split", "carry_over"])
+def test_ties_for_the_most_evaluate_alike(tie: str) -> None:
+    rng = random.Random(11)
+    for preset in ("classic", "royal", "dominican"):
+        rules = RuleSet.from_preset(preset, majority_tie=tie)
+        for nplayers, partners in TABLES:
+            nsides = 2 if nplayers == 4 and partners else nplayers
+            _check(rules, [_tied(rng, nplayers, nsides) for _ in range(4)], rng)
 
 
 def _split_counts(rng: random.Random, n: int) -> Iterator[tuple[tuple[int, ...], int]]:
