@@ -27,3 +27,23 @@ def successors(
 def random_rounds(
     rules: Rules, nplayers: int, nsides: int, rounds: int, seed: int
 ) -> tuple[int, int, int]: ...
+
+# The leaf evaluator (src/search/leaf.rs, bindings in src/python_leaf.rs): casino_coach.search.leaf's
+# Evaluator, final_points and majority_odds, value for value.
+class Evaluator:
+    def __init__(
+        self,
+        rules: Rules,
+        nsides: int,
+        root_side: int,
+        leaf: str = "handmade",
+        final_value: None = None,
+        category_weights: dict[str, tuple[float, ...]] | None = None,
+        learned_weights: dict[int, tuple[tuple[float, ...], ...]] | None = None,
+    ) -> None: ...
+    def final(self, state: tuple[Any, ...]) -> float: ...
+    def leaf(self, state: tuple[Any, ...]) -> float: ...
+    def parts(self, state: tuple[Any, ...]) -> dict[str, float]: ...
+
+def final_points(rules: Rules, state: tuple[Any, ...]) -> list[float]: ...
+def majority_odds(counts: tuple[int, ...], remaining: int) -> tuple[list[float], float]: ...

@@ -12,8 +12,9 @@ variable, a package whose native core was not built runs the reference and says 
 from __future__ import annotations
 
 import os
+from functools import cache
 from types import ModuleType
-from typing import Final
+from typing import Any, Final
 
 from casino_coach.errors import CoachError
 
@@ -56,3 +57,11 @@ def describe() -> str:
     """What runs the hot path, for ``casino-coach --version``: ``native core`` or ``Python
     reference`` with the reason."""
     return "native core" if NATIVE is not None else f"Python reference: {_WHY}"
+
+
+@cache
+def native_rules(ruleset: Any) -> Any:
+    """The native core's copy of a ``RuleSet`` (``_core.Rules``), made once per rule set."""
+    if NATIVE is None:
+        raise CoachError("the native core is not in use")
+    return NATIVE.Rules(ruleset)

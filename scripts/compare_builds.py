@@ -1,90 +1,121 @@
-"""Measure a benchmark on the pure and the compiled build in one run, interleaved (``--compare``).
+"""Measure a benchmark on several builds in one run, interleaved (``--compare``).
 
-Used by ``bench_engine.py``, ``bench_search.py`` and ``bench_analysis.py``. The pure build is this
-checkout's sources; the compiled build is the wheel that ``pip wheel .`` makes here (hatch_build.py),
-unpacked into ``build/compiled/`` and made again whenever a source file changed. Each repeat runs the
-benchmark once per build in a fresh process (``--figures``: it prints its figures as JSON), pure and
-compiled alternating so that a change in the machine's load falls on both; the medians and their
-ratios are printed at the end. Each child checks that it imported the build it was meant to measure.
+Used by ``bench_engine.py``, ``bench_search.py`` and ``bench_analysis.py``. The builds:
+
+* ``native``: this checkout with its native core (``CASINO_COACH_CORE=native``; the core built in place
+  by the editable install, or ``pip install .``);
+* ``python``: this checkout on the Python reference (``CASINO_COACH_CORE=python``);
+* ``mypyc``: the last commit that compiled the hot modules with mypyc instead (``MYPYC_REF``), its
+  wheel made with ``pip wheel`` into ``build/mypyc/`` once and kept: the fast build before the native
+  core, measured beside it.
+
+Each repeat runs the benchmark once per build in a fresh process (``--figures``: it prints its figures
+as JSON), the builds in turn and in alternating order, so that a change in the machine's load falls
+on all; the medians and the native build's ratios to the others are printed at the end. Each child
+checks that it imported the build it was meant to measure.
 
 A figure whose name ends in ``_s`` is a time (lower is better); any other is a rate (higher is better).
-The ratio printed is always "compiled is N times faster".
+A ratio is always "native is N times faster".
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "build" / "compiled"
+MYPYC_REF = "09a2726"  # the last commit whose wheel compiled the hot modules with mypyc
+MYPYC_TREE = ROOT / "build" / f"mypyc-{MYPYC_REF}"
 BUILD_ENV = "CASINO_COACH_BENCH_BUILD"
+BUILDS = ("native", "python", "mypyc")
 
 
 def check_build() -> None:
     """In a child: fail unless the imported casino_coach is the build the parent asked for."""
     want = os.environ.get(BUILD_ENV)
-    if want:
-        import casino_coach
+    if not want:
+        return
+    import casino_coach
 
-        if casino_coach.build() != want:
-            got = casino_coach.build()
-            sys.exit(f"asked to measure the {want} build, imported {got} from {casino_coach.__file__}")
-
-
-def _fingerprint() -> str:
-    h = hashlib.sha256()
-    for p in sorted([*ROOT.glob("casino_coach/**/*.py"), ROOT / "pyproject.toml", ROOT / "hatch_build.py"]):
-        h.update(p.relative_to(ROOT).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
+    got = casino_coach.build()
+    ok = {
+        "native": got == "native core",
+        "python": got.startswith("Python reference"),
+        "mypyc": got == "compiled",
+    }
+    if not ok[want]:
+        sys.exit(f"asked to measure the {want} build, imported {got!r} from {casino_coach.__file__}")
 
 
-def compiled_tree() -> Path:
-    """``build/compiled/``: this checkout's wheel, unpacked, made again when a source changed."""
-    stamp = BUILD / ".fingerprint"
-    want = _fingerprint()
-    if stamp.exists() and stamp.read_text() == want:
-        return BUILD
-    print("building the compiled wheel (pip wheel .; about a minute) ...", file=sys.stderr, flush=True)
-    wheels = ROOT / "build" / "wheel"
-    shutil.rmtree(wheels, ignore_errors=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(ROOT)],
-        check=True,
+def is_native() -> bool:
+    """In a child: whether it measures the native core."""
+    return os.environ.get(BUILD_ENV, "native") == "native"
+
+
+def mypyc_tree() -> Path:
+    """``build/mypyc-REF/``: the mypyc wheel of ``MYPYC_REF``, unpacked (made once, about two minutes)."""
+    if (MYPYC_TREE / "casino_coach").is_dir():
+        return MYPYC_TREE
+    print(
+        f"building the mypyc wheel of {MYPYC_REF} (pip wheel; a few minutes) ...", file=sys.stderr, flush=True
     )
-    (wheel,) = wheels.glob("casino_coach-*.whl")
-    shutil.rmtree(BUILD, ignore_errors=True)
-    with zipfile.ZipFile(wheel) as z:
-        z.extractall(BUILD)
-    stamp.write_text(want)
-    return BUILD
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", MYPYC_REF], check=True, capture_output=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+        wheels = Path(tmp) / "wheels"
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(wheels), str(src)],
+            check=True,
+        )
+        (wheel,) = wheels.glob("casino_coach-*.whl")
+        part = MYPYC_TREE.with_suffix(".part")
+        shutil.rmtree(part, ignore_errors=True)
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(part)
+        part.rename(MYPYC_TREE)
+    return MYPYC_TREE
+
+
+def _env(build: str, script: str) -> dict[str, str]:
+    scripts = str(Path(script).resolve().parent)
+    env = {**os.environ, BUILD_ENV: build, "PYTHONSAFEPATH": "1"}
+    if build == "mypyc":
+        env["PYTHONPATH"] = os.pathsep.join([str(mypyc_tree()), scripts])
+    else:
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), scripts])
+        env["CASINO_COACH_CORE"] = build
+    return env
 
 
 def compare(
-    script: str, argv: list[str], repeat: int, per_repeat: Callable[[int], list[str]] | None = None
-) -> None:
+    script: str,
+    argv: list[str],
+    repeat: int,
+    per_repeat: Callable[[int], list[str]] | None = None,
+    builds: tuple[str, ...] = BUILDS,
+) -> dict[str, dict[str, float]]:
     """Run ``script`` with ``argv`` (its own options, without ``--compare``) ``repeat`` times on each
-    build, alternating, and print each figure's medians and the compiled build's speed-up.
-    ``per_repeat(r)`` adds options to repeat ``r`` (both builds get the same)."""
-    trees = {"pure": ROOT, "compiled": compiled_tree()}
-    runs: dict[str, list[dict[str, float]]] = {"pure": [], "compiled": []}
+    build, in turn, and print each figure's medians and the native build's speed-up over the others.
+    ``per_repeat(r)`` adds options to repeat ``r`` (every build gets the same). Returns the medians,
+    by build and figure."""
+    runs: dict[str, list[dict[str, float]]] = {b: [] for b in builds}
     for r in range(repeat):
-        for build in ("pure", "compiled") if r % 2 == 0 else ("compiled", "pure"):
-            # PYTHONSAFEPATH: the tree on PYTHONPATH, not the checkout beside the script, is imported.
-            path = os.pathsep.join([str(trees[build]), str(Path(script).resolve().parent)])
-            env = {**os.environ, "PYTHONPATH": path, "PYTHONSAFEPATH": "1", BUILD_ENV: build}
+        for build in builds if r % 2 == 0 else tuple(reversed(builds)):
             proc = subprocess.run(
                 [sys.executable, script, *argv, *(per_repeat(r) if per_repeat else []), "--figures"],
-                env=env,
+                env=_env(build, script),
                 capture_output=True,
                 text=True,
             )
@@ -92,13 +123,21 @@ def compare(
                 sys.exit(f"the {build} run failed:\n{proc.stderr.strip()}")
             figures = json.loads(proc.stdout.strip().splitlines()[-1])
             runs[build].append(figures)
-            print(f"repeat {r + 1}/{repeat} {build:8s} " + _line(figures), flush=True)
-    print(f"\nmedians of {repeat} interleaved runs per build:")
-    for name in runs["pure"][0]:
-        pure = statistics.median(f[name] for f in runs["pure"])
-        comp = statistics.median(f[name] for f in runs["compiled"])
-        faster = pure / comp if name.endswith("_s") else comp / pure
-        print(f"  {name:40s} pure {pure:12,.3f}  compiled {comp:12,.3f}  compiled {faster:5.2f}x faster")
+            print(f"repeat {r + 1}/{repeat} {build:7s} " + _line(figures), flush=True)
+    medians = {b: {k: statistics.median(f[k] for f in runs[b]) for k in runs[b][0]} for b in builds}
+    print(f"\nmedians of {repeat} runs per build, interleaved:")
+    others = [b for b in builds if b != "native"]
+    for name in medians[builds[0]]:
+        cells = "  ".join(f"{b} {medians[b].get(name, float('nan')):14,.3f}" for b in builds)
+        ratios = "  ".join(
+            f"{_ratio(name, medians['native'][name], medians[b][name]):6.1f}x {b}" for b in others
+        )
+        print(f"  {name:38s} {cells}   native: {ratios}")
+    return medians
+
+
+def _ratio(name: str, native: float, other: float) -> float:
+    return other / native if name.endswith("_s") else native / other
 
 
 def _line(figures: dict[str, float]) -> str:

@@ -8,3 +8,4 @@
 mod python;
 
 pub mod engine;
+pub mod search;

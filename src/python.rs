@@ -4,7 +4,9 @@
 //! Every function here is called once per decision, per batch of worlds or per test case, never
 //! once per search node. A bad value from Python is a `ValueError` with one line, never a panic.
 
+mod leaf;
 mod movegen;
+mod solver;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -246,5 +248,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(state_round_trip, m)?)?;
     movegen::register(m)?;
+    leaf::register(m)?;
+    solver::register(m)?;
     Ok(())
 }

@@ -32,6 +32,7 @@ from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
+from casino_coach.search.native import WorldSolver, make_solver
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -48,7 +49,6 @@ from casino_coach.search.solver import (
     MoveOrder,
     OutOfNodes,
     RootValue,
-    Solver,
     canonical,
     twin_classes,
     without_cycle_collection,
@@ -112,7 +112,7 @@ class _Replies:
         self.worlds = worlds
         # Its own solver (its horizon is not the decision's): after the root move and the reply,
         # ``depth`` plies more.
-        self.solver = Solver(
+        self.solver = make_solver(
             rules, side, nsides, max(0, in_hands - 2 - depth), leaf, category_weights=category_weights
         )
         self.rng = rng
@@ -187,8 +187,8 @@ class _Ladder:
         self.cap = cap
         self.shallow = False
 
-    def _solver(self, horizon: int) -> Solver:
-        solver = Solver(
+    def _solver(self, horizon: int) -> WorldSolver:
+        solver = make_solver(
             self.rules, self.side, self.nsides, horizon, self.leaf, category_weights=self.category_weights
         )
         if self.replies is not None:
@@ -222,7 +222,7 @@ class _Ladder:
                 self.solvers.append(self._solver(horizon))
                 self.shallow = True
 
-    def _replied(self, solver: Solver, state: RoundState, move: Move) -> RootValue:
+    def _replied(self, solver: WorldSolver, state: RoundState, move: Move) -> RootValue:
         """A root move's value in the world ``state`` when the reply to it is the one the replier
         chooses on its own information (``_Replies``); the search goes on from there as usual."""
         assert self.replies is not None
@@ -583,7 +583,7 @@ def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float,
     return Controls(tuple(holding.row(w) for w, _, _ in worlds), holding.means)
 
 
-def follow(rules: RuleSet, solver: Solver, state: RoundState, rv: RootValue) -> Outcome:
+def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue) -> Outcome:
     """What happens along a root move's line in one world, to where the search stops: the line that
     proves the move's value (``Solver.proving_line``), so that its end holds that value."""
     s = canonical(state)

@@ -174,7 +174,17 @@ def side_parts(parts: Parts, side: int) -> dict[str, float]:
 def side_value(points: list[float], side: int) -> float:
     """A side's points minus the mean of the other sides' points."""
     n = len(points)
-    return points[side] - (sum(points) - points[side]) / (n - 1)
+    return points[side] - (plain_sum(points) - points[side]) / (n - 1)
+
+
+def plain_sum(xs: list[float]) -> float:
+    """The floats added left to right from 0, on every Python: ``sum()`` compensates the rounding of
+    floats from 3.12 on (Neumaier), and the native core (src/search/leaf.rs) adds as 3.11 does, so
+    the two agree to the last bit on any interpreter."""
+    total = 0.0
+    for x in xs:
+        total += x
+    return total
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -242,7 +252,7 @@ def majority_odds(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float,
                         break
             total += prod
         wins.append(total)
-    return tuple(wins), max(0.0, 1.0 - sum(wins))
+    return tuple(wins), max(0.0, 1.0 - plain_sum(wins))
 
 
 def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, ...], float]:
@@ -263,7 +273,7 @@ def _three_sides(counts: tuple[int, ...], remaining: int) -> tuple[tuple[float, 
                 wins[1] += a * comb(r, x1)
             elif t2 > t0 and t2 > t1:
                 wins[2] += a * comb(r, x1)
-    return tuple(wins), max(0.0, 1.0 - sum(wins))
+    return tuple(wins), max(0.0, 1.0 - plain_sum(wins))
 
 
 # Where the cards still out end up, two sides: the probability that the side to move next (at a deal's

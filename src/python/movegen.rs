@@ -12,9 +12,9 @@ use crate::engine::movegen::{self, Move, MAX_LISTED_LOOSE};
 use crate::engine::playout;
 use crate::engine::state::State;
 
-type MoveTuple = (u8, u8, u64, u8);
+pub(crate) type MoveTuple = (u8, u8, u64, u8);
 
-fn move_tuple(m: &Move) -> MoveTuple {
+pub(crate) fn move_tuple(m: &Move) -> MoveTuple {
     (m.card, m.action, m.take, m.value)
 }
 
@@ -31,7 +31,7 @@ const MAX_BOUND_LOOSE: u32 = 24;
 
 /// A state the core can take: `state_from_py`, with every card mask inside the pack, and (to list
 /// moves) at most `MAX_BOUND_LOOSE` loose cards.
-fn checked_state(state: &Bound<'_, PyAny>, listing: bool) -> PyResult<State> {
+pub(crate) fn checked_state(state: &Bound<'_, PyAny>, listing: bool) -> PyResult<State> {
     let py = state.py();
     let s = state_from_py(state).map_err(|e| {
         if e.is_instance_of::<PyValueError>(py) {

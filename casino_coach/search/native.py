@@ -1,0 +1,161 @@
+"""The native core's solver behind the reference's interface.
+
+``solver.Solver`` is the reference: readable, and cited by the rules. ``NativeSolver`` runs the same
+search in the native core (``src/search/solver.rs``): the same values, lines and node counts, move for
+move, in a fraction of the time. ``make_solver`` picks one by ``casino_coach.core``; the search calls
+it rather than either class. A solver whose played-out rounds are valued by a Python function
+(``final_value``: the chance to win the game) stays the reference's, as does a table with more builds
+than the core holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from casino_coach.core import NATIVE, native_rules
+from casino_coach.engine.movegen import Move, legal_moves
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import RoundState
+from casino_coach.engine.values import cached_values
+from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights, learned_weights
+from casino_coach.search.solver import MoveOrder, OutOfNodes, RootValue, Solver, canonical
+
+_new = tuple.__new__
+
+
+def _move(t: tuple[int, int, int, int]) -> Move:
+    m: Move = _new(Move, t)
+    return m
+
+
+def _line(ts: list[tuple[int, int, int, int]]) -> tuple[Move, ...]:
+    return tuple([_new(Move, t) for t in ts])
+
+
+class Parts(Protocol):
+    """What ``expectimax.follow`` asks of a solver's evaluator."""
+
+    def parts(self, state: RoundState) -> dict[str, float]: ...
+
+
+class WorldSolver(Protocol):
+    """A solver of one world, as the search uses it: ``solver.Solver`` or ``NativeSolver``."""
+
+    nodes: int
+    node_limit: int
+
+    @property
+    def horizon(self) -> int: ...
+
+    @property
+    def eval(self) -> Parts: ...
+
+    def moves(self, s: RoundState) -> list[Move]: ...
+
+    def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]: ...
+
+    def search(self, s: RoundState, alpha: float, beta: float) -> float: ...
+
+    def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]: ...
+
+    def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]: ...
+
+    def share_caches(self, other: Any) -> None: ...
+
+
+class NativeSolver:
+    """``solver.Solver`` in the native core: the same arguments, methods and counters."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        root_side: int,
+        nsides: int,
+        horizon: int = 0,
+        leaf: str = HANDMADE,
+        category_weights: CategoryWeights | None = None,
+    ) -> None:
+        assert NATIVE is not None
+        core_rules = native_rules(rules)
+        learned = {}
+        if leaf == LEARNED:
+            for n in (2, 3, 4):
+                w = learned_weights(rules, n, nsides)
+                if w is not None:
+                    learned[n] = w
+        evaluator = NATIVE.Evaluator(core_rules, nsides, root_side, leaf, None, category_weights, learned)
+        order = [round(100 * v) for v in cached_values(rules)]
+        self.rules = rules
+        self.root_side = root_side
+        self.nsides = nsides
+        self._core = NATIVE.Solver(core_rules, evaluator, root_side, nsides, horizon, order)
+        self.eval: Parts = self._core
+
+    @property
+    def horizon(self) -> int:
+        return int(self._core.horizon)
+
+    @property
+    def nodes(self) -> int:
+        return int(self._core.nodes)
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._core.nodes = value
+
+    @property
+    def node_limit(self) -> int:
+        return int(self._core.node_limit)
+
+    @node_limit.setter
+    def node_limit(self, value: int) -> None:
+        self._core.node_limit = value
+
+    def share_caches(self, other: Any) -> None:
+        """Nothing to share: the core's move lists and leaf values cost less than sharing them."""
+
+    def moves(self, s: RoundState) -> list[Move]:
+        return [_move(t) for t in self._core.moves(s)]
+
+    def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
+        if moves is None:  # every move, twins too, as the reference's root
+            moves = sorted(legal_moves(self.rules, canonical(state)), key=MoveOrder(self.rules))
+        try:
+            values = self._core.root_values(canonical(state), moves)
+        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
+            raise OutOfNodes from None
+        return [RootValue(m, v, (m, *_line(line))) for m, (v, line) in zip(moves, values, strict=True)]
+
+    def value(self, state: RoundState) -> float:
+        return self.search(canonical(state), float("-inf"), float("inf"))
+
+    def search(self, s: RoundState, alpha: float, beta: float) -> float:
+        try:
+            return float(self._core.search(s, alpha, beta))
+        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
+            raise OutOfNodes from None
+
+    def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]:
+        return _line(self._core.principal_line(state))[:limit]
+
+    def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]:
+        try:
+            return _line(self._core.proving_line(state, value))[:limit]
+        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
+            raise OutOfNodes from None
+
+
+def make_solver(
+    rules: RuleSet,
+    root_side: int,
+    nsides: int,
+    horizon: int = 0,
+    leaf: str = HANDMADE,
+    final_value: Callable[[RoundState], float] | None = None,
+    category_weights: CategoryWeights | None = None,
+) -> WorldSolver:
+    """The native solver where the core runs and can take these arguments, else the reference."""
+    if NATIVE is not None and final_value is None:
+        return NativeSolver(rules, root_side, nsides, horizon, leaf, category_weights)
+    return Solver(rules, root_side, nsides, horizon, leaf, final_value, category_weights)

@@ -1,0 +1,5 @@
+//! The hidden-information search. Each module mirrors the Python module of the same name in
+//! `casino_coach/search/`, value for value.
+
+pub mod leaf;
+pub mod solver;

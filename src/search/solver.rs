@@ -1,0 +1,513 @@
+//! The perfect-information solver: alpha-beta over one world, to the end of the current deal or a
+//! horizon, with a transposition table shared by every root move and every world of one decision.
+//!
+//! A move-for-move port of `casino_coach/search/solver.py`, which explains the method: the same
+//! move order (the same stable sort, the same twin classes), the same principal variation search
+//! with the same null windows, the same table bounds and the same node count, so that a node
+//! budget stops both at the same node and every value, line and count is the reference's.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::engine::cards::{twin_groups, Mask};
+use crate::engine::movegen::{apply, legal_moves, Move, CAPTURE, TRAIL};
+use crate::engine::rules::{BuildForPartner, Rules};
+use crate::engine::state::{Builds, State};
+use crate::search::leaf::Evaluator;
+
+pub const INF: f64 = f64::INFINITY;
+/// Width of a null window (values are points, far coarser).
+pub const NULL: f64 = 1e-9;
+/// What a line is cut to (`Solver.principal_line`'s and `proving_line`'s `limit`).
+pub const LINE_LIMIT: usize = 64;
+
+/// FxHash (rustc's): a multiply-rotate hash, fast on the integer fields of a state. Not resistant to
+/// chosen collisions, which no state of a game can mount.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(SEED);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+
+/// The search passed its node limit (the table stays valid), as Python's `OutOfNodes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfNodes;
+
+/// The order the search tries moves in (`solver.MoveOrder`): a sort key, lower first, from each
+/// card's scoring worth in hundredths of a point (`values.cached_values`, rounded by Python).
+#[derive(Clone, Debug)]
+pub struct MoveOrder {
+    pub weight: [i64; 52],
+}
+
+impl MoveOrder {
+    fn mask(&self, mut mask: Mask) -> i64 {
+        let mut w = 0;
+        while mask != 0 {
+            w += self.weight[mask.trailing_zeros() as usize];
+            mask &= mask - 1;
+        }
+        w
+    }
+
+    pub fn key(&self, m: &Move) -> i64 {
+        if m.action == CAPTURE {
+            -1_000_000 - self.mask(m.take) - self.weight[m.card as usize]
+        } else if m.action == TRAIL {
+            self.weight[m.card as usize]
+        } else {
+            -500_000 - self.mask(m.take)
+        }
+    }
+}
+
+/// For each of `moves`, the index of the first one it differs from only by twins of the hand or of
+/// the loose cards (`solver.twin_classes`); `None` when neither holds twins.
+pub fn twin_classes(moves: &[Move], hand: Mask, loose: Mask) -> Option<Vec<usize>> {
+    let in_hand: Vec<Mask> = twin_groups(hand).collect();
+    let on_table: Vec<Mask> = twin_groups(loose).collect();
+    if in_hand.is_empty() && on_table.is_empty() {
+        return None;
+    }
+    let mut first: FxMap<Move, usize> = FxMap::default();
+    let mut out = Vec::with_capacity(moves.len());
+    for (i, m) in moves.iter().enumerate() {
+        let mut card = m.card;
+        for &g in &in_hand {
+            if g >> card & 1 != 0 {
+                card = g.trailing_zeros() as u8;
+                break;
+            }
+        }
+        let mut take = m.take;
+        for &g in &on_table {
+            let part = take & g;
+            if part != 0 && part != g {
+                // the same number of the group's cards, the lowest ones
+                let mut low = 0;
+                let mut rest = g;
+                for _ in 0..part.count_ones() {
+                    let bit = rest & rest.wrapping_neg();
+                    low |= bit;
+                    rest ^= bit;
+                }
+                take = (take & !g) | low;
+            }
+        }
+        let key = Move {
+            card,
+            action: m.action,
+            take,
+            value: m.value,
+        };
+        out.push(*first.entry(key).or_insert(i));
+    }
+    Some(out)
+}
+
+/// `moves` without those that differ from an earlier one only by twins (`solver.distinct_moves`).
+pub fn distinct_moves(moves: Vec<Move>, hand: Mask, loose: Mask) -> Vec<Move> {
+    match twin_classes(&moves, hand, loose) {
+        None => moves,
+        Some(classes) => moves
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| classes[i] == i)
+            .map(|(_, m)| *m)
+            .collect(),
+    }
+}
+
+/// The state as the search keys it: without the stock's cards (`solver.canonical`).
+pub fn canonical(s: &State) -> State {
+    let mut c = *s;
+    c.stock = 0;
+    c
+}
+
+/// What the transposition table knows about a state: its ordered moves (a slice of the move
+/// arena), the bounds proven, and the index of the best move found.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    start: u32,
+    len: u32,
+    lo: f64,
+    hi: f64,
+    best: u32,
+}
+
+/// The key of the move cache: legal moves depend only on the mover, its hand, the table and, when
+/// building for a partner is allowed, the partner's hand.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct MovesKey {
+    seat: u8,
+    hand: Mask,
+    loose: Mask,
+    builds: Builds,
+    partner: Mask,
+}
+
+/// The value of one root move in one world, and the line proving it (the move first).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootValue {
+    pub mv: Move,
+    pub value: f64,
+    pub line: Vec<Move>,
+}
+
+/// Alpha-beta with a transposition table, for one root side; reusable across worlds.
+pub struct Solver {
+    rules: Rules,
+    pub root_side: u8,
+    pub nsides: u8,
+    /// Stop when at most this many cards remain in the hands (0: the end of the deal).
+    pub horizon: u32,
+    pub eval: Evaluator,
+    pub order: MoveOrder,
+    pub nodes: u64,
+    pub node_limit: u64,
+    partner: bool,
+    tt: FxMap<State, Entry>,
+    move_index: FxMap<MovesKey, (u32, u32)>,
+    arena: Vec<Move>,
+    scratch: Vec<Move>,
+}
+
+impl Solver {
+    pub fn new(
+        rules: &Rules,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        eval: Evaluator,
+        order: MoveOrder,
+    ) -> Solver {
+        Solver {
+            rules: rules.clone(),
+            root_side,
+            nsides,
+            horizon,
+            eval,
+            order,
+            nodes: 0,
+            node_limit: 1 << 62,
+            partner: rules.build_for_partner != BuildForPartner::Never,
+            tt: FxMap::default(),
+            move_index: FxMap::default(),
+            arena: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The positions the table holds.
+    pub fn table_size(&self) -> usize {
+        self.tt.len()
+    }
+
+    /// The legal moves of `s`, best-looking first, twins once (cached): their place in the arena.
+    fn moves_of(&mut self, s: &State) -> (u32, u32) {
+        let seat = s.to_move;
+        let partner = if self.partner && s.nplayers == 4 {
+            s.hands[((seat + 2) % 4) as usize]
+        } else {
+            0
+        };
+        let key = MovesKey {
+            seat,
+            hand: s.hands[seat as usize],
+            loose: s.loose,
+            builds: s.builds,
+            partner,
+        };
+        if let Some(&slot) = self.move_index.get(&key) {
+            return slot;
+        }
+        let mut moves = std::mem::take(&mut self.scratch);
+        legal_moves(&self.rules, s, &mut moves);
+        if moves.len() > 1 {
+            let order = &self.order;
+            moves.sort_by_key(|m| order.key(m)); // stable, as Python's sort
+            moves = distinct_moves(moves, s.hands[seat as usize], s.loose);
+        }
+        let slot = (self.arena.len() as u32, moves.len() as u32);
+        self.arena.extend_from_slice(&moves);
+        self.scratch = moves;
+        self.move_index.insert(key, slot);
+        slot
+    }
+
+    /// The legal moves of `s` as the search orders them (`Solver.moves`).
+    pub fn moves(&mut self, s: &State) -> Vec<Move> {
+        let (start, len) = self.moves_of(s);
+        self.arena[start as usize..(start + len) as usize].to_vec()
+    }
+
+    /// Every legal move of `s`, twins too, in the search's order (the root's moves).
+    pub fn root_moves(&self, s: &State) -> Vec<Move> {
+        let mut moves = Vec::new();
+        legal_moves(&self.rules, s, &mut moves);
+        let order = &self.order;
+        moves.sort_by_key(|m| order.key(m));
+        moves
+    }
+
+    /// The exact minimax value of each of `moves` in this world, with its principal line.
+    pub fn root_values(&mut self, state: &State, moves: &[Move]) -> Result<Vec<RootValue>, OutOfNodes> {
+        let state = canonical(state);
+        let mut out = Vec::with_capacity(moves.len());
+        for &m in moves {
+            let child = apply(&self.rules, &state, m);
+            let v = self.search(&child, -INF, INF)?;
+            let mut line = vec![m];
+            line.extend(self.principal_line(&child));
+            out.push(RootValue {
+                mv: m,
+                value: v,
+                line,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The minimax value of a position in this world.
+    pub fn value(&mut self, state: &State) -> Result<f64, OutOfNodes> {
+        self.search(&canonical(state), -INF, INF)
+    }
+
+    /// The best moves from `state` as recorded in the table, to the end of the search.
+    pub fn principal_line(&self, state: &State) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut s = *state;
+        while line.len() < LINE_LIMIT {
+            match self.tt.get(&s) {
+                Some(e) if e.len > 0 => {
+                    let m = self.arena[(e.start + e.best) as usize];
+                    line.push(m);
+                    s = apply(&self.rules, &s, m);
+                }
+                _ => break,
+            }
+        }
+        line
+    }
+
+    /// A line from `state` (of minimax value `value`) that keeps that value to the end of the
+    /// search (`Solver.proving_line`).
+    pub fn proving_line(&mut self, state: &State, value: f64) -> Result<Vec<Move>, OutOfNodes> {
+        let mut line = Vec::new();
+        let mut s = canonical(state);
+        while line.len() < LINE_LIMIT {
+            let left: u32 = s.hands.iter().map(|h| h.count_ones()).sum();
+            if left <= self.horizon {
+                break;
+            }
+            let ((start, len), first) = match self.tt.get(&s) {
+                Some(e) => ((e.start, e.len), e.best),
+                None => (self.moves_of(&s), 0),
+            };
+            let mut found = None;
+            for k in 0..len {
+                let i = if k == 0 {
+                    first
+                } else if k <= first {
+                    k - 1
+                } else {
+                    k
+                };
+                let m = self.arena[(start + i) as usize];
+                let child = apply(&self.rules, &s, m);
+                let v = self.search(&child, value - NULL, value + NULL)?;
+                if value - NULL < v && v < value + NULL {
+                    found = Some((m, child));
+                    break;
+                }
+            }
+            match found {
+                Some((m, child)) => {
+                    line.push(m);
+                    s = child;
+                }
+                None => break,
+            }
+        }
+        Ok(line)
+    }
+
+    /// The minimax value of `s` within the window (alpha, beta), as alpha-beta bounds it.
+    pub fn search(&mut self, s: &State, alpha: f64, beta: f64) -> Result<f64, OutOfNodes> {
+        let left: u32 = s.hands.iter().map(|h| h.count_ones()).sum();
+        self.search_left(s, alpha, beta, left)
+    }
+
+    fn search_left(
+        &mut self,
+        s: &State,
+        mut alpha: f64,
+        mut beta: f64,
+        left: u32,
+    ) -> Result<f64, OutOfNodes> {
+        self.nodes += 1;
+        if self.nodes > self.node_limit {
+            return Err(OutOfNodes);
+        }
+        if left <= self.horizon {
+            if left == 0 && !s.more {
+                return Ok(self.eval.final_value(s));
+            }
+            return Ok(self.eval.leaf(s));
+        }
+        let e = match self.tt.get(s) {
+            None => {
+                let (start, len) = self.moves_of(s);
+                let e = Entry {
+                    start,
+                    len,
+                    lo: -INF,
+                    hi: INF,
+                    best: 0,
+                };
+                self.tt.insert(*s, e);
+                e
+            }
+            Some(&e) => {
+                if e.lo >= beta {
+                    return Ok(e.lo);
+                }
+                if e.hi <= alpha {
+                    return Ok(e.hi);
+                }
+                if e.lo == e.hi {
+                    return Ok(e.lo);
+                }
+                if e.lo > alpha {
+                    alpha = e.lo;
+                }
+                if e.hi < beta {
+                    beta = e.hi;
+                }
+                e
+            }
+        };
+        let (a0, b0) = (alpha, beta);
+        let first = e.best;
+        let mut best_i = first;
+        let left = left - 1;
+        let maximise = s.to_move % self.nsides == self.root_side;
+        let mut best = if maximise { -INF } else { INF };
+        // The stored best move first (k = 0), then the rest in their order.
+        for k in 0..e.len {
+            let i = if k == 0 {
+                first
+            } else if k <= first {
+                k - 1
+            } else {
+                k
+            };
+            let m = self.arena[(e.start + i) as usize];
+            let child = apply(&self.rules, s, m);
+            // Principal variation search: the first move with the full window, the others with a
+            // null window, searched again when they are better than the best so far.
+            if maximise {
+                let mut v;
+                if k == 0 {
+                    v = self.search_left(&child, alpha, beta, left)?;
+                } else {
+                    v = self.search_left(&child, alpha, alpha + NULL, left)?;
+                    if alpha < v && v < beta {
+                        v = self.search_left(&child, v, beta, left)?;
+                    }
+                }
+                if v > best {
+                    best = v;
+                    best_i = i;
+                    if v > alpha {
+                        alpha = v;
+                        if v >= beta {
+                            break;
+                        }
+                    }
+                }
+            } else {
+                let mut v;
+                if k == 0 {
+                    v = self.search_left(&child, alpha, beta, left)?;
+                } else {
+                    v = self.search_left(&child, beta - NULL, beta, left)?;
+                    if alpha < v && v < beta {
+                        v = self.search_left(&child, alpha, v, left)?;
+                    }
+                }
+                if v < best {
+                    best = v;
+                    best_i = i;
+                    if v < beta {
+                        beta = v;
+                        if v <= alpha {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        let entry = self.tt.get_mut(s).expect("the entry was made above");
+        entry.best = best_i;
+        if best <= a0 {
+            if best < entry.hi {
+                entry.hi = best;
+            }
+        } else if best >= b0 {
+            if best > entry.lo {
+                entry.lo = best;
+            }
+        } else {
+            entry.lo = best;
+            entry.hi = best;
+        }
+        Ok(best)
+    }
+}
