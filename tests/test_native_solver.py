@@ -16,6 +16,7 @@ from casino_coach import core
 from casino_coach.engine.movegen import apply, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
+from casino_coach.search.expectimax import follow
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
 from casino_coach.search.solver import INF, MoveOrder, OutOfNodes, Solver, canonical
@@ -52,6 +53,11 @@ def _same(ref: WorldSolver, nat: WorldSolver, s: RoundState) -> None:
         assert nat.eval.parts(child) == ref.eval.parts(child)
         assert list(nat.eval.parts(child)) == list(ref.eval.parts(child))  # the order sums are taken in
     assert nat.moves(canonical(s)) == ref.moves(canonical(s))
+    # What happens along each line (the explanations' outcomes), and no node counted for it.
+    rules = ref_rules(ref)
+    for rv in want:
+        assert follow(rules, nat, s, rv) == follow(rules, ref, s, rv)
+    assert nat.nodes == ref.nodes
 
 
 def ref_rules(solver: WorldSolver) -> RuleSet:

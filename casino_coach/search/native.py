@@ -19,6 +19,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.engine.values import cached_values
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights, learned_weights
+from casino_coach.search.result import Outcome
 from casino_coach.search.solver import MoveOrder, OutOfNodes, RootValue, Solver, canonical
 
 _new = tuple.__new__
@@ -139,11 +140,20 @@ class NativeSolver:
     def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]:
         return _line(self._core.principal_line(state))[:limit]
 
+    def follow(self, state: RoundState, rv: RootValue) -> Outcome:
+        """``expectimax.follow`` in the core: what happens along ``rv``'s line in this world."""
+        return _outcome(rv.value, self._core.follow(state, rv.move, rv.reply, rv.value))
+
     def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]:
         try:
             return _line(self._core.proving_line(state, value))[:limit]
         except NATIVE.OutOfNodes:  # type: ignore[union-attr]
             raise OutOfNodes from None
+
+
+def _outcome(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
+    _, parts, gained, sweeps, end = found
+    return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
 def make_solver(

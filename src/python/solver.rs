@@ -13,7 +13,7 @@ use super::movegen::{checked_state, move_tuple, MoveTuple};
 use super::PyRules;
 use crate::engine::movegen::Move;
 use crate::engine::state::State;
-use crate::search::solver::{MoveOrder, OutOfNodes as Spent, Solver};
+use crate::search::solver::{canonical, MoveOrder, OutOfNodes as Spent, Solver};
 
 create_exception!(
     _core,
@@ -173,6 +173,36 @@ impl PySolver {
         let solver = &mut self.solver;
         let line = py.detach(move || solver.proving_line(&s, value)).map_err(spent)?;
         Ok(tuples(&line))
+    }
+
+    /// `expectimax.follow`: the line proving `value` for `move` (after `reply`) in the world `state`,
+    /// with what happens along it: (line, parts at its end, cards each side captured on the way,
+    /// sweeps each side made, whether the round is over there).
+    #[allow(clippy::type_complexity)]
+    fn follow<'py>(
+        &mut self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        mv: MoveTuple,
+        reply: Option<MoveTuple>,
+        value: f64,
+    ) -> PyResult<(Vec<MoveTuple>, Bound<'py, PyDict>, Vec<u64>, Vec<i64>, bool)> {
+        let s = self.state(state)?;
+        let first = moves_from(vec![mv])[0];
+        let reply = reply.map(|r| moves_from(vec![r])[0]);
+        let solver = &mut self.solver;
+        let (line, end) = py.detach(move || solver.follow(&s, first, reply, value));
+        let n = s.nsides as usize;
+        let start = canonical(&s);
+        let gained = (0..n).map(|k| end.captured[k] & !start.captured[k]).collect();
+        let sweeps = (0..n)
+            .map(|k| end.sweeps[k] as i64 - s.sweeps[k] as i64)
+            .collect();
+        let out = PyDict::new(py);
+        for (name, v) in self.solver.eval.parts(&end).iter() {
+            out.set_item(name, v)?;
+        }
+        Ok((tuples(&line), out, gained, sweeps, end.is_over()))
     }
 
     /// `Evaluator.parts` of the solver's evaluator.
