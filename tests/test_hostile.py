@@ -513,3 +513,85 @@ def test_a_move_in_notation_is_quoted_short_in_its_error(text: str) -> None:
     with pytest.raises(NotationError) as e:
         parse_move(text)
     assert len(str(e.value)) < 300 and "\n" not in str(e.value)
+
+
+# --- issue 43, the second campaign ---------------------------------------------------------------
+
+
+def _store_files(path: Path) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted(path.parent.glob(path.name + "*"))]
+
+
+def test_a_foreign_file_with_a_meta_table_is_refused_byte_identical(tmp_path: Path) -> None:
+    # class 4: "not a results store", said after 5 tables, 2 indexes and WAL mode were added to it
+    import sqlite3
+    from contextlib import closing
+
+    store = tmp_path / "other.db"
+    with closing(sqlite3.connect(store)) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("INSERT INTO meta VALUES ('schema', '1')")  # even a schema row: no games table
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.commit()
+    before = _store_files(store)
+    for args in (["stats", "--store", str(store)], ["analyze-all", str(SMALL_LOG), "--store", str(store)]):
+        err = one_error_line(cli(*args))
+        assert err == f"error: {store}: not a results store (an SQLite file of another program)"
+        assert _store_files(store) == before
+
+
+def _damaged_store(tmp_path: Path, where: str) -> Path:
+    store = tmp_path / "r.db"
+    assert cli("analyze-all", str(SMALL_LOG), "--store", str(store), *FAST_ARGS).exit_code == 0
+    data = store.read_bytes()
+    if where == "schema":  # a flipped byte in the schema's text
+        at = data.index(b"CREATE TABLE games") + 3
+        data = data[:at] + bytes([data[at] ^ 0xC0 | 0x80]) + data[at + 1 :]
+    else:  # every page but the first (the schema) zeroed
+        data = data[:4096] + bytes(len(data) - 4096)
+    store.write_bytes(data)
+    return store
+
+
+@pytest.mark.parametrize("where", ["schema", "page"])
+def test_a_damaged_store_is_one_line(tmp_path: Path, where: str) -> None:
+    # class 5: a traceback (UnicodeDecodeError in Store.__init__; DatabaseError from Store.release in
+    # run_batch's finally)
+    store = _damaged_store(tmp_path, where)
+    other = tmp_path / "other.json"
+    obj = orjson.loads(SMALL_LOG.read_bytes())
+    other.write_bytes(orjson.dumps({**obj, "players": ["Zed", *obj["players"][1:]]}))
+    for args in (
+        ["stats", "--store", str(store)],
+        ["stats", "--store", str(store), "--player", "Ana"],
+        ["analyze-all", str(other), "--store", str(store), *FAST_ARGS],
+    ):
+        err = one_error_line(cli(*args))
+        assert err.startswith(f"error: {store}: ") and ("damaged" in err or "malformed" in err), err
+
+
+def test_a_full_disk_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # class 10: "not a results store (cannot rollback - no transaction is active)" hid the full disk
+    import sqlite3
+
+    store = tmp_path / "r.db"
+    assert cli("analyze-all", str(SMALL_LOG), "--store", str(store), *FAST_ARGS).exit_code == 0
+    connect = sqlite3.connect
+
+    def full(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)  # the file may not grow by a page: the disk is full
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    other = tmp_path / "other.json"
+    obj = orjson.loads(SMALL_LOG.read_bytes())
+    other.write_bytes(orjson.dumps({**obj, "players": ["Zed", *obj["players"][1:]]}))
+    err = one_error_line(cli("analyze-all", str(other), "--store", str(store), *FAST_ARGS))
+    assert err == (
+        f"error: {store}: cannot write to the results store: database or disk is full "
+        "(what it held before is intact)"
+    )
+    monkeypatch.undo()
+    result = cli("stats", "--store", str(store), "--json")
+    assert result.exit_code == 0 and len(orjson.loads(result.stdout)["players"]) == 4

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from casino_coach.errors import CoachError, UsageError
+from casino_coach.errors import MESSAGE_WIDTH, CoachError, UsageError
 from casino_coach.formats.text import printable
 
 
@@ -95,7 +95,7 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 def fail(message: str, status: int = 1) -> typer.Exit:
     """Print ``error: message`` on one line of stderr and return the Exit(``status``) to raise
     (control characters escaped: a file name with a newline made the error two lines)."""
-    err_console.print(f"error: {printable(message)}", markup=False)
+    err_console.print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
     return typer.Exit(status)
 
 

@@ -263,7 +263,7 @@ def stats_command(
         )
     if top is not None and top < 0:
         raise UsageError(f"--top must be 0 or more, got {top}")
-    with Store(store) as st:
+    with Store(store, readonly=True) as st:
         if player is None:
             records = all_players(st)
             if json:
