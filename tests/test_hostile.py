@@ -595,3 +595,43 @@ def test_a_full_disk_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.undo()
     result = cli("stats", "--store", str(store), "--json")
     assert result.exit_code == 0 and len(orjson.loads(result.stdout)["players"]) == 4
+
+
+BIG = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "--json"],
+        ["analyze", "--json", *FAST_ARGS],
+        ["export", "-f", "json", "--out", "OUT/r.json", *FAST_ARGS],
+        ["export", "-f", "html", "--out", "OUT/r.html", *FAST_ARGS],
+    ],
+)
+@pytest.mark.parametrize("weight", [10**7, 10**8, BIG])
+def test_a_weight_past_its_bound_is_one_line(
+    tmp_path: Path, log_obj: dict[str, Any], args: list[str], weight: int
+) -> None:
+    # classes 6 and 7: points_cards = 2^63-1 was read, and orjson failed on "Integer exceeds 64-bit
+    # range"; 10^7 and 10^8 made the review page's chart 16 MB in 33 s, or 1 GB and killed
+    obj = {**log_obj, "rules": {**log_obj["rules"], "points_cards": weight}}
+    path = _write(tmp_path, orjson.dumps(obj))
+    argv = [args[0], str(path), *(a.replace("OUT", str(tmp_path)) for a in args[1:])]
+    err = one_error_line(cli(*argv))
+    assert err == (
+        f"error: {path}: rules: rule option 'points_cards' must be at most 100 (rules.md §2.6), got {weight}"
+    )
+    assert not list(tmp_path.glob("r.*"))
+
+
+def test_selfplay_to_a_target_past_its_bound_is_one_line(tmp_path: Path) -> None:
+    # class 8: selfplay -r target=1000000000 played for ever, its memory growing
+    out = tmp_path / "games"
+    err = one_error_line(cli("selfplay", "-r", "target=1000000000", "--out", str(out)))
+    assert err == "error: rule option 'target' must be at most 1,000 (rules.md §2.6), got 1000000000"
+    assert not out.exists()
+    err = one_error_line(cli("selfplay", "--seed", str(BIG), "--out", str(out)), status=2)
+    assert "--seed" in err and str(BIG) in err and not out.exists()
+    result = cli("selfplay", "-r", "target=1000", "--out", str(out))  # the largest target ends
+    assert result.exit_code == 0 and "won by" in result.stdout
