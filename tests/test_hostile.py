@@ -3,6 +3,7 @@ ends in one line on stderr and exit status 1 (2 for a usage error), never a trac
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -635,3 +636,92 @@ def test_selfplay_to_a_target_past_its_bound_is_one_line(tmp_path: Path) -> None
     assert "--seed" in err and str(BIG) in err and not out.exists()
     result = cli("selfplay", "-r", "target=1000", "--out", str(out))  # the largest target ends
     assert result.exit_code == 0 and "won by" in result.stdout
+
+
+# Names, file names and lines of text from the input that reach the terminal (issue 43, classes 1-3):
+# escape sequences (CSI, OSC), bidi overrides and isolates, a newline, and a name of 200,000
+# characters. No output may hold one raw, nor more than a name's width of the long name.
+LONG = "Cy" + "C" * 200_000
+NASTY = ["\x1b]0;PWNED\x07Ana\u202e", "\x1b[31mBen\x1b[0m\nZed", LONG, "\u2066Di\u2069\u200f"]
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _shown_safely(result: Any) -> None:
+    out = result.stdout + result.stderr
+    assert "Traceback" not in out, out[-2000:]
+    raw = RAW.search(out)
+    assert raw is None, f"raw {raw.group()!r} in: {out[max(0, raw.start() - 80) : raw.end() + 80]!r}"
+    assert "C" * 41 not in out, "the long name shown uncut"
+
+
+@pytest.fixture
+def nasty_log(tmp_path: Path, log_obj: dict[str, Any]) -> Path:
+    path = tmp_path / "\x1b[2Jgame\n\u202eevil.json"  # a file name of the same kind
+    path.write_bytes(orjson.dumps({**log_obj, "players": NASTY}))
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate"],
+        ["replay"],
+        ["moves", "--at", "3"],
+        ["analyze", *FAST_ARGS],
+        ["suggest", "--at", "6", "--samples", "8"],
+        ["suggest", "--at", "0", "--samples", "8"],
+        ["suggest", "--at", "3", "--samples", "8"],
+        ["tree", "--at", "3", "--samples", "4", "--out", "OUT/t.graphml"],
+    ],
+)
+def test_names_and_file_names_from_a_log_reach_no_terminal_raw(
+    nasty_log: Path, tmp_path: Path, args: list[str]
+) -> None:
+    # class 2: suggest's explanation lines printed the names raw and uncut (other commands escaped them)
+    result = cli(args[0], str(nasty_log), *(a.replace("OUT", str(tmp_path)) for a in args[1:]))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)
+
+
+def test_names_and_file_names_reach_no_terminal_raw_in_analyze_all_and_stats(
+    nasty_log: Path, tmp_path: Path
+) -> None:
+    # class 1: analyze-all and stats printed file names and --store names raw (an escape sequence
+    # reached the terminal, a newline split the error line), and stats --by game the stored names
+    store = tmp_path / "\x1b]0;x\x07r\nesults\u202e.db"
+    bad = tmp_path / "\x1b[2Jbroken\n.json"
+    bad.write_text("{not json")
+    result = cli("analyze-all", str(nasty_log), str(bad), "--store", str(store), *FAST_ARGS)
+    assert result.exit_code == 1
+    _shown_safely(result)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    for args in (
+        [],
+        ["--player", NASTY[0]],
+        ["--player", LONG, "--by", "game"],
+        ["--player", "Di\u2069", "--by", "game"],
+        ["--player", "nobody"],
+    ):
+        result = cli("stats", "--store", str(store), *args)
+        _shown_safely(result)
+        assert result.exit_code in (0, 1)
+    err = one_error_line(cli("stats", "--store", str(tmp_path / "\x1b[2Jnone\n.db")))
+    assert "\x1b" not in err
+
+
+def test_names_and_typed_lines_reach_no_terminal_raw_in_play(tmp_path: Path) -> None:
+    # class 3: play showed a --name, the names of a --resume'd log and the lines of --moves raw, in
+    # the header, the score panel and the echo
+    out = tmp_path / "\x1b[2Jg\n.json"
+    moves = tmp_path / "moves.txt"
+    moves.write_text("\x1b[31m8C x 3H\u202e\n" + "1\n" * 6 + "\x1b]0;PWNED\x07\nquit\n", encoding="utf-8")
+    result = cli("play", "--seed", "3", "--name", NASTY[0] + LONG, "--out", str(out), "--moves", str(moves))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)
+    assert orjson.loads(out.read_bytes())["players"][0] == NASTY[0] + LONG  # the log keeps it
+    obj = orjson.loads(out.read_bytes())
+    out.write_bytes(orjson.dumps({**obj, "players": [obj["players"][0], NASTY[1]]}))
+    moves.write_text("1\n" * 8 + "quit\n", encoding="utf-8")
+    result = cli("play", "--resume", str(out), "--moves", str(moves))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)

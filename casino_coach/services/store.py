@@ -41,7 +41,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import orjson
 
-from casino_coach.errors import SHOWN_WIDTH, CoachError, StoreError, printable
+from casino_coach.errors import NAME_WIDTH, SHOWN_WIDTH, CoachError, StoreError, printable, quoted
 
 SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -154,29 +154,34 @@ def _store_error(path: Path, e: sqlite3.Error | UnicodeDecodeError, *, opening: 
     """SQLite's error on the store at ``path`` in the user's words, on one line: read-only, locked,
     full, damaged, a folder SQLite cannot write its journal in, or (``opening``) not a store at all."""
     if isinstance(e, UnicodeDecodeError):  # a flipped byte in a name or in the schema's text
-        return StoreError(f"{path}: the results store is damaged (a text in it is not UTF-8)")
+        return StoreError(f"{_named(path)}: the results store is damaged (a text in it is not UTF-8)")
     text = " ".join(str(e).split())
     if "readonly" in text or "read-only" in text:
-        return StoreError(f"{path}: cannot write to the results store: it is read-only")
+        return StoreError(f"{_named(path)}: cannot write to the results store: it is read-only")
     if "locked" in text or "busy" in text:
         return StoreError(
-            f"{path}: the results store is locked by another program (waited {LOCK_WAIT:g} s); "
+            f"{_named(path)}: the results store is locked by another program (waited {LOCK_WAIT:g} s); "
             "try again when it is done"
         )
     if "full" in text:  # SQLITE_FULL: "database or disk is full"
         return StoreError(
-            f"{path}: cannot write to the results store: {text} (what it held before is intact)"
+            f"{_named(path)}: cannot write to the results store: {text} (what it held before is intact)"
         )
     if "malformed" in text or "corrupt" in text:
-        return StoreError(f"{path}: the results store is damaged ({text})")
+        return StoreError(f"{_named(path)}: the results store is damaged ({text})")
     if "unable to open" in text and path.is_file() and not _writable_folder(path.parent):
         return StoreError(
-            f"{path}: cannot open the results store: its folder is not writable "
+            f"{_named(path)}: cannot open the results store: its folder is not writable "
             "(SQLite keeps its journal files beside the store)"
         )
     if opening or "not a database" in text:
-        return StoreError(f"{path}: not a results store ({text})")
-    return StoreError(f"{path}: cannot use the results store ({text})")
+        return StoreError(f"{_named(path)}: not a results store ({text})")
+    return StoreError(f"{_named(path)}: cannot use the results store ({text})")
+
+
+def _named(path: Path) -> str:
+    """The store's file name as a message shows it (``errors.printable``)."""
+    return printable(str(path))
 
 
 def _writable_folder(folder: Path) -> bool:
@@ -211,16 +216,16 @@ def _schema_version(path: Path, db: sqlite3.Connection) -> str | None:
     if not tables:
         return None
     if not {*TABLES} - {"claims"} <= tables:  # claims came later, in schema 1 still
-        raise StoreError(f"{path}: not a results store (an SQLite file of another program)")
+        raise StoreError(f"{_named(path)}: not a results store (an SQLite file of another program)")
     try:
         row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     except sqlite3.OperationalError:  # a table named meta, of another shape
         row = None
     if row is None or not isinstance(row[0], str):
-        raise StoreError(f"{path}: not a results store (an SQLite file of another program)")
+        raise StoreError(f"{_named(path)}: not a results store (an SQLite file of another program)")
     if row[0] != str(SCHEMA_VERSION):
         raise StoreError(
-            f"{path}: results store of schema {printable(row[0], SHOWN_WIDTH)}, "
+            f"{_named(path)}: results store of schema {printable(row[0], SHOWN_WIDTH)}, "
             f"this program reads schema {SCHEMA_VERSION}"
         )
     return row[0]
@@ -251,7 +256,9 @@ class Store:
                 version = _schema_version(self.path, db)
                 if readonly:
                     if version is None:
-                        raise StoreError(f"{self.path}: not a results store (an SQLite file without tables)")
+                        raise StoreError(
+                            f"{_named(self.path)}: not a results store (an SQLite file without tables)"
+                        )
                     self._db = db
                     return
                 db.close()
@@ -377,7 +384,9 @@ class Store:
             players = [str(p) for p in analysis["players"]]
             rules = analysis["rules"]
         except (KeyError, TypeError) as e:
-            raise StoreError(f"{source or key.hash}: not a casino-analysis document (missing {e})") from None
+            raise StoreError(
+                f"{printable(source or key.hash)}: not a casino-analysis document (missing {e})"
+            ) from None
         when = (analysed_at or datetime.now(UTC)).isoformat(timespec="seconds")
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -457,7 +466,9 @@ class Store:
             db.execute("COMMIT")
         except (KeyError, TypeError, IndexError, ValueError) as e:
             _rollback(db)
-            raise StoreError(f"{source or key.hash}: not a casino-analysis document ({e!r})") from None
+            raise StoreError(
+                f"{printable(source or key.hash)}: not a casino-analysis document ({e!r})"
+            ) from None
         except BaseException:
             _rollback(db)
             raise
@@ -752,7 +763,7 @@ def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
             raise
         except (TypeError, ValueError, ArithmeticError) as e:
             store = next((a for a in args if isinstance(a, Store)), None)
-            where = f"{store.path}: " if store is not None else ""
+            where = f"{_named(store.path)}: " if store is not None else ""
             raise StoreError(
                 f"{where}a damaged record in the results store ({type(e).__name__}: {e})"
             ) from None
@@ -764,16 +775,16 @@ def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
 def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> PlayerStats:
     """A player's record (case-insensitive name) over the store's games, grouped ``by`` period."""
     if by not in PERIODS:
-        raise StoreError(f"unknown period {by!r}: choose one of {', '.join(PERIODS)}")
+        raise StoreError(f"unknown period {quoted(by)}: choose one of {', '.join(PERIODS)}")
     lines = [g for g in store.player_games(player) if g.moves]
     if not lines:
         # The players with rated moves: the others of a viewer's log have none to give a record of.
         known = [p for p in store.players() if any(g.moves for g in store.player_games(p))]
         if known:
-            hint = f" (players: {', '.join(known)})"
+            hint = f" (players: {', '.join(printable(k, NAME_WIDTH) for k in known)})"
         else:
             hint = " (no player has a rated move in it)" if store.count() else " (the store is empty)"
-        raise StoreError(f"no analysed game of player {player!r} in {store.path}{hint}")
+        raise StoreError(f"no analysed game of player {quoted(player)} in {_named(store.path)}{hint}")
     groups: dict[str | int, list[GameLine]] = {}
     for g in lines:  # by game: one row per game, even two of a day from files of one name
         groups.setdefault(g.game_id if by == "game" else _period(g, by), []).append(g)
