@@ -657,7 +657,8 @@ def _shown_safely(result: Any) -> None:
 @pytest.fixture
 def nasty_log(tmp_path: Path, log_obj: dict[str, Any]) -> Path:
     path = tmp_path / "\x1b[2Jgame\n\u202eevil.json"  # a file name of the same kind
-    path.write_bytes(orjson.dumps({**log_obj, "players": NASTY}))
+    text = {"event": "\x1b]0;x\x07Cup\u202e" + LONG, "created_by": "\x1b[2Jbot", "date": "\x1b[31m2026"}
+    path.write_bytes(orjson.dumps({**log_obj, "players": NASTY, **text}))
     return path
 
 
