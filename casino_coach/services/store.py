@@ -334,6 +334,14 @@ class Store:
         self.close()
 
     def close(self) -> None:
+        """Close the store. A writer that is the last to close it leaves it in SQLite's rollback
+        journal mode, as one file: a reader (``stats``, a read-only connection) then makes no
+        journal files beside it, which it must for a store in WAL mode. While another run still
+        has it open, the store stays in WAL mode (the change is refused at once, not waited for)."""
+        if not self.readonly:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA busy_timeout = 0")
+                self._db.execute("PRAGMA journal_mode = DELETE")
         self._db.close()
 
     # --- queries -----------------------------------------------------------------------------------
