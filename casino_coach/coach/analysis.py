@@ -61,10 +61,11 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import CoachError, TooBigToSearch
+from casino_coach.errors import CoachError, TooBigToSearch, quoted
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay
+from casino_coach.formats.text import player_name
 from casino_coach.search import Limits, MoveValue, SearchResult, evaluate, evaluate_world
 from casino_coach.workers import worker_pool
 
@@ -818,13 +819,15 @@ def seat_of(log: GameLog, player: str) -> int:
             return i
     if player.strip().isdecimal() and int(player) < len(names):
         return int(player)
-    raise CoachError(f"player {player!r} is not in this game (players: {', '.join(names)})")
+    raise CoachError(
+        f"player {quoted(player)} is not in this game (players: {', '.join(map(player_name, names))})"
+    )
 
 
 def check_seats(log: GameLog, seats: frozenset[int]) -> None:
     """CoachError when ``seats`` asks for a player whose hands a viewer log does not give."""
     if log.viewer is not None and seats - {log.viewer}:
-        names = log.players
+        names = [player_name(p) for p in log.players]
         others = ", ".join(names[s] for s in sorted(seats - {log.viewer}))
         raise CoachError(
             f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "

@@ -25,7 +25,7 @@ from casino_coach.search.result import SearchResult
 
 
 def title(a: GameAnalysis) -> str:
-    return f"Game analysis: {' vs '.join(a.players)} ({a.rules.describe()})"
+    return f"Game analysis: {' vs '.join(map(player_name, a.players))} ({a.rules.describe()})"
 
 
 def class_label(m: MoveAnalysis) -> str:

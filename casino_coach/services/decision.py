@@ -22,7 +22,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import PLAYER_COUNTS, sides_for
-from casino_coach.errors import CoachError, about
+from casino_coach.errors import CoachError, about, quoted
 from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
@@ -86,7 +86,7 @@ def _int_list(text: str, what: str) -> list[int]:
     try:
         return [int(x) for x in text.replace(",", " ").split()]
     except ValueError:
-        raise CoachError(f"{what}: expected whole numbers separated by commas, got {text!r}") from None
+        raise CoachError(f"{what}: expected whole numbers separated by commas, got {quoted(text)}") from None
 
 
 def typed_decision(
