@@ -25,7 +25,7 @@ from casino_coach.bots.policies import make_policy
 from casino_coach.bots.searcher import SearcherPolicy
 from casino_coach.cli import app
 from casino_coach.coach import analysis
-from casino_coach.coach.analysis import (
+from casino_coach.coach.verdict import (
     GAME_THRESHOLDS,
     MoveClass,
     Thresholds,

@@ -15,20 +15,16 @@ from typer.testing import CliRunner
 from casino_coach.cli import app
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
-    GAME_THRESHOLDS,
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
-    GameVerdict,
     MoveAnalysis,
-    MoveClass,
-    Thresholds,
-    WorldCost,
-    analysis_limits,
     analyze,
     summarize,
 )
+from casino_coach.coach.assessment import WorldCost
 from casino_coach.coach.explain import Explanation
+from casino_coach.coach.verdict import GAME_THRESHOLDS, GameVerdict, MoveClass, Thresholds, analysis_limits
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet

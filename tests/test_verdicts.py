@@ -14,16 +14,8 @@ from typer.testing import CliRunner
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
-from casino_coach.coach.analysis import (
-    AnalysisOptions,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
-    analyze,
-    judge,
-    rate_move,
-    verdict_of,
-)
+from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
+from casino_coach.coach.verdict import MoveClass, Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
@@ -240,18 +232,16 @@ def test_the_tutor_judges_for_the_game_as_analyze_does(tmp_path: Path) -> None:
     assert checked  # some move of the decision is held back
 
 
-def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path, monkeypatch: Any) -> None:
+def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path) -> None:
     """Where a move is clearly better for the game than the round's best (``choose_for_game``, as the
     searcher bot and ``suggest``'s ``best_for_game`` choose), the hint gives that move and says why in
     chances to win the game."""
-    from casino_coach.services import play_session
-
     s = _close_game(tmp_path)
     res = s.search()
     assert len(res.moves) > 1
     other = res.moves[-1]
     edge = GameEdge(other, 0.2, 0.1, 0.3, res.samples)
-    monkeypatch.setattr(play_session, "choose_for_game", lambda *_: edge)
+    s._current().assessment = dataclasses.replace(s.assessment(), for_game=edge)
     (card,) = s.handle("hint")
     assert card.move == other.move
     (whole,) = s.handle("hint")
