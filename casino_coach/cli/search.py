@@ -50,6 +50,68 @@ _SAMPLES = typer.Option(
 _SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", metavar="SECONDS", help="Stop sampling after this many seconds.")
 
+_HAND = typer.Option(
+    None,
+    "--hand",
+    metavar="CARDS",
+    help="Type a position instead of a FILE: the cards of the seat to move, e.g. '8S 9C' (TD or 10D is "
+    "the 10 of diamonds).",
+)
+_TABLE = typer.Option(
+    "",
+    "--table",
+    metavar="TABLE",
+    help="The table: loose cards, then builds in brackets [CARDS =VALUE @SEAT] (=VALUE: what the build "
+    "is worth, default the sum; @SEAT: its owner, default the next seat), e.g. 'AC 2D [6S 3H =9 @1]'.",
+)
+_PRESET = typer.Option(
+    "classic",
+    "--preset",
+    metavar="PRESET",
+    help="The rules of a typed position: classic, royal or dominican.",
+)
+_OPTION = rule_option()
+_PLAYERS = typer.Option(2, "--players", help="2, 3 or 4 players.")
+_TO_MOVE = typer.Option(0, "--to-move", metavar="SEAT", help="Your seat: the seat to move.")
+_HAND_SIZES = typer.Option(
+    None,
+    "--hand-sizes",
+    metavar="N,N,...",
+    help="Cards held by each seat in seat order, e.g. '2,2' (default: as many as your hand).",
+)
+_STOCK = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal).")
+_SEEN = typer.Option(
+    "",
+    "--seen",
+    metavar="CARDS",
+    help="Cards out of play, captured earlier by whoever (they score for nobody), e.g. 'KD 5C'.",
+)
+_CAPTURED = typer.Option(
+    [],
+    "--captured",
+    metavar="CARDS",
+    help="One side's captured cards (they count in its score); give it once per side, in side order, "
+    "e.g. --captured 'AS 2S' --captured ''.",
+)
+_LAST_CAPTURE = typer.Option(
+    None,
+    "--last-capture",
+    metavar="SIDE",
+    help="The side that captured last (it takes the rest at the end).",
+)
+_SCORES = typer.Option(
+    None,
+    "--scores",
+    metavar="N,N,...",
+    help="The game score per side before this round, e.g. '17,19': adds the chances to win the game.",
+)
+_DEALER = typer.Option(
+    None,
+    "--dealer",
+    metavar="SEAT",
+    help="The seat that dealt this round (default: the one the hand sizes imply).",
+)
+
 
 @app.command("suggest")
 @handle_errors
@@ -59,67 +121,19 @@ def suggest_command(
     at: int | None = _AT,
     top: int | None = typer.Option(None, "--top", "-k", metavar="K", help="Show only the K best moves."),
     json: bool = typer.Option(False, "--json", help="Print the ranked moves as JSON."),
-    hand: str | None = typer.Option(
-        None,
-        "--hand",
-        metavar="CARDS",
-        help="Type a position instead of a FILE: the cards of the seat to move, e.g. '8S 9C' (TD or 10D is "
-        "the 10 of diamonds).",
-    ),
-    table: str = typer.Option(
-        "",
-        "--table",
-        metavar="TABLE",
-        help="The table: loose cards, then builds in brackets [CARDS =VALUE @SEAT] (=VALUE: what the build "
-        "is worth, default the sum; @SEAT: its owner, default the next seat), e.g. 'AC 2D [6S 3H =9 @1]'.",
-    ),
-    preset: str = typer.Option(
-        "classic",
-        "--preset",
-        metavar="PRESET",
-        help="The rules of a typed position: classic, royal or dominican.",
-    ),
-    option: list[str] = rule_option(),
-    players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
-    to_move: int = typer.Option(0, "--to-move", metavar="SEAT", help="Your seat: the seat to move."),
-    hand_sizes: str | None = typer.Option(
-        None,
-        "--hand-sizes",
-        metavar="N,N,...",
-        help="Cards held by each seat in seat order, e.g. '2,2' (default: as many as your hand).",
-    ),
-    stock: int = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal)."),
-    seen: str = typer.Option(
-        "",
-        "--seen",
-        metavar="CARDS",
-        help="Cards out of play, captured earlier by whoever (they score for nobody), e.g. 'KD 5C'.",
-    ),
-    captured: list[str] = typer.Option(
-        [],
-        "--captured",
-        metavar="CARDS",
-        help="One side's captured cards (they count in its score); give it once per side, in side order, "
-        "e.g. --captured 'AS 2S' --captured ''.",
-    ),
-    last_capture: int | None = typer.Option(
-        None,
-        "--last-capture",
-        metavar="SIDE",
-        help="The side that captured last (it takes the rest at the end).",
-    ),
-    scores: str | None = typer.Option(
-        None,
-        "--scores",
-        metavar="N,N,...",
-        help="The game score per side before this round, e.g. '17,19': adds the chances to win the game.",
-    ),
-    dealer: int | None = typer.Option(
-        None,
-        "--dealer",
-        metavar="SEAT",
-        help="The seat that dealt this round (default: the one the hand sizes imply).",
-    ),
+    hand: str | None = _HAND,
+    table: str = _TABLE,
+    preset: str = _PRESET,
+    option: list[str] = _OPTION,
+    players: int = _PLAYERS,
+    to_move: int = _TO_MOVE,
+    hand_sizes: str | None = _HAND_SIZES,
+    stock: int = _STOCK,
+    seen: str = _SEEN,
+    captured: list[str] = _CAPTURED,
+    last_capture: int | None = _LAST_CAPTURE,
+    scores: str | None = _SCORES,
+    dealer: int | None = _DEALER,
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
@@ -208,6 +222,7 @@ class GraphFormat(StrEnum):
 @app.command("tree")
 @handle_errors
 def tree_command(
+    *,
     file: Path = typer.Argument(
         ..., help="A casino-replay log or casino-position file (JSON).", show_default=False
     ),

@@ -125,7 +125,7 @@ def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
     memo = ChanceMemo()  # the game verdict and the chances meet the same worlds' outcomes
     verdict = None
     if move is not None:
-        verdict = verdict_of(rules, obs, res, move, th, decision.names, scores, memo)
+        verdict = verdict_of(rules, obs, res, move, th, names=decision.names, scores=scores, memo=memo)
     chances = None
     if scores is not None:
         chances = decision_chances(rules, obs, scores, res.moves, res, memo)

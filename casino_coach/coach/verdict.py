@@ -144,6 +144,7 @@ def game_verdict_of(
     res: SearchResult,
     move: Move,
     scores: Sequence[Points] | None,
+    *,
     thresholds: Thresholds = GAME_THRESHOLDS,
     memo: ChanceMemo | None = None,
 ) -> GameVerdict | None:
@@ -303,6 +304,7 @@ def verdict_of(
     res: SearchResult,
     move: Move,
     thresholds: Thresholds,
+    *,
     names: Sequence[str] = (),
     scores: Sequence[Points] | None = None,
     memo: ChanceMemo | None = None,
