@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
-from casino_coach.coach.analysis import GameVerdict, MoveClass, Thresholds, analysis_limits, judge, verdict_of
-from casino_coach.coach.explain import explain
-from casino_coach.coach.winning import GameEdge, choose_for_game, decision_chances
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.verdict import GameVerdict, MoveClass, Thresholds, analysis_limits
+from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import (
     BUILD,
@@ -211,7 +211,7 @@ class _Decision:
     """What the session knows about the person's current decision (reset after every move)."""
 
     ply: int
-    search: SearchResult | None = None
+    assessment: Assessment | None = None
     hint_level: int = 0
     pending: TutorWarning | None = None
     refused: str | None = None  # the last move that was refused (not a typo), for a bare ``why``
@@ -593,15 +593,26 @@ class PlaySession:
 
     # --- help for the person -------------------------------------------------------------------------
 
-    def search(self) -> SearchResult:
-        """The search of the person's current decision (from what they can see), made once; after the
-        tutor held a move back, the search that judged it (``tutor_check``)."""
+    def assessment(self) -> Assessment:
+        """The assessment of the person's current decision (from what they can see), made once; after
+        the tutor held a move back, the one that judged it (``tutor_check``)."""
         dec = self._current()
-        if dec.search is None:
-            dec.search = judge(
-                self.rules, self.observation(), self.limits, self._thresholds, scores=self.game.scores
-            )
-        return dec.search
+        if dec.assessment is None:
+            dec.assessment = assess(self._decision_of(None), self._settings())
+        return dec.assessment
+
+    def search(self) -> SearchResult:
+        """The search of the person's current decision (``assessment``)."""
+        return self.assessment().result
+
+    def _decision_of(self, move: Move | None) -> Decision:
+        """The person's current decision, with the ``move`` about to be played."""
+        scores = tuple(self.game.scores)
+        return Decision(self.rules, self.observation(), move, scores, tuple(self.players))
+
+    def _settings(self) -> Settings:
+        """How the hints and the tutor judge: with the reasons why the best move beats the next."""
+        return Settings(self.limits, self._thresholds, runner_up=True)
 
     def hint(self) -> list[Note]:
         """First the card to play; on a second ``hint`` the whole move. None for a decision too big to
@@ -613,7 +624,7 @@ class PlaySession:
             res = self.search()
         except TooBigToSearch as e:
             return [Note(NoteKind.HINT, f"No hint here: {e}.")]
-        for_game = self._for_game()
+        for_game = self.assessment().for_game
         best = for_game.move.move if for_game is not None else res.best.move
         dec.hint_level += 1
         if dec.hint_level == 1:
@@ -630,30 +641,23 @@ class PlaySession:
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
         return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
 
-    def _for_game(self) -> GameEdge | None:
-        """The move clearly better for the game than the round's best, once the game is close."""
-        return choose_for_game(self.rules, self.observation(), self.game.scores, self.search())
-
     def hint_why(self, for_game: GameEdge | None = None) -> tuple[str, tuple[str, ...]]:
         """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
         for a loss (``explain.explain``: statements over the deals the person could face, never the
         hidden cards), one reason per scoring category with its points; for a move hinted for the
-        game (``for_game``, from ``_for_game``), the chances to win it after the move and after the
+        game (``for_game``, from ``Assessment.for_game``), the chances to win it after the move and after the
         round's best."""
-        res = self.search()
+        a = self.assessment()
+        res = a.result
         best = res.moves[0]
         if len(res.moves) == 1:
             return "Why: it is your only legal move.", ()
         if for_game is not None:
-            obs = self.observation()
-            win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res)
-            words = for_game_words(for_game, res, win, obs.seat % obs.nsides)
+            words = for_game_words(for_game, res, a.chances, a.side)
             return f"Why: {words[0].lower()}{words[1:]}", ()
         second = res.moves[1]
         loss = max(0.0, best.ev - second.ev)
-        reasons = explain(
-            self.rules, self.observation(), res, second.move, round(loss, 2), names=self.names, yours="it"
-        )
+        reasons = a.runner_up
         if not reasons:
             return f"Why: the next best, {second.move.describe()}, is about as good ({loss:.2f} less).", ()
         lead = f"Why: the next best, {second.move.describe()}, loses {loss:.2f} points:"
@@ -692,9 +696,9 @@ class PlaySession:
         points that do not change the chance to win)."""
         if self.tutor is None or len(self.legal()) < 2:
             return None
-        obs = self.observation()
-        res = judge(self.rules, obs, self.limits, self._thresholds, move, scores=self.game.scores)
-        v = verdict_of(self.rules, obs, res, move, self._thresholds, self.names, self.game.scores)
+        a = assess(self._decision_of(move), self._settings())
+        v = a.verdict
+        assert v is not None
         g = v.game
         round_bad = _at_least(str(v.cls), self.tutor) and (g is None or g.cls != MoveClass.BEST)
         if not round_bad and not (g is not None and _at_least(str(g.cls), self.tutor)):
@@ -702,7 +706,7 @@ class PlaySession:
         # The search that held the move back is the decision's from now on: a hint in the same prompt
         # names the move the warning names (a fresh search without the move played drew other worlds
         # and named another move best for the game).
-        self._current().search = res
+        self._current().assessment = a
         reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
         game = game_class_words(g)
         if game is not None and round_bad:  # held back for the game, the headline says it already
