@@ -4,6 +4,7 @@ local Dask cluster, and the ``analyze-all`` / ``stats`` commands."""
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import signal
 import sqlite3
@@ -405,6 +406,21 @@ def test_two_writers_on_one_new_store_lose_nothing(games: Path, tmp_path: Path) 
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT hash) FROM games").fetchone() == (12, 12)
         assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
         assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [("1",)]
+
+
+def test_a_run_that_found_every_game_claimed_leaves_the_new_store_alone(tmp_path: Path) -> None:
+    """The second of two runs on one new store can end with nothing analysed (the first claimed
+    every game) before the first has stored one: the store it did not create alone is kept while
+    another live run holds claims in it, and deleted once only a dead run's claims are left."""
+    path = tmp_path / "r.db"
+    with Store(path) as st:
+        parent = f"{store_module.socket.gethostname()}:{os.getppid()}"  # a live process, not this one
+        assert st.claim(["abc"], "k", parent) == {"abc"}
+    assert not store_module.remove_if_empty(path) and path.exists()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE claims SET owner = ?", (f"{store_module.socket.gethostname()}:999999999",))
+        db.commit()
+    assert store_module.remove_if_empty(path) and not path.exists()
 
 
 def test_a_store_failing_at_the_end_of_a_run_is_one_error(games: Path, tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ from casino_coach.formats.files import check_target
 from casino_coach.formats.text import printable
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
 from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
-from casino_coach.services.store import Store, all_players, player_stats, remove_if_empty, remove_store
+from casino_coach.services.store import Store, all_players, player_stats, remove_if_empty
 
 DEFAULT_STORE = Path("casino-results.db")
 
@@ -82,7 +82,7 @@ def analyze_many(
             remove_if_empty(store)  # a run stopped by Ctrl-C keeps the games it finished
         raise
     if created and not report.analysed:
-        remove_store(store)
+        remove_if_empty(store)
     for source, reason in report.failed:
         err_console.print(f"error: {printable(source)}: {printable(reason, MESSAGE_WIDTH)}", markup=False)
     if json:

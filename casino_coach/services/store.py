@@ -609,11 +609,16 @@ def remove_store(path: str | Path) -> None:
 
 
 def remove_if_empty(path: str | Path) -> bool:
-    """Delete a store that a stopped or failed run created, unless it already holds a game: a run
-    stopped at any moment keeps every game it finished. Returns whether it was deleted."""
+    """Delete a store that a stopped or failed run created, unless it already holds a game or
+    another live run holds claims in it: a run stopped at any moment keeps every game it finished,
+    and a second run that found every game claimed by the first does not delete the store the first
+    is writing. Returns whether it was deleted."""
+    now = time.time()
     try:
         with contextlib.closing(sqlite3.connect(path, timeout=LOCK_WAIT)) as db:
             stored = int(db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+            claims = db.execute("SELECT owner, at FROM claims").fetchall()
+            stored += sum(1 for owner, at in claims if not _stale(owner, at, now))
     except sqlite3.DatabaseError:  # stopped before the tables were made
         stored = 0
     if stored:
