@@ -7,6 +7,7 @@
 mod leaf;
 mod movegen;
 mod solver;
+mod worlds;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -250,5 +251,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     movegen::register(m)?;
     leaf::register(m)?;
     solver::register(m)?;
+    worlds::register(m)?;
     Ok(())
 }
