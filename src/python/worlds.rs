@@ -389,21 +389,26 @@ fn sample_world<'py>(
 }
 
 /// `worlds.balanced_passes(rules, obs, rng)`: an endless iterator of (world, pass), from its own
-/// generator (a copy of `rng`; `getstate` gives its state back).
+/// generator (a copy of `rng`; `getstate` gives its state back). With `canonical`, each world is
+/// the canonical world of its class (`Canon.of(obs).world`), as the search takes them by class.
 #[pyclass(name = "BalancedPasses", module = "casino_coach._core")]
 pub struct PyBalancedPasses {
     rules: Rules,
     passes: BalancedPasses,
     rng: Random,
+    canon: Option<Canon>,
     nplayers: usize,
 }
 
 impl PyBalancedPasses {
     fn next_pair<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let (w, pass) = self
+        let (mut w, pass) = self
             .passes
             .next_world(&self.rules, &mut self.rng)
             .map_err(raised)?;
+        if let Some(canon) = &self.canon {
+            w = canon.world(&w, self.nplayers);
+        }
         (world_to_py(py, &w, self.nplayers)?, pass).into_pyobject(py)
     }
 }
@@ -411,13 +416,22 @@ impl PyBalancedPasses {
 #[pymethods]
 impl PyBalancedPasses {
     #[new]
-    fn new(rules: &Bound<'_, PyRules>, obs: &Bound<'_, PyAny>, rng: &Bound<'_, PyRandom>) -> PyResult<Self> {
+    #[pyo3(signature = (rules, obs, rng, canonical=false))]
+    fn new(
+        rules: &Bound<'_, PyRules>,
+        obs: &Bound<'_, PyAny>,
+        rng: &Bound<'_, PyRandom>,
+        canonical: bool,
+    ) -> PyResult<Self> {
         let o = observation_from_py(obs)?;
         let rules = rules.get().rules.clone();
+        // An observation without a Canon has no worlds either: the stream raises on its first.
+        let canon = if canonical { Canon::of(&o).ok() } else { None };
         Ok(PyBalancedPasses {
             passes: BalancedPasses::new(&rules, &o),
             rules,
             rng: rng.borrow().rng.clone(),
+            canon,
             nplayers: o.nplayers(),
         })
     }
