@@ -752,3 +752,117 @@ impl BalancedPasses {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::cards::card;
+    use crate::engine::state::Builds;
+
+    /// Seat 0 of two sees its hand; seat 1 holds two of four unseen cards, the stock none.
+    fn two_hidden() -> Observation {
+        let unseen = (1 << card(4, 0)) | (1 << card(4, 1)) | (1 << card(6, 0)) | (1 << card(8, 3));
+        Observation {
+            seat: 0,
+            hand: 1 << card(2, 3),
+            loose: 1 << card(12, 1),
+            builds: Builds::default(),
+            captured: [0; MAX_SEATS],
+            sweeps: [0; MAX_SEATS],
+            to_move: 0,
+            last_capturer: -1,
+            dealer: 1,
+            nsides: 2,
+            nplayers: 2,
+            hand_sizes: [1, 2, 0, 0],
+            stock_count: 0,
+            unseen,
+            known: [1 << card(2, 3), 0, 0, 0],
+            set_aside: 0,
+        }
+    }
+
+    #[test]
+    fn true_divide_rounds_as_python_does() {
+        // Python's int / int, for ints past 2^53 (values from CPython 3.11).
+        let cases: [(u128, u128, f64); 6] = [
+            (10u128.pow(20), 3 * 10u128.pow(20) + 7, 0.3333333333333333),
+            ((1 << 60) + 1, (1 << 61) + 3, 0.5),
+            ((1 << 53) + 1, 1 << 53, 1.0),                // a tie, to even
+            ((1 << 53) + 3, 1 << 53, 1.0000000000000004), // a tie, to even (up)
+            (7, (1 << 100) + 1, 5.5220263365470826e-30),
+            (3u128.pow(70), 5u128.pow(45), 88.07195468389038),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(true_divide(a, b).to_bits(), want.to_bits(), "{a} / {b}");
+        }
+        assert_eq!(true_divide(1, 3), 1.0 / 3.0);
+    }
+
+    #[test]
+    fn combinations_come_in_itertools_order() {
+        let mut got = Vec::new();
+        for_combinations(&[1, 5, 9, 20], 2, |m| got.push(m));
+        let pair = |a: u8, b: u8| (1u64 << a) | (1 << b);
+        let want = vec![
+            pair(1, 5),
+            pair(1, 9),
+            pair(1, 20),
+            pair(5, 9),
+            pair(5, 20),
+            pair(9, 20),
+        ];
+        assert_eq!(got, want);
+        let mut none = 0;
+        for_combinations(&[1, 2], 3, |_| none += 1);
+        assert_eq!(none, 0);
+    }
+
+    #[test]
+    fn worlds_and_classes_of_two_hidden_cards() {
+        let obs = two_hidden();
+        let rules = Rules::classic();
+        assert_eq!(count_worlds(&obs), Ok(6));
+        let ws = enumerate_worlds(&rules, &obs).unwrap();
+        assert_eq!(ws.len(), 6);
+        assert!(ws
+            .iter()
+            .all(|w| w.probability == 1.0 / 6.0 && w.hands[1].count_ones() == 2));
+        assert_eq!(ws[0].hands[1], (1 << card(4, 0)) | (1 << card(4, 1)));
+        // The fives (clubs and diamonds) are twins: 1 class with both, 2 with one (x2), 1 with none.
+        assert_eq!(count_classes(&obs, 100), Ok(4));
+        assert_eq!(count_classes(&obs, 2), Ok(3));
+        let cs = world_classes(&rules, &obs).unwrap();
+        let shares: Vec<f64> = cs.iter().map(|w| w.probability).collect();
+        assert_eq!(shares, vec![1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0]);
+        let canon = Canon::of(&obs).unwrap();
+        for w in &ws {
+            assert!(cs.iter().any(|c| c.hands == canon.world(w, 2).hands));
+        }
+        let bad = Observation {
+            stock_count: 5,
+            ..obs
+        };
+        assert_eq!(
+            count_worlds(&bad).unwrap_err().0,
+            "4 cards are unseen, but the other hands and the stock need 7: the position's counts \
+             do not add up"
+        );
+    }
+
+    #[test]
+    fn a_stream_deals_what_sample_world_deals_when_passes_are_too_short() {
+        // 4 free cards for a hand of 3: one block a pass, so each world is a sample_world.
+        let obs = Observation {
+            hand_sizes: [1, 3, 0, 0],
+            ..two_hidden()
+        };
+        let rules = Rules::classic();
+        let mut passes = BalancedPasses::new(&rules, &obs);
+        let (mut a, mut b) = (Random::new(5), Random::new(5));
+        for pass in 1..=5 {
+            let (w, p) = passes.next_world(&rules, &mut a).unwrap();
+            assert_eq!((w, p), (sample_world(&rules, &obs, &mut b).unwrap(), pass));
+        }
+    }
+}
