@@ -114,7 +114,7 @@ def _same_random(rules: RuleSet, obs: Observation, seed: int, count: int = 30) -
     assert rng.getstate() == py_rng.getstate()
 
 
-@settings(max_examples=70, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     rules=st.sampled_from(RULES),
     nplayers=st.sampled_from([2, 3, 4]),
@@ -199,6 +199,20 @@ def test_the_search_dispatch_is_the_reference() -> None:
             got = native_worlds.world_classes(rules, obs)
             assert got == ref.world_classes(rules, obs)
             assert all(type(w) is ref.World for w in got)
+        if ref.count_worlds(obs) <= MOST:
+            assert native_worlds.enumerate_worlds(rules, obs) == ref.enumerate_worlds(rules, obs)
+        # the streams: the same worlds (canonical by class or not), and the generator left where the
+        # reference leaves it, however far the stream was read
+        canonical = seed % 2 == 0
+        canon = ref.Canon.of(obs)
+        py_rng, rng = random.Random(seed), random.Random(seed)
+        passes = ref.balanced_passes(rules, obs, py_rng)
+        stream = native_worlds.balanced_passes(rules, obs, rng, canonical)
+        for _ in range(seed % 7 + 1):
+            (w, p), (v, q) = next(passes), next(stream)
+            assert (canon.world(w) if canonical else w, p) == (v, q) and type(v) is ref.World
+        stream.close()
+        assert rng.getstate() == py_rng.getstate()
     s = position(RULES[0], ["2C 3C", "9H 4H"], "KD", stock=parse_hand("5H 6H 7H 8H"))
     with pytest.raises(SearchError, match="do not add up"):
         native_worlds.count_classes(observe(s, 0)._replace(stock_count=8), 40)
