@@ -13,8 +13,9 @@ The package is built in layers, each importing only the ones before it (``tests/
 * ``services/``: the play session, the engine session, batch analysis and the results store;
 * ``render/``, ``cli/``: the terminal and the ``casino-coach`` command, a thin layer over the rest.
 
-The names below are the library's front door; ``read_log``, ``replay``, ``evaluate`` and ``analyze``
-are imported on first use, so that ``import casino_coach`` stays light.
+The names below are the library's front door; ``read_log``, ``replay``, ``evaluate``, ``assess`` (one
+decision judged: ``coach.assessment``) and ``analyze`` are imported on first use, so that
+``import casino_coach`` stays light.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from casino_coach.engine.state import RoundState
 
 if TYPE_CHECKING:
     from casino_coach.coach.analysis import analyze
+    from casino_coach.coach.assessment import assess
     from casino_coach.formats.log import read_log
     from casino_coach.formats.replay import replay
     from casino_coach.search import evaluate
@@ -39,6 +41,7 @@ _LAZY = {
     "replay": "casino_coach.formats.replay",
     "evaluate": "casino_coach.search",
     "analyze": "casino_coach.coach.analysis",
+    "assess": "casino_coach.coach.assessment",
 }
 
 
@@ -66,6 +69,7 @@ __all__ = [
     "__version__",
     "analyze",
     "apply",
+    "assess",
     "build",
     "card_name",
     "evaluate",

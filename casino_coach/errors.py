@@ -7,6 +7,7 @@ is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Ea
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,27 +94,48 @@ class StoreError(CoachError):
     """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""
 
 
-# How an error message quotes a value from the user's input: as JSON (control characters and escape
-# sequences escaped, so nothing reaches the terminal raw), on one line, at most this many characters.
-SHOWN_WIDTH = 60
+# Text from the input (a player's name, a file name, a line typed or read, a value quoted in an
+# error) reaches the terminal, a page or a message through ``printable`` only: every control or
+# format character escaped, so that nothing reaches the terminal raw (an escape sequence would recolour
+# it, retitle it or clear it, a bidi override reorder the line, a newline split an error in two), and
+# cut to a width, so that a name of 200,000 characters takes no minutes to lay out. The widths:
+NAME_WIDTH = 40  # a player's name, in a table or a line of play
+SHOWN_WIDTH = 60  # a value an error message quotes
+LINE_WIDTH = 200  # a file name or a line of text (a path may be 4,096 bytes long)
+MESSAGE_WIDTH = 1000  # a whole message (an error line), its quoted parts each cut already
+
+_ESCAPED = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")  # control, format (bidi), unassigned, separators
+
+
+def printable(text: str, width: int = LINE_WIDTH) -> str:
+    """``text`` as it is shown: every control or format character (C0 with the newline, C1, DEL, bidi
+    overrides and isolates, line separators) written as its escape (``\\x1b``, ``\\n``,
+    ``\\u202e``), and cut to ``width`` characters, the last one an ellipsis (``…``)."""
+    if len(text) > width:
+        text = text[: width + 1]  # escaping only lengthens: no more is ever shown
+    if not text.isprintable():
+        text = "".join(
+            ch.encode("unicode_escape").decode("ascii")
+            if ch != " " and not ch.isprintable() and unicodedata.category(ch) in _ESCAPED
+            else ch
+            for ch in text
+        )
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def shown(value: Any) -> str:
-    """``value`` as an error message quotes it (``SHOWN_WIDTH``)."""
+    """``value`` as an error message quotes it: its JSON, printable, at most ``SHOWN_WIDTH`` long."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except TypeError:  # nested too deep for JSON, or not JSON at all
         text = f"a {type(value).__name__}" if isinstance(value, list | dict | tuple) else repr(value)
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= SHOWN_WIDTH else text[: SHOWN_WIDTH - 3] + "..."
+    return printable(text, SHOWN_WIDTH)
 
 
 def quoted(text: str) -> str:
-    """A piece of the user's text as an error message quotes a name or a card: in single quotes, with
-    control characters escaped (Python's repr), at most ``SHOWN_WIDTH`` characters."""
-    if len(text) > SHOWN_WIDTH:
-        return repr(text[: SHOWN_WIDTH - 5]) + "..."
-    return repr(text)
+    """A piece of the user's text as an error message quotes a name or a card: in single quotes,
+    printable, at most ``SHOWN_WIDTH`` characters."""
+    return f"'{printable(text, SHOWN_WIDTH - 2)}'"
 
 
 @contextmanager
@@ -134,7 +156,7 @@ def about(path: str | Path | None) -> Iterator[None]:
     ) as e:
         if path is None:
             raise
-        text = str(e)
-        if text.startswith(f"{path}: "):
+        text, where = str(e), printable(str(path))
+        if text.startswith(f"{where}: "):
             raise
-        raise type(e)(f"{path}: {text}") from None
+        raise type(e)(f"{where}: {text}") from None

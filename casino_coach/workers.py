@@ -12,19 +12,31 @@ printing a traceback.
 A worker that dies in the middle of a task (killed, out of memory) breaks the pool: every task still
 waiting then fails with ``WorkerError``, one line that says so, instead of the wait that never ends
 which ``multiprocessing.Pool`` gives (it loses the task and waits for it forever).
+
+Workers die with their parent. While a pool is open, SIGTERM (what a supervisor sends) and SIGHUP (a
+closed terminal) raise ``Terminated`` in the parent, which leaves the pool's ``with`` block and so ends
+the workers, as Ctrl-C does; the CLI then says so in one line and exits 128 + the signal. A parent
+that dies without a word (kill -9, out of memory) takes its workers along too: each worker asks the
+kernel for SIGKILL when its parent dies (Linux's ``prctl(PR_SET_PDEATHSIG)``), and where it cannot,
+or where its parent is a fork server, it watches the parent from a thread. Before, the workers of a
+parent killed by SIGTERM lived on under init, searching for nobody.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
 import multiprocessing.forkserver
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
 from casino_coach.errors import WorkerError
@@ -65,8 +77,66 @@ def _one_thread() -> bool:
         return False
 
 
-def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP while a pool is open: raised in the parent, so that leaving the pool's
+    ``with`` block ends the workers (a BaseException: no ``except Exception`` swallows it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+WATCH_EVERY = 0.5  # seconds between a watching worker's looks at its parent
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: is that process still there?
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _death_signal() -> bool:
+    """Ask the kernel to SIGKILL this process when its parent dies; whether it was done (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return bool(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch(parent: int, ppid: int) -> None:
+    """Kill this worker as soon as ``parent`` (the process that made the pool) is gone, or this
+    process was handed to another parent (init, a subreaper): the fallback of ``_death_signal``."""
+    while os.getppid() == ppid and _alive(parent):
+        time.sleep(WATCH_EVERY)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_with(parent: int) -> None:
+    """Make this worker die with ``parent``, the process that made its pool: the kernel's death
+    signal where there is one, else (and where the worker's own parent is a fork server, not
+    ``parent``) a thread watching for the parent. A parent already gone: die now."""
+    ppid = os.getppid()
+    signalled = _death_signal()
+    if os.getppid() != ppid or not _alive(parent):
+        os._exit(1)  # the parent died before the death signal was asked for
+    if not signalled or ppid != parent:
+        threading.Thread(target=_watch, args=(parent, ppid), name="watch-parent", daemon=True).start()
+
+
+def _start(initializer: Callable[..., None] | None, initargs: tuple[Any, ...], parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in ENDING_SIGNALS:  # a forked worker inherits the parent's handlers (Terminated)
+        signal.signal(signum, signal.SIG_DFL)
+    die_with(parent)
     if initializer is not None:
         initializer(*initargs)
 
@@ -86,8 +156,9 @@ class WorkerPool:
         if not fork and "forkserver" in methods:
             ctx.set_forkserver_preload(PRELOAD)
             _start_server()
+        self._handlers = self._catch_ending_signals()
         self._executor = ProcessPoolExecutor(
-            jobs, mp_context=ctx, initializer=_start, initargs=(initializer, initargs)
+            jobs, mp_context=ctx, initializer=_start, initargs=(initializer, initargs, os.getpid())
         )
         if fork:
             # The workers are forked at once (as ProcessPoolExecutor forks them, before its own
@@ -98,6 +169,31 @@ class WorkerPool:
                 self._executor.submit(int)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    @staticmethod
+    def _catch_ending_signals() -> dict[int, Any]:
+        """Make SIGTERM and SIGHUP raise ``Terminated`` in this process (the main thread only can
+        take signals); the handlers they had, to put back when the pool is closed."""
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        owner = os.getpid()
+
+        def ending(signum: int, frame: FrameType | None) -> None:
+            if os.getpid() == owner:  # not in a worker forked before it reset its handlers
+                raise Terminated(signum)
+            os._exit(128 + signum)
+
+        old: dict[int, Any] = {}
+        for signum in ENDING_SIGNALS:
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue  # started with it ignored (nohup): keep it so
+            old[signum] = signal.signal(signum, ending)
+        return old
+
+    def _restore_signals(self) -> None:
+        for signum, handler in self._handlers.items():
+            signal.signal(signum, handler)
+        self._handlers = {}
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
         """Run ``fn(*args)`` in a worker. WorkerError when the pool is already broken."""
@@ -150,10 +246,13 @@ class WorkerPool:
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if kind is None:
-            self._executor.shutdown(wait=True)
-        else:
-            self.terminate()
+        try:
+            if kind is None:
+                self._executor.shutdown(wait=True)
+            else:
+                self.terminate()
+        finally:
+            self._restore_signals()
 
 
 def result_of(fut: Future[R]) -> R:

@@ -23,7 +23,8 @@ import compare_builds
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.coach.analysis import AnalysisOptions, analyze
+from casino_coach.coach.verdict import analysis_limits
 from casino_coach.engine.rules import RuleSet
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.analysis import (
+from casino_coach.coach.verdict import (
     CLASSES,
     GAME_THRESHOLDS,
     Thresholds,

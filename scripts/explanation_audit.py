@@ -20,7 +20,8 @@ import re
 import sys
 from pathlib import Path
 
-from casino_coach.coach.analysis import AnalysisOptions, analysis_limits, analyze
+from casino_coach.coach.analysis import AnalysisOptions, analyze
+from casino_coach.coach.verdict import analysis_limits
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
 from casino_coach.formats.replay import replay
 from casino_coach.report.words import loss_words

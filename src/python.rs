@@ -9,12 +9,43 @@ mod movegen;
 mod solver;
 mod worlds;
 
-use pyo3::exceptions::PyValueError;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::engine::rules::*;
 use crate::engine::state::{Build, Builds, State, MAX_BUILDS, MAX_SEATS};
+
+create_exception!(
+    _core,
+    CoreFault,
+    PyException,
+    "The native core failed inside (a panic): a bug, reported as one line, never a crashed interpreter."
+);
+
+/// Run `f`, turning a panic inside it into a `CoreFault` whose text is the panic's message (the
+/// default hook's report on stderr is silenced at import: the message travels in the exception).
+/// Whatever `f` was changing may be half changed: the caller drops it.
+pub fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("a panic without a message");
+        let line = text.lines().next().unwrap_or_default();
+        CoreFault::new_err(format!("the native core failed: {line}"))
+    })
+}
+
+/// A panic on purpose, for the test that a fault inside the core is one line in Python.
+#[pyfunction]
+fn fault_for_tests() -> PyResult<()> {
+    guarded(|| panic!("a fault made on purpose\nsecond line"))
+}
 
 /// A rule set of the core, made once from a checked `casino_coach.engine.rules.RuleSet`.
 #[pyclass(name = "Rules", module = "casino_coach._core", frozen)]
@@ -245,6 +276,9 @@ fn state_round_trip<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    std::panic::set_hook(Box::new(|_| {}));
+    m.add("CoreFault", m.py().get_type::<CoreFault>())?;
+    m.add_function(wrap_pyfunction!(fault_for_tests, m)?)?;
     m.add("MAX_BUILDS", MAX_BUILDS)?;
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(state_round_trip, m)?)?;

@@ -1,9 +1,17 @@
-"""Shared helpers: build a position from compact notation; the Hypothesis profile of the suite."""
+"""Shared helpers: build a position from compact notation; the Hypothesis profile of the suite; and a
+check after every test that it left no process running."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
+import os
 import random
 import signal
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +125,86 @@ def pytest_sessionstart() -> None:
         core.check()
     except CoachError as e:
         raise pytest.UsageError(str(e)) from None
+
+
+# --- no test leaves a process behind (issue 43) -----------------------------------------------------
+#
+# The suite's process is made a "child subreaper" (Linux): a process orphaned by a test's processes (a
+# worker whose parent was killed) comes to it, not to init, where it would live on unseen. After each
+# test, every child that the test left running fails it, by name, and is killed. multiprocessing's own
+# helpers (the fork server and the resource tracker) live as long as the suite and are let be.
+
+PR_SET_CHILD_SUBREAPER = 36
+LEFT_WAIT = 10.0  # seconds a test's processes get to end after it (a worker sees its parent gone)
+
+
+def _subreaper() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+SUBREAPER = _subreaper()
+
+
+def _children() -> set[int]:
+    found: set[int] = set()
+    for path in Path("/proc/self/task").glob("*/children"):
+        with contextlib.suppress(OSError, ValueError):
+            found.update(int(x) for x in path.read_text().split())
+    return found
+
+
+def _state(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "X"
+
+
+def _command(pid: int) -> str:
+    try:
+        return (
+            (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
+    except OSError:
+        return "?"
+
+
+def _is_helper(pid: int) -> bool:
+    command = _command(pid)
+    return "forkserver" in command or "resource_tracker" in command
+
+
+@pytest.fixture(autouse=True)
+def no_process_left_behind() -> Iterator[None]:
+    """Fail the test that leaves a process running (its own child, or an orphan of one)."""
+    if not Path("/proc/self/task").is_dir():
+        yield
+        return
+    before = _children()
+    yield
+    deadline = time.monotonic() + LEFT_WAIT
+    while True:
+        new = _children() - before
+        for pid in new:
+            if _state(pid) == "Z":  # ended: reap it (an orphan handed to this process has no one else)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+        left = [pid for pid in new if _state(pid) not in ("Z", "X") and not _is_helper(pid)]
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if left:
+        commands = [f"{pid}: {_command(pid)[:200]}" for pid in left]
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in left:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        pytest.fail(f"the test left {len(left)} process(es) running: " + "; ".join(commands))

@@ -14,21 +14,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from casino_coach.coach.analysis import (
-    CLASSES,
-    DEAL_END_CARDS,
     AnalysisOptions,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
     analyze,
     check_seats,
-    decision_limits,
     game_accuracy,
     luck_by_deal,
     move_accuracy,
     rate_move,
-    searches_deal_end,
     seat_of,
+)
+from casino_coach.coach.verdict import (
+    CLASSES,
+    DEAL_END_CARDS,
+    MoveClass,
+    Thresholds,
+    analysis_limits,
+    decision_limits,
+    searches_deal_end,
 )
 from casino_coach.engine.cards import card_name
 from casino_coach.engine.movegen import CAPTURE, Move, apply, legal_moves

@@ -124,7 +124,7 @@ def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
 
 def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
     # Find a move the tutor stops with the library, then play it through the CLI.
-    from casino_coach.coach.analysis import analysis_limits
+    from casino_coach.coach.verdict import analysis_limits
     from casino_coach.engine.rules import RuleSet
     from casino_coach.services.play_session import PlaySession
 

@@ -14,8 +14,9 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from test_search_worlds import random_state
 
-from casino_coach.coach.analysis import MoveClass, Thresholds, analysis_limits, judge, rate_move, verdict_of
+from casino_coach.coach.analysis import rate_move
 from casino_coach.coach.explain import KINDS, _Words
+from casino_coach.coach.verdict import MoveClass, Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
 from casino_coach.engine.movegen import BUILD, CAPTURE, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move
@@ -250,7 +251,7 @@ def test_a_build_taken_is_a_share_of_the_worlds() -> None:
     obs = observe(s, 0)
     move = parse_move("3H b9 6S")
     res = judge(CLASSIC, obs, analysis_limits(60), Thresholds(), move)
-    v = verdict_of(CLASSIC, obs, res, move, Thresholds(), NAMES[:2])
+    v = verdict_of(CLASSIC, obs, res, move, Thresholds(), names=NAMES[:2])
     text = " ".join(e.text for e in v.explanations)
     found = re.search(r"In (\d+)% of the deals you could face, Ben holds a 9 and takes your build", text)
     assert found, text
@@ -274,7 +275,7 @@ def test_a_build_taken_by_one_of_a_side_says_one_of_them_holds_the_card() -> Non
     obs = observe(s, 0)
     move = parse_move("3H b9 6S")
     res = judge(CLASSIC, obs, analysis_limits(60), Thresholds(), move)
-    v = verdict_of(CLASSIC, obs, res, move, Thresholds(), NAMES)
+    v = verdict_of(CLASSIC, obs, res, move, Thresholds(), names=NAMES)
     text = " ".join(e.text for e in v.explanations)
     said = r"of the deals you could face, Ben or Dee holds a 9 and takes your build of 9"
     assert re.search(said, text), text

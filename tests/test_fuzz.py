@@ -185,3 +185,27 @@ def test_every_engine_field_is_checked_and_the_engine_goes_on(
     assert good["type"] == "hello" and good["id"] == "next"
     if s.game is not None:
         assert _send(s, {"type": "state"}, as_line)["type"] == "state"
+
+
+# The readers' coverage-guided fuzz target (scripts/fuzz_readers.py, issue 43): its budget runs there;
+# here its one-input function runs on the seeds and a few mutations of them, as a smoke test.
+_readers_spec = importlib.util.spec_from_file_location("fuzz_readers", ROOT / "scripts" / "fuzz_readers.py")
+assert _readers_spec is not None and _readers_spec.loader is not None
+fuzz_readers = importlib.util.module_from_spec(_readers_spec)
+_readers_spec.loader.exec_module(fuzz_readers)
+
+
+def test_the_readers_fuzz_target_reads_its_seeds_and_refuses_their_mutations() -> None:
+    import random
+
+    seeds = fuzz_readers.corpus()
+    outcomes = {fuzz_readers.one_input(s) for s in seeds}
+    assert {"log: read", "position: read", "engine: read", "position: refused"} <= outcomes
+    rng = random.Random(3)
+    for _ in range(60):
+        outcome = fuzz_readers.one_input(fuzz_readers.mutate(rng.choice(seeds), rng, seeds))
+        assert outcome.split(": ")[0] in fuzz_readers.READERS
+    big = bytes([0]) + fuzz_readers.corpus()[0][1:].replace(
+        b'"preset"', b'"points_cards": 9223372036854775807, "preset"', 1
+    )
+    assert fuzz_readers.one_input(big) == "log: refused"  # issue 43, class 6: read, then not writable

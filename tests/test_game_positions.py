@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 from casino_coach.bots.policies import make_policy
 from casino_coach.bots.searcher import SearcherPolicy
 from casino_coach.cli import app
-from casino_coach.coach import analysis
-from casino_coach.coach.analysis import (
+from casino_coach.coach import verdict
+from casino_coach.coach.verdict import (
     GAME_THRESHOLDS,
     MoveClass,
     Thresholds,
@@ -351,9 +351,9 @@ def test_the_round_move_is_best_for_the_round_and_classed_for_the_game(case: str
     given_up = 0.0
     for played in (round_move, game_move):
         res = judge(pos.rules, obs, analysis_limits(), Thresholds(), moves[played])
-        v = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), (), pos.scores)
+        v = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), scores=pos.scores)
         assert res.exact and v.game is not None and not v.game.uncertain
-        far = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), (), (5, 5))
+        far = verdict_of(pos.rules, obs, res, moves[played], Thresholds(), scores=(5, 5))
         assert far.game is None
         if played == round_move:
             assert v.cls == MoveClass.BEST and v.game.best.describe() == game_move
@@ -394,7 +394,7 @@ def test_the_best_for_the_game_is_the_move_that_beats_the_played_one_most_surely
     def edges(*args: object) -> list[GameEdge]:
         return [GameEdge(noisy, 0.08, -0.014, 0.173, 13), GameEdge(sure, 0.015, 0.005, 0.026, 70)]
 
-    monkeypatch.setattr(analysis, "game_edges", edges)
+    monkeypatch.setattr(verdict, "game_edges", edges)
     g = game_verdict_of(pos.rules, obs, res, moves["6♣ captures 6♦ 6♥"], pos.scores)
     assert g is not None and g.best == moves[round_move]
     # The interval is that edge's own (the royal game, ply 81, read "11.6% given up (11.6% to 14.0%)
@@ -404,7 +404,7 @@ def test_the_best_for_the_game_is_the_move_that_beats_the_played_one_most_surely
     def level(*args: object) -> list[GameEdge]:
         return [GameEdge(noisy, 1e-16, -1e-16, 3e-16, 9)]
 
-    monkeypatch.setattr(analysis, "game_edges", level)
+    monkeypatch.setattr(verdict, "game_edges", level)
     played = moves["6♣ captures 6♦ 6♥"]
     g = game_verdict_of(pos.rules, obs, res, played, pos.scores)
     assert g is not None and g.best == played and g.lost == 0.0 and g.cls == MoveClass.BEST
@@ -507,9 +507,9 @@ def test_moves_equal_for_the_round_are_still_judged_for_the_game() -> None:
     build = moves["A♦ builds 10 with 4♠ 5♦"]
     res = judge(pos.rules, obs, analysis_limits(), Thresholds(), build)
     assert res.exact and len({round(mv.ev, 9) for mv in res.moves}) == 1  # all equal for the round
-    v = verdict_of(pos.rules, obs, res, build, Thresholds(), (), pos.scores)
+    v = verdict_of(pos.rules, obs, res, build, Thresholds(), scores=pos.scores)
     assert not v.forced and v.cls == MoveClass.BEST and v.game is not None
     assert v.game.best.describe().endswith("trails") and v.game.lost == pytest.approx(0.1419, abs=1e-4)
     assert v.game.cls == MoveClass.BLUNDER
     # Far from the target nothing tells the moves apart: forced.
-    assert verdict_of(pos.rules, obs, res, build, Thresholds(), (), (5, 5)).forced
+    assert verdict_of(pos.rules, obs, res, build, Thresholds(), scores=(5, 5)).forced

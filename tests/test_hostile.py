@@ -3,6 +3,7 @@ ends in one line on stderr and exit status 1 (2 for a usage error), never a trac
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -513,3 +514,215 @@ def test_a_move_in_notation_is_quoted_short_in_its_error(text: str) -> None:
     with pytest.raises(NotationError) as e:
         parse_move(text)
     assert len(str(e.value)) < 300 and "\n" not in str(e.value)
+
+
+# --- issue 43, the second campaign ---------------------------------------------------------------
+
+
+def _store_files(path: Path) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for p in sorted(path.parent.glob(path.name + "*"))]
+
+
+def test_a_foreign_file_with_a_meta_table_is_refused_byte_identical(tmp_path: Path) -> None:
+    # class 4: "not a results store", said after 5 tables, 2 indexes and WAL mode were added to it
+    import sqlite3
+    from contextlib import closing
+
+    store = tmp_path / "other.db"
+    with closing(sqlite3.connect(store)) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("INSERT INTO meta VALUES ('schema', '1')")  # even a schema row: no games table
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.commit()
+    before = _store_files(store)
+    for args in (["stats", "--store", str(store)], ["analyze-all", str(SMALL_LOG), "--store", str(store)]):
+        err = one_error_line(cli(*args))
+        assert err == f"error: {store}: not a results store (an SQLite file of another program)"
+        assert _store_files(store) == before
+
+
+def _damaged_store(tmp_path: Path, where: str) -> Path:
+    store = tmp_path / "r.db"
+    assert cli("analyze-all", str(SMALL_LOG), "--store", str(store), *FAST_ARGS).exit_code == 0
+    data = store.read_bytes()
+    if where == "schema":  # a flipped byte in the schema's text
+        at = data.index(b"CREATE TABLE games") + 3
+        data = data[:at] + bytes([data[at] ^ 0xC0 | 0x80]) + data[at + 1 :]
+    else:  # every page but the first (the schema) zeroed
+        data = data[:4096] + bytes(len(data) - 4096)
+    store.write_bytes(data)
+    return store
+
+
+@pytest.mark.parametrize("where", ["schema", "page"])
+def test_a_damaged_store_is_one_line(tmp_path: Path, where: str) -> None:
+    # class 5: a traceback (UnicodeDecodeError in Store.__init__; DatabaseError from Store.release in
+    # run_batch's finally)
+    store = _damaged_store(tmp_path, where)
+    other = tmp_path / "other.json"
+    obj = orjson.loads(SMALL_LOG.read_bytes())
+    other.write_bytes(orjson.dumps({**obj, "players": ["Zed", *obj["players"][1:]]}))
+    for args in (
+        ["stats", "--store", str(store)],
+        ["stats", "--store", str(store), "--player", "Ana"],
+        ["analyze-all", str(other), "--store", str(store), *FAST_ARGS],
+    ):
+        err = one_error_line(cli(*args))
+        assert err.startswith(f"error: {store}: ") and ("damaged" in err or "malformed" in err), err
+
+
+def test_a_full_disk_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # class 10: "not a results store (cannot rollback - no transaction is active)" hid the full disk
+    import sqlite3
+
+    store = tmp_path / "r.db"
+    assert cli("analyze-all", str(SMALL_LOG), "--store", str(store), *FAST_ARGS).exit_code == 0
+    connect = sqlite3.connect
+
+    def full(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)  # the file may not grow by a page: the disk is full
+        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    other = tmp_path / "other.json"
+    obj = orjson.loads(SMALL_LOG.read_bytes())
+    other.write_bytes(orjson.dumps({**obj, "players": ["Zed", *obj["players"][1:]]}))
+    err = one_error_line(cli("analyze-all", str(other), "--store", str(store), *FAST_ARGS))
+    assert err == (
+        f"error: {store}: cannot write to the results store: database or disk is full "
+        "(what it held before is intact)"
+    )
+    monkeypatch.undo()
+    result = cli("stats", "--store", str(store), "--json")
+    assert result.exit_code == 0 and len(orjson.loads(result.stdout)["players"]) == 4
+
+
+BIG = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "--json"],
+        ["analyze", "--json", *FAST_ARGS],
+        ["export", "-f", "json", "--out", "OUT/r.json", *FAST_ARGS],
+        ["export", "-f", "html", "--out", "OUT/r.html", *FAST_ARGS],
+    ],
+)
+@pytest.mark.parametrize("weight", [10**7, 10**8, BIG])
+def test_a_weight_past_its_bound_is_one_line(
+    tmp_path: Path, log_obj: dict[str, Any], args: list[str], weight: int
+) -> None:
+    # classes 6 and 7: points_cards = 2^63-1 was read, and orjson failed on "Integer exceeds 64-bit
+    # range"; 10^7 and 10^8 made the review page's chart 16 MB in 33 s, or 1 GB and killed
+    obj = {**log_obj, "rules": {**log_obj["rules"], "points_cards": weight}}
+    path = _write(tmp_path, orjson.dumps(obj))
+    argv = [args[0], str(path), *(a.replace("OUT", str(tmp_path)) for a in args[1:])]
+    err = one_error_line(cli(*argv))
+    assert err == (
+        f"error: {path}: rules: rule option 'points_cards' must be at most 100 (rules.md §2.6), got {weight}"
+    )
+    assert not list(tmp_path.glob("r.*"))
+
+
+def test_selfplay_to_a_target_past_its_bound_is_one_line(tmp_path: Path) -> None:
+    # class 8: selfplay -r target=1000000000 played for ever, its memory growing
+    out = tmp_path / "games"
+    err = one_error_line(cli("selfplay", "-r", "target=1000000000", "--out", str(out)))
+    assert err == "error: rule option 'target' must be at most 1,000 (rules.md §2.6), got 1000000000"
+    assert not out.exists()
+    err = one_error_line(cli("selfplay", "--seed", str(BIG), "--out", str(out)), status=2)
+    assert "--seed" in err and str(BIG) in err and not out.exists()
+    result = cli("selfplay", "-r", "target=1000", "--out", str(out))  # the largest target ends
+    assert result.exit_code == 0 and "won by" in result.stdout
+
+
+# Names, file names and lines of text from the input that reach the terminal (issue 43, classes 1-3):
+# escape sequences (CSI, OSC), bidi overrides and isolates, a newline, and a name of 200,000
+# characters. No output may hold one raw, nor more than a name's width of the long name.
+LONG = "Cy" + "C" * 200_000
+NASTY = ["\x1b]0;PWNED\x07Ana\u202e", "\x1b[31mBen\x1b[0m\nZed", LONG, "\u2066Di\u2069\u200f"]
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _shown_safely(result: Any) -> None:
+    out = result.stdout + result.stderr
+    assert "Traceback" not in out, out[-2000:]
+    raw = RAW.search(out)
+    assert raw is None, f"raw {raw.group()!r} in: {out[max(0, raw.start() - 80) : raw.end() + 80]!r}"
+    assert "C" * 41 not in out, "the long name shown uncut"
+
+
+@pytest.fixture
+def nasty_log(tmp_path: Path, log_obj: dict[str, Any]) -> Path:
+    path = tmp_path / "\x1b[2Jgame\n\u202eevil.json"  # a file name of the same kind
+    text = {"event": "\x1b]0;x\x07Cup\u202e" + LONG, "created_by": "\x1b[2Jbot", "date": "\x1b[31m2026"}
+    path.write_bytes(orjson.dumps({**log_obj, "players": NASTY, **text}))
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate"],
+        ["replay"],
+        ["moves", "--at", "3"],
+        ["analyze", *FAST_ARGS],
+        ["suggest", "--at", "6", "--samples", "8"],
+        ["suggest", "--at", "0", "--samples", "8"],
+        ["suggest", "--at", "3", "--samples", "8"],
+        ["tree", "--at", "3", "--samples", "4", "--out", "OUT/t.graphml"],
+    ],
+)
+def test_names_and_file_names_from_a_log_reach_no_terminal_raw(
+    nasty_log: Path, tmp_path: Path, args: list[str]
+) -> None:
+    # class 2: suggest's explanation lines printed the names raw and uncut (other commands escaped them)
+    result = cli(args[0], str(nasty_log), *(a.replace("OUT", str(tmp_path)) for a in args[1:]))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)
+
+
+def test_names_and_file_names_reach_no_terminal_raw_in_analyze_all_and_stats(
+    nasty_log: Path, tmp_path: Path
+) -> None:
+    # class 1: analyze-all and stats printed file names and --store names raw (an escape sequence
+    # reached the terminal, a newline split the error line), and stats --by game the stored names
+    store = tmp_path / "\x1b]0;x\x07r\nesults\u202e.db"
+    bad = tmp_path / "\x1b[2Jbroken\n.json"
+    bad.write_text("{not json")
+    result = cli("analyze-all", str(nasty_log), str(bad), "--store", str(store), *FAST_ARGS)
+    assert result.exit_code == 1
+    _shown_safely(result)
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    for args in (
+        [],
+        ["--player", NASTY[0]],
+        ["--player", LONG, "--by", "game"],
+        ["--player", "Di\u2069", "--by", "game"],
+        ["--player", "nobody"],
+    ):
+        result = cli("stats", "--store", str(store), *args)
+        _shown_safely(result)
+        assert result.exit_code in (0, 1)
+    err = one_error_line(cli("stats", "--store", str(tmp_path / "\x1b[2Jnone\n.db")))
+    assert "\x1b" not in err
+
+
+def test_names_and_typed_lines_reach_no_terminal_raw_in_play(tmp_path: Path) -> None:
+    # class 3: play showed a --name, the names of a --resume'd log and the lines of --moves raw, in
+    # the header, the score panel and the echo
+    out = tmp_path / "\x1b[2Jg\n.json"
+    moves = tmp_path / "moves.txt"
+    moves.write_text("\x1b[31m8C x 3H\u202e\n" + "1\n" * 6 + "\x1b]0;PWNED\x07\nquit\n", encoding="utf-8")
+    result = cli("play", "--seed", "3", "--name", NASTY[0] + LONG, "--out", str(out), "--moves", str(moves))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)
+    assert orjson.loads(out.read_bytes())["players"][0] == NASTY[0] + LONG  # the log keeps it
+    obj = orjson.loads(out.read_bytes())
+    out.write_bytes(orjson.dumps({**obj, "players": [obj["players"][0], NASTY[1]]}))
+    moves.write_text("1\n" * 8 + "quit\n", encoding="utf-8")
+    result = cli("play", "--resume", str(out), "--moves", str(moves))
+    assert result.exit_code == 0, result.output[-2000:]
+    _shown_safely(result)

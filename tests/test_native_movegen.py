@@ -397,3 +397,74 @@ def test_random_rounds_in_the_core() -> None:
             assert listed > positions
     assert core.NATIVE.MAX_LISTED_LOOSE == movegen.MAX_LISTED_LOOSE
     assert (TRAIL, CAPTURE, BUILD) == (0, 1, 2)
+
+
+class SplitMix64:
+    """The generator of the core's random rounds (src/engine/playout.rs), to replay them here."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed
+
+    def next(self) -> int:
+        mask = (1 << 64) - 1
+        self.state = (self.state + 0x9E3779B97F4A7C15) & mask
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        return ((self.next() >> 32) * n) >> 32
+
+
+def python_random_rounds(rules: RuleSet, nplayers: int, nsides: int, rounds: int, seed: int) -> int:
+    """The moves listed over the core's random rounds, played by the Python reference."""
+    rng = SplitMix64(seed)
+    listed = 0
+    for _ in range(rounds):
+        pack = list(range(NUM_CARDS))
+        for i in range(NUM_CARDS - 1, 0, -1):
+            j = rng.below(i + 1)
+            pack[i], pack[j] = pack[j], pack[i]
+        table = sum(1 << c for c in pack[:4])
+        # Each deal takes 4 cards a seat: the d-th deal starts 4 * nplayers * d past the table.
+        deals = [
+            tuple(
+                sum(1 << c for c in pack[4 + 4 * (nplayers * d + p) : 8 + 4 * (nplayers * d + p)])
+                for p in range(nplayers)
+            )
+            for d in range(48 // (4 * nplayers))
+        ]
+        s = new_round(nplayers, nsides, rng.below(nplayers), table, deals[0])
+        i = 1
+        while not s.is_over:
+            if s.needs_deal:
+                s = deal(s, deals[i])
+                i += 1
+            moves = legal_moves(rules, s)
+            listed += len(moves)
+            s = apply(rules, s, moves[rng.below(len(moves))])
+    return listed
+
+
+def test_core_random_rounds_are_the_pythons() -> None:
+    # The same seeded rounds in the core and in the reference list the same number of moves
+    # (the core's perft-like pinned counts, src/engine/playout.rs, are these).
+    assert core.NATIVE is not None
+    variant = RuleSet.from_preset(
+        "royal",
+        build_as_card_in_sums=True,
+        merge_builds=True,
+        table_cards_in_raise="with_hand_card",
+        partner_build_interaction="raise_only",
+        partnerships=False,
+    )
+    cases = [
+        (RuleSet.from_preset("classic"), 2, 2, 25888),
+        (RuleSet.from_preset("royal"), 3, 3, 28459),
+        (RuleSet.from_preset("dominican"), 4, 2, 20295),
+        (variant, 4, 4, 27483),
+    ]
+    for rules, nplayers, nsides, pinned in cases:
+        native = core.NATIVE.random_rounds(native_rules(rules), nplayers, nsides, 100, 2024)
+        assert native[2] == python_random_rounds(rules, nplayers, nsides, 100, 2024) == pinned

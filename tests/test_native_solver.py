@@ -13,9 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casino_coach import core
-from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.cards import parse_card
+from casino_coach.engine.movegen import BUILD, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState
+from casino_coach.engine.state import Build, RoundState
+from casino_coach.errors import SearchError
+from casino_coach.search.expectimax import follow
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
 from casino_coach.search.solver import INF, MoveOrder, OutOfNodes, Solver, canonical
@@ -52,6 +55,11 @@ def _same(ref: WorldSolver, nat: WorldSolver, s: RoundState) -> None:
         assert nat.eval.parts(child) == ref.eval.parts(child)
         assert list(nat.eval.parts(child)) == list(ref.eval.parts(child))  # the order sums are taken in
     assert nat.moves(canonical(s)) == ref.moves(canonical(s))
+    # What happens along each line (the explanations' outcomes), and no node counted for it.
+    rules = ref_rules(ref)
+    for rv in want:
+        assert follow(rules, nat, s, rv) == follow(rules, ref, s, rv)
+    assert nat.nodes == ref.nodes
 
 
 def ref_rules(solver: WorldSolver) -> RuleSet:
@@ -109,3 +117,33 @@ def test_make_solver_takes_the_native_core_unless_a_python_function_values_the_e
     rules = RULES[0]
     assert isinstance(make_solver(rules, 0, 2), NativeSolver)
     assert isinstance(make_solver(rules, 0, 2, final_value=lambda s: 0.0), Solver)
+
+
+def test_a_fault_inside_the_core_is_one_line() -> None:
+    assert core.NATIVE is not None
+    with pytest.raises(core.NATIVE.CoreFault) as fault:
+        core.NATIVE.fault_for_tests()
+    assert str(fault.value) == "the native core failed: a fault made on purpose"
+
+
+def test_a_table_past_the_cores_builds_is_a_search_error_not_a_crash() -> None:
+    # Sixteen builds of owner 1 (no game comes near: each owner keeps a card that takes each build),
+    # and seat 0 can make a seventeenth: the core holds at most MAX_BUILDS, and says so in one line.
+    rules = RULES[0]
+    hand0 = (1 << parse_card("3C")) | (1 << parse_card("5C"))
+    hand1 = 1 << parse_card("9H")
+    loose = 1 << parse_card("2D")
+    used = hand0 | hand1 | loose
+    free = [c for c in range(52) if not used >> c & 1 and c >> 2 < 10]
+    builds = tuple(
+        sorted(
+            Build((1 << a) | (1 << b), (a >> 2) + (b >> 2) + 2, 1, False)
+            for a, b in zip(free[0:32:2], free[1:32:2], strict=True)
+        )
+    )
+    assert core.NATIVE is not None and len(builds) == core.NATIVE.MAX_BUILDS
+    s = RoundState((hand0, hand1), loose, builds, (0, 0), (0, 0), 0, -1, 0, False, 1, 2)
+    made = [m for m in legal_moves(rules, s) if m.action == BUILD]
+    assert made
+    with pytest.raises(SearchError, match=r"^the native core failed: a move that makes more than 16 builds"):
+        NativeSolver(rules, 0, 2).root_values(s, made)

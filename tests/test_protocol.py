@@ -276,7 +276,7 @@ def test_internal_errors_are_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("search exploded")
 
-    monkeypatch.setattr(protocol, "judge", boom)
+    monkeypatch.setattr(protocol, "assess", boom)
     a = ask(s, {"type": "go", "id": 1})
     assert a == {
         "type": "error",
@@ -314,13 +314,13 @@ def test_limits_from_requests_and_defaults() -> None:
 
 def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
-    real = protocol.judge
+    real = protocol.assess
 
-    def spy(rules: RuleSet, obs: Any, limits: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(limits)
-        return real(rules, obs, limits, *args, **kwargs)
+    def spy(decision: Any, settings: Any) -> Any:
+        seen.append(settings.limits)
+        return real(decision, settings)
 
-    monkeypatch.setattr(protocol, "judge", spy)
+    monkeypatch.setattr(protocol, "assess", spy)
     game = Game(RuleSet.from_preset("royal"), 3, seed=1, dealer=2)
     s = EngineSession()
     ask(s, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})

@@ -15,20 +15,16 @@ from typer.testing import CliRunner
 from casino_coach.cli import app
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
-    GAME_THRESHOLDS,
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
-    GameVerdict,
     MoveAnalysis,
-    MoveClass,
-    Thresholds,
-    WorldCost,
-    analysis_limits,
     analyze,
     summarize,
 )
+from casino_coach.coach.assessment import Settings, WorldCost
 from casino_coach.coach.explain import Explanation
+from casino_coach.coach.verdict import GAME_THRESHOLDS, GameVerdict, MoveClass, analysis_limits
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet
@@ -544,7 +540,7 @@ def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> 
     # played is the best for the game and nothing is said against it.
     log = read_log(REPLAYS / "dominican-2p-full.json")
     ply = replay(log).plies[88]
-    m = analysis._rate(log.rules, ply, analysis_limits(nplayers=2), Thresholds(), tuple(log.players), False)
+    m = analysis._rate(log.rules, ply, Settings(analysis_limits(nplayers=2)), tuple(log.players))
     assert m.exact and m.cls == MoveClass.BEST and m.view is not None and m.view.scores[m.side] == 2
     assert game_verdict_words(m) is None
     g = m.game
@@ -566,12 +562,7 @@ def test_suggest_at_a_ply_says_what_analyze_says_for_the_game(log_name: str, ply
 
     log = read_log(REPLAYS / log_name)
     m = analysis._rate(
-        log.rules,
-        replay(log).plies[ply],
-        analysis_limits(nplayers=2),
-        Thresholds(),
-        tuple(log.players),
-        False,
+        log.rules, replay(log).plies[ply], Settings(analysis_limits(nplayers=2)), tuple(log.players)
     )
     words = game_verdict_words(m)
     assert words is not None
@@ -607,3 +598,22 @@ def test_markdown_says_what_a_near_21_rounds_points_count() -> None:
     notes = ["Near 21 (rules.md 1.14): " in r.split("#### Deal 1")[0] for r in rounds]
     assert notes == [False, False, True, True]
     assert "Ana at 19 can win the game this round only by Big Casino 10♦" in rounds[2]
+
+
+def test_the_charts_grid_has_a_few_lines_however_wide_the_scores() -> None:
+    # issue 43, class 7: the grid's step stopped at 100 points, and a game of 10**7 points drew a
+    # 16 MB page in 33 s (10**8: 1 GB, killed)
+    from casino_coach.report.review import _step
+
+    for span in (0.0, 1.0, 3.0, 3.5, 7.0, 25.0, 130.0, 999.0, 1e7, 1e8, 9.3e18, 1e300):
+        step = _step(span)
+        assert step >= 0.5 and span / step <= 6, (span, step)
+    assert [_step(s) for s in (2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 250.0)] == [
+        0.5,
+        1.0,
+        2.0,
+        5.0,
+        10.0,
+        20.0,
+        50.0,
+    ]

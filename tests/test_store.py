@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -285,3 +286,102 @@ def test_stats_by_game_names_each_file_and_opponent(store: Store, tmp_path: Path
     assert any(line.endswith("vs Ben archive/2026/third.json") for line in lines)
     assert any(line.startswith("Big Casino 10♦ 1 0.60") for line in lines)
     assert all(len(line) <= 80 for line in out.splitlines())
+
+
+# --- issue 43: a store is read before it is written, and every SQLite error is one line -------------
+
+
+def _file_state(path: Path) -> list[tuple[str, bytes]]:
+    """The bytes of a database and of every journal file beside it."""
+    return [(p.name, p.read_bytes()) for p in sorted(path.parent.glob(path.name + "*"))]
+
+
+def test_a_foreign_file_with_a_meta_table_stays_byte_identical(tmp_path: Path) -> None:
+    # class 4: "not a results store", said after 5 tables, 2 indexes and WAL mode were added to it
+    other = tmp_path / "other.db"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("INSERT INTO meta VALUES ('owner', 'another program')")
+        db.commit()
+    before = _file_state(other)
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match="not a results store"):
+            Store(other, readonly=readonly)
+        assert _file_state(other) == before
+
+
+def test_a_store_opened_to_read_cannot_write(store: Store, tmp_path: Path) -> None:
+    store.close()
+    path = tmp_path / "r.db"
+    before = path.read_bytes()
+    with Store(path, readonly=True) as st:
+        assert st.count() == 2 and player_stats(st, "Ana").total.games == 2
+        with pytest.raises(StoreError, match="cannot write to the results store: it is read-only"):
+            st.claim(["h"], "{}", "me:1")
+    # the writer that closed it last left it as one file: reading it makes no journal files beside it
+    assert _file_state(path) == [("r.db", before)]
+    with pytest.raises(StoreError, match="unable to open"):
+        Store(tmp_path / "missing.db", readonly=True)
+    assert not (tmp_path / "missing.db").exists()
+
+
+def _flip_schema_byte(data: bytes) -> bytes:
+    at = data.index(b"CREATE TABLE games") + 3
+    return data[:at] + bytes([data[at] ^ 0xC0 | 0x80]) + data[at + 1 :]
+
+
+def _zero_last_page(data: bytes) -> bytes:
+    return data[:-4096] + bytes(4096)
+
+
+@pytest.mark.parametrize("damage", [_flip_schema_byte, _zero_last_page])
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_damaged_store_is_one_error(tmp_path: Path, damage: Any, readonly: bool) -> None:
+    # class 5: a flipped byte in the schema (UnicodeDecodeError in Store.__init__) and a zeroed page
+    # (DatabaseError from Store.release in run_batch's finally) were tracebacks
+    path = tmp_path / "r.db"
+    with Store(path) as st:
+        for i in range(8):
+            st.add(GameKey(f"h{i}", SETTINGS), G1 if i % 2 else G2, source=f"g{i}.json")
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(StoreError) as e, Store(path, readonly=readonly) as st:
+        all_players(st)
+        player_stats(st, "Ana")
+        st.claim(["h"], SETTINGS, "me:1")
+        st.release("me:1")
+        st.add(GameKey("new", SETTINGS), G1)
+    assert str(e.value).startswith(f"{path}: ") and "\n" not in str(e.value)
+    assert "damaged" in str(e.value) or "malformed" in str(e.value)
+
+
+def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection opened from now on finds the disk full: the file may not grow a page."""
+    connect = sqlite3.connect
+
+    def full(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(*args, **kwargs)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {max(pages, 1)}")
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+
+
+def test_a_full_disk_says_so_and_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # class 10: "not a results store (cannot rollback - no transaction is active)"
+    path = tmp_path / "r.db"
+    with Store(path) as st:
+        st.add(GameKey("h1", SETTINGS), G1)
+    _full_disk(monkeypatch)
+    with Store(path) as st:
+        with pytest.raises(StoreError) as e:
+            for i in range(2, 40):
+                st.add(GameKey(f"h{i}", SETTINGS), G2)
+        assert str(e.value) == (
+            f"{path}: cannot write to the results store: database or disk is full "
+            "(what it held before is intact)"
+        )
+        assert st.count() >= 1 and not st._db.in_transaction
+    monkeypatch.undo()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -1,5 +1,6 @@
-"""One judgement per decision: every entry point gives the same values for the same position and
-settings, bit for bit, and the sampling of a decision depends on the decision, not on its place."""
+"""One assessment per decision (``coach.assessment.assess``): it is the same for the same decision and
+settings, bit for bit, every entry point renders the one it is given, and the sampling of a decision
+depends on the decision, not on its place."""
 
 from __future__ import annotations
 
@@ -14,16 +15,9 @@ from typer.testing import CliRunner
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
-from casino_coach.coach.analysis import (
-    AnalysisOptions,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
-    analyze,
-    judge,
-    rate_move,
-    verdict_of,
-)
+from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.verdict import MoveClass, Thresholds, analysis_limits, judge, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
@@ -31,7 +25,8 @@ from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog, log_to_json, read_log
 from casino_coach.formats.replay import replay
 from casino_coach.search import evaluate
-from casino_coach.services.engine_session import EngineSession
+from casino_coach.services.decision import Query, Suggestion, result_json
+from casino_coach.services.engine_session import EngineSession, analysis_answer
 from casino_coach.services.play_session import PlaySession
 
 SAMPLES = 10
@@ -86,46 +81,66 @@ def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis:
     assert [mv.values for mv in a.moves] != [mv.values for mv in b.moves]
 
 
-def test_analyze_export_and_suggest_agree(tmp_path: Path, game: GameLog, analysis: Any) -> None:
+def _assessments(game: GameLog, analysis: Any) -> list[tuple[Any, Assessment]]:
+    """A few rated, unforced moves of the game and the assessment of each one's decision."""
+    rep = replay(game)
+    out = []
+    for m in _unforced(analysis):
+        ply = rep.plies[m.ply]
+        assert ply.observation is not None
+        decision = Decision(game.rules, ply.observation, ply.move, ply.scores, tuple(game.players))
+        out.append((m, assess(decision, Settings(LIMITS))))
+    return out
+
+
+def test_one_assessment_per_decision(game: GameLog, analysis: Any) -> None:
+    # The same decision and settings give the same assessment, bit for bit, and analyze shows the
+    # one it made.
+    for m, a in _assessments(game, analysis):
+        again = assess(a.decision, a.settings)
+        assert [(mv.move, mv.ev, mv.stderr) for mv in again.result.moves] == [
+            (mv.move, mv.ev, mv.stderr) for mv in a.result.moves
+        ]
+        assert (again.verdict, again.chances, again.for_game) == (a.verdict, a.chances, a.for_game)
+        v = a.verdict
+        assert v is not None
+        assert (m.loss, m.loss_low, m.loss_high, m.cls, m.samples) == (
+            v.loss,
+            v.low,
+            v.high,
+            v.cls,
+            a.result.samples,
+        )
+        assert (m.best, m.explanations, m.game, m.win) == (v.best, v.explanations, v.game, a.chances)
+
+
+def test_suggest_and_the_engine_render_the_assessment(game: GameLog, analysis: Any) -> None:
+    # suggest --json and the engine's analysis write the numbers of the assessment they are given.
+    for m, a in _assessments(game, analysis)[:2]:
+        v = a.verdict
+        assert v is not None
+        played = result_json(Suggestion(Query(a.decision, m.ply), a), None)["played"]
+        verdict = analysis_answer(a, None)["verdict"]
+        for out in (played, verdict):
+            assert out["loss"] == round(v.loss, 4) and out["class"] == v.cls.value
+            assert out["loss_interval"] == [round(v.low, 4), round(v.high, 4)]
+            assert [x["text"] for x in out["explanations"]] == [x.text for x in v.explanations]
+
+
+def test_analyze_and_suggest_agree(tmp_path: Path, game: GameLog, analysis: Any) -> None:
+    # End to end, on the command line: analyze (in worker processes) and suggest --at N.
     path = tmp_path / "game.json"
     path.write_bytes(log_to_json(game))
     cli_moves = _cli("analyze", str(path), "--json", "--samples", str(SAMPLES), "--no-world", "--jobs", "2")[
         "moves"
     ]
-    out = tmp_path / "report.json"
-    CliRunner().invoke(
-        app,
-        [
-            "export",
-            str(path),
-            "--format",
-            "json",
-            "--out",
-            str(out),
-            "--samples",
-            str(SAMPLES),
-            "--no-world",
-            "--jobs",
-            "1",
-        ],
-    )
-    exported = orjson.loads(out.read_bytes())["moves"]
-    for m in _unforced(analysis):
-        a, e = cli_moves[m.ply], exported[m.ply]
-        assert (a["loss"], a["class"], a["loss_interval"], a["worlds"]) == (
-            e["loss"],
-            e["class"],
-            e["loss_interval"],
-            e["worlds"],
-        )
-        assert a["loss"] == round(m.loss, 3) and a["class"] == m.cls.value
+    for m in _unforced(analysis, 2):
+        a = cli_moves[m.ply]
+        assert (a["loss"], a["class"], a["worlds"]) == (round(m.loss, 3), m.cls.value, m.samples)
         s = _cli("suggest", str(path), "--at", str(m.ply), "--json", "--samples", str(SAMPLES))
         assert s["played"]["loss"] == round(m.loss, 4)
-        assert s["played"]["class"] == m.cls.value
         assert s["played"]["loss_interval"] == [round(m.loss_low, 4), round(m.loss_high, 4)]
-        assert s["worlds"] == m.samples
-        assert s["moves"][0]["ev"] == round(m.best_value, 4)
-        assert [x["text"] for x in s["played"]["explanations"]] == [x.text for x in m.explanations]
+        assert s["worlds"] == m.samples and s["moves"][0]["ev"] == round(m.best_value, 4)
 
 
 def _engine_at(game: GameLog, ply_index: int, seat: int) -> EngineSession:
@@ -240,18 +255,16 @@ def test_the_tutor_judges_for_the_game_as_analyze_does(tmp_path: Path) -> None:
     assert checked  # some move of the decision is held back
 
 
-def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path, monkeypatch: Any) -> None:
+def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path) -> None:
     """Where a move is clearly better for the game than the round's best (``choose_for_game``, as the
     searcher bot and ``suggest``'s ``best_for_game`` choose), the hint gives that move and says why in
     chances to win the game."""
-    from casino_coach.services import play_session
-
     s = _close_game(tmp_path)
     res = s.search()
     assert len(res.moves) > 1
     other = res.moves[-1]
     edge = GameEdge(other, 0.2, 0.1, 0.3, res.samples)
-    monkeypatch.setattr(play_session, "choose_for_game", lambda *_: edge)
+    s._current().assessment = dataclasses.replace(s.assessment(), for_game=edge)
     (card,) = s.handle("hint")
     assert card.move == other.move
     (whole,) = s.handle("hint")

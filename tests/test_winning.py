@@ -13,7 +13,6 @@ import pytest
 
 from casino_coach.bots.arena import game_from, play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.analysis import Thresholds, analysis_limits, judge
 from casino_coach.coach.winning import (
     GameTable,
     canonical_tally,
@@ -31,7 +30,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Tally, score_round, score_tally, tally_of
 from casino_coach.formats.game import Game
 from casino_coach.search import Outcome, chances
-from casino_coach.services.decision import decision_from_file, result_json, typed_decision
+from casino_coach.services.decision import Effort, TypedPosition, result_json, suggest
 from casino_coach.services.engine_session import EngineSession
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -321,9 +320,9 @@ POSITION = Path(__file__).resolve().parents[1] / "replays" / "royal-2p-position.
 
 
 def test_suggest_json_gives_the_chances_before_and_after_the_round() -> None:
-    decision = decision_from_file(POSITION, None)
-    result = judge(decision.rules, decision.obs, analysis_limits(16), Thresholds())
-    out = result_json(decision, result, None)
+    found = suggest(POSITION, effort=Effort(samples=16))
+    decision, result = found.assessment.decision, found.assessment.result
+    out = result_json(found, None)
     win = out["win_chance"]
     assert win["scores"] == [15, 7] and win["dealer"] == decision.obs.dealer
     assert win["round_start"] == pytest.approx(list(_table(ROYAL).at((15, 7), decision.obs.dealer)), abs=1e-4)
@@ -354,8 +353,8 @@ def ROYAL_TABLE() -> GameTable:
 
 
 def test_a_typed_position_has_no_game_score_and_no_chances() -> None:
-    decision = typed_decision("8S 9C", "AC 2D", "royal", [], 2, 0, None, 0, "", [], None)
-    result = judge(decision.rules, decision.obs, analysis_limits(8), Thresholds())
-    assert "win_chance" not in result_json(decision, result, None)
+    found = suggest(TypedPosition("8S 9C", "AC 2D", "royal"), effort=Effort(samples=8))
+    decision, result = found.assessment.decision, found.assessment.result
+    assert "win_chance" not in result_json(found, None)
     sweeps = RuleSet.from_preset("classic", sweeps=True)
     assert decision_chances(sweeps, decision.obs, (0, 0), [], result) is None

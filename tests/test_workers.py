@@ -3,6 +3,7 @@ interruption ends the workers at once."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import subprocess
@@ -104,3 +105,89 @@ def test_a_parent_of_one_thread_forks_and_one_of_more_uses_the_fork_server() -> 
     finally:
         stop.set()
         other.join()
+
+
+# Workers die with their parent (issue 43, class 9): the parent exited 143 on SIGTERM and its workers
+# lived on under init, searching for nobody.
+
+_POOL_SCRIPT = """
+import os, sys, time
+from casino_coach.workers import worker_pool
+with worker_pool(2) as pool:
+    futures = [pool.submit(time.sleep, 120) for _ in range(2)]
+    time.sleep(0.5)
+    print(" ".join(str(p.pid) for p in pool._executor._processes.values()), flush=True)
+    futures[0].result()
+"""
+
+
+def _gone(pids: list[int], within: float = 10.0) -> bool:
+    """Whether every process of ``pids`` has ended (a zombie counts as ended) within ``within`` s."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state not in ("Z", "X"):
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_the_workers_die_with_their_parent(how: str) -> None:
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _POOL_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert len(workers) == 2, proc.stderr.read() if proc.stderr else ""
+        proc.send_signal(getattr(signal, how))
+        proc.wait(timeout=30)
+        assert _gone(workers), f"workers {workers} outlived their parent ({how})"
+        if how != "SIGKILL":  # the pool's workers were ended on the way out, by the handler
+            assert proc.returncode != 0
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sigterm_to_an_analysis_is_one_line_and_leaves_no_worker() -> None:
+    import signal
+
+    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
+    command = ["analyze", str(log), "--jobs", "2", "--samples", "400", "--depth", "12"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from casino_coach.cli import main; main()", *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    children: list[int] = []
+    while len(children) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        children = _children(proc.pid)
+    assert len(children) >= 2, "the workers did not start"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.decode() == "error: terminated (SIGTERM)\n", err
+    assert _gone(children)
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for path in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            out += [int(x) for x in path.read_text().split()]
+    return out

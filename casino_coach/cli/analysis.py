@@ -20,14 +20,8 @@ from casino_coach.cli.options import (
     class_thresholds,
     jobs_option,
 )
-from casino_coach.coach.analysis import (
-    AnalysisOptions,
-    GameAnalysis,
-    analysis_limits,
-    analyze,
-    check_seats,
-    seat_of,
-)
+from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze, check_seats, seat_of
+from casino_coach.coach.verdict import analysis_limits
 from casino_coach.errors import CoachError, UsageError, about
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.log import read_log

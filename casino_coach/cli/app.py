@@ -8,6 +8,7 @@ turns the library's own errors into one line on stderr and exit status 1, with n
 from __future__ import annotations
 
 import functools
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, get_args, get_origin
@@ -16,8 +17,9 @@ import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from casino_coach.errors import CoachError, UsageError
+from casino_coach.errors import MESSAGE_WIDTH, CoachError, UsageError
 from casino_coach.formats.text import printable
+from casino_coach.workers import Terminated
 
 
 class _Argument(TyperArgument):
@@ -95,7 +97,7 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 def fail(message: str, status: int = 1) -> typer.Exit:
     """Print ``error: message`` on one line of stderr and return the Exit(``status``) to raise
     (control characters escaped: a file name with a newline made the error two lines)."""
-    err_console.print(f"error: {printable(message)}", markup=False)
+    err_console.print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
     return typer.Exit(status)
 
 
@@ -106,8 +108,9 @@ USAGE = 2
 
 def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Map CoachError (and unreadable files) to one line on stderr and exit status 1 (2 for a
-    UsageError, as for the parser's own usage errors), and Ctrl-C to one "interrupted" line and
-    status 130 (Typer would end the command silently)."""
+    UsageError, as for the parser's own usage errors), Ctrl-C to one "interrupted" line and
+    status 130 (Typer would end the command silently), and SIGTERM or SIGHUP while worker
+    processes run (``workers.Terminated``) to one "terminated" line and status 128 + the signal."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -116,6 +119,9 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             err_console.print("error: interrupted", markup=False)
             raise typer.Exit(INTERRUPTED) from None
+        except Terminated as e:  # SIGTERM or SIGHUP while workers ran: they are ended already
+            err_console.print(f"error: terminated ({signal.Signals(e.signum).name})", markup=False)
+            raise typer.Exit(128 + e.signum) from None
         except UsageError as e:
             raise fail(str(e), USAGE) from None
         except CoachError as e:

@@ -27,9 +27,10 @@ from casino_coach.cli.options import (
     class_thresholds,
     jobs_option,
 )
-from casino_coach.coach.analysis import Thresholds
-from casino_coach.errors import StoreError, UsageError
+from casino_coach.coach.verdict import Thresholds
+from casino_coach.errors import MESSAGE_WIDTH, StoreError, UsageError
 from casino_coach.formats.files import check_target
+from casino_coach.formats.text import printable
 from casino_coach.render.stats import batch_view, player_stats_view, players_view
 from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
 from casino_coach.services.store import Store, all_players, player_stats, remove_if_empty, remove_store
@@ -83,7 +84,7 @@ def analyze_many(
     if created and not report.analysed:
         remove_store(store)
     for source, reason in report.failed:
-        err_console.print(f"error: {source}: {reason}", markup=False)
+        err_console.print(f"error: {printable(source)}: {printable(reason, MESSAGE_WIDTH)}", markup=False)
     if json:
         typer.echo(
             orjson.dumps({"store": str(store), **report.to_json()}, option=orjson.OPT_INDENT_2).decode()
@@ -115,7 +116,7 @@ def _analyze_into(
                 task,
                 completed=done,
                 total=total,
-                description=f"analysing {Path(source).name}" if source else "analysing",
+                description=f"analysing {printable(Path(source).name)}" if source else "analysing",
             )
 
         return run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
@@ -256,14 +257,17 @@ def stats_command(
                 f"it {what} one player's record: give --player NAME too", param_hint=name
             )
     if not store.is_file():
-        raise StoreError(f"{store}: no results store here (make one with casino-coach analyze-all)")
+        raise StoreError(
+            f"{printable(str(store))}: no results store here (make one with casino-coach analyze-all)"
+        )
     if store.stat().st_size == 0:  # opening it would make it a store: stats writes nothing
         raise StoreError(
-            f"{store}: an empty file, not a results store (make one with casino-coach analyze-all)"
+            f"{printable(str(store))}: an empty file, not a results store "
+            "(make one with casino-coach analyze-all)"
         )
     if top is not None and top < 0:
         raise UsageError(f"--top must be 0 or more, got {top}")
-    with Store(store) as st:
+    with Store(store, readonly=True) as st:
         if player is None:
             records = all_players(st)
             if json:

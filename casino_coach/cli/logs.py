@@ -10,7 +10,7 @@ from rich.console import Console
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.cli.app import app, handle_errors, seed_option
+from casino_coach.cli.app import SEED_MAX, app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
@@ -24,6 +24,9 @@ from casino_coach.formats.replay import Ply, Replay, end_legal, end_observation,
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import seat_name
 from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view, side_names
+
+# Games one selfplay run plays (a log each): a folder of 100,000 logs is already more than any use.
+MAX_GAMES = 100_000
 
 
 def _read(path: Path) -> GameLog | Position:
@@ -203,7 +206,7 @@ def selfplay_command(
     preset: str = typer.Option("classic", "--preset", metavar="PRESET", help="classic, royal or dominican."),
     option: list[str] = rule_option(),
     players: int = typer.Option(2, "--players", min=2, max=4, help="2, 3 or 4 players."),
-    games: int = typer.Option(1, "--games", min=1, help="How many games to play."),
+    games: int = typer.Option(1, "--games", min=1, max=MAX_GAMES, help="How many games to play."),
     seed: int = seed_option(0, "Seed of the whole run; game i uses seed*1000+i."),
     out: Path = typer.Option(
         Path("selfplay"),
@@ -220,6 +223,11 @@ def selfplay_command(
     Example: casino-coach selfplay --bots greedy,counter --preset royal --players 2 --games 20
     --seed 7 --out games/
     """
+    if seed * 1000 + games - 1 > SEED_MAX:  # game i's seed is written into its log, a 64-bit integer
+        raise UsageError(
+            f"--seed {seed} with --games {games}: the last game's seed, seed*1000+{games - 1}, would pass "
+            f"the largest seed, {SEED_MAX}"
+        )
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     names = [b.strip() for b in bots.split(",")]
     if not any(names):

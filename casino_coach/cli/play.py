@@ -22,10 +22,10 @@ from typer.core import TyperCommand
 from casino_coach.bots.policies import BOT_NAMES, bot_kind
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
-from casino_coach.coach.analysis import analysis_limits
+from casino_coach.coach.verdict import analysis_limits
 from casino_coach.engine.movegen import article
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import UsageError, about
+from casino_coach.errors import UsageError, about, printable, quoted
 from casino_coach.formats.codec import parse_options
 from casino_coach.formats.files import check_target
 from casino_coach.render.play import note_view, turn_view, words
@@ -82,7 +82,7 @@ class LineSource:
             line = raw.rstrip("\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue  # blank lines and comments in a script
-            self.console.print(f"{prompt}{line}", markup=False, highlight=False)
+            self.console.print(f"{prompt}{printable(line)}", markup=False, highlight=False)
             return line
         return None
 
@@ -186,16 +186,16 @@ def play_command(
     Type moves in the compact notation (8C x 3H 5S) or by number; help lists the commands.
     """
     if tutor is not None and tutor not in TUTOR_LEVELS:
-        raise UsageError(f"--tutor: unknown level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
+        raise UsageError(f"--tutor: unknown level {quoted(tutor)}: choose one of {', '.join(TUTOR_LEVELS)}")
     check_ranges(samples=samples)
     # The options a new game is made of, checked as the parser checks its own (a usage error, 2).
     if _given(ctx, "opponent") and bot_kind(opponent) is None:
-        raise UsageError(f"--opponent: unknown bot {opponent!r}: choose one of {', '.join(BOT_NAMES)}")
+        raise UsageError(f"--opponent: unknown bot {quoted(opponent)}: choose one of {', '.join(BOT_NAMES)}")
     if resume is None and not 0 <= seat < players:
         raise UsageError(f"--seat must be from 0 to {players - 1} with {players} players, got {seat}")
     if resume is None and preset not in RuleSet.preset_names():
         raise UsageError(
-            f"--preset: unknown preset {preset!r}: choose one of {', '.join(RuleSet.preset_names())}"
+            f"--preset: unknown preset {quoted(preset)}: choose one of {', '.join(RuleSet.preset_names())}"
         )
     if out is not None:
         check_target(out)  # a log that cannot be written fails now, not at the first save
@@ -256,14 +256,14 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 def run(session: PlaySession, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
-    opponents = ", ".join(p for s, p in enumerate(session.players) if s != session.human)
+    opponents = ", ".join(p for s, p in enumerate(session.names) if s != session.human)
     extras = ["practice: undo allowed"] if session.practice else []
     if session.tutor is not None:
         extras.append(f"tutor: stops {article(session.tutor)} or worse")
     console.print(
         words(
             f"Casino ({session.rules.describe()}) against {opponents}, seed "
-            f"{session.seed}. Log: {session.out}" + "".join(f"; {x}" for x in extras)
+            f"{session.seed}. Log: {printable(str(session.out))}" + "".join(f"; {x}" for x in extras)
         )
     )
     if session.resumed_at is not None:
@@ -287,7 +287,7 @@ def _loop(session: PlaySession, console: Console, source: LineSource) -> None:
     shown = -1
     while not session.over:
         if session.bot_to_move:
-            with _thinking(console, source, f"{session.players[session.game.to_move]} is thinking"):
+            with _thinking(console, source, f"{session.names[session.game.to_move]} is thinking"):
                 notes = session.bot_step()
             for note in notes:
                 console.print(note_view(note))

@@ -26,29 +26,14 @@ from casino_coach.cli.options import (
     class_thresholds,
     rule_option,
 )
-from casino_coach.coach.analysis import (
-    Thresholds,
-    analysis_limits,
-    judge,
-    verdict_of,
-    why_not_second,
-)
-from casino_coach.coach.winning import choose_for_game
-from casino_coach.errors import UsageError, about
+from casino_coach.coach.verdict import analysis_limits
+from casino_coach.errors import UsageError
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
-from casino_coach.render.search import side_labels, suggestion_view
+from casino_coach.render.search import suggestion_render
 from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
-from casino_coach.report.words import near_target_values_words
 from casino_coach.search.tree import SearchTree
-from casino_coach.services.decision import (
-    decision_chances_of,
-    decision_from_file,
-    played_game_words,
-    result_json,
-    suggest_limits,
-    typed_decision,
-)
+from casino_coach.services.decision import Effort, TypedPosition, result_json, suggest
 
 _FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).", show_default=False)
 _AT = typer.Option(
@@ -65,75 +50,90 @@ _SAMPLES = typer.Option(
 _SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", metavar="SECONDS", help="Stop sampling after this many seconds.")
 
+_HAND = typer.Option(
+    None,
+    "--hand",
+    metavar="CARDS",
+    help="Type a position instead of a FILE: the cards of the seat to move, e.g. '8S 9C' (TD or 10D is "
+    "the 10 of diamonds).",
+)
+_TABLE = typer.Option(
+    "",
+    "--table",
+    metavar="TABLE",
+    help="The table: loose cards, then builds in brackets [CARDS =VALUE @SEAT] (=VALUE: what the build "
+    "is worth, default the sum; @SEAT: its owner, default the next seat), e.g. 'AC 2D [6S 3H =9 @1]'.",
+)
+_PRESET = typer.Option(
+    "classic",
+    "--preset",
+    metavar="PRESET",
+    help="The rules of a typed position: classic, royal or dominican.",
+)
+_OPTION = rule_option()
+_PLAYERS = typer.Option(2, "--players", help="2, 3 or 4 players.")
+_TO_MOVE = typer.Option(0, "--to-move", metavar="SEAT", help="Your seat: the seat to move.")
+_HAND_SIZES = typer.Option(
+    None,
+    "--hand-sizes",
+    metavar="N,N,...",
+    help="Cards held by each seat in seat order, e.g. '2,2' (default: as many as your hand).",
+)
+_STOCK = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal).")
+_SEEN = typer.Option(
+    "",
+    "--seen",
+    metavar="CARDS",
+    help="Cards out of play, captured earlier by whoever (they score for nobody), e.g. 'KD 5C'.",
+)
+_CAPTURED = typer.Option(
+    [],
+    "--captured",
+    metavar="CARDS",
+    help="One side's captured cards (they count in its score); give it once per side, in side order, "
+    "e.g. --captured 'AS 2S' --captured ''.",
+)
+_LAST_CAPTURE = typer.Option(
+    None,
+    "--last-capture",
+    metavar="SIDE",
+    help="The side that captured last (it takes the rest at the end).",
+)
+_SCORES = typer.Option(
+    None,
+    "--scores",
+    metavar="N,N,...",
+    help="The game score per side before this round, e.g. '17,19': adds the chances to win the game.",
+)
+_DEALER = typer.Option(
+    None,
+    "--dealer",
+    metavar="SEAT",
+    help="The seat that dealt this round (default: the one the hand sizes imply).",
+)
+
 
 @app.command("suggest")
 @handle_errors
 def suggest_command(
+    *,
     file: Path | None = _FILE,
     at: int | None = _AT,
     top: int | None = typer.Option(None, "--top", "-k", metavar="K", help="Show only the K best moves."),
     json: bool = typer.Option(False, "--json", help="Print the ranked moves as JSON."),
-    hand: str | None = typer.Option(
-        None,
-        "--hand",
-        metavar="CARDS",
-        help="Type a position instead of a FILE: the cards of the seat to move, e.g. '8S 9C' (TD or 10D is "
-        "the 10 of diamonds).",
-    ),
-    table: str = typer.Option(
-        "",
-        "--table",
-        metavar="TABLE",
-        help="The table: loose cards, then builds in brackets [CARDS =VALUE @SEAT] (=VALUE: what the build "
-        "is worth, default the sum; @SEAT: its owner, default the next seat), e.g. 'AC 2D [6S 3H =9 @1]'.",
-    ),
-    preset: str = typer.Option(
-        "classic",
-        "--preset",
-        metavar="PRESET",
-        help="The rules of a typed position: classic, royal or dominican.",
-    ),
-    option: list[str] = rule_option(),
-    players: int = typer.Option(2, "--players", help="2, 3 or 4 players."),
-    to_move: int = typer.Option(0, "--to-move", metavar="SEAT", help="Your seat: the seat to move."),
-    hand_sizes: str | None = typer.Option(
-        None,
-        "--hand-sizes",
-        metavar="N,N,...",
-        help="Cards held by each seat in seat order, e.g. '2,2' (default: as many as your hand).",
-    ),
-    stock: int = typer.Option(0, "--stock", help="Cards still to be dealt (0 in the last deal)."),
-    seen: str = typer.Option(
-        "",
-        "--seen",
-        metavar="CARDS",
-        help="Cards out of play, captured earlier by whoever (they score for nobody), e.g. 'KD 5C'.",
-    ),
-    captured: list[str] = typer.Option(
-        [],
-        "--captured",
-        metavar="CARDS",
-        help="One side's captured cards (they count in its score); give it once per side, in side order, "
-        "e.g. --captured 'AS 2S' --captured ''.",
-    ),
-    last_capture: int | None = typer.Option(
-        None,
-        "--last-capture",
-        metavar="SIDE",
-        help="The side that captured last (it takes the rest at the end).",
-    ),
-    scores: str | None = typer.Option(
-        None,
-        "--scores",
-        metavar="N,N,...",
-        help="The game score per side before this round, e.g. '17,19': adds the chances to win the game.",
-    ),
-    dealer: int | None = typer.Option(
-        None,
-        "--dealer",
-        metavar="SEAT",
-        help="The seat that dealt this round (default: the one the hand sizes imply).",
-    ),
+    hand: str | None = _HAND,
+    table: str = _TABLE,
+    preset: str = _PRESET,
+    option: list[str] = _OPTION,
+    players: int = _PLAYERS,
+    to_move: int = _TO_MOVE,
+    hand_sizes: str | None = _HAND_SIZES,
+    stock: int = _STOCK,
+    seen: str = _SEEN,
+    captured: list[str] = _CAPTURED,
+    last_capture: int | None = _LAST_CAPTURE,
+    scores: str | None = _SCORES,
+    dealer: int | None = _DEALER,
     samples: int | None = _SAMPLES,
     seed: int = _SEED,
     time: float | None = _TIME,
@@ -165,67 +165,50 @@ def suggest_command(
         raise UsageError(f"--top must be at least 1, got {top}")
     check_ranges(samples=samples, time=time, depth=depth)
     thresholds = class_thresholds(inaccuracy, mistake, blunder, noise)
-    if file is not None and hand is not None:
-        raise UsageError("give a FILE or a typed position (--hand), not both")
-    if file is None and hand is None:
-        raise UsageError("give a log or position FILE, or type a position with --hand and --table")
-    if file is not None:
-        if scores is not None or dealer is not None:
-            raise UsageError(
-                "--scores and --dealer are for a typed position: a log or position file has its own"
-            )
-        decision = decision_from_file(file, at)
-    else:
-        if at is not None:
-            raise UsageError("--at needs a log FILE")
-        assert hand is not None
-        decision = typed_decision(
+    typed = None
+    if hand is not None:
+        typed = TypedPosition(
             hand,
             table,
             preset,
-            option,
+            tuple(option),
             players,
             to_move,
             hand_sizes,
             stock,
             seen,
-            captured,
+            tuple(captured),
             last_capture,
             scores,
             dealer,
         )
-    obs = decision.obs
-    limits = suggest_limits(samples, seed, time, obs.nplayers, depth)
-    with about(file):  # a position too big to search names the file it came from
-        result = judge(decision.rules, obs, limits, thresholds, decision.played, scores=decision.scores)
-    verdict = (
-        verdict_of(decision.rules, obs, result, decision.played, thresholds, decision.names, decision.scores)
-        if decision.played is not None
-        else None
-    )
+    source = _source(file, at, typed, typed_only=scores is not None or dealer is not None)
+    effort = Effort(samples, seed, time, depth)
+    found = suggest(source, at=at, effort=effort, thresholds=thresholds, runner_up=not json)
     if json:
-        typer.echo(orjson.dumps(result_json(decision, result, top, verdict)).decode())
+        typer.echo(orjson.dumps(result_json(found, top)).decode())
         return
-    why = why_not_second(decision.rules, obs, result, decision.names)
-    Console().print(
-        suggestion_view(
-            obs,
-            result,
-            why,
-            top=top,
-            ply=decision.ply,
-            played=decision.played,
-            verdict=verdict,
-            names=decision.names,
-            win=decision_chances_of(decision, result, top),
-            for_game=choose_for_game(decision.rules, obs, decision.scores, result),
-            game_words=played_game_words(decision, result, verdict),
-            typed=decision.typed,
-            near=near_target_values_words(
-                decision.rules, decision.scores, side_labels(obs, decision.names, typed=decision.typed)
-            ),
-        )
-    )
+    Console().print(suggestion_render(found, top))
+
+
+def _source(
+    file: Path | None, at: int | None, typed: TypedPosition | None, *, typed_only: bool
+) -> Path | TypedPosition:
+    """What ``suggest`` searches: the FILE, or the position typed (``--hand`` and friends);
+    ``typed_only``: options of a typed position were given (``--scores``, ``--dealer``)."""
+    if file is not None and typed is not None:
+        raise UsageError("give a FILE or a typed position (--hand), not both")
+    if file is not None:
+        if typed_only:
+            raise UsageError(
+                "--scores and --dealer are for a typed position: a log or position file has its own"
+            )
+        return file
+    if typed is None:
+        raise UsageError("give a log or position FILE, or type a position with --hand and --table")
+    if at is not None:
+        raise UsageError("--at needs a log FILE")
+    return typed
 
 
 class GraphFormat(StrEnum):
@@ -239,6 +222,7 @@ class GraphFormat(StrEnum):
 @app.command("tree")
 @handle_errors
 def tree_command(
+    *,
     file: Path = typer.Argument(
         ..., help="A casino-replay log or casino-position file (JSON).", show_default=False
     ),
@@ -279,10 +263,7 @@ def tree_command(
     if max_depth is not None and max_depth < 1:
         raise UsageError(f"--max-depth must be at least 1, got {max_depth}")
     check_ranges(samples=samples, time=time)
-    decision = decision_from_file(file, at)
-    with about(file):  # a position too big to search names the file it came from
-        limits = suggest_limits(samples, seed, time, decision.obs.nplayers)
-        result = judge(decision.rules, decision.obs, limits, Thresholds(), decision.played, record=True)
+    result = suggest(file, at=at, effort=Effort(samples, seed, time), record=True).assessment.result
     assert isinstance(result.tree, SearchTree)
     g = tree_graph(result.tree, max_depth)
     data = graph_bytes(g, fmt.value)

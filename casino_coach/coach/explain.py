@@ -31,6 +31,7 @@ from casino_coach.engine.cards import (
 from casino_coach.engine.movegen import BUILD, Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
+from casino_coach.formats.text import player_name
 from casino_coach.search import Outcome, SearchResult
 
 # Smallest share of a loss, in points, worth a sentence (smaller ones go to the rest).
@@ -78,7 +79,8 @@ class _Words:
 
     def __init__(self, obs: Observation, names: Sequence[str] | None, yours: str) -> None:
         self.yours = yours
-        who = list(names) if names else [f"seat {k}" for k in range(obs.nplayers)]
+        # Names as every renderer shows them (formats.text.player_name): printable and short.
+        who = [player_name(n) for n in names] if names else [f"seat {k}" for k in range(obs.nplayers)]
         # Players of the same name (self-play of one bot) are told apart by their seats: "counter or
         # counter takes it" says nothing of who.
         who = [f"{n} (seat {k})" if who.count(n) > 1 else n for k, n in enumerate(who)]

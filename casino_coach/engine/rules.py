@@ -74,6 +74,14 @@ _POINTS = {
     "points_sweep",
 }
 
+# Upper bounds of the numbers a rule set takes (rules.md §2.6): far beyond any real game
+# (played to 11 or 21, items worth 1 to 3 points), near enough that a game to the target ends in
+# seconds and every score stays a small number in JSON, on the page's chart and on the terminal. A
+# weight of 2**63 - 1 broke every JSON writer, 10**8 made the page's chart a gigabyte, and a target
+# of 10**9 made selfplay play for ever.
+MAX_TARGET = 1000
+MAX_POINTS = 100
+
 
 @dataclass(frozen=True)
 class RuleSet(Frozen):
@@ -280,13 +288,17 @@ def _check(options: Mapping[str, Any]) -> None:
                 opts = " | ".join(str(c) for c in choices)
                 raise RulesError(f"rule option {name!r} must be one of {opts}, got {shown(value)}")
         elif name in _POINTS:
+            least, most = (1, MAX_TARGET) if name == "target" else (0, MAX_POINTS)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                least = 1 if name == "target" else 0
                 raise RulesError(
                     f"rule option {name!r} must be a whole number >= {least}, got {shown(value)}"
                 )
             if name == "target" and value < 1:
                 raise RulesError(f"rule option 'target' must be at least 1, got {shown(value)}")
+            if value > most:
+                raise RulesError(
+                    f"rule option {name!r} must be at most {most:,} (rules.md §2.6), got {shown(value)}"
+                )
         elif name == "count_out_order" and (
             not isinstance(value, tuple)
             or not all(isinstance(x, str) for x in value)

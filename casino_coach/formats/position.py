@@ -15,7 +15,7 @@ from casino_coach.engine.movegen import split_ok
 from casino_coach.engine.observation import (
     Observation,
 )
-from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.rules import MAX_TARGET, RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import (
     HAND_SIZE,
@@ -43,9 +43,10 @@ from casino_coach.formats.log import (
 )
 
 # Bounds of a position's counts beyond what the rest of it checks: a side's sweeps (one per capture at
-# most) and a game score (the target is 21; a score NaN or past 64 bits would break every answer).
+# most) and a game score (below the largest target, rules.md §2.6; a score NaN or past 64
+# bits would break every answer).
 MAX_SWEEPS = 52
-MAX_SCORE = 1000
+MAX_SCORE = MAX_TARGET
 
 
 @dataclass(frozen=True)

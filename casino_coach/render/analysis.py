@@ -9,7 +9,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
+from casino_coach.coach.verdict import CLASSES
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (

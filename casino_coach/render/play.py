@@ -63,7 +63,7 @@ def table_panel(session: PlaySession) -> Panel:
         t.append(f"{b.value:>2}", style="bold cyan")
         t.append(f" {'multiple' if b.multiple else 'single  '} ", style="cyan")
         t.append_text(cards_text(b.cards))
-        owner = "yours" if b.owner == session.human else f"{session.players[b.owner]}'s"
+        owner = "yours" if b.owner == session.human else f"{session.names[b.owner]}'s"
         t.append(f"  ({owner})", style="dim")
         grid.add_row("Build", t)
     for side, pile in enumerate(st.captured):
@@ -77,7 +77,7 @@ def table_panel(session: PlaySession) -> Panel:
         Text(f"{st.stock.bit_count()} to deal (deal {deal_no} of {total}{last}) · other hands {others}"),
     )
     title = (
-        f"Round {game.round_index + 1} · dealer {session.players[st.dealer]} · "
+        f"Round {game.round_index + 1} · dealer {session.names[st.dealer]} · "
         f"{session.rules.preset} to {session.rules.target}"
     )
     return Panel(grid, title=title, title_align="left", width=80, padding=(0, 1))

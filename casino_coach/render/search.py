@@ -8,15 +8,22 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.coach.analysis import Verdict
+from casino_coach.coach.assessment import why_not_second
+from casino_coach.coach.verdict import Verdict
 from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
-from casino_coach.report.words import chance_words, for_game_words, game_class_words
+from casino_coach.report.words import (
+    chance_words,
+    for_game_words,
+    game_class_words,
+    near_target_values_words,
+)
 from casino_coach.search.result import SearchResult
 from casino_coach.search.worlds import count_worlds
+from casino_coach.services.decision import Suggestion, played_game_words, shown_chances
 
 
 def verdict_words(v: Verdict, result: SearchResult) -> str:
@@ -228,3 +235,24 @@ def suggestion_view(
             )
         )
     return Group(*parts)
+
+
+def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
+    """What ``suggest`` shows of a decision's assessment (``services.decision.suggest``):
+    ``suggestion_view`` of it, with the ``top`` best moves."""
+    a, q, d = s.assessment, s.query, s.assessment.decision
+    return suggestion_view(
+        d.obs,
+        a.result,
+        why_not_second(a),
+        top=top,
+        ply=q.ply,
+        played=d.played,
+        verdict=a.verdict,
+        names=d.names,
+        win=shown_chances(a, top),
+        for_game=a.for_game,
+        game_words=played_game_words(a),
+        typed=q.typed,
+        near=near_target_values_words(d.rules, d.scores, side_labels(d.obs, d.names, typed=q.typed)),
+    )

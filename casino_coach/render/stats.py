@@ -10,7 +10,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.formats.text import player_name
+from casino_coach.errors import MESSAGE_WIDTH
+from casino_coach.formats.text import player_name, printable
 from casino_coach.services.batch import BatchReport
 from casino_coach.services.store import PlayerStats, Record
 
@@ -39,7 +40,7 @@ KIND_LABELS = {
 
 
 def kind_label(kind: str) -> str:
-    return KIND_LABELS.get(kind, kind.replace("_", " "))
+    return KIND_LABELS.get(kind) or printable(kind.replace("_", " "), 40)
 
 
 def _games_list(records: Sequence[Record]) -> Table:
@@ -53,7 +54,9 @@ def _games_list(records: Sequence[Record]) -> Table:
         assert game is not None
         against = ", ".join(player_name(o) for o in game.opponents) or "nobody"
         t.add_row(
-            f"{i}.", f"{game.date[:10]} vs {against}", game.source or f"(no file; game {game.hash[:12]})"
+            f"{i}.",
+            f"{printable(game.date[:10])} vs {against}",
+            printable(game.source) if game.source else f"(no file; game {printable(game.hash[:12])})",
         )
     return t
 
@@ -95,7 +98,7 @@ def _record_table(
     col("loss", _num(t.loss_per_decision, ".3f"))
     for i, r in enumerate(records):
         table.add_row(
-            heads[i] if heads else r.label,
+            printable(heads[i] if heads else r.label),
             str(r.games),
             str(r.decisions),
             *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
@@ -149,15 +152,16 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
 def players_view(records: Sequence[Record], store: str) -> RenderableType:
     """Every player's totals, one row each."""
     if not records:
-        return Text(f"{store}: no analysed games yet.")
-    return _record_table(f"Players in {store}", "player", records, None)
+        return Text(f"{printable(store)}: no analysed games yet.")
+    heads = [player_name(r.label) for r in records]
+    return _record_table(f"Players in {printable(store)}", "player", records, None, heads)
 
 
 def batch_view(report: BatchReport, store: str) -> RenderableType:
     """One line per outcome of a batch run, then the files that failed and why."""
     lines = Text()
     lines.append(f"{len(report.analysed)} analysed", style="bold green")
-    lines.append(f", {len(report.skipped)} already in {store}")
+    lines.append(f", {len(report.skipped)} already in {printable(store)}")
     if report.duplicates:
         lines.append(f", {len(report.duplicates)} duplicates of another file")
     if report.without_player:
@@ -174,5 +178,5 @@ def batch_view(report: BatchReport, store: str) -> RenderableType:
     lines.append(")")
     parts: list[RenderableType] = [lines]
     for source, reason in report.failed:
-        parts.append(Text(f"  {source}: {reason}", style="red"))
+        parts.append(Text(f"  {printable(source)}: {printable(reason, MESSAGE_WIDTH)}", style="red"))
     return Group(*parts)

@@ -20,7 +20,7 @@ import orjson
 from casino_coach.engine.cards import card_name, iter_cards
 from casino_coach.engine.movegen import ACTION_NAMES, Move
 from casino_coach.engine.notation import move_text
-from casino_coach.errors import CoachError
+from casino_coach.errors import CoachError, quoted
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.tree import SearchTree
 
@@ -96,7 +96,7 @@ def graph_bytes(g: nx.DiGraph, fmt: str) -> bytes:
     if fmt == "json":
         data = nx.node_link_data(g, edges="edges")
         return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    raise CoachError(f"unknown graph format {fmt!r}: choose graphml, dot or json")
+    raise CoachError(f"unknown graph format {quoted(fmt)}: choose graphml, dot or json")
 
 
 def write_graph(g: nx.DiGraph, path: str | Path) -> None:

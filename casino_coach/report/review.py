@@ -29,7 +29,8 @@ import orjson
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
-from casino_coach.coach.analysis import CLASSES, GameAnalysis, MoveAnalysis
+from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
+from casino_coach.coach.verdict import CLASSES
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,
@@ -155,10 +156,13 @@ def _r2(x: float | None) -> float | None:
 
 
 def _step(span: float) -> float:
-    for step in (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0):
-        if span / step <= 6:
-            return step
-    return 100.0
+    """The step of a chart's grid: 0.5, or 1, 2 or 5 times a power of ten, the smallest that draws at
+    most six steps over ``span``, however wide (a fixed largest step drew 100,000 lines over a
+    game of 10**7 points)."""
+    if not math.isfinite(span) or span <= 3.0:
+        return 0.5
+    power = 10.0 ** math.floor(math.log10(span / 6))
+    return next(m * power for m in (1.0, 2.0, 5.0, 10.0) if span / (m * power) <= 6)
 
 
 Point = tuple[float, float, MoveAnalysis | None]  # x, value, the move (None: a square of the score)

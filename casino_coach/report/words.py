@@ -6,14 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casino_coach.coach.analysis import (
+from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
+from casino_coach.coach.verdict import (
     DEAL_END_CARDS,
     GAME_THRESHOLDS,
-    GameAnalysis,
     GameVerdict,
-    MoveAnalysis,
     MoveClass,
-    SeatSummary,
     searches_deal_end,
 )
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
@@ -25,7 +23,7 @@ from casino_coach.search.result import SearchResult
 
 
 def title(a: GameAnalysis) -> str:
-    return f"Game analysis: {' vs '.join(a.players)} ({a.rules.describe()})"
+    return f"Game analysis: {' vs '.join(map(player_name, a.players))} ({a.rules.describe()})"
 
 
 def class_label(m: MoveAnalysis) -> str:

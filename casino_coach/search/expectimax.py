@@ -33,7 +33,7 @@ from casino_coach.errors import SearchError, TooBigToSearch
 from casino_coach.search import native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
-from casino_coach.search.native import WorldSolver, make_solver
+from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -583,6 +583,8 @@ def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float,
 def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue) -> Outcome:
     """What happens along a root move's line in one world, to where the search stops: the line that
     proves the move's value (``Solver.proving_line``), so that its end holds that value."""
+    if isinstance(solver, NativeSolver):
+        return solver.follow(state, rv)
     s = canonical(state)
     budget, used = solver.node_limit, solver.nodes
     solver.node_limit = 1 << 62  # explaining is not searching: it neither stops nor counts

@@ -10,7 +10,8 @@ than the core holds.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from casino_coach.core import NATIVE, native_rules
@@ -18,10 +19,25 @@ from casino_coach.engine.movegen import Move, legal_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.engine.values import cached_values
+from casino_coach.errors import SearchError
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights, learned_weights
+from casino_coach.search.result import Outcome
 from casino_coach.search.solver import MoveOrder, OutOfNodes, RootValue, Solver, canonical
 
 _new = tuple.__new__
+
+
+@contextmanager
+def _core_calls() -> Iterator[None]:
+    """The core's exceptions as the search's: its node limit as ``OutOfNodes``, a fault inside it (a
+    bug) as one line, a ``SearchError``."""
+    assert NATIVE is not None
+    try:
+        yield
+    except NATIVE.OutOfNodes:
+        raise OutOfNodes from None
+    except NATIVE.CoreFault as e:
+        raise SearchError(str(e)) from None
 
 
 def _move(t: tuple[int, int, int, int]) -> Move:
@@ -116,34 +132,40 @@ class NativeSolver:
         """Nothing to share: the core's move lists and leaf values cost less than sharing them."""
 
     def moves(self, s: RoundState) -> list[Move]:
-        return [_move(t) for t in self._core.moves(s)]
+        with _core_calls():
+            return [_move(t) for t in self._core.moves(s)]
 
     def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
         if moves is None:  # every move, twins too, as the reference's root
             moves = sorted(legal_moves(self.rules, canonical(state)), key=MoveOrder(self.rules))
-        try:
+        with _core_calls():
             values = self._core.root_values(canonical(state), moves)
-        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
-            raise OutOfNodes from None
         return [RootValue(m, v, (m, *_line(line))) for m, (v, line) in zip(moves, values, strict=True)]
 
     def value(self, state: RoundState) -> float:
         return self.search(canonical(state), float("-inf"), float("inf"))
 
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
-        try:
+        with _core_calls():
             return float(self._core.search(s, alpha, beta))
-        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
-            raise OutOfNodes from None
 
     def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]:
-        return _line(self._core.principal_line(state))[:limit]
+        with _core_calls():
+            return _line(self._core.principal_line(state))[:limit]
+
+    def follow(self, state: RoundState, rv: RootValue) -> Outcome:
+        """``expectimax.follow`` in the core: what happens along ``rv``'s line in this world."""
+        with _core_calls():
+            return _outcome(rv.value, self._core.follow(state, rv.move, rv.reply, rv.value))
 
     def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]:
-        try:
+        with _core_calls():
             return _line(self._core.proving_line(state, value))[:limit]
-        except NATIVE.OutOfNodes:  # type: ignore[union-attr]
-            raise OutOfNodes from None
+
+
+def _outcome(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
+    _, parts, gained, sweeps, end = found
+    return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
 def make_solver(

@@ -5,8 +5,9 @@ worlds (``src/search/worlds.rs``): the same counts, the same worlds in the same 
 probabilities, and from a generator in the same state the same random worlds, drawn by a port of
 CPython's Mersenne Twister (``src/engine/rng.rs``). Each function here runs the core where
 ``casino_coach.core`` chose it and the reference otherwise; the search calls these rather than either.
-The core's errors are the reference's ``SearchError``, with its message; an observation the core
-cannot take (more than 16 builds, counts past the pack) goes to the reference.
+The core's errors are the reference's ``SearchError``, with its message, and so is a fault inside the
+core (a bug, one line); an observation the core cannot take (more than 16 builds, counts past the
+pack) goes to the reference.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def count_classes(obs: Observation, limit: int) -> int:
     if NATIVE is not None:
         try:
             return int(NATIVE.count_classes(obs, max(min(limit, _MAX_LIMIT), -1)))
-        except NATIVE.WorldsError as e:
+        except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
             raise SearchError(str(e)) from None
         except ValueError:
             pass
@@ -48,7 +49,7 @@ def enumerate_worlds(rules: RuleSet, obs: Observation) -> list[World]:
     if NATIVE is not None:
         try:
             return _worlds(NATIVE.enumerate_worlds(native_rules(rules), obs))
-        except NATIVE.WorldsError as e:
+        except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
             raise SearchError(str(e)) from None
         except ValueError:
             pass
@@ -60,7 +61,7 @@ def world_classes(rules: RuleSet, obs: Observation) -> list[World]:
     if NATIVE is not None:
         try:
             return _worlds(NATIVE.world_classes(native_rules(rules), obs))
-        except NATIVE.WorldsError as e:
+        except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
             raise SearchError(str(e)) from None
         except ValueError:
             pass
@@ -80,6 +81,8 @@ def balanced_passes(
             stream = NATIVE.BalancedPasses(
                 native_rules(rules), obs, NATIVE.Random.from_state(rng.getstate()), canonical
             )
+        except NATIVE.CoreFault as e:
+            raise SearchError(str(e)) from None
         except ValueError:
             stream = None
     if stream is None:
@@ -89,7 +92,7 @@ def balanced_passes(
         while True:
             try:
                 w, group = next(stream)
-            except NATIVE.WorldsError as e:  # type: ignore[union-attr]
+            except (NATIVE.WorldsError, NATIVE.CoreFault) as e:  # type: ignore[union-attr]
                 raise SearchError(str(e)) from None
             yield _new(World, w), group
     finally:

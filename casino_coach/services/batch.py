@@ -14,6 +14,7 @@ process touches the store, so workers need neither the files nor the store.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import hashlib
@@ -28,8 +29,9 @@ from typing import Any
 
 import orjson
 
-from casino_coach.coach.analysis import AnalysisOptions, Thresholds, analysis_limits, analyze, seat_of
-from casino_coach.errors import BatchError, CoachError, NotALog, WorkerError, shown
+from casino_coach.coach.analysis import AnalysisOptions, analyze, seat_of
+from casino_coach.coach.verdict import Thresholds, analysis_limits
+from casino_coach.errors import BatchError, CoachError, NotALog, StoreError, WorkerError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.log import log_to_json, read_log
 from casino_coach.report.document import to_obj
@@ -330,8 +332,15 @@ def run_batch(
                 finish(job, result, None)
         else:
             _run_local(jobs, todo, settings_json, finish)
-    finally:
+    except BaseException:
+        # The error that stopped the run is the one to tell; claims left behind by a store that
+        # cannot be written any more are taken over by the next run (their process is gone).
+        with contextlib.suppress(StoreError):
+            store.release(owner)
+        raise
+    else:
         store.release(owner)
+    finally:
         report.seconds = time.perf_counter() - t0
     return report
 

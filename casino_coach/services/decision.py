@@ -1,6 +1,7 @@
-"""A decision to search, as the commands and the engine get one: the position before a move of a log
-(or where it stops), a position file's, or one typed in the compact notation; and the JSON answer
-``suggest --json`` gives for it (replay-format.md).
+"""A decision to search, as the commands get one: the position before a move of a log (or where it
+stops), a position file's, or one typed in the compact notation (``TypedPosition``); its assessment
+(``suggest``: ``coach.assessment.assess``, once); and the JSON answer ``suggest --json`` gives for it
+(replay-format.md).
 
 Errors name the file they come from (``errors.about``) and say what is wrong (``CoachError``).
 """
@@ -14,41 +15,108 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from casino_coach.coach.analysis import Verdict, analysis_limits, verdict_json
-from casino_coach.coach.winning import GameEdge, WinChances, choose_for_game, decision_chances
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.verdict import Thresholds, analysis_limits, verdict_json
+from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_hand, parse_table
-from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import PLAYER_COUNTS, sides_for
-from casino_coach.errors import CoachError, about
+from casino_coach.errors import CoachError, about, quoted
 from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import check_scores, observation_from_position, read_any
 from casino_coach.formats.replay import end_position, position_at, replay
+from casino_coach.frozen import Frozen
 from casino_coach.report.words import disagreement_words
-from casino_coach.search import Limits, SearchResult
+from casino_coach.search import Limits
 
 
 @dataclass(frozen=True)
-class Decision:
-    """A position to search: the rules, the mover's observation, its ply in the log (or None), the
-    move the log plays there (None past the end of the log, or for a position), the players' names
-    (a log's), whether it was typed on the command line (the seat to move is then "you"), and the
-    game score per side before the round (a log's, a position file's or ``--scores``; else None)."""
+class Query(Frozen):
+    """A decision as ``suggest`` and ``tree`` are asked about it: the decision (``Decision``: with
+    the move the log plays there, None past the end of the log or for a position), its ply in the
+    log (None for a typed position, or a position file without one), and whether it was typed on the
+    command line (the seat to move is then "you")."""
 
-    rules: RuleSet
-    obs: Observation
-    ply: int | None
-    played: Move | None = None
-    names: tuple[str, ...] = ()
+    decision: Decision
+    ply: int | None = None
     typed: bool = False
-    scores: tuple[Points, ...] | None = None
 
 
-def decision_from_file(path: Path, at: int | None) -> Decision:
+@dataclass(frozen=True)
+class TypedPosition(Frozen):
+    """A position typed in the compact notation (rules.md, notation.py), as ``suggest`` takes it: the
+    hand of the seat to move and the table (``[CARDS =VALUE @SEAT]`` for a build), the rules (a preset
+    and its options), the players, the seat to move, the cards each seat holds ("2,2"; default: as
+    many as the hand), the cards still to deal, the cards out of play, each side's captured cards,
+    the side that captured last, the game score per side before the round ("15,18": the chances to
+    win the game too) and the dealer."""
+
+    hand: str
+    table: str = ""
+    preset: str = "classic"
+    options: tuple[str, ...] = ()
+    players: int = 2
+    to_move: int = 0
+    hand_sizes: str | None = None
+    stock: int = 0
+    seen: str = ""
+    captured: tuple[str, ...] = ()
+    last_capture: int | None = None
+    scores: str | None = None
+    dealer: int | None = None
+
+
+@dataclass(frozen=True)
+class Effort(Frozen):
+    """The search effort ``suggest`` and ``tree`` are given: the analysis's limits
+    (``analysis_limits``, for the decision's number of players), so that ``suggest --at N`` judges
+    move N as ``analyze`` does, with the samples, seed, time and depth given."""
+
+    samples: int | None = None
+    seed: int = 0
+    time: float | None = None
+    depth: int | None = None
+
+    def limits(self, nplayers: int) -> Limits:
+        base = analysis_limits(self.samples, self.seed, nplayers, self.depth)
+        return dataclasses.replace(base, time=self.time) if self.time is not None else base
+
+
+@dataclass(frozen=True)
+class Suggestion(Frozen):
+    """What ``suggest`` finds: the decision asked about and its assessment."""
+
+    query: Query
+    assessment: Assessment
+
+
+def suggest(
+    source: Path | TypedPosition,
+    *,
+    at: int | None = None,
+    effort: Effort = Effort(),
+    thresholds: Thresholds = Thresholds(),
+    record: bool = False,
+    runner_up: bool = False,
+) -> Suggestion:
+    """The decision of ``source`` (a log, before move ``at`` or where it stops, or a position file;
+    or a typed position) and its assessment with ``effort`` and ``thresholds`` (``record``: keep
+    the search tree; ``runner_up``: explain what the runner-up loses). A position too big to search
+    names the file it came from."""
+    path = source if isinstance(source, Path) else None
+    query = decision_from_file(source, at) if isinstance(source, Path) else typed_decision(source)
+    settings = Settings(
+        effort.limits(query.decision.obs.nplayers), thresholds, record=record, runner_up=runner_up
+    )
+    with about(path):
+        return Suggestion(query, assess(query.decision, settings))
+
+
+def decision_from_file(path: Path, at: int | None) -> Query:
     """The decision before move ``at`` of a log (default: where it stops), or a position file's."""
     with about(path):
         doc = read_any(path)
@@ -59,17 +127,17 @@ def decision_from_file(path: Path, at: int | None) -> Decision:
         if at is None or at == n:
             with about(path):  # "FILE: the log stops between rounds: ..."
                 end = end_position(rep)
-            return Decision(doc.rules, end.observation, n, None, tuple(doc.players), scores=end.scores)
+            decision = Decision(doc.rules, end.observation, None, end.scores, tuple(doc.players))
+            return Query(decision, n)
         if not 0 <= at < n:
             raise CoachError(f"{path}: --at {at}: the log has {n} moves, so N goes from 0 to {n}")
         at_ply = rep.plies[at]
         with about(path):  # "FILE: round 1, deal 1, move 1 (ply 0), seat 1: the hand of seat 1 ..."
             pos = position_at(doc, at_ply)
-        return Decision(doc.rules, pos.observation, at, at_ply.move, tuple(doc.players), scores=pos.scores)
+        return Query(Decision(doc.rules, pos.observation, at_ply.move, pos.scores, tuple(doc.players)), at)
     if at is not None:
         raise CoachError(f"--at: {path} is a position, not a log")
-    ply = _position_ply(path)
-    return Decision(doc.rules, doc.observation, ply, scores=doc.scores)
+    return Query(Decision(doc.rules, doc.observation, scores=doc.scores), _position_ply(path))
 
 
 def _position_ply(path: Path) -> int | None:
@@ -86,57 +154,44 @@ def _int_list(text: str, what: str) -> list[int]:
     try:
         return [int(x) for x in text.replace(",", " ").split()]
     except ValueError:
-        raise CoachError(f"{what}: expected whole numbers separated by commas, got {text!r}") from None
+        raise CoachError(f"{what}: expected whole numbers separated by commas, got {quoted(text)}") from None
 
 
-def typed_decision(
-    hand: str,
-    table: str,
-    preset: str,
-    options: list[str],
-    players: int,
-    to_move: int,
-    hand_sizes: str | None,
-    stock: int,
-    seen: str,
-    captured: list[str],
-    last_capture: int | None,
-    scores: str | None = None,
-    dealer: int | None = None,
-) -> Decision:
-    """A position typed in the compact notation (rules.md, notation.py); with ``scores`` (the game
-    score per side before the round, "15,18") the chances to win the game too."""
-    rules = RuleSet.from_dict({"preset": preset, **parse_options(options)})
+def typed_decision(typed: TypedPosition) -> Query:
+    """The decision of a position typed in the compact notation; with its ``scores`` (the game score
+    per side before the round, "15,18") the chances to win the game too."""
+    rules = RuleSet.from_dict({"preset": typed.preset, **parse_options(list(typed.options))})
+    players, to_move = typed.players, typed.to_move
     nsides = sides_for(players, rules.partnerships) if players in PLAYER_COUNTS else players
     loose, builds = parse_table(
-        table, pair_value=rules.pair_value, default_owner=(to_move + 1) % max(players, 1)
+        typed.table, pair_value=rules.pair_value, default_owner=(to_move + 1) % max(players, 1)
     )
-    sizes = _int_list(hand_sizes, "--hand-sizes") if hand_sizes is not None else None
-    piles = [parse_hand(c) for c in captured] if captured else None
+    sizes = _int_list(typed.hand_sizes, "--hand-sizes") if typed.hand_sizes is not None else None
+    piles = [parse_hand(c) for c in typed.captured] if typed.captured else None
     if piles is not None and len(piles) != nsides:
         raise CoachError(f"--captured: give one pile per side ({nsides}), in side order")
     obs = observation_from_position(
         rules,
         players,
         to_move,
-        parse_hand(hand),
+        parse_hand(typed.hand),
         loose,
         builds,
         hand_sizes=sizes,
-        stock=stock,
-        seen=parse_hand(seen),
+        stock=typed.stock,
+        seen=parse_hand(typed.seen),
         captured=piles,
-        last_capture=-1 if last_capture is None else last_capture,
+        last_capture=-1 if typed.last_capture is None else typed.last_capture,
         partnerships=rules.partnerships,
-        dealer=dealer,
+        dealer=typed.dealer,
     )
     game: tuple[Points, ...] | None = None
-    if scores is not None:
-        game = tuple(_int_list(scores, "--scores"))
+    if typed.scores is not None:
+        game = tuple(_int_list(typed.scores, "--scores"))
         if len(game) != obs.nsides or min(game) < 0:
             raise CoachError(f"--scores: give one score from 0 up per side ({obs.nsides}), in side order")
         check_scores(rules, game, "--scores")
-    return Decision(rules, obs, None, typed=True, scores=game)
+    return Query(Decision(rules, obs, scores=game), typed=True)
 
 
 def _number(x: float) -> float:
@@ -145,44 +200,28 @@ def _number(x: float) -> float:
     return round(x, 4)
 
 
-def decision_chances_of(decision: Decision, result: SearchResult, top: int | None) -> WinChances | None:
-    """The game chances of a decision (``coach.winning``) for the moves shown (the ``top`` best, and
-    the move the log plays there): None for a typed position (no game score) or rules without a
-    table."""
-    if decision.scores is None:
+def shown_chances(a: Assessment, top: int | None) -> WinChances | None:
+    """The game chances of the moves a suggestion lists (the ``top`` best, and the move the log plays
+    there); None for a typed position without a game score, or rules without a table."""
+    if a.chances is None:
         return None
-    moves = list(result.moves if top is None else result.moves[:top])
-    if decision.played is not None and all(mv.move != decision.played for mv in moves):
-        moves.append(result.value_of(decision.played))
-    return decision_chances(decision.rules, decision.obs, decision.scores, moves, result)
+    moves = a.result.moves if top is None else a.result.moves[:top]
+    shown = {mv.move for mv in moves} | {a.decision.played}
+    return WinChances(a.chances.round_start, tuple((m, c) for m, c in a.chances.after if m in shown))
 
 
-def played_game_words(decision: Decision, result: SearchResult, verdict: Verdict | None) -> str | None:
+def played_game_words(a: Assessment) -> str | None:
     """What ``analyze`` says of the move the log plays here when the game and the round disagree on it
     (``report.words.disagreement_words``: "Right for the round, wrong for the game: ..."), from the
     chances after the round's best, the move played and the move best for the game."""
-    if verdict is None or verdict.game is None or decision.played is None or decision.scores is None:
+    d, v = a.decision, a.verdict
+    if v is None or v.game is None or d.played is None or d.scores is None:
         return None
-    moves = dict.fromkeys((verdict.best, decision.played, verdict.game.best))
-    win = decision_chances(
-        decision.rules, decision.obs, decision.scores, [result.value_of(m) for m in moves], result
-    )
-    return disagreement_words(
-        verdict.game,
-        win,
-        decision.obs.to_move % decision.obs.nsides,
-        decision.played,
-        verdict.best,
-        verdict.loss,
-        verdict.cls,
-        verdict.forced,
-        decision.scores,
-    )
+    side = d.obs.to_move % d.obs.nsides
+    return disagreement_words(v.game, a.chances, side, d.played, v.best, v.loss, v.cls, v.forced, d.scores)
 
 
-def result_json(
-    decision: Decision, result: SearchResult, top: int | None, verdict: Verdict | None = None
-) -> dict[str, Any]:
+def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
     """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}]}``,
     best first, and with a move played at that ply, ``"played"``: its verdict as ``analyze`` gives it.
     With a game score and a table for the rules, ``"win_chance"``: the chance of each side to win
@@ -190,10 +229,11 @@ def result_json(
     round's best (``best_for_game``: ``choose_for_game``, as the searcher bot chooses, written by
     ``game_choice_json``; null when none is clearly better or the game is not close), and per move
     (and for the move played) the chances once the round is over after it."""
+    a, d = s.assessment, s.assessment.decision
+    result, win = a.result, a.chances
     moves = result.moves if top is None else result.moves[:top]
-    win = decision_chances_of(decision, result, top)
     out: dict[str, Any] = {
-        "ply": decision.ply,
+        "ply": s.query.ply,
         "seat": result.seat,
         "exact": result.exact,
         "worlds": result.samples,
@@ -205,19 +245,18 @@ def result_json(
         ],
     }
     if win is not None:
-        choice = choose_for_game(decision.rules, decision.obs, decision.scores, result)
         out["win_chance"] = {
-            "scores": list(decision.scores or ()),
-            "dealer": decision.obs.dealer,
+            "scores": list(d.scores or ()),
+            "dealer": d.obs.dealer,
             "round_start": chances_json(win.round_start),
-            "best_for_game": None if choice is None else game_choice_json(choice),
+            "best_for_game": None if a.for_game is None else game_choice_json(a.for_game),
         }
-    if verdict is not None and decision.played is not None:
+    if a.verdict is not None and d.played is not None:
         out["played"] = (
-            move_to_json(decision.played)
-            | verdict_json(verdict, result.value_of(decision.played).ev, _number)
-            | _chances_field(win, decision.played)
-            | {"game_verdict": played_game_words(decision, result, verdict)}
+            move_to_json(d.played)
+            | verdict_json(a.verdict, result.value_of(d.played).ev, _number)
+            | _chances_field(win, d.played)
+            | {"game_verdict": played_game_words(a)}
         )
     return out
 
@@ -237,12 +276,3 @@ def chances_json(chances: Sequence[float]) -> list[float]:
 def _chances_field(win: WinChances | None, move: Move) -> dict[str, Any]:
     after = win.of(move) if win is not None else None
     return {"win_chance": chances_json(after)} if after is not None else {}
-
-
-def suggest_limits(
-    samples: int | None, seed: int, time: float | None, nplayers: int, depth: int | None = None
-) -> Limits:
-    """The analysis's limits (``analysis_limits``), so that ``suggest --at N`` judges move N as
-    ``analyze`` does, with the options given."""
-    base = analysis_limits(samples, seed, nplayers, depth)
-    return dataclasses.replace(base, time=time) if time is not None else base

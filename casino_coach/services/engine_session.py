@@ -50,15 +50,8 @@ from typing import Any, BinaryIO
 import orjson
 
 from casino_coach import __version__
-from casino_coach.coach.analysis import (
-    ANALYSIS_DEPTH,
-    Thresholds,
-    analysis_limits,
-    judge,
-    verdict_json,
-    verdict_of,
-)
-from casino_coach.coach.winning import choose_for_game, decision_chances
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.verdict import ANALYSIS_DEPTH, Thresholds, analysis_limits, verdict_json
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
@@ -457,7 +450,7 @@ class EngineSession:
         return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
 
     def _go(self, req: Mapping[str, Any]) -> Answer:
-        res = self._search(self._limits(req))
+        res = self._assess(self._limits(req)).result
         best = res.best
         return {
             "type": "best_move",
@@ -474,44 +467,7 @@ class EngineSession:
         move = _move_field(req, self._own_turn()) if req.get("move") is not None else None
         if move is not None and observed_legal(self._game().rules, self._obs(), move):
             raise ProtocolError(f"'move': {move.describe()} is not a legal move here")
-        res = self._search(limits, move)
-        moves = res.moves if top is None else res.moves[:top]
-        g = self._game()
-        shown = list(moves)
-        if move is not None and all(mv.move != move for mv in moves):
-            shown.append(res.value_of(move))
-        win = decision_chances(g.rules, self._obs(), tuple(g.match.scores), shown, res)
-
-        def chances(m: Move) -> dict[str, Any]:
-            after = win.of(m) if win is not None else None
-            return {"win_chance": chances_json(after)} if after is not None else {}
-
-        out = {
-            "type": "analysis",
-            "seat": res.seat,
-            "moves": [
-                {"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev), "stderr": _num(mv.stderr)}
-                | chances(mv.move)
-                for mv in moves
-            ],
-            "legal": len(res.moves),
-            **_effort(res),
-        }
-        if win is not None:
-            choice = choose_for_game(g.rules, self._obs(), tuple(g.match.scores), res)
-            out["win_chance"] = {
-                "scores": [_num(p) for p in g.match.scores],
-                "round_start": chances_json(win.round_start),
-                "best_for_game": None if choice is None else game_choice_json(choice, res.seat),
-            }
-        if move is not None:
-            v = verdict_of(g.rules, self._obs(), res, move, Thresholds(), g.players, tuple(g.match.scores))
-            out["verdict"] = (
-                {"move": move_to_json(move, res.seat)}
-                | verdict_json(v, res.value_of(move).ev, _num, res.seat)
-                | chances(move)
-            )
-        return out
+        return analysis_answer(self._assess(limits, move), top)
 
     def _quit(self, req: Mapping[str, Any]) -> Answer:
         self.closed = True
@@ -548,10 +504,11 @@ class EngineSession:
             base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
         return limits_from(req, base)
 
-    def _search(self, limits: Limits, move: Move | None = None) -> SearchResult:
+    def _assess(self, limits: Limits, move: Move | None = None) -> Assessment:
         obs = self._own_turn()
         g = self._game()
-        return judge(g.rules, obs, limits, Thresholds(), move, scores=tuple(g.match.scores))
+        decision = Decision(g.rules, obs, move, tuple(g.match.scores), tuple(g.players))
+        return assess(decision, Settings(limits, Thresholds()))
 
     def _state_answer(self, played: dict[str, Any] | None = None) -> Answer:
         g = self._game()
@@ -619,6 +576,43 @@ def _move_field(req: Mapping[str, Any], obs: Observation) -> Move:
     if seat is not None and seat != obs.to_move:
         raise ProtocolError(f"it is seat {obs.to_move}'s turn, not seat {seat}'s")
     return move
+
+
+def analysis_answer(a: Assessment, top: int | None) -> Answer:
+    """The ``analysis`` answer of an assessment (engine-protocol.md): the ``top`` best moves (all by
+    default) with their chances to win the game, the decision's chances before the round and the
+    move to play for the game, and with a move to judge its ``verdict``, as ``analyze`` gives it."""
+    res, d, win = a.result, a.decision, a.chances
+    moves = res.moves if top is None else res.moves[:top]
+
+    def chances(m: Move) -> dict[str, Any]:
+        after = win.of(m) if win is not None else None
+        return {"win_chance": chances_json(after)} if after is not None else {}
+
+    out = {
+        "type": "analysis",
+        "seat": res.seat,
+        "moves": [
+            {"move": move_to_json(mv.move, res.seat), "ev": _num(mv.ev), "stderr": _num(mv.stderr)}
+            | chances(mv.move)
+            for mv in moves
+        ],
+        "legal": len(res.moves),
+        **_effort(res),
+    }
+    if win is not None:
+        out["win_chance"] = {
+            "scores": [_num(p) for p in d.scores or ()],
+            "round_start": chances_json(win.round_start),
+            "best_for_game": None if a.for_game is None else game_choice_json(a.for_game, res.seat),
+        }
+    if a.verdict is not None and d.played is not None:
+        out["verdict"] = (
+            {"move": move_to_json(d.played, res.seat)}
+            | verdict_json(a.verdict, res.value_of(d.played).ev, _num, res.seat)
+            | chances(d.played)
+        )
+    return out
 
 
 def _awaiting_words(awaiting: str) -> str:

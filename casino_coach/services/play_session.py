@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
-from casino_coach.coach.analysis import GameVerdict, MoveClass, Thresholds, analysis_limits, judge, verdict_of
-from casino_coach.coach.explain import explain
-from casino_coach.coach.winning import GameEdge, choose_for_game, decision_chances
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.verdict import GameVerdict, MoveClass, Thresholds, analysis_limits
+from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
 from casino_coach.engine.movegen import (
     BUILD,
@@ -63,6 +63,7 @@ from casino_coach.errors import (
     LogError,
     NotationError,
     TooBigToSearch,
+    quoted,
     shown,
 )
 from casino_coach.formats import jsonio
@@ -72,6 +73,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.replay import replay
+from casino_coach.formats.text import player_name, printable
 from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words, near_target_notes
 from casino_coach.search import Limits, SearchResult
 
@@ -209,7 +211,7 @@ class _Decision:
     """What the session knows about the person's current decision (reset after every move)."""
 
     ply: int
-    search: SearchResult | None = None
+    assessment: Assessment | None = None
     hint_level: int = 0
     pending: TutorWarning | None = None
     refused: str | None = None  # the last move that was refused (not a typo), for a bare ``why``
@@ -250,7 +252,7 @@ class PlaySession:
         if not 0 <= human < players:
             raise CoachError(f"your seat must be from 0 to {players - 1}, got {human}")
         if tutor is not None and tutor not in TUTOR_LEVELS:
-            raise CoachError(f"unknown tutor level {tutor!r}: choose one of {', '.join(TUTOR_LEVELS)}")
+            raise CoachError(f"unknown tutor level {quoted(tutor)}: choose one of {', '.join(TUTOR_LEVELS)}")
         self.rules = rules
         self.human = human
         self.seed = seed
@@ -263,7 +265,9 @@ class PlaySession:
         if names is None:
             names = bot_names(opponent, players - 1)
             names.insert(human, name)
-        self.players = list(names)
+        self.players = list(names)  # as the log keeps them
+        # as every note and the screen show them (formats.text.player_name): printable and short
+        self.names = [player_name(p) for p in self.players]
         self.policies: dict[int, Policy] = {s: make_policy(opponent) for s in range(players) if s != human}
         self.opponent = opponent
         self.game = self._new_game()
@@ -431,7 +435,7 @@ class PlaySession:
             return [
                 Note(
                     NoteKind.ERROR,
-                    f"{text!r} answers the tutor, but no move is held back: type "
+                    f"{quoted(text)} answers the tutor, but no move is held back: type "
                     "a move or its number (help lists the commands)",
                 )
             ]
@@ -491,7 +495,7 @@ class PlaySession:
         return [
             Note(
                 NoteKind.CANDIDATES,
-                f"{text!r} fits {len(found)} moves: type more of the move or its number{extra}",
+                f"{quoted(text)} fits {len(found)} moves: type more of the move or its number{extra}",
                 moves=self.numbered(found),
             )
         ]
@@ -553,7 +557,7 @@ class PlaySession:
         move = self.policies[seat].choose(self.rules, obs, self.legal(), rng, scores=self.game.scores)
         before = self.state
         notes = [
-            Note(NoteKind.BOT, move_words(self.rules, before, move, self.players[seat]), seat=seat, move=move)
+            Note(NoteKind.BOT, move_words(self.rules, before, move, self.names[seat]), seat=seat, move=move)
         ]
         return notes + self._after_play(before, move)
 
@@ -570,7 +574,7 @@ class PlaySession:
             if self.game.over:
                 notes.append(Note(NoteKind.GAME_OVER, self.result_text()))
             else:
-                dealer = self.players[self.state.dealer]
+                dealer = self.names[self.state.dealer]
                 notes.append(
                     Note(NoteKind.DEAL, f"Round {self.game.round_index + 1}: {says(dealer, 'deal')}.")
                 )
@@ -589,15 +593,26 @@ class PlaySession:
 
     # --- help for the person -------------------------------------------------------------------------
 
-    def search(self) -> SearchResult:
-        """The search of the person's current decision (from what they can see), made once; after the
-        tutor held a move back, the search that judged it (``tutor_check``)."""
+    def assessment(self) -> Assessment:
+        """The assessment of the person's current decision (from what they can see), made once; after
+        the tutor held a move back, the one that judged it (``tutor_check``)."""
         dec = self._current()
-        if dec.search is None:
-            dec.search = judge(
-                self.rules, self.observation(), self.limits, self._thresholds, scores=self.game.scores
-            )
-        return dec.search
+        if dec.assessment is None:
+            dec.assessment = assess(self._decision_of(None), self._settings())
+        return dec.assessment
+
+    def search(self) -> SearchResult:
+        """The search of the person's current decision (``assessment``)."""
+        return self.assessment().result
+
+    def _decision_of(self, move: Move | None) -> Decision:
+        """The person's current decision, with the ``move`` about to be played."""
+        scores = tuple(self.game.scores)
+        return Decision(self.rules, self.observation(), move, scores, tuple(self.players))
+
+    def _settings(self) -> Settings:
+        """How the hints and the tutor judge: with the reasons why the best move beats the next."""
+        return Settings(self.limits, self._thresholds, runner_up=True)
 
     def hint(self) -> list[Note]:
         """First the card to play; on a second ``hint`` the whole move. None for a decision too big to
@@ -609,7 +624,7 @@ class PlaySession:
             res = self.search()
         except TooBigToSearch as e:
             return [Note(NoteKind.HINT, f"No hint here: {e}.")]
-        for_game = self._for_game()
+        for_game = self.assessment().for_game
         best = for_game.move.move if for_game is not None else res.best.move
         dec.hint_level += 1
         if dec.hint_level == 1:
@@ -626,30 +641,23 @@ class PlaySession:
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
         return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
 
-    def _for_game(self) -> GameEdge | None:
-        """The move clearly better for the game than the round's best, once the game is close."""
-        return choose_for_game(self.rules, self.observation(), self.game.scores, self.search())
-
     def hint_why(self, for_game: GameEdge | None = None) -> tuple[str, tuple[str, ...]]:
         """Why the hinted move: what the next best move would lose, in the words ``analyze`` uses
         for a loss (``explain.explain``: statements over the deals the person could face, never the
         hidden cards), one reason per scoring category with its points; for a move hinted for the
-        game (``for_game``, from ``_for_game``), the chances to win it after the move and after the
+        game (``for_game``, from ``Assessment.for_game``), the chances to win it after the move and after the
         round's best."""
-        res = self.search()
+        a = self.assessment()
+        res = a.result
         best = res.moves[0]
         if len(res.moves) == 1:
             return "Why: it is your only legal move.", ()
         if for_game is not None:
-            obs = self.observation()
-            win = decision_chances(self.rules, obs, self.game.scores, [for_game.move, best], res)
-            words = for_game_words(for_game, res, win, obs.seat % obs.nsides)
+            words = for_game_words(for_game, res, a.chances, a.side)
             return f"Why: {words[0].lower()}{words[1:]}", ()
         second = res.moves[1]
         loss = max(0.0, best.ev - second.ev)
-        reasons = explain(
-            self.rules, self.observation(), res, second.move, round(loss, 2), names=self.players, yours="it"
-        )
+        reasons = a.runner_up
         if not reasons:
             return f"Why: the next best, {second.move.describe()}, is about as good ({loss:.2f} less).", ()
         lead = f"Why: the next best, {second.move.describe()}, loses {loss:.2f} points:"
@@ -688,9 +696,9 @@ class PlaySession:
         points that do not change the chance to win)."""
         if self.tutor is None or len(self.legal()) < 2:
             return None
-        obs = self.observation()
-        res = judge(self.rules, obs, self.limits, self._thresholds, move, scores=self.game.scores)
-        v = verdict_of(self.rules, obs, res, move, self._thresholds, self.players, self.game.scores)
+        a = assess(self._decision_of(move), self._settings())
+        v = a.verdict
+        assert v is not None
         g = v.game
         round_bad = _at_least(str(v.cls), self.tutor) and (g is None or g.cls != MoveClass.BEST)
         if not round_bad and not (g is not None and _at_least(str(g.cls), self.tutor)):
@@ -698,7 +706,7 @@ class PlaySession:
         # The search that held the move back is the decision's from now on: a hint in the same prompt
         # names the move the warning names (a fresh search without the move played drew other worlds
         # and named another move best for the game).
-        self._current().search = res
+        self._current().assessment = a
         reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
         game = game_class_words(g)
         if game is not None and round_bad:  # held back for the game, the headline says it already
@@ -804,8 +812,12 @@ class PlaySession:
         try:
             path = self.save()
         except OSError as e:
-            return [Note(NoteKind.ERROR, f"could not save the log to {self.out}: {e.strerror or e}")]
-        return [Note(NoteKind.SAVED, f"Game saved to {path}")] if path is not None else []
+            return [
+                Note(
+                    NoteKind.ERROR, f"could not save the log to {printable(str(self.out))}: {e.strerror or e}"
+                )
+            ]
+        return [Note(NoteKind.SAVED, f"Game saved to {printable(str(path))}")] if path is not None else []
 
     def completions(self, prefix: str) -> list[str]:
         """Completions of a partly typed line: commands, and the legal moves' notation."""
@@ -879,7 +891,7 @@ def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] 
             hint = "after the action come only the table cards it involves, like '8C x 3H 5S'"
             if tok.lower() in _ACTION_WORDS or re.fullmatch(r"[b=]\d*", tok.lower()):
                 hint = "the action (x, b8 or t) comes right after the card played"
-            raise NotationError(f"Cannot read {tok!r} in {text!r}: {hint}.") from None
+            raise NotationError(f"Cannot read {quoted(tok)} in {quoted(text)}: {hint}.") from None
         if not state.table >> c & 1:
             raise IllegalMoveError(
                 f"{card_symbol(c)} is not on the table. The table: {table_words(state.loose, state.builds)}"
@@ -900,7 +912,7 @@ def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] 
     if len(cands) == 1:
         return cands[0]
     if cands:
-        raise AmbiguousMoveError(f"{text!r} fits {len(cands)} moves", cands)
+        raise AmbiguousMoveError(f"{quoted(text)} fits {len(cands)} moves", cands)
     try:
         reason = illegal_reason(rules, state, parse_move(text))
     except NotationError:
@@ -908,7 +920,7 @@ def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] 
     what = {"x": "capture", "b": "build", "t": "trail", None: "move"}[action]
     if value is not None and action == "b":
         what = f"build of {value}"
-    lead = reason or f"{card_symbol(card)} has no legal {what} matching {text!r}"
+    lead = reason or f"{card_symbol(card)} has no legal {what} matching {quoted(text)}"
     index = {m: i + 1 for i, m in enumerate(legal)}
     nums = ", ".join(f"{index[m]}: {typed_text(m)}" for m in own[:LISTED_IN_ERRORS])
     more = (
@@ -924,13 +936,13 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     close = difflib.get_close_matches(word, [*COMMANDS, *_ALIASES], n=1, cutoff=0.6)
     if close and len(word) > 1 and not word[0].isdigit():
         cmd = _command_word(close[0]) or close[0]
-        return f"Unknown command {first!r}: did you mean {cmd!r}? (help lists the commands)"
+        return f"Unknown command {quoted(first)}: did you mean {cmd!r}? (help lists the commands)"
     guess = _card_guess(first, hand)
     if guess:
-        return f"{first!r} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
+        return f"{quoted(first)} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
     example = typed_text(legal[0]) if legal else "8C x 3H 5S"
     return (
-        f"Cannot read {text!r}: type a move like '{example}', a move number, or help "
+        f"Cannot read {quoted(text)}: type a move like '{example}', a move number, or help "
         "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
     )
 
@@ -974,7 +986,7 @@ def _card_guess(tok: str, hand: int) -> str:
 
 
 def _side_names(players: Sequence[str], nsides: int, side: int) -> str:
-    return " & ".join(p for s, p in enumerate(players) if s % nsides == side)
+    return " & ".join(player_name(p) for s, p in enumerate(players) if s % nsides == side)
 
 
 def _resume_seat(

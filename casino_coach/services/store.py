@@ -33,7 +33,7 @@ import socket
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +41,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import orjson
 
-from casino_coach.errors import CoachError, StoreError
+from casino_coach.errors import NAME_WIDTH, SHOWN_WIDTH, CoachError, StoreError, printable, quoted
 
 SCHEMA_VERSION = 1
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
@@ -146,24 +146,42 @@ class GameKey:
 # How long a write waits for another program's transaction on the store to end, in seconds.
 LOCK_WAIT = 30.0
 
+# The tables of a store: an SQLite file is a store when it has them, and ``meta`` holds the version.
+TABLES = ("meta", "games", "moves", "explanations", "players", "claims")
 
-def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
-    """SQLite's error on the store at ``path`` in the user's words: read-only, locked, a folder SQLite
-    cannot write its journal in, or not a store at all."""
-    text = str(e)
+
+def _store_error(path: Path, e: sqlite3.Error | UnicodeDecodeError, *, opening: bool = False) -> StoreError:
+    """SQLite's error on the store at ``path`` in the user's words, on one line: read-only, locked,
+    full, damaged, a folder SQLite cannot write its journal in, or (``opening``) not a store at all."""
+    if isinstance(e, UnicodeDecodeError):  # a flipped byte in a name or in the schema's text
+        return StoreError(f"{_named(path)}: the results store is damaged (a text in it is not UTF-8)")
+    text = " ".join(str(e).split())
     if "readonly" in text or "read-only" in text:
-        return StoreError(f"{path}: cannot write to the results store: it is read-only")
+        return StoreError(f"{_named(path)}: cannot write to the results store: it is read-only")
     if "locked" in text or "busy" in text:
         return StoreError(
-            f"{path}: the results store is locked by another program (waited {LOCK_WAIT:g} s); "
+            f"{_named(path)}: the results store is locked by another program (waited {LOCK_WAIT:g} s); "
             "try again when it is done"
         )
+    if "full" in text:  # SQLITE_FULL: "database or disk is full"
+        return StoreError(
+            f"{_named(path)}: cannot write to the results store: {text} (what it held before is intact)"
+        )
+    if "malformed" in text or "corrupt" in text:
+        return StoreError(f"{_named(path)}: the results store is damaged ({text})")
     if "unable to open" in text and path.is_file() and not _writable_folder(path.parent):
         return StoreError(
-            f"{path}: cannot open the results store: its folder is not writable "
+            f"{_named(path)}: cannot open the results store: its folder is not writable "
             "(SQLite keeps its journal files beside the store)"
         )
-    return StoreError(f"{path}: not a results store ({text})")
+    if opening or "not a database" in text:
+        return StoreError(f"{_named(path)}: not a results store ({text})")
+    return StoreError(f"{_named(path)}: cannot use the results store ({text})")
+
+
+def _named(path: Path) -> str:
+    """The store's file name as a message shows it (``errors.printable``)."""
+    return printable(str(path))
 
 
 def _writable_folder(folder: Path) -> bool:
@@ -175,15 +193,15 @@ def _writable_folder(folder: Path) -> bool:
         return False
 
 
-def _writing(fn: Callable[P, R]) -> Callable[P, R]:
-    """A write to the store (a method of ``Store``): SQLite's errors (read-only, locked) become one
-    StoreError naming it."""
+def _sqlite(fn: Callable[P, R]) -> Callable[P, R]:
+    """A use of the store (a method of ``Store``): every error of SQLite (read-only, locked, full,
+    damaged) and a text that is not UTF-8 become one StoreError naming the store and what happened."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except sqlite3.OperationalError as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             store = args[0]
             assert isinstance(store, Store)
             raise _store_error(store.path, e) from None
@@ -191,37 +209,90 @@ def _writing(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-class Store:
-    """A results store in one SQLite file (created when missing). Use as a context manager."""
+def _schema_version(path: Path, db: sqlite3.Connection) -> str | None:
+    """The schema version of the store ``db`` (read only), None for an SQLite file without tables
+    (a store still being made, by this run or another); StoreError for another program's file."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return None
+    if not {*TABLES} - {"claims"} <= tables:  # claims came later, in schema 1 still
+        raise StoreError(f"{_named(path)}: not a results store (an SQLite file of another program)")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    except sqlite3.OperationalError:  # a table named meta, of another shape
+        row = None
+    if row is None or not isinstance(row[0], str):
+        raise StoreError(f"{_named(path)}: not a results store (an SQLite file of another program)")
+    if row[0] != str(SCHEMA_VERSION):
+        raise StoreError(
+            f"{_named(path)}: results store of schema {printable(row[0], SHOWN_WIDTH)}, "
+            f"this program reads schema {SCHEMA_VERSION}"
+        )
+    return row[0]
 
-    def __init__(self, path: str | Path) -> None:
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A connection to ``path`` that cannot write (SQLite's ``mode=ro``; the file must exist)."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=LOCK_WAIT, isolation_level=None)
+
+
+class Store:
+    """A results store in one SQLite file. Use as a context manager.
+
+    A file that exists is read before anything is written to it: its schema is checked through a
+    read-only connection, and a file that is not already a store (another program's database, even
+    one with a table named ``meta``) is refused untouched. A missing (or empty) file is made a store,
+    unless ``readonly``: then the store is only read (``stats``), through a connection that cannot
+    write."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        db: sqlite3.Connection | None = None
         try:
+            if readonly or (self.path.is_file() and self.path.stat().st_size > 0):
+                db = _read_only(self.path)
+                version = _schema_version(self.path, db)
+                if readonly:
+                    if version is None:
+                        raise StoreError(
+                            f"{_named(self.path)}: not a results store (an SQLite file without tables)"
+                        )
+                    self._db = db
+                    return
+                db.close()
+                db = None
             if self.path.parent != Path(""):
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
-            tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "meta" not in tables:  # another program's database: never add to it
-                raise StoreError(f"{self.path}: not a results store (an SQLite file of another program)")
-            self._db.execute("PRAGMA foreign_keys = ON")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is None and tables:
-                raise StoreError(f"{self.path}: not a results store (no schema version)")
-            if row is None:
-                self._db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] != str(SCHEMA_VERSION):
-                raise StoreError(
-                    f"{self.path}: results store of schema {row[0]}, this program "
-                    f"reads schema {SCHEMA_VERSION}"
-                )
-        except sqlite3.DatabaseError as e:
-            raise _store_error(self.path, e) from None
+            db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA journal_mode = WAL")
+            # In one transaction, checked again inside it: two runs that make one new store at once
+            # (the other may have made it since the read above) make it once.
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                new = _schema_version(self.path, db) is None
+                for statement in _SCHEMA.split(";"):  # IF NOT EXISTS: an older store has no claims yet
+                    if statement.strip():
+                        db.execute(statement)
+                if new:
+                    db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("COMMIT")
+            except BaseException:
+                _rollback(db)
+                raise
+            self._db = db
+        except BaseException as e:
+            if db is not None:
+                db.close()
+            if isinstance(e, sqlite3.Error | UnicodeDecodeError):
+                raise _store_error(self.path, e, opening=True) from None
+            raise
 
     # --- claims: two runs on one store never analyse the same game ----------------------------------
 
-    @_writing
+    @_sqlite
     def claim(self, hashes: Sequence[str], settings: str, owner: str) -> set[str]:
         """Claim the games ``hashes`` for ``owner`` (``host:pid``); return those it now holds. A claim
         of a process that is gone (on this host), or older than CLAIM_HOURS, is taken over."""
@@ -242,11 +313,11 @@ class Store:
                 got.add(h)
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            _rollback(self._db)
             raise
         return got
 
-    @_writing
+    @_sqlite
     def release(self, owner: str, hashes: Sequence[str] | None = None) -> None:
         """Drop ``owner``'s claims (all of them, or those of ``hashes``)."""
         if hashes is None:
@@ -263,10 +334,19 @@ class Store:
         self.close()
 
     def close(self) -> None:
+        """Close the store. A writer that is the last to close it leaves it in SQLite's rollback
+        journal mode, as one file: a reader (``stats``, a read-only connection) then makes no
+        journal files beside it, which it must for a store in WAL mode. While another run still
+        has it open, the store stays in WAL mode (the change is refused at once, not waited for)."""
+        if not self.readonly:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA busy_timeout = 0")
+                self._db.execute("PRAGMA journal_mode = DELETE")
         self._db.close()
 
     # --- queries -----------------------------------------------------------------------------------
 
+    @_sqlite
     def has(self, key: GameKey) -> bool:
         """Whether this game was already analysed with these settings."""
         row = self._db.execute(
@@ -274,14 +354,17 @@ class Store:
         ).fetchone()
         return row is not None
 
+    @_sqlite
     def done(self, settings: str) -> set[str]:
         """Hashes of every game analysed with ``settings``."""
         return {r[0] for r in self._db.execute("SELECT hash FROM games WHERE settings = ?", (settings,))}
 
+    @_sqlite
     def count(self) -> int:
         """Number of stored analyses."""
         return int(self._db.execute("SELECT COUNT(*) FROM games").fetchone()[0])
 
+    @_sqlite
     def analysis(self, key: GameKey) -> dict[str, Any] | None:
         """The stored casino-analysis document of one game, or None."""
         row = self._db.execute(
@@ -291,7 +374,7 @@ class Store:
 
     # --- writing -----------------------------------------------------------------------------------
 
-    @_writing
+    @_sqlite
     def add(
         self,
         key: GameKey,
@@ -309,13 +392,15 @@ class Store:
             players = [str(p) for p in analysis["players"]]
             rules = analysis["rules"]
         except (KeyError, TypeError) as e:
-            raise StoreError(f"{source or key.hash}: not a casino-analysis document (missing {e})") from None
+            raise StoreError(
+                f"{printable(source or key.hash)}: not a casino-analysis document (missing {e})"
+            ) from None
         when = (analysed_at or datetime.now(UTC)).isoformat(timespec="seconds")
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
             if self.has(key):
-                db.execute("ROLLBACK")
+                _rollback(db)
                 return False
             cur = db.execute(
                 "INSERT INTO games (hash, settings, source, rules, players, viewer, played, analysed_at,"
@@ -388,15 +473,18 @@ class Store:
             )
             db.execute("COMMIT")
         except (KeyError, TypeError, IndexError, ValueError) as e:
-            db.execute("ROLLBACK")
-            raise StoreError(f"{source or key.hash}: not a casino-analysis document ({e!r})") from None
+            _rollback(db)
+            raise StoreError(
+                f"{printable(source or key.hash)}: not a casino-analysis document ({e!r})"
+            ) from None
         except BaseException:
-            db.execute("ROLLBACK")
+            _rollback(db)
             raise
         return True
 
     # --- reading for statistics ----------------------------------------------------------------------
 
+    @_sqlite
     def players(self) -> list[str]:
         """Every player name in the store (as first written), sorted case-insensitively."""
         rows = self._db.execute("SELECT player FROM players GROUP BY player COLLATE NOCASE")
@@ -406,6 +494,7 @@ class Store:
         # One analysis per game: the latest (highest id) of each hash.
         return "SELECT MAX(id) FROM games GROUP BY hash"
 
+    @_sqlite
     def player_games(self, player: str) -> list[GameLine]:
         """The player's games (latest analysis of each), oldest first, with the per-game numbers."""
         sql = f"""
@@ -450,16 +539,19 @@ class Store:
                     out.setdefault(gid, []).append(name)
         return {gid: tuple(names) for gid, names in out.items()}
 
+    @_sqlite
     def mistake_kinds(self, player: str) -> list[KindCount]:
         """Kinds of the player's inaccuracies, mistakes and blunders: how many moves each kind
         explains and the points it accounts for, most frequent first (the catch-alls, NOT_KINDS,
         left out, and a category where it was in favour of the move played)."""
         return [k for k in self._explained(player) if k.kind not in NOT_KINDS]
 
+    @_sqlite
     def unexplained(self, player: str) -> float:
         """The points of the player's inaccuracies, mistakes and blunders that no kind explains."""
         return round(sum(k.points for k in self._explained(player) if k.kind in NOT_KINDS), 3)
 
+    @_sqlite
     def _explained(self, player: str) -> list[KindCount]:
         marks = ", ".join("?" for _ in MISS_CLASSES)
         sql = f"""
@@ -472,9 +564,19 @@ class Store:
         rows = self._db.execute(sql, (player, *MISS_CLASSES, *NOT_KINDS))
         return [KindCount(r[0], r[1], round(r[2], 3)) for r in rows]
 
-    def iter_games(self) -> Iterator[tuple[str, str, str | None]]:
+    @_sqlite
+    def iter_games(self) -> list[tuple[str, str, str | None]]:
         """(hash, settings, source) of every stored analysis, in the order stored."""
-        yield from self._db.execute("SELECT hash, settings, source FROM games ORDER BY id")
+        return list(self._db.execute("SELECT hash, settings, source FROM games ORDER BY id"))
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """End the transaction in progress, if SQLite has not ended it already: a failed COMMIT (a full
+    disk) rolls back by itself, and a ROLLBACK then would replace its error ("database or disk is
+    full") by its own ("cannot rollback - no transaction is active")."""
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 CLAIM_HOURS = 24.0
@@ -667,9 +769,9 @@ def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
             return fn(*args, **kwargs)
         except CoachError:
             raise
-        except (TypeError, ValueError, ArithmeticError, sqlite3.DatabaseError) as e:
+        except (TypeError, ValueError, ArithmeticError) as e:
             store = next((a for a in args if isinstance(a, Store)), None)
-            where = f"{store.path}: " if store is not None else ""
+            where = f"{_named(store.path)}: " if store is not None else ""
             raise StoreError(
                 f"{where}a damaged record in the results store ({type(e).__name__}: {e})"
             ) from None
@@ -681,16 +783,16 @@ def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
 def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> PlayerStats:
     """A player's record (case-insensitive name) over the store's games, grouped ``by`` period."""
     if by not in PERIODS:
-        raise StoreError(f"unknown period {by!r}: choose one of {', '.join(PERIODS)}")
+        raise StoreError(f"unknown period {quoted(by)}: choose one of {', '.join(PERIODS)}")
     lines = [g for g in store.player_games(player) if g.moves]
     if not lines:
         # The players with rated moves: the others of a viewer's log have none to give a record of.
         known = [p for p in store.players() if any(g.moves for g in store.player_games(p))]
         if known:
-            hint = f" (players: {', '.join(known)})"
+            hint = f" (players: {', '.join(printable(k, NAME_WIDTH) for k in known)})"
         else:
             hint = " (no player has a rated move in it)" if store.count() else " (the store is empty)"
-        raise StoreError(f"no analysed game of player {player!r} in {store.path}{hint}")
+        raise StoreError(f"no analysed game of player {quoted(player)} in {_named(store.path)}{hint}")
     groups: dict[str | int, list[GameLine]] = {}
     for g in lines:  # by game: one row per game, even two of a day from files of one name
         groups.setdefault(g.game_id if by == "game" else _period(g, by), []).append(g)

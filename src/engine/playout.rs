@@ -131,8 +131,85 @@ mod tests {
 }
 
 #[cfg(test)]
+mod perft {
+    use super::*;
+    use crate::engine::rules::{PartnerBuildInteraction, TableCardsInRaise};
+
+    /// Moves listed over 100 seeded random rounds, pinned (perft-like): the differential tests
+    /// (tests/test_native_movegen.py) hold these lists equal to the Python's; a change of count
+    /// here is a change of move generation.
+    #[test]
+    fn pinned_move_counts() {
+        let mut variant = Rules::royal();
+        variant.build_as_card_in_sums = true;
+        variant.merge_builds = true;
+        variant.table_cards_in_raise = TableCardsInRaise::WithHandCard;
+        variant.partner_build_interaction = PartnerBuildInteraction::RaiseOnly;
+        variant.derive();
+        let got: Vec<u64> = [
+            (Rules::classic(), 2, 2),
+            (Rules::royal(), 3, 3),
+            (Rules::dominican(), 4, 2),
+            (variant, 4, 4),
+        ]
+        .iter()
+        .map(|(rules, n, k)| random_rounds(rules, *n, *k, 100, 2024).listed)
+        .collect();
+        assert_eq!(got, [25888, 28459, 20295, 27483]);
+    }
+}
+
+#[cfg(test)]
 mod bench {
     use super::*;
+
+    /// Legal moves only, over the positions of 200 random rounds (as `bench_engine.py` times
+    /// the Python): `cargo test --release bench_movegen -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn bench_movegen() {
+        for (name, rules) in [
+            ("classic", Rules::classic()),
+            ("royal", Rules::royal()),
+            ("dominican", Rules::dominican()),
+        ] {
+            let mut rng = SplitMix64(1);
+            let mut positions = Vec::new();
+            let mut gen = MoveGen::new();
+            let mut moves = Vec::new();
+            for _ in 0..200 {
+                let (table, deals) = shuffled_round(&mut rng, 2);
+                let mut s = State::new_round(2, 2, 0, table, &deals[0]);
+                let mut next = 1;
+                while !s.is_over() {
+                    if s.needs_deal() {
+                        s = s.dealt(&deals[next]);
+                        next += 1;
+                    }
+                    positions.push(s);
+                    gen.legal_moves(&rules, &s, &mut moves);
+                    s = crate::engine::movegen::apply(
+                        &rules,
+                        &s,
+                        moves[rng.below(moves.len() as u32) as usize],
+                    );
+                }
+            }
+            let t = std::time::Instant::now();
+            let mut listed = 0;
+            for _ in 0..50 {
+                for s in &positions {
+                    gen.legal_moves(&rules, s, &mut moves);
+                    listed += moves.len();
+                }
+            }
+            let dt = t.elapsed().as_secs_f64();
+            println!(
+                "{name}: movegen {:.0} positions/s ({listed} moves)",
+                50.0 * positions.len() as f64 / dt
+            );
+        }
+    }
 
     /// `cargo test --release bench_random_rounds -- --ignored --nocapture`
     #[test]

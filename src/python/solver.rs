@@ -10,10 +10,10 @@ use pyo3::types::PyDict;
 
 use super::leaf::PyEvaluator;
 use super::movegen::{checked_state, move_tuple, MoveTuple};
-use super::PyRules;
+use super::{guarded, PyRules};
 use crate::engine::movegen::Move;
 use crate::engine::state::State;
-use crate::search::solver::{MoveOrder, OutOfNodes as Spent, Solver};
+use crate::search::solver::{canonical, MoveOrder, OutOfNodes as Spent, Solver};
 
 create_exception!(
     _core,
@@ -128,7 +128,8 @@ impl PySolver {
     /// `Solver.moves`: the legal moves of `state`, best-looking first, twins once.
     fn moves(&mut self, state: &Bound<'_, PyAny>) -> PyResult<Vec<MoveTuple>> {
         let s = self.state(state)?;
-        Ok(tuples(&self.solver.moves(&s)))
+        let solver = &mut self.solver;
+        Ok(tuples(&guarded(|| solver.moves(&s))?))
     }
 
     /// `Solver.root_values`: each move's exact value in this world and its principal line (the
@@ -142,7 +143,9 @@ impl PySolver {
         let s = self.state(state)?;
         let moves = moves_from(moves);
         let solver = &mut self.solver;
-        let values = py.detach(move || solver.root_values(&s, &moves)).map_err(spent)?;
+        let values = py
+            .detach(move || guarded(|| solver.root_values(&s, &moves)))?
+            .map_err(spent)?;
         Ok(values
             .iter()
             .map(|rv| (rv.value, tuples(&rv.line[1..])))
@@ -153,13 +156,14 @@ impl PySolver {
     fn search(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, alpha: f64, beta: f64) -> PyResult<f64> {
         let s = self.state(state)?;
         let solver = &mut self.solver;
-        py.detach(move || solver.search(&s, alpha, beta)).map_err(spent)
+        py.detach(move || guarded(|| solver.search(&s, alpha, beta)))?
+            .map_err(spent)
     }
 
     /// `Solver.principal_line`: the best moves from `state` as the table records them.
     fn principal_line(&self, state: &Bound<'_, PyAny>) -> PyResult<Vec<MoveTuple>> {
         let s = self.state(state)?;
-        Ok(tuples(&self.solver.principal_line(&s)))
+        Ok(tuples(&guarded(|| self.solver.principal_line(&s))?))
     }
 
     /// `Solver.proving_line`: a line from `state` that keeps its value `value` to the search's end.
@@ -171,8 +175,40 @@ impl PySolver {
     ) -> PyResult<Vec<MoveTuple>> {
         let s = self.state(state)?;
         let solver = &mut self.solver;
-        let line = py.detach(move || solver.proving_line(&s, value)).map_err(spent)?;
+        let line = py
+            .detach(move || guarded(|| solver.proving_line(&s, value)))?
+            .map_err(spent)?;
         Ok(tuples(&line))
+    }
+
+    /// `expectimax.follow`: the line proving `value` for `move` (after `reply`) in the world `state`,
+    /// with what happens along it: (line, parts at its end, cards each side captured on the way,
+    /// sweeps each side made, whether the round is over there).
+    #[allow(clippy::type_complexity)]
+    fn follow<'py>(
+        &mut self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        mv: MoveTuple,
+        reply: Option<MoveTuple>,
+        value: f64,
+    ) -> PyResult<(Vec<MoveTuple>, Bound<'py, PyDict>, Vec<u64>, Vec<i64>, bool)> {
+        let s = self.state(state)?;
+        let first = moves_from(vec![mv])[0];
+        let reply = reply.map(|r| moves_from(vec![r])[0]);
+        let solver = &mut self.solver;
+        let (line, end) = py.detach(move || guarded(|| solver.follow(&s, first, reply, value)))?;
+        let n = s.nsides as usize;
+        let start = canonical(&s);
+        let gained = (0..n).map(|k| end.captured[k] & !start.captured[k]).collect();
+        let sweeps = (0..n)
+            .map(|k| end.sweeps[k] as i64 - s.sweeps[k] as i64)
+            .collect();
+        let out = PyDict::new(py);
+        for (name, v) in self.solver.eval.parts(&end).iter() {
+            out.set_item(name, v)?;
+        }
+        Ok((tuples(&line), out, gained, sweeps, end.is_over()))
     }
 
     /// `Evaluator.parts` of the solver's evaluator.

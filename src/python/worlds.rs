@@ -3,14 +3,15 @@
 //! `Observation` tuples, worlds as `World` tuples `(hands, stock, gone, probability)`.
 //!
 //! What the reference raises as `SearchError` is `_core.WorldsError`, with the reference's message;
-//! an observation the core cannot take is a `ValueError` (the Python side then runs the reference).
+//! an observation the core cannot take is a `ValueError` (the Python side then runs the reference);
+//! a fault inside the core is a `CoreFault` (`guarded`).
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use super::{state_to_py, PyRules};
+use super::{guarded, state_to_py, PyRules};
 use crate::engine::cards::FULL_DECK;
 use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
@@ -169,7 +170,7 @@ fn worlds_to_py<'py>(py: Python<'py>, ws: &[World], nplayers: usize) -> PyResult
 #[pyfunction]
 fn slots(obs: &Bound<'_, PyAny>) -> PyResult<(u64, Vec<u32>, u32, u32)> {
     let o = observation_from_py(obs)?;
-    let sl = worlds::slots(&o).map_err(raised)?;
+    let sl = guarded(|| worlds::slots(&o))?.map_err(raised)?;
     Ok((sl.free, sl.per_seat[..o.nplayers()].to_vec(), sl.stock, sl.gone))
 }
 
@@ -186,14 +187,15 @@ fn must_hold(obs: &Bound<'_, PyAny>) -> PyResult<Vec<(usize, Vec<u32>)>> {
 /// `worlds.count_worlds(obs)`.
 #[pyfunction]
 fn count_worlds(obs: &Bound<'_, PyAny>) -> PyResult<u128> {
-    worlds::count_worlds(&observation_from_py(obs)?).map_err(raised)
+    let o = observation_from_py(obs)?;
+    guarded(|| worlds::count_worlds(&o))?.map_err(raised)
 }
 
 /// `worlds.count_classes(obs, limit)`.
 #[pyfunction]
 fn count_classes(py: Python<'_>, obs: &Bound<'_, PyAny>, limit: i64) -> PyResult<u64> {
     let o = observation_from_py(obs)?;
-    py.detach(move || worlds::count_classes(&o, limit))
+    py.detach(move || guarded(|| worlds::count_classes(&o, limit)))?
         .map_err(raised)
 }
 
@@ -205,7 +207,7 @@ fn enumerate_worlds<'py>(
     obs: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let o = observation_from_py(obs)?;
-    let ws = worlds::enumerate_worlds(&rules.get().rules, &o).map_err(raised)?;
+    let ws = guarded(|| worlds::enumerate_worlds(&rules.get().rules, &o))?.map_err(raised)?;
     worlds_to_py(py, &ws, o.nplayers())
 }
 
@@ -217,7 +219,7 @@ fn world_classes<'py>(
     obs: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let o = observation_from_py(obs)?;
-    let ws = worlds::world_classes(&rules.get().rules, &o).map_err(raised)?;
+    let ws = guarded(|| worlds::world_classes(&rules.get().rules, &o))?.map_err(raised)?;
     worlds_to_py(py, &ws, o.nplayers())
 }
 
@@ -245,7 +247,7 @@ impl PyCanon {
     #[new]
     fn new(obs: &Bound<'_, PyAny>) -> PyResult<Self> {
         let o = observation_from_py(obs)?;
-        let canon = Canon::of(&o).map_err(raised)?;
+        let canon = guarded(|| Canon::of(&o))?.map_err(raised)?;
         Ok(PyCanon {
             canon,
             nplayers: o.nplayers(),
@@ -384,7 +386,7 @@ fn sample_world<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let o = observation_from_py(obs)?;
     let mut r = rng.borrow_mut();
-    let w = worlds::sample_world(&rules.get().rules, &o, &mut r.rng).map_err(raised)?;
+    let w = guarded(|| worlds::sample_world(&rules.get().rules, &o, &mut r.rng))?.map_err(raised)?;
     world_to_py(py, &w, o.nplayers())
 }
 
@@ -402,10 +404,8 @@ pub struct PyBalancedPasses {
 
 impl PyBalancedPasses {
     fn next_pair<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let (mut w, pass) = self
-            .passes
-            .next_world(&self.rules, &mut self.rng)
-            .map_err(raised)?;
+        let (passes, rules, rng) = (&mut self.passes, &self.rules, &mut self.rng);
+        let (mut w, pass) = guarded(|| passes.next_world(rules, rng))?.map_err(raised)?;
         if let Some(canon) = &self.canon {
             w = canon.world(&w, self.nplayers);
         }
@@ -426,9 +426,12 @@ impl PyBalancedPasses {
         let o = observation_from_py(obs)?;
         let rules = rules.get().rules.clone();
         // An observation without a Canon has no worlds either: the stream raises on its first.
-        let canon = if canonical { Canon::of(&o).ok() } else { None };
+        let (passes, canon) = guarded(|| {
+            let canon = if canonical { Canon::of(&o).ok() } else { None };
+            (BalancedPasses::new(&rules, &o), canon)
+        })?;
         Ok(PyBalancedPasses {
-            passes: BalancedPasses::new(&rules, &o),
+            passes,
             rules,
             rng: rng.borrow().rng.clone(),
             canon,

@@ -378,6 +378,32 @@ impl Solver {
         Ok(line)
     }
 
+    /// What happens along a root move's line in one world (`expectimax.follow`): the line that proves
+    /// the move's value `value` (after `reply`, when the reply was chosen outside the search), and the
+    /// state at its end. Explaining is not searching: the node limit and count are left as they were.
+    pub fn follow(&mut self, state: &State, mv: Move, reply: Option<Move>, value: f64) -> (Vec<Move>, State) {
+        let (limit, used) = (self.node_limit, self.nodes);
+        self.node_limit = 1 << 62;
+        let s = canonical(state);
+        let child = apply(&self.rules, &s, mv);
+        let mut line = vec![mv];
+        let proof = match reply {
+            None => self.proving_line(&child, value),
+            Some(r) => {
+                line.push(r);
+                self.proving_line(&apply(&self.rules, &child, r), value)
+            }
+        };
+        self.node_limit = limit;
+        self.nodes = used;
+        line.extend(proof.expect("no node limit while explaining"));
+        let mut end = s;
+        for &m in &line {
+            end = apply(&self.rules, &end, m);
+        }
+        (line, end)
+    }
+
     /// The minimax value of `s` within the window (alpha, beta), as alpha-beta bounds it.
     pub fn search(&mut self, s: &State, alpha: f64, beta: f64) -> Result<f64, OutOfNodes> {
         let left: u32 = s.hands.iter().map(|h| h.count_ones()).sum();
