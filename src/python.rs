@@ -7,6 +7,7 @@
 mod leaf;
 mod movegen;
 mod solver;
+mod worlds;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -284,5 +285,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     movegen::register(m)?;
     leaf::register(m)?;
     solver::register(m)?;
+    worlds::register(m)?;
     Ok(())
 }

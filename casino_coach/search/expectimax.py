@@ -30,6 +30,7 @@ from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearch
+from casino_coach.search import native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
@@ -55,15 +56,11 @@ from casino_coach.search.solver import (
 )
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
-    Canon,
     World,
-    balanced_passes,
     balanced_worlds,
-    count_classes,
     count_worlds,
     enumerate_worlds,
     holding_controls,
-    world_classes,
     world_state,
 )
 
@@ -376,7 +373,7 @@ def enumerates(obs: Observation, limits: Limits, evidence: bool = False) -> bool
     """Whether ``evaluate`` enumerates every world (or class of worlds) of this decision, rather than
     sample them: when there are at most ``limits.exact_worlds``."""
     if by_class(limits, evidence):
-        return count_classes(obs, limits.exact_worlds) <= limits.exact_worlds
+        return native_worlds.count_classes(obs, limits.exact_worlds) <= limits.exact_worlds
     return count_worlds(obs) <= limits.exact_worlds
 
 
@@ -390,12 +387,14 @@ def _worlds(
     world of its class that the search has met before."""
     classes = by_class(limits, weigh is not None)
     if enumerates(obs, limits, weigh is not None):
-        enumerated = world_classes(rules, obs) if classes else enumerate_worlds(rules, obs)
+        enumerated = (
+            native_worlds.world_classes(rules, obs) if classes else native_worlds.enumerate_worlds(rules, obs)
+        )
         shuffle(rng, enumerated)
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None
-    return _unweighted(balanced_passes(rules, obs, rng), Canon.of(obs) if classes else None), None
+    return _unweighted(native_worlds.balanced_passes(rules, obs, rng, canonical=classes)), None
 
 
 # The streams of ``_worlds`` are generator functions, not generator expressions: mypyc compiles a
@@ -415,11 +414,9 @@ def _with_evidence(
         i += 1
 
 
-def _unweighted(
-    passes: Iterator[tuple[World, int]], canon: Canon | None
-) -> Iterator[tuple[World, float, int]]:
+def _unweighted(passes: Iterator[tuple[World, int]]) -> Iterator[tuple[World, float, int]]:
     for w, group in passes:
-        yield canon.world(w) if canon is not None else w, 1.0, group
+        yield w, 1.0, group
 
 
 @without_cycle_collection

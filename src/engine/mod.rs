@@ -4,6 +4,8 @@
 
 pub mod cards;
 pub mod movegen;
+pub mod observation;
 pub mod playout;
+pub mod rng;
 pub mod rules;
 pub mod state;

@@ -3,3 +3,4 @@
 
 pub mod leaf;
 pub mod solver;
+pub mod worlds;

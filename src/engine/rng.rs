@@ -1,0 +1,284 @@
+//! CPython's `random.Random`, draw for draw: the Mersenne Twister (MT19937) seeded as CPython seeds
+//! it from an int, and the methods the worlds use (`getrandbits`, `random`, `_randbelow`,
+//! `shuffle`, `sample`), each the same arithmetic as Python 3.11's `_randommodule.c` and `random.py`.
+//! A generator seeded here with the seed of a Python one gives the same numbers in the same order,
+//! so the native worlds are the reference's worlds (`casino_coach/search/worlds.py`), and a
+//! generator's state crosses between the two (`getstate` / `from_state`, CPython's layout).
+
+const N: usize = 624;
+const M: usize = 397;
+const MATRIX_A: u32 = 0x9908_b0df;
+const UPPER_MASK: u32 = 0x8000_0000;
+const LOWER_MASK: u32 = 0x7fff_ffff;
+
+/// CPython's `random.Random` (the Mersenne Twister of `_random.Random`, and `random.py`'s methods).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Random {
+    mt: [u32; N],
+    index: usize,
+}
+
+impl Random {
+    /// `random.Random(seed)` for a non-negative int seed given as its 32-bit words, least significant
+    /// first (CPython's `random_seed`: `init_by_array` of those words; the seed 0 is one word 0).
+    pub fn from_words(words: &[u32]) -> Random {
+        let mut key: Vec<u32> = words.to_vec();
+        while key.len() > 1 && key[key.len() - 1] == 0 {
+            key.pop();
+        }
+        if key.is_empty() {
+            key.push(0);
+        }
+        let mut r = Random { mt: [0; N], index: N };
+        r.init_by_array(&key);
+        r
+    }
+
+    /// `random.Random(seed)` for a seed that fits 64 bits.
+    pub fn new(seed: u64) -> Random {
+        Random::from_words(&[seed as u32, (seed >> 32) as u32])
+    }
+
+    fn init_genrand(&mut self, s: u32) {
+        self.mt[0] = s;
+        for i in 1..N {
+            let prev = self.mt[i - 1];
+            self.mt[i] = 1_812_433_253u32
+                .wrapping_mul(prev ^ (prev >> 30))
+                .wrapping_add(i as u32);
+        }
+        self.index = N;
+    }
+
+    fn init_by_array(&mut self, key: &[u32]) {
+        self.init_genrand(19_650_218);
+        let mt = &mut self.mt;
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            let prev = mt[i - 1];
+            mt[i] = (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            let prev = mt[i - 1];
+            mt[i] = (mt[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+        }
+        mt[0] = 0x8000_0000;
+    }
+
+    /// CPython's `getstate()[1]`: the 624 words and the position, as 625 ints.
+    pub fn state(&self) -> Vec<u32> {
+        let mut out = self.mt.to_vec();
+        out.push(self.index as u32);
+        out
+    }
+
+    /// The generator of a `state()` (CPython's `setstate`); `None` for one CPython would refuse.
+    pub fn from_state(state: &[u32]) -> Option<Random> {
+        if state.len() != N + 1 || state[N] as usize > N {
+            return None;
+        }
+        let mut mt = [0; N];
+        mt.copy_from_slice(&state[..N]);
+        Some(Random {
+            mt,
+            index: state[N] as usize,
+        })
+    }
+
+    /// `genrand_uint32`: the next 32 random bits.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.index >= N {
+            let mt = &mut self.mt;
+            let mag = |y: u32| if y & 1 == 0 { 0 } else { MATRIX_A };
+            for kk in 0..N - M {
+                let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+                mt[kk] = mt[kk + M] ^ (y >> 1) ^ mag(y);
+            }
+            for kk in N - M..N - 1 {
+                let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+                mt[kk] = mt[kk + M - N] ^ (y >> 1) ^ mag(y);
+            }
+            let y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
+            mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ mag(y);
+            self.index = 0;
+        }
+        let mut y = self.mt[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^= y >> 18;
+        y
+    }
+
+    /// `getrandbits(k)` as its 32-bit words, least significant first: a word per 32 bits, the last
+    /// one cut to the bits left (CPython's `_random_Random_getrandbits_impl`).
+    pub fn getrandbits_words(&mut self, k: u32) -> Vec<u32> {
+        if k == 0 {
+            return Vec::new();
+        }
+        if k <= 32 {
+            return vec![self.next_u32() >> (32 - k)];
+        }
+        let mut left = k;
+        let mut out = Vec::with_capacity(((k - 1) / 32 + 1) as usize);
+        while left > 0 {
+            let mut r = self.next_u32();
+            if left < 32 {
+                r >>= 32 - left;
+            }
+            out.push(r);
+            left = left.saturating_sub(32);
+        }
+        out
+    }
+
+    /// `getrandbits(k)` for `k <= 64`.
+    pub fn getrandbits(&mut self, k: u32) -> u64 {
+        assert!(k <= 64, "getrandbits({k}) does not fit 64 bits");
+        self.getrandbits_words(k)
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, &w)| acc | (w as u64) << (32 * i))
+    }
+
+    /// `random()`: a float in [0, 1) of 53 random bits.
+    pub fn random(&mut self) -> f64 {
+        let a = self.next_u32() >> 5;
+        let b = self.next_u32() >> 6;
+        (a as f64 * 67_108_864.0 + b as f64) * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    /// `_randbelow(n)` (`_randbelow_with_getrandbits`): an int in [0, n) by rejection of
+    /// `n.bit_length()` random bits. `n` must be positive (CPython's loops forever on 0).
+    pub fn randbelow(&mut self, n: u64) -> u64 {
+        assert!(n > 0, "randbelow(0)");
+        let k = 64 - n.leading_zeros();
+        let mut r = self.getrandbits(k);
+        while r >= n {
+            r = self.getrandbits(k);
+        }
+        r
+    }
+
+    /// `shuffle(items)` in place (also `cards.shuffle`, which is CPython's written out).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.randbelow(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
+    /// `sample(population, k)`: `k` distinct items in the order drawn. Python 3.11 keeps a pool of
+    /// the items when the population is small next to the set of picks it would need (`setsize`),
+    /// else a set of the positions picked, drawing again on a repeat; both are mirrored here.
+    /// `None` when `k` is more than the population (CPython's ValueError).
+    pub fn sample<T: Copy>(&mut self, population: &[T], k: usize) -> Option<Vec<T>> {
+        let n = population.len();
+        if k > n {
+            return None;
+        }
+        let mut setsize = 21usize;
+        if k > 5 {
+            let exp = ((k * 3) as f64).ln() / 4f64.ln();
+            setsize += 4usize.pow(exp.ceil() as u32);
+        }
+        let mut result = Vec::with_capacity(k);
+        if n <= setsize {
+            let mut pool = population.to_vec();
+            for i in 0..k {
+                let j = self.randbelow((n - i) as u64) as usize;
+                result.push(pool[j]);
+                pool[j] = pool[n - i - 1];
+            }
+        } else {
+            let mut selected = std::collections::HashSet::with_capacity(k);
+            for _ in 0..k {
+                let mut j = self.randbelow(n as u64) as usize;
+                while selected.contains(&j) {
+                    j = self.randbelow(n as u64) as usize;
+                }
+                selected.insert(j);
+                result.push(population[j]);
+            }
+        }
+        Some(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Known outputs of CPython 3.11's random.Random.
+
+    #[test]
+    fn random_floats_are_cpythons() {
+        // random.Random(0).random(), random.Random(42).random()
+        assert_eq!(Random::new(0).random(), 0.8444218515250481);
+        assert_eq!(Random::new(42).random(), 0.6394267984578837);
+    }
+
+    #[test]
+    fn getrandbits_is_cpythons() {
+        let mut r = Random::new(12345);
+        let got: Vec<u64> = (0..5).map(|_| r.getrandbits(32)).collect();
+        assert_eq!(got, KNOWN_12345_BITS32);
+        let mut r = Random::new(0xDEAD_BEEF_CAFE_F00D);
+        assert_eq!(r.getrandbits(64), KNOWN_BIG_SEED_BITS64);
+        assert_eq!(r.getrandbits(7), KNOWN_BIG_SEED_BITS7);
+        let mut r = Random::new(1);
+        assert_eq!(
+            r.getrandbits_words(100),
+            KNOWN_1_BITS100.to_vec(),
+            "getrandbits(100) of Random(1)"
+        );
+    }
+
+    #[test]
+    fn shuffle_and_sample_are_cpythons() {
+        let mut r = Random::new(7);
+        let mut v: Vec<u32> = (0..10).collect();
+        r.shuffle(&mut v);
+        assert_eq!(v, KNOWN_7_SHUFFLE10);
+        let mut r = Random::new(7);
+        let pop: Vec<u32> = (0..40).collect();
+        assert_eq!(r.sample(&pop, 3).unwrap(), KNOWN_7_SAMPLE_40_3); // the set branch (n > 21)
+        assert_eq!(r.sample(&pop, 8).unwrap(), KNOWN_7_SAMPLE_40_8_AFTER); // the pool branch
+        assert!(r.sample(&pop, 41).is_none());
+    }
+
+    #[test]
+    fn a_state_round_trips() {
+        let mut r = Random::new(99);
+        r.getrandbits(5);
+        let s = r.state();
+        assert_eq!(s.len(), 625);
+        assert_eq!(Random::from_state(&s), Some(r));
+        assert_eq!(Random::new(0), Random::from_words(&[0, 0, 0]));
+    }
+
+    const KNOWN_12345_BITS32: [u64; 5] = [1789368711, 3146859322, 43676229, 3522623596, 3544234957];
+    const KNOWN_BIG_SEED_BITS64: u64 = 12737971644689237860;
+    const KNOWN_BIG_SEED_BITS7: u64 = 106;
+    const KNOWN_1_BITS100: [u32; 4] = [577090037, 2444712010, 3639700191, 12];
+    const KNOWN_7_SHUFFLE10: [u32; 10] = [8, 3, 1, 4, 7, 0, 9, 6, 2, 5];
+    const KNOWN_7_SAMPLE_40_3: [u32; 3] = [20, 9, 25];
+    const KNOWN_7_SAMPLE_40_8_AFTER: [u32; 8] = [3, 4, 34, 6, 23, 39, 32, 13];
+}
