@@ -56,8 +56,16 @@ def check_build() -> None:
 
 
 def is_native() -> bool:
-    """In a child: whether it measures the native core."""
-    return os.environ.get(BUILD_ENV, "native") == "native"
+    """Whether this process measures the native core: in a ``--compare`` child, whether it was asked
+    to; run on its own, whether the imported casino_coach runs its native core."""
+    want = os.environ.get(BUILD_ENV)
+    if want:
+        return want == "native"
+    try:
+        from casino_coach import core
+    except ImportError:  # a build from before the native core
+        return False
+    return core.NATIVE is not None
 
 
 def mypyc_tree() -> Path:
