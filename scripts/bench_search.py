@@ -235,8 +235,8 @@ def main() -> None:
                 )
     if args.decisions:
         seconds, moves = searcher_decisions(args.decisions)
-        figures["classic searcher decision median_s"] = statistics.median(seconds)
-        figures["classic searcher decision mean_s"] = statistics.mean(seconds)
+        figures["classic searcher decision median_ms"] = statistics.median(seconds) * 1000
+        figures["classic searcher decision mean_ms"] = statistics.mean(seconds) * 1000
         out = args.moves_out
         if args.moves_dir is not None:
             build = os.environ.get(compare_builds.BUILD_ENV, "run")

@@ -14,8 +14,8 @@ as JSON), the builds in turn and in alternating order, so that a change in the m
 on all; the medians and the native build's ratios to the others are printed at the end. Each child
 checks that it imported the build it was meant to measure.
 
-A figure whose name ends in ``_s`` is a time (lower is better); any other is a rate (higher is better).
-A ratio is always "native is N times faster".
+A figure whose name ends in ``_s`` or ``_ms`` is a time (lower is better); any other is a rate
+(higher is better). A ratio is always "native is N times faster".
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def compare(
 
 
 def _ratio(name: str, native: float, other: float) -> float:
-    return other / native if name.endswith("_s") else native / other
+    return other / native if name.endswith(("_s", "_ms")) else native / other
 
 
 def _line(figures: dict[str, float]) -> str:
