@@ -27,6 +27,7 @@ def successors(
 def random_rounds(
     rules: Rules, nplayers: int, nsides: int, rounds: int, seed: int
 ) -> tuple[int, int, int]: ...
+def count_legal_moves(rules: Rules, states: list[tuple[Any, ...]], passes: int) -> int: ...
 
 # The leaf evaluator (src/search/leaf.rs, bindings in src/python_leaf.rs): casino_coach.search.leaf's
 # Evaluator, final_points and majority_odds, value for value.

@@ -7,8 +7,12 @@ per game and per rated move.
 
     python scripts/bench_analysis.py [--games 3] [--jobs 2] [--preset classic] [--compare]
 
-``--compare`` analyses each game on the pure and on the compiled build, alternating game by game, and
-prints the medians and their ratio (issue 8: >= 2.5x; ``compare_builds.py``).
+The analysis runs at ``AnalysisOptions``'s default limits (``analysis_limits()``), which the mypyc
+build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``).
+
+``--compare`` analyses each game on the native core, the mypyc build and the Python reference,
+alternating game by game, and prints the medians and native's ratios (issue 40: >= 10x mypyc end to
+end; ``compare_builds.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ import compare_builds
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.coach.analysis import AnalysisOptions, analyze
-from casino_coach.coach.verdict import analysis_limits
 from casino_coach.engine.rules import RuleSet
 
 
@@ -36,7 +39,7 @@ def main() -> None:
     ap.add_argument("--bot", default="counter")
     ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--first", type=int, default=1, help="seed of the first game")
-    ap.add_argument("--compare", action="store_true", help="the pure and the compiled build, interleaved")
+    ap.add_argument("--compare", action="store_true", help="native, mypyc and Python, interleaved")
     ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
     if args.compare:  # one game per child, pure and compiled alternating game by game
@@ -54,7 +57,7 @@ def main() -> None:
         log = game.to_log()
         c0 = _cpu()
         t0 = time.perf_counter()
-        a = analyze(log, AnalysisOptions(limits=analysis_limits(), jobs=args.jobs, world=args.world))
+        a = analyze(log, AnalysisOptions(jobs=args.jobs, world=args.world))
         dt = time.perf_counter() - t0
         cpu = _cpu() - c0
         cpu_game.append(cpu)

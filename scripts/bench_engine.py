@@ -6,10 +6,21 @@ throughput of a long run from that cold start (as in self-play or search, where 
 warm up), the positions figure is given cold (first pass) and warm (later passes). Medians of repeats,
 timed in process CPU time so that other work on the shared machine does not count against us.
 
-    python scripts/bench_engine.py [--rounds 2000] [--repeat 3] [--compare]
+    python scripts/bench_engine.py [--rounds 2000] [--native-rounds 100000] [--passes 50] [--repeat 3]
+        [--compare]
 
-``--compare`` measures the pure and the compiled build in one run, interleaved, and prints the ratios
-(issue 8: >= 3x on move generation and random rounds; ``compare_builds.py``).
+On the native core (``CASINO_COACH_CORE=native``) the same figures come from the core, each in one
+call, timed in process CPU time around the call: move generation from ``_core.count_legal_moves``
+(the same positions, ``--passes`` times over; less a call of no passes, which times reading the
+positions into the core, so that the figure is the generator's alone), random rounds from
+``_core.random_rounds`` (``--native-rounds`` whole rounds played in Rust: shuffle, move generation
+and apply at every ply; its own generator, so not the Python's rounds, but every 2-player round is 48
+plies). The core keeps no caches between positions, so its cold and warm figures are one figure.
+On the Python reference and the mypyc build, the Python loop below.
+
+``--compare`` measures the native core, the mypyc build and the Python reference in one run,
+interleaved, and prints native's ratios (issue 40: >= 20x mypyc on move generation and random rounds;
+``compare_builds.py``).
 """
 
 from __future__ import annotations
@@ -54,15 +65,40 @@ def clear_caches() -> None:
     movegen._unions.cache_clear()
 
 
+def native_figures(
+    preset: str, positions: list[RoundState], passes: int, rounds: int, repeat: int
+) -> tuple[float, float]:
+    """In the core, medians of ``repeat``: positions/s of move generation over ``positions``
+    (``passes`` times), and rounds/s of ``rounds`` random 2-player rounds."""
+    from casino_coach import core
+
+    rules = core.native_rules(RuleSet.from_preset(preset))
+    movegen_s, rounds_s = [], []
+    for r in range(repeat):
+        t = time.process_time()
+        core.NATIVE.count_legal_moves(rules, positions, 0)
+        reading = time.process_time() - t
+        t = time.process_time()
+        core.NATIVE.count_legal_moves(rules, positions, passes)
+        movegen_s.append(passes * len(positions) / max(time.process_time() - t - reading, 1e-9))
+        t = time.process_time()
+        core.NATIVE.random_rounds(rules, 2, 2, rounds, 100 + r)
+        rounds_s.append(rounds / (time.process_time() - t))
+    return statistics.median(movegen_s), statistics.median(rounds_s)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description="Benchmark the rules engine.")
     ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--native-rounds", type=int, default=100_000, help="rounds per run on the native core")
+    ap.add_argument("--passes", type=int, default=50, help="passes over the positions on the native core")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--compare", action="store_true", help="the pure and the compiled build, interleaved")
+    ap.add_argument("--compare", action="store_true", help="native, mypyc and Python, interleaved")
     ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
     if args.compare:
-        argv = ["--rounds", str(args.rounds), "--repeat", "1"]
+        argv = ["--rounds", str(args.rounds), "--native-rounds", str(args.native_rounds)]
+        argv += ["--passes", str(args.passes), "--repeat", "1"]
         compare_builds.compare(__file__, argv, args.repeat)
         return
     compare_builds.check_build()
@@ -73,6 +109,20 @@ def main() -> None:
         rng = random.Random(1)
         for _ in range(200):
             random_round(rules, 2, rng, positions)
+        if compare_builds.is_native():
+            positions_s, rounds_s = native_figures(
+                preset, positions, args.passes, args.native_rounds, args.repeat
+            )
+            figures[f"{preset} movegen positions/s cold"] = positions_s
+            figures[f"{preset} movegen positions/s warm"] = positions_s
+            figures[f"{preset} rounds/s"] = rounds_s
+            if not args.figures:
+                print(
+                    f"{preset:9s} 2p, native core: movegen {positions_s:10,.0f} positions/s "
+                    f"({len(positions)} positions from random play, {args.passes} passes); "
+                    f"rounds {rounds_s:8,.0f}/s over {args.native_rounds} (CPU time)"
+                )
+            continue
         cold, warm, rounds = [], [], []
         for r in range(args.repeat):
             clear_caches()

@@ -14,8 +14,8 @@ as JSON), the builds in turn and in alternating order, so that a change in the m
 on all; the medians and the native build's ratios to the others are printed at the end. Each child
 checks that it imported the build it was meant to measure.
 
-A figure whose name ends in ``_s`` is a time (lower is better); any other is a rate (higher is better).
-A ratio is always "native is N times faster".
+A figure whose name ends in ``_s`` or ``_ms`` is a time (lower is better); any other is a rate
+(higher is better). A ratio is always "native is N times faster".
 """
 
 from __future__ import annotations
@@ -56,8 +56,16 @@ def check_build() -> None:
 
 
 def is_native() -> bool:
-    """In a child: whether it measures the native core."""
-    return os.environ.get(BUILD_ENV, "native") == "native"
+    """Whether this process measures the native core: in a ``--compare`` child, whether it was asked
+    to; run on its own, whether the imported casino_coach runs its native core."""
+    want = os.environ.get(BUILD_ENV)
+    if want:
+        return want == "native"
+    try:
+        from casino_coach import core
+    except ImportError:  # a build from before the native core
+        return False
+    return core.NATIVE is not None
 
 
 def mypyc_tree() -> Path:
@@ -137,7 +145,7 @@ def compare(
 
 
 def _ratio(name: str, native: float, other: float) -> float:
-    return other / native if name.endswith("_s") else native / other
+    return other / native if name.endswith(("_s", "_ms")) else native / other
 
 
 def _line(figures: dict[str, float]) -> str:

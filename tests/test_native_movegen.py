@@ -399,6 +399,33 @@ def test_random_rounds_in_the_core() -> None:
     assert (TRAIL, CAPTURE, BUILD) == (0, 1, 2)
 
 
+def test_count_legal_moves_counts_the_references_moves() -> None:
+    """The engine benchmark's batch (scripts/bench_engine.py): every position's moves, each pass."""
+    assert core.NATIVE is not None
+    for preset in PRESETS:
+        rules = RuleSet.from_preset(preset)
+        positions = []
+        rng = random.Random(5)
+        for _ in range(3):
+            sh = shuffle_round(rng, 2)
+            s = new_round(2, 2, 0, sh.table, sh.deals[0])
+            i = 1
+            while not s.is_over:
+                if s.needs_deal:
+                    s = deal(s, sh.deals[i])
+                    i += 1
+                positions.append(s)
+                moves = legal_moves(rules, s)
+                s = apply(rules, s, moves[rng.randrange(len(moves))])
+        listed = sum(len(legal_moves(rules, s)) for s in positions)
+        native = native_rules(rules)
+        assert core.NATIVE.count_legal_moves(native, positions, 3) == 3 * listed
+        assert core.NATIVE.count_legal_moves(native, positions, 0) == 0
+    with pytest.raises(ValueError) as info:
+        core.NATIVE.count_legal_moves(native, [(1, 2)], 1)
+    assert "\n" not in str(info.value)
+
+
 class SplitMix64:
     """The generator of the core's random rounds (src/engine/playout.rs), to replay them here."""
 
