@@ -221,13 +221,35 @@ def test_statistics_use_the_latest_analysis_of_a_game(store: Store) -> None:
 
 def test_a_bad_document_leaves_nothing_behind(store: Store) -> None:
     broken = analysis(["Ana", "Ben"], [move(0, 0, "best", 0.0)], [1.0, 1.0])
-    broken["moves"].append({"ply": 1})  # no seat: fails after the game row was inserted
+    broken["moves"].append({"ply": 1})  # a move with nothing but its ply
     with pytest.raises(StoreError, match="h3: not a casino-analysis document"):
         store.add(GameKey("h3", SETTINGS), broken)
-    with pytest.raises(StoreError, match="missing 'summary'"):
+    with pytest.raises(StoreError, match="missing 'viewer'"):
         store.add(GameKey("h4", SETTINGS), {"moves": [], "players": [], "rules": {}})
     assert store.count() == 2
     assert not store.has(GameKey("h3", SETTINGS))
+
+
+@pytest.mark.parametrize(
+    ("part", "field"),
+    [
+        ("move", "loss"),
+        ("move", "rated"),
+        ("summary", "unforced"),
+        ("summary", "loss_total"),
+        ("game", "seconds"),
+    ],
+)
+def test_a_renamed_field_is_an_error_not_a_stored_zero(store: Store, part: str, field: str) -> None:
+    """The store reads every field it keeps by name: a document whose field was renamed is refused
+    with the field's name, and nothing is stored (rather than a zero in its column)."""
+    doc = analysis(["Ana", "Ben"], [move(0, 0, "mistake", 0.6)], [50.0, None])
+    where = {"move": doc["moves"][0], "summary": doc["summary"][0], "game": doc}[part]
+    where[f"{field}_renamed"] = where.pop(field)
+    with pytest.raises(StoreError, match=rf"h5: not a casino-analysis document \(missing '{field}'\)$"):
+        store.add(GameKey("h5", SETTINGS), doc)
+    assert store.count() == 2
+    assert not store.has(GameKey("h5", SETTINGS))
 
 
 def test_what_survives_a_reopen(tmp_path: Path) -> None:

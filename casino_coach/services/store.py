@@ -131,6 +131,157 @@ CREATE TABLE IF NOT EXISTS claims (  -- games a running batch is analysing (Stor
 # Writing
 
 
+# ---------------------------------------------------------------------------------------------------
+# Rows: what the store keeps of a casino-analysis document (replay-format.md), read field by field.
+# Each ``from_json`` reads every field it keeps by name, so that a field renamed in the document is an
+# error here rather than a column of zeros.
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game's row of ``games`` (less its key, source, date and the document itself)."""
+
+    rules: str  # JSON
+    players: str  # JSON list of names
+    viewer: int | None
+    seconds: float
+    nmoves: int
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> GameRow:
+        return cls(
+            rules=_dumps(doc["rules"]),
+            players=_dumps([str(p) for p in doc["players"]]),
+            viewer=_optional(int, doc["viewer"]),
+            seconds=float(doc["seconds"]),
+            nmoves=len(doc["moves"]),
+        )
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """A move's row of ``moves``."""
+
+    ply: int
+    round: int
+    deal: int
+    seat: int
+    player: str
+    rated: bool
+    forced: bool
+    cls: str | None  # the class: best ... blunder, or None for a move not judged
+    loss: float | None
+    exact: bool
+    played: str  # JSON of the move
+    best: str | None  # JSON of the best move, where one is known
+
+    @classmethod
+    def from_json(cls, m: Mapping[str, Any], players: Sequence[str]) -> MoveRow:
+        return cls(
+            ply=int(m["ply"]),
+            round=int(m["round"]),
+            deal=int(m["deal"]),
+            seat=int(m["seat"]),
+            player=players[int(m["seat"])],
+            rated=bool(m["rated"]),
+            forced=bool(m["forced"]),
+            cls=_optional(str, m["class"]),
+            loss=_optional(float, m["loss"]),
+            exact=bool(m["exact"]),
+            played=_dumps(m["played"]),
+            best=_optional(_dumps, m["best"]),
+        )
+
+
+@dataclass(frozen=True)
+class ExplanationRow:
+    """One explanation of a move's cost, a row of ``explanations``."""
+
+    ply: int
+    idx: int
+    kind: str
+    points: float
+
+    @classmethod
+    def from_json(cls, ply: int, idx: int, e: Mapping[str, Any]) -> ExplanationRow:
+        return cls(ply=ply, idx=idx, kind=str(e["kind"]), points=float(e["points"]))
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A seat's summary, a row of ``players``."""
+
+    seat: int
+    player: str
+    side: int
+    moves: int
+    decisions: int  # the moves that were rated and not forced ("unforced" in the document)
+    classes: tuple[int, ...]  # per class of CLASS_NAMES
+    loss_total: float
+    accuracy: float | None
+    result: float | None
+    luck_total: float | None
+
+    @classmethod
+    def from_json(cls, s: Mapping[str, Any], players: Sequence[str]) -> PlayerRow:
+        classes = s["classes"]
+        return cls(
+            seat=int(s["seat"]),
+            player=players[int(s["seat"])],
+            side=int(s["side"]),
+            moves=int(s["moves"]),
+            decisions=int(s["unforced"]),
+            classes=tuple(int(classes[c]) for c in CLASS_NAMES),
+            loss_total=float(s["loss_total"]),
+            accuracy=_optional(float, s["accuracy"]),
+            result=_optional(float, s["result"]),
+            luck_total=_optional(float, s["luck_total"]),
+        )
+
+
+@dataclass(frozen=True)
+class GameRows:
+    """Every row one analysed game adds to the store."""
+
+    game: GameRow
+    moves: tuple[MoveRow, ...]
+    explanations: tuple[ExplanationRow, ...]
+    players: tuple[PlayerRow, ...]
+
+    @classmethod
+    def from_analysis(cls, doc: Mapping[str, Any]) -> GameRows:
+        """The rows of a casino-analysis document; KeyError names a missing field, and TypeError,
+        ValueError or IndexError a field of the wrong kind."""
+        players = [str(p) for p in doc["players"]]
+        moves = list(doc["moves"])
+        return cls(
+            game=GameRow.from_json(doc),
+            moves=tuple(MoveRow.from_json(m, players) for m in moves),
+            explanations=tuple(
+                ExplanationRow.from_json(int(m["ply"]), i, e)
+                for m in moves
+                for i, e in enumerate(m["explanations"])
+            ),
+            players=tuple(PlayerRow.from_json(s, players) for s in doc["summary"]),
+        )
+
+
+T = TypeVar("T")
+
+
+def _optional(kind: Callable[[Any], T], value: Any) -> T | None:
+    return None if value is None else kind(value)
+
+
+def _flat(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row with its tuples spread into columns (``PlayerRow.classes``)."""
+    return tuple(x for v in row for x in (v if isinstance(v, tuple) else (v,)))
+
+
+def _why(e: Exception) -> str:
+    return f"missing {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -385,15 +536,14 @@ class Store:
         analysed_at: datetime | None = None,
     ) -> bool:
         """Store one game's analysis (a casino-analysis JSON object) in one transaction. Returns False
-        (and changes nothing) when the same game was already stored with the same settings."""
+        (and changes nothing) when the same game was already stored with the same settings. The
+        document is read into typed rows first (``GameRows``): a field missing from it is an error,
+        never a zero stored in its place."""
         try:
-            moves = list(analysis["moves"])
-            summary = list(analysis["summary"])
-            players = [str(p) for p in analysis["players"]]
-            rules = analysis["rules"]
-        except (KeyError, TypeError) as e:
+            rows = GameRows.from_analysis(analysis)
+        except (KeyError, TypeError, IndexError, ValueError) as e:
             raise StoreError(
-                f"{printable(source or key.hash)}: not a casino-analysis document (missing {e})"
+                f"{printable(source or key.hash)}: not a casino-analysis document ({_why(e)})"
             ) from None
         when = (analysed_at or datetime.now(UTC)).isoformat(timespec="seconds")
         db = self._db
@@ -402,6 +552,7 @@ class Store:
             if self.has(key):
                 _rollback(db)
                 return False
+            game = rows.game
             cur = db.execute(
                 "INSERT INTO games (hash, settings, source, rules, players, viewer, played, analysed_at,"
                 " seconds, nmoves, analysis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -409,13 +560,13 @@ class Store:
                     key.hash,
                     key.settings,
                     source,
-                    _dumps(rules),
-                    _dumps(players),
-                    analysis.get("viewer"),
+                    game.rules,
+                    game.players,
+                    game.viewer,
                     played,
                     when,
-                    float(analysis.get("seconds") or 0.0),
-                    len(moves),
+                    game.seconds,
+                    game.nmoves,
                     _dumps(analysis),
                 ),
             )
@@ -423,60 +574,19 @@ class Store:
             db.executemany(
                 "INSERT INTO moves (game_id, ply, round, deal, seat, player, rated, forced, class, loss,"
                 " exact, played, best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        gid,
-                        m["ply"],
-                        m.get("round", 0),
-                        m.get("deal", 0),
-                        m["seat"],
-                        players[m["seat"]],
-                        bool(m.get("rated")),
-                        bool(m.get("forced")),
-                        m.get("class"),
-                        m.get("loss"),
-                        bool(m.get("exact")),
-                        _dumps(m["played"]),
-                        _dumps(m["best"]) if m.get("best") is not None else None,
-                    )
-                    for m in moves
-                ],
+                [(gid, *dataclasses.astuple(m)) for m in rows.moves],
             )
             db.executemany(
                 "INSERT INTO explanations (game_id, ply, idx, kind, points) VALUES (?, ?, ?, ?, ?)",
-                [
-                    (gid, m["ply"], i, e["kind"], float(e.get("points") or 0.0))
-                    for m in moves
-                    for i, e in enumerate(m.get("explanations") or ())
-                ],
+                [(gid, *dataclasses.astuple(e)) for e in rows.explanations],
             )
             db.executemany(
                 "INSERT INTO players (game_id, seat, player, side, moves, decisions, best, good,"
                 " inaccuracy, mistake, blunder, loss_total, accuracy, result, luck_total)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        gid,
-                        s["seat"],
-                        players[s["seat"]],
-                        s.get("side", s["seat"]),
-                        s.get("moves", 0),
-                        s.get("unforced", 0),
-                        *(int(s.get("classes", {}).get(c, 0)) for c in CLASS_NAMES),
-                        float(s.get("loss_total") or 0.0),
-                        s.get("accuracy"),
-                        s.get("result"),
-                        s.get("luck_total"),
-                    )
-                    for s in summary
-                ],
+                [(gid, *_flat(dataclasses.astuple(r))) for r in rows.players],
             )
             db.execute("COMMIT")
-        except (KeyError, TypeError, IndexError, ValueError) as e:
-            _rollback(db)
-            raise StoreError(
-                f"{printable(source or key.hash)}: not a casino-analysis document ({e!r})"
-            ) from None
         except BaseException:
             _rollback(db)
             raise
