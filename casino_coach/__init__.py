@@ -23,7 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from casino_coach.engine.cards import card_name, parse_card
-from casino_coach.engine.movegen import Move, apply, legal_moves, play
+from casino_coach.engine.movegen import Move, apply, legal_moves
+from casino_coach.engine.reasons import play
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 

@@ -96,8 +96,9 @@ def test_bad_input_gets_suggestions_not_a_crash(runner: CliRunner, tmp_path: Pat
 
 
 def test_hint_and_why_through_the_cli(runner: CliRunner, tmp_path: Path) -> None:
-    from casino_coach.engine.movegen import CAPTURE, Move, illegal_reason
+    from casino_coach.engine.movegen import CAPTURE, Move
     from casino_coach.engine.notation import move_text
+    from casino_coach.engine.reasons import illegal_reason
     from casino_coach.engine.rules import RuleSet
     from casino_coach.services.play_session import PlaySession
 

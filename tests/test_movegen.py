@@ -6,17 +6,9 @@ import pytest
 from conftest import moves_text, position
 
 from casino_coach.engine.cards import parse_card
-from casino_coach.engine.movegen import (
-    BUILD,
-    CAPTURE,
-    TRAIL,
-    Move,
-    apply,
-    illegal_reason,
-    legal_moves,
-    play,
-)
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move
+from casino_coach.engine.reasons import illegal_reason, play
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import IllegalMoveError
 

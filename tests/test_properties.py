@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casino_coach.engine.cards import FULL_DECK, cards_of
-from casino_coach.engine.movegen import BUILD, Move, apply, illegal_reason, is_legal, legal_moves, play
+from casino_coach.engine.movegen import BUILD, Move, apply, is_legal, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
+from casino_coach.engine.reasons import illegal_reason, play
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import score_round
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round

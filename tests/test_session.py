@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casino_coach.coach.explain import explain
-from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, illegal_reason, legal_moves
+from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
+from casino_coach.engine.reasons import illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from casino_coach.formats.log import read_log

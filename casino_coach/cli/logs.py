@@ -21,9 +21,9 @@ from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json
 from casino_coach.formats.position import Position, read_any
 from casino_coach.formats.replay import Ply, Replay, end_legal, end_observation, legal_at, legal_in, replay
-from casino_coach.formats.text import player_name, printable
+from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import seat_name
-from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view, side_names
+from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view
 
 # Games one selfplay run plays (a log each): a folder of 100,000 logs is already more than any use.
 MAX_GAMES = 100_000
@@ -250,7 +250,7 @@ def selfplay_command(
         out.mkdir(exist_ok=True)  # made with the first game, so that a run stopped before leaves none
         path = out / (f"{rules.preset}-{players}p-{'-'.join(names)}-seed{game_seed}.json")
         atomic_write_bytes(path, log_to_json(log))
-        sides = side_names(log)
+        sides = side_names(log.players, log.nsides)
         winner = sides[game.winner] if game.winner is not None else "nobody"
         score = "-".join(str(s) for s in game.scores)
         rounds = f"{len(log.rounds)} round{'s' if len(log.rounds) != 1 else ''}"

@@ -23,7 +23,7 @@ from casino_coach.bots.policies import BOT_NAMES, bot_kind
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
 from casino_coach.coach.verdict import analysis_limits
-from casino_coach.engine.movegen import article
+from casino_coach.engine.reasons import article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import UsageError, about, printable, quoted
 from casino_coach.formats.codec import parse_options

@@ -27,7 +27,7 @@ from casino_coach.engine.cards import (
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import IllegalMoveError, TooManyMoves
+from casino_coach.errors import TooManyMoves
 
 TRAIL: Final = 0
 CAPTURE: Final = 1
@@ -49,14 +49,19 @@ class Move(NamedTuple):
 
     def describe(self) -> str:
         """The move in words: "8♣ captures 3♥ 5♠", "3♥ builds 8 with 2♦ 3♣", "7♥ trails"."""
-        c = card_symbol(self.card)
+        card, verb, take = self.words()
+        return f"{card_symbol(card)}{verb}{mask_symbols(take) if take else ''}"
+
+    def words(self) -> tuple[int, str, int]:
+        """The move in words, in three parts that a renderer colours: the card played, the words of
+        the action (" captures ", " builds 8 with ", " trails"), and the cards they name (a mask)."""
         if self.action == CAPTURE:
-            return f"{c} captures {mask_symbols(self.take)}"
+            return self.card, " captures ", self.take
         if self.action == BUILD:
-            return f"{c} builds {self.value} with {mask_symbols(self.take)}"
+            return self.card, f" builds {self.value} with ", self.take
         if self.take:
-            return f"{c} trails, building {self.value} from {mask_symbols(self.take)}"
-        return f"{c} trails"
+            return self.card, f" trails, building {self.value} from ", self.take
+        return self.card, " trails", 0
 
 
 _T = TypeVar("_T")
@@ -214,7 +219,7 @@ def _unions(sets: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-class _Table:
+class LooseTable:
     """Per-position lookups shared by every card of the hand (built once per ``legal_moves``).
 
     With a ``target`` (the loose cards of one move being checked, ``is_legal``) the unions are only
@@ -389,7 +394,7 @@ def _generate(
     rules: RuleSet, state: RoundState, cards: int | None, strict: bool = True, target: int | None = None
 ) -> Collection[Move]:
     """The moves of ``legal_moves`` (``strict`` off: must-hold waived for the builds owned already;
-    with a ``target``, only the moves that ``_Table`` makes for those loose cards, ``is_legal``)."""
+    with a ``target``, only the moves that ``LooseTable`` makes for those loose cards, ``is_legal``)."""
     seat = state.to_move
     hand = state.hands[seat]
     if not hand:
@@ -400,7 +405,7 @@ def _generate(
     bv = rules.build_value
     pv = rules.pair_value
     nsides = state.nsides
-    tbl = _Table(rules, loose, target)
+    tbl = LooseTable(rules, loose, target)
     # Helpers for the must-hold rule (1.8.2): which capture values remain in hand after playing c.
     hand_cards = cards_of(hand)
     partner_capm = 0  # the partner's capture values, when building for the partner is allowed
@@ -470,7 +475,7 @@ def _generate(
         # literally, 1.8.2 lets one ace cover both, and then its owner can be left with no legal
         # move, against 1.4.)
         if strict and dual_ace and (hand & ~(1 << c) & ACES_MASK).bit_count() + partner_aces < 2:
-            card_moves = [m for m in card_moves if not _needs_both_ace_values(m, owned)]
+            card_moves = [m for m in card_moves if not needs_both_ace_values(m, owned)]
         moves.update(card_moves)
 
     return moves
@@ -487,7 +492,7 @@ def _kept_values(capm: tuple[int, ...], hand_cards: list[int], played: int, part
 
 
 def _generate_simple(
-    rules: RuleSet, tbl: _Table, hand_cards: list[int], cards: int | None, partner_capm: int
+    rules: RuleSet, tbl: LooseTable, hand_cards: list[int], cards: int | None, partner_capm: int
 ) -> list[Move]:
     """``_generate`` on a table without builds under ``rules.simple_tables``: the common case.
 
@@ -517,7 +522,7 @@ def _generate_simple(
         b = bv[c]
         ws = caps[c]
         # A tuple, which the compiled build iterates natively; in increasing order (``_court_takes``,
-        # ``_Table.unions``), sorted here for an ace's two values.
+        # ``LooseTable.unions``), sorted here for an ace's two values.
         takes: tuple[int, ...]
         if not b:
             takes = _court_takes(rules, tbl, ws[0])
@@ -549,7 +554,7 @@ def _generate_simple(
     return out
 
 
-def _court_takes(rules: RuleSet, tbl: _Table, w: int) -> tuple[int, ...]:
+def _court_takes(rules: RuleSet, tbl: LooseTable, w: int) -> tuple[int, ...]:
     """The loose cards a classic court of pairing value ``w`` may take (1.6.3, court_pairing_count)."""
     singles = tbl.sets(w)
     n = rules.court_pairing_count
@@ -560,7 +565,7 @@ def _court_takes(rules: RuleSet, tbl: _Table, w: int) -> tuple[int, ...]:
     return singles + ((sum(singles),) if len(singles) == 3 else ())  # one_or_three
 
 
-def _needs_both_ace_values(move: Move, owned: list[Build]) -> bool:
+def needs_both_ace_values(move: Move, owned: list[Build]) -> bool:
     """Whether, after ``move``, its player owns (or creates) builds of both 1 and 14."""
     need = {b.value for b in owned if not b.cards & move.take}
     if move.action == BUILD or move.value:
@@ -575,7 +580,7 @@ def _value_free(rules: RuleSet, builds: tuple[Build, ...], value: int, consumed:
     return all(b.value != value or b.cards in consumed for b in builds)
 
 
-def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int]:
+def _captures(rules: RuleSet, state: RoundState, tbl: LooseTable, c: int) -> set[int]:
     """Every take mask card ``c`` may capture, before the must-hold filter."""
     out: set[int] = set()
     builds = state.builds
@@ -605,7 +610,7 @@ def _captures(rules: RuleSet, state: RoundState, tbl: _Table, c: int) -> set[int
 
 
 def _with_builds_in_sums(
-    rules: RuleSet, state: RoundState, tbl: _Table, w: int, loose_opts: tuple[int, ...]
+    rules: RuleSet, state: RoundState, tbl: LooseTable, w: int, loose_opts: tuple[int, ...]
 ) -> tuple[int, ...]:
     """Option C4: single builds also count as cards of their value inside capture sums."""
     singles = [b for b in state.builds if not b.multiple and b.value < w]
@@ -618,7 +623,9 @@ def _with_builds_in_sums(
     return _unions(sums[w]) if w <= tbl.limit else loose_opts
 
 
-def _build_moves(rules: RuleSet, state: RoundState, tbl: _Table, c: int, rest_caps: list[int]) -> list[Move]:
+def _build_moves(
+    rules: RuleSet, state: RoundState, tbl: LooseTable, c: int, rest_caps: list[int]
+) -> list[Move]:
     """Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card ``c``; must-hold of the new value."""
     out: list[Move] = []
     seat = state.to_move
@@ -846,7 +853,7 @@ def is_legal(rules: RuleSet, state: RoundState, move: Move) -> bool:
 
 def _generated(rules: RuleSet, state: RoundState, move: Move) -> bool:
     """Whether the generator makes ``move`` (legal unless as a last resort), on a table reduced to what
-    decides it (``is_legal``) and with only the unions that make up its loose cards (``_Table``)."""
+    decides it (``is_legal``) and with only the unions that make up its loose cards (``LooseTable``)."""
     seat = state.to_move
     take = move.take
     keep_all = not rules.allow_duplicate_value_builds
@@ -872,226 +879,3 @@ def _has_move(rules: RuleSet, state: RoundState) -> bool:
                 if b.value in caps[c] and _generated(rules, state, _new(_MOVE, (c, CAPTURE, b.cards, 0))):
                     return True
     return bool(_generate(rules, state, None))
-
-
-def play(rules: RuleSet, state: RoundState, move: Move) -> RoundState:
-    """Apply ``move`` after checking it is legal; raise IllegalMoveError with the rule otherwise."""
-    if not is_legal(rules, state, move):
-        raise IllegalMoveError(illegal_reason(rules, state, move))
-    return apply(rules, state, move)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Why a move is illegal
-
-
-def illegal_reason(rules: RuleSet, state: RoundState, move: Move) -> str:
-    """A plain-language reason naming the rule; '' when the move is legal."""
-    if is_legal(rules, state, move):
-        return ""
-    seat = state.to_move
-    hand = state.hands[seat]
-    c = move.card
-    name = card_symbol(c)
-    if not hand:
-        return "no move can be played now: the next deal comes first"
-    if not hand >> c & 1:
-        return f"{name} is not in the hand of seat {seat}"
-    table = state.table
-    if move.take & ~table:
-        stray = move.take & ~table
-        return f"{mask_symbols(stray)} {'is' if stray.bit_count() == 1 else 'are'} not on the table"
-    taken_builds = [b for b in state.builds if b.cards & move.take]
-    for b in taken_builds:
-        if b.cards & move.take != b.cards:
-            return f"a build is taken whole: the build of {b.value} ({mask_symbols(b.cards)}) cannot be split"
-    owned = [b for b in state.builds if b.owner == seat]
-    if (
-        rules.ace_value == "one_or_fourteen"
-        and _needs_both_ace_values(move, owned)
-        and (hand & ~(1 << c) & ACES_MASK).bit_count() < 2
-    ):
-        return (
-            "you would own a build of 1 and a build of 14 with one ace left to take them: an "
-            "ace takes one or the other, so each needs its own ace (rules.md 1.8.2)"
-        )
-    if move.action == TRAIL:
-        return _trail_reason(rules, state, move, owned)
-    if move.action == CAPTURE:
-        return _capture_reason(rules, state, move, taken_builds)
-    return _build_reason(rules, state, move, taken_builds, owned)
-
-
-def _hold_reason(rules: RuleSet, state: RoundState, move: Move, value: int) -> str:
-    rest = state.hands[state.to_move] & ~(1 << move.card)
-    if not any(value in rules.capture_values[x] for x in iter_cards(rest)):
-        what = "an ace" if value in (1, 14) else article(_value_word(value))
-        return f"you would be left without {what} for your build of {value} (rules.md 1.8.2)"
-    return ""
-
-
-def article(word: str) -> str:
-    """The word with its indefinite article: "an 8", "an 11", "a 7", "a jack", "an inaccuracy"."""
-    return ("an " if word[0] in "8aeiou" or word in ("11", "18") else "a ") + word
-
-
-def _value_word(v: int) -> str:
-    return {11: "jack", 12: "queen", 13: "king"}.get(v, str(v))
-
-
-def _owned_left_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build]) -> str:
-    for b in owned:
-        if not b.cards & move.take:
-            r = _hold_reason(rules, state, move, b.value)
-            if r:
-                return r
-    return ""
-
-
-def _trail_reason(rules: RuleSet, state: RoundState, move: Move, owned: list[Build]) -> str:
-    name = card_symbol(move.card)
-    if owned and not rules.owner_may_trail:
-        return "you own a build, so you may not trail: capture, build, or add to a build (rules.md 1.8.3)"
-    pv = rules.pair_value
-    if rules.trail_restriction == "equal_loose" and any(
-        pv[x] == pv[move.card] for x in iter_cards(state.loose)
-    ):
-        return (
-            f"{name} matches a loose card of the same value, so it may not be trailed: "
-            "capture it or build with it (rules.md 1.9, Dominican)"
-        )
-    if rules.trail_restriction == "any_capture" and any(
-        m.action == CAPTURE for m in legal_moves(rules, state, cards=1 << move.card)
-    ):
-        return f"{name} can capture, so it may not be trailed (trail_restriction any_capture)"
-    r = _owned_left_reason(rules, state, move, owned)
-    if r:
-        return r
-    if move.take:
-        if not rules.table_only_builds:
-            return "a trail cannot gather table cards into a build (rules.md 1.7: table_only_builds)"
-        return f"the table cards {mask_symbols(move.take)} cannot form a build of {move.value}"
-    if move.value:
-        return "a trail has no declared value"
-    return f"{name} cannot be trailed here"
-
-
-def _capture_reason(rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build]) -> str:
-    c = move.card
-    name = card_symbol(c)
-    if not move.take:
-        return "a capture must take at least one table item (rules.md 1.6.1)"
-    if move.value:
-        return "a capture has no declared value"
-    caps = rules.capture_values[c]
-    court = rules.build_value[c] == 0
-    if court:
-        if taken_builds and not rules.court_builds:
-            return f"{name} is a court card: it can only pair one loose {_value_word(caps[0])} (1.6.3)"
-        loose = move.take & state.loose
-        if any(rules.pair_value[x] != caps[0] for x in iter_cards(loose)):
-            return (
-                f"{name} is a court card: it captures only a court of the same rank, never a "
-                "sum (rules.md 1.6.3)"
-            )
-        if loose.bit_count() > 1 and rules.court_pairing_count == "one":
-            return f"{name} pairs only one {_value_word(caps[0])} at a time (court_pairing_count one)"
-        return (
-            f"{name} cannot capture {mask_symbols(move.take)} under court_pairing_count "
-            f"{rules.court_pairing_count}"
-        )
-    for b in taken_builds:
-        if b.value not in caps:
-            return (
-                f"{article(str(b.value))}-build can only be taken by {article(_value_word(b.value))}"
-                f"{' or an ace' if b.value == 14 else ''}, not by {name} (rules.md 1.6.4)"
-            )
-    loose = move.take & state.loose
-    if len(caps) == 2 and loose:
-        aces = sum(1 for x in iter_cards(loose) if RANK[x] == 0)
-        if aces and aces != loose.bit_count():
-            total = sum(rules.build_value[x] for x in iter_cards(loose))
-            if total % 14:
-                return (
-                    "an ace captures as 1 or as 14, one of the two per move: these cards do not "
-                    "split into sets of either (rules.md 1.6.2)"
-                )
-    for w in caps:
-        if all(b.value == w for b in taken_builds):
-            tbl = _Table(rules, loose)  # only the loose cards taken decide the split
-            if loose and not tbl.splits(loose, w):
-                continue
-            if rules.trail_restriction == "equal_loose":
-                equal = [x for x in iter_cards(state.loose) if rules.pair_value[x] == w]
-                left = [x for x in equal if not move.take >> x & 1]
-                if left:
-                    return (
-                        f"a capture with value {w} must take every loose card worth {w}: "
-                        f"{mask_symbols(sum(1 << x for x in left))} would be left "
-                        "(rules.md 1.9, Dominican)"
-                    )
-            r = _owned_left_reason(rules, state, move, [b for b in state.builds if b.owner == state.to_move])
-            if r:
-                return r
-            return f"{name} cannot capture {mask_symbols(move.take)} here"
-    val = "/".join(str(w) for w in caps)
-    return (
-        f"{mask_symbols(loose)} cannot be split into sets each worth {val}, "
-        f"so {name} cannot capture them (rules.md 1.6.1)"
-    )
-
-
-def _build_reason(
-    rules: RuleSet, state: RoundState, move: Move, taken_builds: list[Build], owned: list[Build]
-) -> str:
-    c = move.card
-    name = card_symbol(c)
-    v = move.value
-    seat = state.to_move
-    if rules.build_value[c] == 0 and not rules.court_builds:
-        return f"{name} is a court card: court cards never enter builds (rules.md 1.6.3)"
-    if v < 1 or v > rules.max_build:
-        return f"a build is worth at most {rules.max_build} in {rules.preset} (rules.md 1.2)"
-    if not move.take:
-        return "a build needs at least one table card besides the played card (rules.md 1.7.1)"
-    if len(taken_builds) > 1 and not rules.merge_builds:
-        return "two builds are never merged into one (rules.md 1.7, B10)"
-    r = _hold_reason(rules, state, move, v)
-    if r:
-        return r.replace("your build of", "a build of")
-    pv = rules.pair_value
-    if (
-        rules.trail_restriction == "equal_loose"
-        and not rules.equal_loose_build_ok
-        and any(pv[x] == pv[c] for x in iter_cards(state.loose))
-    ):
-        return f"{name} matches a loose card, so it must capture (equal_loose_build_ok false)"
-    for b in taken_builds:
-        own = b.owner == seat
-        partner = not own and b.owner % state.nsides == seat % state.nsides
-        if b.value != v:
-            if b.multiple:
-                return (
-                    f"the build of {b.value} is multiple; multiple builds can never be raised "
-                    "(rules.md 1.7.3)"
-                )
-            if own and not rules.raise_own_build:
-                return "you may not raise your own build, only an opponent's (rules.md 1.7.3, Dominican)"
-            if partner and rules.partner_build_interaction == "none":
-                return "you may not add to your partner's build (rules.md 1.13, Dominican)"
-            if v != b.value + rules.build_value[c]:
-                return (
-                    f"raising the build of {b.value} with {name} makes "
-                    f"{b.value + rules.build_value[c]}, not {v}: loose table cards can never "
-                    "change a build's value (rules.md 1.7.3)"
-                )
-        elif partner and rules.partner_build_interaction != "free":
-            return "you may not add to your partner's build (rules.md 1.13, Dominican)"
-    if not rules.allow_duplicate_value_builds and any(
-        b.value == v and b not in taken_builds for b in state.builds
-    ):
-        return f"there is already a build of {v} on the table (allow_duplicate_value_builds false)"
-    r = _owned_left_reason(rules, state, move, owned)
-    if r:
-        return r
-    return f"{name} and {mask_symbols(move.take)} cannot be split into sets each worth {v} (rules.md 1.7)"

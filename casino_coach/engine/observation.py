@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from casino_coach.engine.cards import FULL_DECK, card_name
-from casino_coach.engine.movegen import Move, apply, illegal_reason, legal_moves
+from casino_coach.engine.movegen import Move, apply, legal_moves
+from casino_coach.engine.reasons import illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import HAND_SIZE, TABLE_SIZE, Build, RoundState, table_mask
 from casino_coach.errors import IllegalMoveError

@@ -17,8 +17,9 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 
 from casino_coach import __version__
-from casino_coach.engine.movegen import Move, apply, illegal_reason, is_legal, legal_moves
+from casino_coach.engine.movegen import Move, apply, is_legal, legal_moves
 from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.reasons import illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points, RoundScore
 from casino_coach.engine.state import (

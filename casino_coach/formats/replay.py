@@ -19,13 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casino_coach.engine.cards import card_name, mask_names
-from casino_coach.engine.movegen import (
-    Move,
-    apply,
-    check_listable,
-    illegal_reason,
-    legal_moves,
-)
+from casino_coach.engine.movegen import Move, apply, check_listable, legal_moves
 from casino_coach.engine.observation import (
     Observation,
     as_state,
@@ -35,6 +29,7 @@ from casino_coach.engine.observation import (
     observe_move,
     own_moves,
 )
+from casino_coach.engine.reasons import illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points, RoundScore
 from casino_coach.engine.state import (

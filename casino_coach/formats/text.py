@@ -10,6 +10,7 @@ themselves keep the names as written; only what is shown is changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from casino_coach.errors import LINE_WIDTH, NAME_WIDTH, printable
 
@@ -22,9 +23,16 @@ def player_name(text: str) -> str:
     return printable(text, NAME_WIDTH)
 
 
+def side_names(players: Sequence[str], nsides: int) -> list[str]:
+    """Each side's name as it is shown: the player's, or the partners' joined with "&" ("Ana & Cy"),
+    each name as ``player_name`` shows it."""
+    names = [player_name(p) for p in players]
+    return [" & ".join(names[s] for s in range(len(names)) if s % nsides == side) for side in range(nsides)]
+
+
 def markdown(text: str, width: int = LINE_WIDTH) -> str:
     """``text`` for a Markdown document: printable, and with Markdown's and HTML's marks escaped."""
     return _MARKDOWN.sub(r"\\\1", printable(text, width))
 
 
-__all__ = ["LINE_WIDTH", "NAME_WIDTH", "markdown", "player_name", "printable"]
+__all__ = ["LINE_WIDTH", "NAME_WIDTH", "markdown", "player_name", "printable", "side_names"]

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from casino_coach.engine.cards import SUIT, card_symbol, iter_cards
-from casino_coach.engine.movegen import BUILD, CAPTURE, Move
+from casino_coach.engine.movegen import CAPTURE, Move
 from casino_coach.engine.state import Build
 
 RED_SUITS = (1, 2)  # diamonds, hearts
@@ -103,20 +103,13 @@ def move_words(
     t = Text()
     if seat is not None:
         t.append(seat_name(seat, players) + ": ")
-    t.append_text(card_text(move.card))
-    if move.action == CAPTURE:
-        t.append(" captures ", style=CAPTURE_STYLE)
-        t.append_text(cards_text(move.take))
-        if sweep:
-            t.append(" — SWEEP", style=SWEEP_STYLE)
-    elif move.action == BUILD:
-        t.append(f" builds {move.value} with ", style=BUILD_STYLE)
-        t.append_text(cards_text(move.take))
-    elif move.take:
-        t.append(f" trails, building {move.value} from ", style=BUILD_STYLE)
-        t.append_text(cards_text(move.take))
-    else:
-        t.append(" trails")
+    card, verb, take = move.words()
+    t.append_text(card_text(card))
+    t.append(verb, style=CAPTURE_STYLE if move.action == CAPTURE else BUILD_STYLE if take else "")
+    if take:
+        t.append_text(cards_text(take))
+    if sweep and move.action == CAPTURE:
+        t.append(" — SWEEP", style=SWEEP_STYLE)
     return t
 
 

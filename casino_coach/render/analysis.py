@@ -11,7 +11,7 @@ from rich.text import Text
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
 from casino_coach.coach.verdict import CLASSES
-from casino_coach.formats.text import player_name, printable
+from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
@@ -21,7 +21,6 @@ from casino_coach.report.words import (
     luck_words,
     mark_label,
     near_target_values_words,
-    side_names,
     win_words,
 )
 
@@ -186,7 +185,7 @@ def analysis_view(
     bad = a.worst(worst)
     if bad:
         parts.append(Text("Worst moves", style="bold"))
-        sides = side_names(a)
+        sides = side_names(a.players, a.nsides)
         parts += [
             move_panel(
                 m,

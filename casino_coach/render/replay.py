@@ -17,20 +17,11 @@ from casino_coach.engine.scoring import BREAKDOWN_ITEMS, Points, near_target_ite
 from casino_coach.engine.state import Build
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, Replay, RoundReplay
-from casino_coach.formats.text import player_name
+from casino_coach.formats.text import player_name, side_names
 from casino_coach.render import cards_text, move_words, seat_name, table_panel, table_text
 from casino_coach.report.words import ITEM_LABELS, near_target_notes
 
 COUNTS = {"cards": "card_count", "spades": "spade_count", "sweeps": "sweep_count"}
-
-
-def side_names(log: GameLog) -> list[str]:
-    """One name per side: the player, or "Ana & Cy" for a partnership."""
-    n, nsides = log.nplayers, log.nsides
-    return [
-        " & ".join(player_name(log.players[s]) for s in range(n) if s % nsides == side)
-        for side in range(nsides)
-    ]
 
 
 def _points(p: Points) -> str:
@@ -45,7 +36,7 @@ def describe_log(log: GameLog, rep: Replay) -> str:
     parts.append(f"{len(log.rounds)} round{'s' if len(log.rounds) != 1 else ''}")
     parts.append(f"{len(rep.plies)} moves")
     parts.append("full information" if log.viewer is None else f"viewer seat {log.viewer}")
-    names = side_names(log)
+    names = side_names(log.players, log.nsides)
     score = "-".join(_points(s) for s in rep.match.scores)
     if rep.match.winner is not None:
         parts.append(f"won by {names[rep.match.winner]} {score}")
@@ -58,7 +49,7 @@ def breakdown_table(log: GameLog, rnd: RoundReplay, totals: Sequence[Points]) ->
     """The round's points per scoring item and side, with the raw counts, and the game score."""
     assert rnd.score is not None
     score = rnd.score
-    names = side_names(log)
+    names = side_names(log.players, log.nsides)
     t = Table(title=f"Round {rnd.index + 1} score", title_justify="left")
     t.add_column("item")
     for name in names:
@@ -84,7 +75,7 @@ def replay_view(rep: Replay) -> Iterator[RenderableType]:
     the table after it (captures and sweeps marked), each round's breakdown and the running score."""
     log = rep.log
     players = [player_name(p) for p in log.players]
-    names = side_names(log)
+    names = side_names(log.players, log.nsides)
     yield Text(describe_log(log, rep), style="bold")
     plies_by_round: dict[int, list[int]] = {}
     for i, p in enumerate(rep.plies):

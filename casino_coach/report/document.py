@@ -26,7 +26,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import table_words
 from casino_coach.engine.state import Build
 from casino_coach.formats.codec import move_to_json
-from casino_coach.formats.text import markdown
+from casino_coach.formats.text import markdown, side_names
 from casino_coach.report.words import (
     accuracy_words,
     game_verdict_words,
@@ -35,7 +35,6 @@ from casino_coach.report.words import (
     mark_label,
     near_target_values_words,
     settings_words,
-    side_names,
     where,
     win_words,
     world_worth_showing,
@@ -312,7 +311,7 @@ def to_markdown(a: GameAnalysis) -> str:
             out += _md_move(m, names, a.options.thresholds.inaccuracy)
             out.append("")
     out += ["## Move by move", ""]
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     current: tuple[int, int] | None = None
     for m in a.moves:
         if (m.round, m.deal) != current:

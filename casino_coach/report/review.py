@@ -43,7 +43,7 @@ from casino_coach.engine.cards import (
 )
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.engine.scoring import Points
-from casino_coach.formats.text import player_name, printable
+from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
     accuracy_words,
@@ -54,7 +54,6 @@ from casino_coach.report.words import (
     near_target_notes,
     near_target_values_words,
     settings_words,
-    side_names,
     where,
     win_words,
     world_worth_showing,
@@ -178,7 +177,7 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
     before = scores_before(a)
     pov = _pov(a)
     series = [pov] if a.nsides == 2 else list(range(a.nsides))
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     x = _xs(a)
     last_of = _last_plies(a)
     pts: dict[int, list[Point]] = {s: [] for s in series}
@@ -238,7 +237,7 @@ def win_chart_data(a: GameAnalysis) -> dict[str, Any] | None:
     if a.nsides != 2 or not any(m.win is not None for m in a.moves):
         return None
     pov = _pov(a)
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     x = _xs(a)
     pts: list[Point] = []
     started: set[int] = set()
@@ -472,7 +471,7 @@ def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
     """The compact move list: per round, per deal, rows of one move per seat in seat columns (a row
     starts again when play comes back round to a seat)."""
     n = len(a.players)
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     short = [player_name(p) for p in a.players]
     rounds: list[dict[str, Any]] = []
     for m in a.moves:
@@ -563,7 +562,7 @@ def round_tables(a: GameAnalysis) -> list[dict[str, Any]]:
         "last_capture": rules.last_capture_point > 0,
     }
     before = scores_before(a)
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     out = []
     for r, pts in enumerate(a.round_points):
         rows: list[dict[str, Any]] = []
@@ -598,7 +597,7 @@ def round_tables(a: GameAnalysis) -> list[dict[str, Any]]:
 
 def result_words(a: GameAnalysis) -> str:
     """The game's result: who won and the final score, or where a game in progress stands."""
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     totals = [float(t) for t in a.totals] if a.totals else list(scores_before(a)[-1])
     score = " – ".join(f"{sides[s]} {t:g}" for s, t in enumerate(totals))
     played = len(a.round_points)
@@ -616,7 +615,7 @@ def result_words(a: GameAnalysis) -> str:
 
 def page_context(a: GameAnalysis) -> dict[str, Any]:
     """Everything the page template needs."""
-    sides = side_names(a)
+    sides = side_names(a.players, a.nsides)
     # A name appears on the page as on the terminal (formats.text.player_name): control characters
     # escaped, cut to 40 characters; the page escapes what is left.
     names = [player_name(p) for p in a.players]

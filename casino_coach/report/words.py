@@ -15,7 +15,8 @@ from casino_coach.coach.verdict import (
     searches_deal_end,
 )
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
-from casino_coach.engine.movegen import Move, article
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.reasons import article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
 from casino_coach.formats.text import player_name
@@ -272,15 +273,6 @@ ITEM_LABELS = {
     "sweeps": "sweeps",
     "last_capture": "last capture",
 }
-
-
-def side_names(a: GameAnalysis) -> list[str]:
-    """Each side's name: the player's, or the partners' joined with "&" (names as the terminal shows
-    them: control characters escaped, cut to 40 characters)."""
-    names = [player_name(p) for p in a.players]
-    return [
-        " & ".join(names[s] for s in range(len(names)) if s % a.nsides == side) for side in range(a.nsides)
-    ]
 
 
 def _near_target_sides(rules: RuleSet, scores: Sequence[Points]) -> list[tuple[int, Points, str]]:

@@ -40,18 +40,10 @@ from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.verdict import GameVerdict, MoveClass, Thresholds, analysis_limits
 from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
-from casino_coach.engine.movegen import (
-    BUILD,
-    CAPTURE,
-    TRAIL,
-    Move,
-    apply,
-    article,
-    illegal_reason,
-    legal_moves,
-)
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_move, table_words
 from casino_coach.engine.observation import Observation
+from casino_coach.engine.reasons import article, illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import RoundState
@@ -73,7 +65,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.replay import replay
-from casino_coach.formats.text import player_name, printable
+from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words, near_target_notes
 from casino_coach.search import Limits, SearchResult
 
@@ -303,7 +295,7 @@ class PlaySession:
         log = read_log(data)
         rp = replay(log)
         if rp.match.over:
-            won = "" if rp.winner is None else f", won by {_side_names(log.players, log.nsides, rp.winner)}"
+            won = "" if rp.winner is None else f", won by {side_names(log.players, log.nsides)[rp.winner]}"
             scores = "-".join(_pts(p) for p in rp.match.scores)
             raise CoachError(f"{path}: the game is finished ({scores}{won}): there is nothing to resume")
         if log.viewer is not None:
@@ -735,7 +727,7 @@ class PlaySession:
     # --- words ---------------------------------------------------------------------------------------
 
     def side_name(self, side: int) -> str:
-        return _side_names(self.players, self.game.nsides, side)
+        return side_names(self.players, self.game.nsides)[side]
 
     def score_text(self) -> str:
         scores = self.game.scores
@@ -983,10 +975,6 @@ def _card_guess(tok: str, hand: int) -> str:
         if same:
             return " or ".join(card_symbol(c) for c in same)
     return ""
-
-
-def _side_names(players: Sequence[str], nsides: int, side: int) -> str:
-    return " & ".join(player_name(p) for s, p in enumerate(players) if s % nsides == side)
 
 
 def _resume_seat(
