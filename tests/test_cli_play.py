@@ -446,9 +446,8 @@ def test_the_move_list_never_cuts_a_move_over_two_lines() -> None:
     from rich.console import Console
 
     from casino_coach.engine.movegen import BUILD, TRAIL, Move
-    from casino_coach.engine.notation import parse_hand
+    from casino_coach.engine.notation import parse_hand, typed_text
     from casino_coach.render.play import moves_columns
-    from casino_coach.services.play_session import typed_text
 
     long = Move(parse_hand("2C").bit_length() - 1, BUILD, parse_hand("2D 4D 5H 7H 7S"), 9)
     short = Move(parse_hand("6S").bit_length() - 1, TRAIL, 0, 0)

@@ -13,23 +13,16 @@ from hypothesis import strategies as st
 
 from casino_coach.coach.explain import explain
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
-from casino_coach.engine.notation import move_text, parse_hand, parse_move
-from casino_coach.engine.reasons import illegal_reason
+from casino_coach.engine.notation import complete_move, move_text, parse_hand, parse_move, typed_text
+from casino_coach.engine.reasons import article, illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from casino_coach.formats.log import read_log
 from casino_coach.formats.replay import replay
+from casino_coach.report.words import play_words, says
 from casino_coach.search import Limits, evaluate, evaluate_world
 from casino_coach.search.result import natural_key, value_key
-from casino_coach.services.play_session import (
-    NoteKind,
-    PlaySession,
-    article,
-    move_words,
-    resolve,
-    says,
-    typed_text,
-)
+from casino_coach.services.play_session import NoteKind, PlaySession
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -51,30 +44,30 @@ STATE = position(CLASSIC, ["8C 3D 5H KS", "2C 2H 4C 4S"], TABLE)
 
 
 def test_full_move_is_taken_as_typed_even_when_longer_ones_exist() -> None:
-    assert resolve(CLASSIC, STATE, "8C x 3H 5S") == parse_move("8C x 3H 5S")
-    assert resolve(CLASSIC, STATE, "8cx3h+5s") == parse_move("8C x 3H 5S")
+    assert complete_move(CLASSIC, STATE, "8C x 3H 5S") == parse_move("8C x 3H 5S")
+    assert complete_move(CLASSIC, STATE, "8cx3h+5s") == parse_move("8C x 3H 5S")
 
 
 def test_unique_prefix_completes() -> None:
-    assert resolve(CLASSIC, STATE, "KS") == parse_move("KS")  # a king can only trail here
-    assert resolve(CLASSIC, STATE, "5H x 5S 2D") == parse_move("5H x 2D 3H 5S")
-    assert resolve(CLASSIC, STATE, "3D b5 5S") == parse_move("3D b5 2D 5S")
+    assert complete_move(CLASSIC, STATE, "KS") == parse_move("KS")  # a king can only trail here
+    assert complete_move(CLASSIC, STATE, "5H x 5S 2D") == parse_move("5H x 2D 3H 5S")
+    assert complete_move(CLASSIC, STATE, "3D b5 5S") == parse_move("3D b5 2D 5S")
 
 
 def test_ambiguous_prefix_lists_the_candidates_in_legal_order() -> None:
     legal = legal_moves(CLASSIC, STATE)
     with pytest.raises(AmbiguousMoveError, match="'3D b8' fits 6 moves") as found:
-        resolve(CLASSIC, STATE, "3D b8")
+        complete_move(CLASSIC, STATE, "3D b8")
     assert list(found.value.candidates) == [
         m for m in legal if m.card == parse_move("3D").card and m.action == 2 and m.value == 8
     ]
     with pytest.raises(AmbiguousMoveError) as caps:
-        resolve(CLASSIC, STATE, "8C x")
+        complete_move(CLASSIC, STATE, "8C x")
     assert all(m.action == CAPTURE for m in caps.value.candidates) and len(caps.value.candidates) == 9
     # A bare card with a trail and captures is ambiguous too: "8C t" is the trail.
     with pytest.raises(AmbiguousMoveError):
-        resolve(CLASSIC, STATE, "8C")
-    assert resolve(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
+        complete_move(CLASSIC, STATE, "8C")
+    assert complete_move(CLASSIC, STATE, "8C t") == Move(parse_move("8C").card, TRAIL)
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, ROYAL, RuleSet.from_preset("classic", table_only_builds=True)])
@@ -86,10 +79,10 @@ def test_every_move_as_listed_typed_back_is_that_move(rules: RuleSet) -> None:
         Move(parse_move("3D").card, TRAIL) in legal and len([m for m in legal if m.card == legal[0].card]) > 1
     )
     for m in legal:
-        assert resolve(rules, STATE, typed_text(m), legal) == m, typed_text(m)
+        assert complete_move(rules, STATE, typed_text(m), legal) == m, typed_text(m)
     assert typed_text(parse_move("3D")) == "3D t" and typed_text(parse_move("8C x 3H 5S")) == "8C x 3H 5S"
     with pytest.raises(AmbiguousMoveError):  # a bare card still lists its moves
-        resolve(rules, STATE, "3D", legal)
+        complete_move(rules, STATE, "3D", legal)
 
 
 @pytest.mark.parametrize(
@@ -98,20 +91,26 @@ def test_every_move_as_listed_typed_back_is_that_move(rules: RuleSet) -> None:
         ("9C", IllegalMoveError, "You do not hold 9♣"),
         ("8X", NotationError, "did you mean 8♣?"),
         ("8C x 9H", IllegalMoveError, "9♥ is not on the table"),
-        ("qiut", NotationError, "did you mean 'quit'?"),
         ("8C x b8", NotationError, "the action (x, b8 or t) comes right after the card played"),
         ("@@", NotationError, "Cannot read '@@'"),
     ],
 )
 def test_bad_input_gets_a_suggestion(text: str, error: type[Exception], expected: str) -> None:
     with pytest.raises(error) as found:
-        resolve(CLASSIC, STATE, text)
+        complete_move(CLASSIC, STATE, text)
     assert type(found.value) is error and expected in str(found.value)
+
+
+def test_a_mistyped_command_gets_a_suggestion() -> None:
+    with pytest.raises(NotationError, match="Unknown command 'qiut': did you mean 'quit'"):
+        session().resolve("qiut")
+    with pytest.raises(NotationError, match=r"type a move like '.*', a move number, or help"):
+        session().resolve("@@")
 
 
 def test_an_illegal_full_move_gets_the_engines_reason() -> None:
     with pytest.raises(IllegalMoveError) as found:
-        resolve(CLASSIC, STATE, "KS x 3H")
+        complete_move(CLASSIC, STATE, "KS x 3H")
     assert illegal_reason(CLASSIC, STATE, parse_move("KS x 3H")) in str(found.value)
     assert "Legal with K♠" in str(found.value)
 
@@ -312,18 +311,18 @@ def test_undo_needs_practice_mode() -> None:
 
 def test_bot_moves_are_told_in_words_with_what_they_took() -> None:
     st = position(CLASSIC, ["8C 9C", "KH 2H"], "3H 5S [2D 6D =8 @1]")
-    text = move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
+    text = play_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
     # Sweeps do not score in classic (rules.md 1.10): the table is cleared, no "sweep!".
     assert text == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦), clearing the table"
-    royal = move_words(ROYAL, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
+    royal = play_words(ROYAL, st, parse_move("8C x 2D 3H 5S 6D"), "Ben")
     assert royal == "Ben plays 8♣ and takes 3♥ 5♠ and the build of 8 (2♦ 6♦): a sweep!"
-    assert move_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "You").startswith("You play 8♣ and take ")
-    build = move_words(
+    assert play_words(CLASSIC, st, parse_move("8C x 2D 3H 5S 6D"), "You").startswith("You play 8♣ and take ")
+    build = play_words(
         CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "Ben"
     )
     assert build == "Ben builds 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"
-    assert move_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
-    assert move_words(CLASSIC, st, parse_move("8C"), "Ana") == "Ana trails 8♣"
+    assert play_words(CLASSIC, st, parse_move("8C"), "You") == "You trail 8♣"
+    assert play_words(CLASSIC, st, parse_move("8C"), "Ana") == "Ana trails 8♣"
 
 
 def test_words_agree_with_the_default_name_you() -> None:
@@ -339,7 +338,7 @@ def test_words_agree_with_the_default_name_you() -> None:
         "an 8",
         "a single",
     ]
-    build = move_words(
+    build = play_words(
         CLASSIC, position(CLASSIC, ["3H 8C", "KH"], "[2D 3C =5 @1]"), parse_move("3H b8 2D 3C"), "You"
     )
     assert build == "You build 8 from 3♥ with 2♦ 3♣ (raising the build of 5; now a single 8)"

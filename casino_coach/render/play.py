@@ -14,9 +14,10 @@ from rich.text import Text
 
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK, mask_symbols
 from casino_coach.engine.movegen import Move
+from casino_coach.engine.notation import typed_text
 from casino_coach.engine.state import deals_per_round
 from casino_coach.render import cards_text
-from casino_coach.services.play_session import Note, NoteKind, PlaySession, typed_text
+from casino_coach.services.play_session import Note, NoteKind, PlaySession
 
 MAX_LISTED = 24  # moves shown under the hand; ``moves`` lists them all
 

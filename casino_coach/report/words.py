@@ -15,10 +15,12 @@ from casino_coach.coach.verdict import (
     searches_deal_end,
 )
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
-from casino_coach.engine.movegen import Move
+from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.engine.reasons import article
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
+from casino_coach.engine.state import RoundState
 from casino_coach.formats.text import player_name
 from casino_coach.search.result import SearchResult
 
@@ -331,3 +333,55 @@ def near_target_notes(rules: RuleSet, before: Sequence[Points], sides: Sequence[
             f"(the near-{rules.target} rule)"
         )
     return notes
+
+
+# ---------------------------------------------------------------------------------------------------
+# A move told as it is played (``casino-coach play``)
+
+
+def verb(who: str, word: str) -> str:
+    """The verb agreeing with its subject: "take" after "You" (the default name of the person at the
+    keyboard) and after a partnership ("Ana & Cy"), "takes" after "Counter"."""
+    return word if who == "You" or " & " in who else word + "s"
+
+
+def says(who: str, word: str) -> str:
+    """The subject and its verb: "You take", "Counter takes"."""
+    return f"{who} {verb(who, word)}"
+
+
+def play_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
+    """A move in words, saying what it took or what it built (``state`` is the position before)."""
+    c = card_symbol(move.card)
+    builds = [b for b in state.builds if b.cards & move.take]
+    loose = move.take & state.loose
+    if move.action == CAPTURE:
+        parts = [f"the build of {b.value} ({mask_symbols(b.cards)})" for b in builds]
+        if loose:
+            parts.insert(0, mask_symbols(loose))
+        cleared = not (state.loose & ~loose) and len(builds) == len(state.builds)
+        last_card = not state.more and sum(h.bit_count() for h in state.hands) == 1
+        # A sweep is named only where sweeps score (rules.md 1.10, option sweeps: not in classic).
+        scored = rules.sweeps and rules.points_sweep
+        tail = ""
+        if cleared and scored and (rules.final_capture_can_sweep or not last_card):
+            tail = ": a sweep!"
+        elif cleared and not last_card:
+            tail = ", clearing the table"
+        return f"{says(who, 'play')} {c} and {verb(who, 'take')} {' and '.join(parts)}{tail}"
+    if move.action == BUILD:
+        kind = "a new build"
+        if builds:
+            b = builds[0]
+            kind = (
+                f"raising the build of {b.value}"
+                if b.value != move.value
+                else f"adding to the build of {b.value}"
+            )
+        total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
+        single = "single" if total == move.value else "multiple"
+        gathered = f"{move.value} from {c} with {mask_symbols(move.take)}"
+        return f"{says(who, 'build')} {gathered} ({kind}; now {article(single)} {move.value})"
+    if move.take:
+        return f"{says(who, 'trail')} {c}, building {move.value} from {mask_symbols(move.take)}"
+    return f"{says(who, 'trail')} {c}"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -39,9 +38,17 @@ from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.verdict import GameVerdict, MoveClass, Thresholds, analysis_limits
 from casino_coach.coach.winning import GameEdge
-from casino_coach.engine.cards import RANK, RANKS, card_symbol, iter_cards, mask_symbols, parse_card
-from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, legal_moves
-from casino_coach.engine.notation import move_text, parse_move, table_words
+from casino_coach.engine.cards import card_symbol, mask_symbols
+from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply
+from casino_coach.engine.notation import (
+    complete_move,
+    first_card,
+    move_text,
+    not_a_card,
+    not_held,
+    parse_move,
+    typed_text,
+)
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.reasons import article, illegal_reason
 from casino_coach.engine.rules import RuleSet
@@ -49,7 +56,6 @@ from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import (
     AmbiguousMoveError,
-    CardError,
     CoachError,
     IllegalMoveError,
     LogError,
@@ -66,7 +72,14 @@ from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.replay import replay
 from casino_coach.formats.text import player_name, printable, side_names
-from casino_coach.report.words import chance_gap_words, for_game_words, game_class_words, near_target_notes
+from casino_coach.report.words import (
+    chance_gap_words,
+    for_game_words,
+    game_class_words,
+    near_target_notes,
+    play_words,
+    says,
+)
 from casino_coach.search import Limits, SearchResult
 
 
@@ -138,27 +151,6 @@ _ALIASES = {
 }
 _PLAY_WORDS = {"p", "play", "y", "yes", "anyway", "play anyway", "ok"}
 _RETHINK_WORDS = {"r", "rethink", "n", "no", "cancel"}
-_ACTION_WORDS = {
-    "x": "x",
-    "*": "x",
-    ":": "x",
-    "take": "x",
-    "takes": "x",
-    "capture": "x",
-    "captures": "x",
-    "t": "t",
-    "-": "t",
-    "trail": "t",
-    "trails": "t",
-    "b": "b",
-    "=": "b",
-    "build": "b",
-    "builds": "b",
-}
-_TOKEN = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]|[x*:+,-]|[b=]\d+|[a-z]+\d*|=|\d+|\S", re.IGNORECASE)
-
-LISTED_IN_ERRORS = 6  # legal moves of the card named in an error message
-
 CLASS_ORDER = ("best", "good", "inaccuracy", "mistake", "blunder")
 TUTOR_LEVELS = ("inaccuracy", "mistake", "blunder")
 
@@ -185,17 +177,6 @@ def bot_names(opponent: str, count: int) -> list[str]:
     """Names for ``count`` bots of one kind: "Counter", or "Counter 1", "Counter 2", ..."""
     base = opponent.strip().capitalize() or "Bot"
     return [base] if count == 1 else [f"{base} {i + 1}" for i in range(count)]
-
-
-def verb(who: str, word: str) -> str:
-    """The verb agreeing with its subject: "take" after "You" (the default name of the person at the
-    keyboard) and after a partnership ("Ana & Cy"), "takes" after "Counter"."""
-    return word if who == "You" or " & " in who else word + "s"
-
-
-def says(who: str, word: str) -> str:
-    """The subject and its verb: "You take", "Counter takes"."""
-    return f"{who} {verb(who, word)}"
 
 
 @dataclass
@@ -493,7 +474,7 @@ class PlaySession:
         ]
 
     def resolve(self, text: str) -> Move:
-        """The legal move ``text`` means (the module's ``resolve``: NotationError, IllegalMoveError
+        """The legal move ``text`` means (``notation.complete_move``: NotationError, IllegalMoveError
         or AmbiguousMoveError when it is not one); a refused text is kept for a bare ``why``."""
         if self.literal:
             try:
@@ -511,8 +492,11 @@ class PlaySession:
                 # refused by ``resolve`` with the card's legal moves listed.
                 self._current().refused = text
                 raise IllegalMoveError(f"{move_text(move)} is not legal: {reason}")
+        legal = self.legal()
+        if first_card(text) < 0:
+            raise NotationError(_unknown(text, self.state.hands[self.state.to_move], legal))
         try:
-            return resolve(self.rules, self.state, text, self.legal())
+            return complete_move(self.rules, self.state, text, legal)
         except IllegalMoveError:
             self._current().refused = text  # a move refused; a typo (NotationError) is none
             raise
@@ -535,7 +519,7 @@ class PlaySession:
 
     def _play_human(self, move: Move) -> list[Note]:
         before = self.state
-        words = move_words(self.rules, before, move, "You")
+        words = play_words(self.rules, before, move, "You")
         notes = [Note(NoteKind.PLAYED, words, seat=self.human, move=move)]
         return notes + self._after_play(before, move)
 
@@ -549,7 +533,7 @@ class PlaySession:
         move = self.policies[seat].choose(self.rules, obs, self.legal(), rng, scores=self.game.scores)
         before = self.state
         notes = [
-            Note(NoteKind.BOT, move_words(self.rules, before, move, self.names[seat]), seat=seat, move=move)
+            Note(NoteKind.BOT, play_words(self.rules, before, move, self.names[seat]), seat=seat, move=move)
         ]
         return notes + self._after_play(before, move)
 
@@ -673,7 +657,7 @@ class PlaySession:
             return [Note(NoteKind.WHY, f"{e}")]
         hand = self.state.hands[self.human]
         if not hand >> move.card & 1:
-            return [Note(NoteKind.WHY, _not_held(move.card, hand))]
+            return [Note(NoteKind.WHY, not_held(move.card, hand))]
         reason = illegal_reason(self.rules, self.state, move)
         if not reason:
             return [Note(NoteKind.WHY, f"{move.describe()} is legal.", move=move)]
@@ -820,107 +804,6 @@ class PlaySession:
         return out
 
 
-# ---------------------------------------------------------------------------------------------------
-# Reading a typed move
-
-
-def typed_text(move: Move) -> str:
-    """A move as the person types it: the notation (``move_text``), with a plain trail written
-    ``7H t``. A bare ``7H`` at the keyboard is every move of the 7♥ (it completes when there is one),
-    so the list must not show the trail as ``7H``: what the list shows, typed, is that move."""
-    text = move_text(move)
-    return f"{text} t" if move.action == TRAIL and not move.take else text
-
-
-def resolve(rules: RuleSet, state: RoundState, text: str, legal: Sequence[Move] | None = None) -> Move:
-    """The legal move of the seat to move that ``text`` means, completing a unique prefix.
-
-    ``8C`` is the 8♣'s only legal move, ``8C x`` its only capture, ``3H b8`` its only build of 8, and
-    ``8C x 3H`` the only capture of the 8♣ that takes the 3♥ (a move typed in full is taken as
-    typed). Otherwise it raises, with a message that says what is wrong and suggests what may be
-    meant: NotationError when the text cannot be read (a typo, a misspelt command),
-    IllegalMoveError when it names no legal move (a card not held, a card not on the table, the rule
-    it breaks), AmbiguousMoveError with the candidates (in legal order) when several fit.
-    """
-    legal = list(legal) if legal is not None else legal_moves(rules, state)
-    toks = _TOKEN.findall(text)
-    hand = state.hands[state.to_move]
-    try:
-        card = parse_card(toks[0]) if toks else -1
-    except CardError:
-        card = -1
-    if card < 0:
-        raise NotationError(_unknown(text, hand, legal))
-    if not hand >> card & 1:
-        raise IllegalMoveError(_not_held(card, hand))
-    action: str | None = None
-    value: int | None = None
-    listed = 0
-    rest = toks[1:]
-    if rest:
-        head = rest[0].lower()
-        m = re.fullmatch(r"(?:b|=|build|builds)(\d*)", head)
-        if m:
-            action = "b"
-            rest = rest[1:]
-            if m.group(1):
-                value = int(m.group(1))
-            elif rest and rest[0].isdecimal():
-                value = int(rest[0])
-                rest = rest[1:]
-        elif head in _ACTION_WORDS:
-            action = _ACTION_WORDS[head]
-            rest = rest[1:]
-            if action == "t" and rest and re.fullmatch(r"[b=]\d+", rest[0].lower()):
-                value = int(rest[0][1:])
-                rest = rest[1:]
-    for tok in rest:
-        if tok in "+,":
-            continue
-        try:
-            c = parse_card(tok)
-        except CardError:
-            hint = "after the action come only the table cards it involves, like '8C x 3H 5S'"
-            if tok.lower() in _ACTION_WORDS or re.fullmatch(r"[b=]\d*", tok.lower()):
-                hint = "the action (x, b8 or t) comes right after the card played"
-            raise NotationError(f"Cannot read {quoted(tok)} in {quoted(text)}: {hint}.") from None
-        if not state.table >> c & 1:
-            raise IllegalMoveError(
-                f"{card_symbol(c)} is not on the table. The table: {table_words(state.loose, state.builds)}"
-            )
-        listed |= 1 << c
-    own = [m for m in legal if m.card == card]
-    if not own:
-        reason = illegal_reason(rules, state, Move(card, TRAIL))
-        raise IllegalMoveError(f"{card_symbol(card)} has no legal move now: {reason}.")
-    cands = [m for m in own if _fits(m, action, value, listed)]
-    if action is not None and (listed or action == "t"):  # "7H t" is the plain trail
-        try:
-            exact: Move | None = parse_move(text)
-        except NotationError:
-            exact = None
-        if exact is not None and exact in cands:
-            return exact
-    if len(cands) == 1:
-        return cands[0]
-    if cands:
-        raise AmbiguousMoveError(f"{quoted(text)} fits {len(cands)} moves", cands)
-    try:
-        reason = illegal_reason(rules, state, parse_move(text))
-    except NotationError:
-        reason = ""
-    what = {"x": "capture", "b": "build", "t": "trail", None: "move"}[action]
-    if value is not None and action == "b":
-        what = f"build of {value}"
-    lead = reason or f"{card_symbol(card)} has no legal {what} matching {quoted(text)}"
-    index = {m: i + 1 for i, m in enumerate(legal)}
-    nums = ", ".join(f"{index[m]}: {typed_text(m)}" for m in own[:LISTED_IN_ERRORS])
-    more = (
-        f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
-    )
-    raise IllegalMoveError(f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}")
-
-
 def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     """A line that is neither a command nor a move starting with a card: suggest what it may be."""
     first = text.split()[0] if text.split() else text
@@ -929,52 +812,17 @@ def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:
     if close and len(word) > 1 and not word[0].isdigit():
         cmd = _command_word(close[0]) or close[0]
         return f"Unknown command {quoted(first)}: did you mean {cmd!r}? (help lists the commands)"
-    guess = _card_guess(first, hand)
-    if guess:
-        return f"{quoted(first)} is not a card: did you mean {guess}? Your hand: {mask_symbols(hand)}"
-    example = typed_text(legal[0]) if legal else "8C x 3H 5S"
-    return (
-        f"Cannot read {quoted(text)}: type a move like '{example}', a move number, or help "
-        "(cards are a rank A 2-10 J Q K and a suit C D H S, like 10D or QS)"
-    )
+    return not_a_card(text, hand, legal, ", a move number, or help")
 
 
 # ---------------------------------------------------------------------------------------------------
 # Helpers
 
 
-def _fits(m: Move, action: str | None, value: int | None, listed: int) -> bool:
-    if action == "x" and m.action != CAPTURE:
-        return False
-    if action == "b" and (m.action != BUILD or (value is not None and m.value != value)):
-        return False
-    if action == "t" and (m.action != TRAIL or (value is not None and m.value != value)):
-        return False
-    return listed & ~m.take == 0
-
-
 def _command_word(word: str) -> str | None:
     if word in COMMANDS:
         return word
     return _ALIASES.get(word)
-
-
-def _not_held(card: int, hand: int) -> str:
-    same = [c for c in iter_cards(hand) if RANK[c] == RANK[card]]
-    guess = f" Did you mean {' or '.join(card_symbol(c) for c in same)}?" if same else ""
-    return f"You do not hold {card_symbol(card)}.{guess} Your hand: {mask_symbols(hand)}"
-
-
-def _card_guess(tok: str, hand: int) -> str:
-    """A card of the hand that a mistyped card probably means: same rank, or same suit."""
-    t = tok.upper()
-    rank = t[:-1] if len(t) > 1 else t
-    rank = {"10": "T", "1": "A"}.get(rank, rank)
-    if len(rank) == 1 and rank in RANKS:
-        same = [c for c in iter_cards(hand) if RANKS[RANK[c]] == rank]
-        if same:
-            return " or ".join(card_symbol(c) for c in same)
-    return ""
 
 
 def _resume_seat(
@@ -1015,43 +863,6 @@ def _resume_seat(
 
 def _pts(p: Points) -> str:
     return str(int(p)) if p == int(p) else f"{p:.1f}"
-
-
-def move_words(rules: RuleSet, state: RoundState, move: Move, who: str) -> str:
-    """A move in words, saying what it took or what it built (``state`` is the position before)."""
-    c = card_symbol(move.card)
-    builds = [b for b in state.builds if b.cards & move.take]
-    loose = move.take & state.loose
-    if move.action == CAPTURE:
-        parts = [f"the build of {b.value} ({mask_symbols(b.cards)})" for b in builds]
-        if loose:
-            parts.insert(0, mask_symbols(loose))
-        cleared = not (state.loose & ~loose) and len(builds) == len(state.builds)
-        last_card = not state.more and sum(h.bit_count() for h in state.hands) == 1
-        # A sweep is named only where sweeps score (rules.md 1.10, option sweeps: not in classic).
-        scored = rules.sweeps and rules.points_sweep
-        tail = ""
-        if cleared and scored and (rules.final_capture_can_sweep or not last_card):
-            tail = ": a sweep!"
-        elif cleared and not last_card:
-            tail = ", clearing the table"
-        return f"{says(who, 'play')} {c} and {verb(who, 'take')} {' and '.join(parts)}{tail}"
-    if move.action == BUILD:
-        kind = "a new build"
-        if builds:
-            b = builds[0]
-            kind = (
-                f"raising the build of {b.value}"
-                if b.value != move.value
-                else f"adding to the build of {b.value}"
-            )
-        total = sum(rules.pair_value[x] for x in iter_cards(move.take | 1 << move.card))
-        single = "single" if total == move.value else "multiple"
-        gathered = f"{move.value} from {c} with {mask_symbols(move.take)}"
-        return f"{says(who, 'build')} {gathered} ({kind}; now {article(single)} {move.value})"
-    if move.take:
-        return f"{says(who, 'trail')} {c}, building {move.value} from {mask_symbols(move.take)}"
-    return f"{says(who, 'trail')} {c}"
 
 
 def _at_least(cls: str, threshold: str) -> bool:
