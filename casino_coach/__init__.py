@@ -13,7 +13,7 @@ The package is built in layers, each importing only the ones before it (``tests/
 * ``services/``: the play session, the engine session, batch analysis and the results store;
 * ``render/``, ``cli/``: the terminal and the ``casino-coach`` command, a thin layer over the rest.
 
-The names below are the library's front door; ``read_log``, ``replay``, ``evaluate``, ``assess`` (one
+The names below are the library's front door; ``read_log``, ``replay_log``, ``evaluate``, ``assess`` (one
 decision judged: ``coach.assessment``) and ``analyze`` are imported on first use, so that
 ``import casino_coach`` stays light.
 """
@@ -32,14 +32,14 @@ if TYPE_CHECKING:
     from casino_coach.coach.analysis import analyze
     from casino_coach.coach.assessment import assess
     from casino_coach.formats.log import read_log
-    from casino_coach.formats.replay import replay
+    from casino_coach.formats.replay import replay_log
     from casino_coach.search import evaluate
 
 __version__ = "0.1.0"
 
 _LAZY = {
     "read_log": "casino_coach.formats.log",
-    "replay": "casino_coach.formats.replay",
+    "replay_log": "casino_coach.formats.replay",
     "evaluate": "casino_coach.search",
     "analyze": "casino_coach.coach.analysis",
     "assess": "casino_coach.coach.assessment",
@@ -78,5 +78,5 @@ __all__ = [
     "parse_card",
     "play",
     "read_log",
-    "replay",
+    "replay_log",
 ]

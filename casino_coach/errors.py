@@ -66,11 +66,11 @@ class SearchError(CoachError):
     """A position the search cannot value: inconsistent counts, no consistent world."""
 
 
-class TooBigToSearch(SearchError):
+class TooBigToSearchError(SearchError):
     """A position the search refuses to value because it would take too long (a huge table)."""
 
 
-class TooManyMoves(CoachError):
+class TooManyMovesError(CoachError):
     """A position whose legal moves are too many to list for someone to read (a huge table)."""
 
 
@@ -86,7 +86,7 @@ class WorkerError(CoachError):
     """A worker process that ended in the middle of its work (``workers.py``)."""
 
 
-class NotALog(CoachError):
+class NotALogError(CoachError):
     """A JSON file of another casino_coach format (a position, an analysis): left out, not failed."""
 
 
@@ -151,8 +151,8 @@ def about(path: str | Path | None) -> Iterator[None]:
         IllegalMoveError,
         NotationError,
         RulesError,
-        TooManyMoves,
-        TooBigToSearch,
+        TooManyMovesError,
+        TooBigToSearchError,
     ) as e:
         if path is None:
             raise

@@ -49,7 +49,7 @@ from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import deal, new_round, shuffle_round
-from casino_coach.errors import TooBigToSearch
+from casino_coach.errors import TooBigToSearchError
 from casino_coach.search import Limits, evaluate
 from casino_coach.search.expectimax import check_moves, check_table
 
@@ -59,7 +59,7 @@ def _searchable(loose: int, moves: int) -> bool:
     try:
         check_table(loose)
         check_moves(moves)
-    except TooBigToSearch:
+    except TooBigToSearchError:
         return False
     return True
 

@@ -53,7 +53,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.search import evaluate
 from casino_coach.search.chances import game_is_close
 
@@ -72,7 +72,7 @@ def _positions(rules: RuleSet, rounds: int, every: int) -> list[tuple[Observatio
     for seed in range(1, rounds + 1):
         game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=1)
         log = game.to_log()
-        for ply in replay(log).plies:
+        for ply in replay_log(log).plies:
             if ply.index % every == 0 and ply.observation is not None:
                 out.append((ply.observation, ply.move, seed * 1000 + ply.index))
     return out
@@ -117,7 +117,7 @@ def _close_positions(
     out = []
     for seed in range(1, games + 1):
         game = play(rules, [make_policy("counter"), make_policy("counter")], seed, rounds=None)
-        for ply in replay(game.to_log()).plies:
+        for ply in replay_log(game.to_log()).plies:
             obs = ply.observation
             if ply.index % every == 0 and obs is not None and game_is_close(rules, ply.scores):
                 out.append((obs, ply.move, tuple(ply.scores), seed * 1000 + ply.index))

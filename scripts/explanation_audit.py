@@ -23,7 +23,7 @@ from pathlib import Path
 from casino_coach.coach.analysis import AnalysisOptions, analyze
 from casino_coach.coach.verdict import analysis_limits
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.report.words import loss_words
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,7 +63,7 @@ def main() -> None:
     for gi in range(ngames):
         preset, bots, _ = GAMES[gi]
         log = game_log(gi)
-        plies = replay(log).plies
+        plies = replay_log(log).plies
         a = analyze(log, AnalysisOptions(limits=analysis_limits(nplayers=log.nplayers), jobs=args.jobs))
         g_lost = g_other = 0.0
         picked = 0

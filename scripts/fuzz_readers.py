@@ -89,7 +89,7 @@ def one_input(data: bytes) -> str:
     try:
         if reader == "log":
             log = modules["log"].read_log(body)
-            modules["replay"].replay(log)
+            modules["replay"].replay_log(log)
             modules["log"].log_to_json(log)
         elif reader == "position":
             pos = modules["position"].read_position(body)

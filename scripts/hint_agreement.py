@@ -34,7 +34,7 @@ from verdict_stability import GAMES, game_log
 
 from casino_coach.coach.verdict import Thresholds, analysis_limits, judge
 from casino_coach.formats.log import GameLog
-from casino_coach.formats.replay import Ply, replay
+from casino_coach.formats.replay import Ply, replay_log
 
 TH = Thresholds()
 
@@ -43,7 +43,7 @@ TH = Thresholds()
 def _game(index: int) -> tuple[GameLog, list[Ply]]:
     """Game ``index`` of ``GAMES`` and its replayed plies, played once per process."""
     log = game_log(index)
-    return log, replay(log).plies
+    return log, replay_log(log).plies
 
 
 def _both(task: tuple[int, int]) -> dict[str, Any] | None:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from casino_coach.bots.arena import pair_seed, summarise
+from casino_coach.bots.arena import pair_seed, pair_stats
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -130,7 +130,7 @@ def main() -> int:
         init = (rules.to_dict(), effort, args.regret_scale, args.see == "hands")
         with multiprocessing.Pool(args.jobs, initializer=_init, initargs=init) as pool:
             values = pool.map(_pair, seeds, chunksize=8)
-        stats = summarise("searcher", "searcher-v1", rules, 2, "round", values)
+        stats = pair_stats("searcher", "searcher-v1", rules, 2, "round", values)
         what = "shown the other hand" if args.see == "hands" else "not shown it"
         scale = "" if args.regret_scale is None else f", regret scale {args.regret_scale:g}"
         print(f"{stats.text()}  [searcher {what}{scale}; {effort}; {time.perf_counter() - t0:.0f}s]")

@@ -20,7 +20,7 @@ from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import CREATED_BY, Game
 from casino_coach.formats.log import log_to_json
 from casino_coach.formats.position import position_to_json
-from casino_coach.formats.replay import end_position, replay
+from casino_coach.formats.replay import end_position, replay_log
 
 NAMES = ["Ana", "Ben", "Cy", "Dee"]
 CREATED = f"{CREATED_BY} scripts/make_replays.py"
@@ -106,7 +106,7 @@ def main() -> None:
         rules = RuleSet.from_preset(preset, **options)
         game = run(rules, n, seed, stop)
         log = game.to_log(viewer)
-        rep = replay(log)  # every sample must re-play before it is written
+        rep = replay_log(log)  # every sample must re-play before it is written
         logs[name] = rep
         atomic_write_bytes(args.out / f"{name}.json", log_to_json(log))
         state = "won by side " + str(rep.winner) if rep.winner is not None else "in progress"

@@ -51,7 +51,7 @@ from casino_coach.bots.arena import (
     mirrored_games,
     mirrored_pair,
     pair_seed,
-    summarise,
+    pair_stats,
 )
 from casino_coach.bots.policies import Policy, make_policy
 from casino_coach.bots.searcher import SearcherPolicy
@@ -151,7 +151,7 @@ def matchup(
     given, with the CPU seconds of every decision with a choice of each side."""
 
     def progress(values: list[float], times_a: list[float], times_b: list[float]) -> str:
-        s = summarise("searcher", opponent, rules, nplayers, "round", values)
+        s = pair_stats("searcher", opponent, rules, nplayers, "round", values)
         return (
             f"  {rules.preset} vs {opponent}: {len(values)} pairs, {s.mean:+.2f} ± {s.ci95:.2f}"
             f"  [{_times(times_a, times_b, opponent)}]"
@@ -160,7 +160,7 @@ def matchup(
     seeds = [pair_seed(seed, i) for i in range(first, first + pairs)]
     init = (rules.to_dict(), opponent, options, nplayers)
     values, times_a, times_b = _pool_pairs(seeds, jobs, _init, init, _pair, 25, progress, deadline)
-    return summarise("searcher", opponent, rules, nplayers, "round", values), times_a, times_b
+    return pair_stats("searcher", opponent, rules, nplayers, "round", values), times_a, times_b
 
 
 def _init_games(rules: dict[str, Any], options: dict[str, Any], nplayers: int) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from casino_coach.bots.arena import game_share, mirrored_games, mirrored_pair, mirrored_pairs, play, summarise
+from casino_coach.bots.arena import (
+    game_share,
+    mirrored_games,
+    mirrored_pair,
+    mirrored_pairs,
+    pair_stats,
+    play,
+)
 from casino_coach.bots.policies import make_policy
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
@@ -38,7 +45,7 @@ def test_stats_reproducible_and_same_with_two_jobs() -> None:
 
 
 def test_summarise_interval() -> None:
-    s = summarise("a", "b", ROYAL, 2, "round", [1.0, 3.0, 2.0, 2.0])
+    s = pair_stats("a", "b", ROYAL, 2, "round", [1.0, 3.0, 2.0, 2.0])
     assert s.mean == 2.0 and s.a_better == 4 and s.b_better == 0
     assert s.ci95 == pytest.approx(1.96 * (2 / 3) ** 0.5 / 2)
     assert "+2.000 points per pair" in s.text()

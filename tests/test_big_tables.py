@@ -22,7 +22,7 @@ from casino_coach.engine.movegen import CAPTURE, MAX_LISTED_LOOSE, Move, is_lega
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog, read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.search.expectimax import MAX_LOOSE
 from casino_coach.services.engine_session import EngineSession
 from casino_coach.services.play_session import PlaySession, typed_text
@@ -71,7 +71,7 @@ def test_a_log_of_trails_replays_and_lists_in_bounded_time(tmp_path: Path, prese
     path = tmp_path / "trails.json"
     path.write_bytes(trail_log.trail_log(preset, players))
     log = read_log(path)
-    rep = replay(log)
+    rep = replay_log(log)
     assert len(rep.plies) == 48  # every card of the round played
     for args in (["validate"], ["replay"], ["replay", "--json"]):
         assert cli(*args, str(path)).exit_code == 0, args
@@ -97,7 +97,7 @@ def test_a_capture_of_twenty_cards_is_checked_without_listing_its_unions(tmp_pat
     path.write_bytes(trail_log.sweep_log("classic"))
     assert cli("validate", str(path)).exit_code == 0
     rules = RuleSet.from_preset("classic")
-    rep = replay(read_log(path))
+    rep = replay_log(read_log(path))
     capture = next(p for p in rep.plies if p.move.action == CAPTURE and p.move.take.bit_count() == 20)
     state = capture.state
     assert state is not None
@@ -165,7 +165,7 @@ def test_suggest_tree_and_the_engine_refuse_it_in_the_same_words(
         assert answer == {"type": "error", "id": 7, "error": f"{request['type']}: {why}", "request": 7}
     assert engine.request({"type": "state"})["type"] == "state"
     # a table too big to list: one error answer, and the engine goes on
-    biggest = len(replay(log).plies) - 1
+    biggest = len(replay_log(log).plies) - 1
     engine = _engine_at(log, biggest)
     answer = engine.request({"type": "legal", "id": 8})
     assert answer["type"] == "error" and "legal moves are listed with at most 16" in answer["error"]

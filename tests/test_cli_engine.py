@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from casino_coach.cli import app
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = [sys.executable, "-c", "from casino_coach.cli import main; main()", "engine"]
@@ -151,6 +151,6 @@ def test_a_whole_game_between_two_engine_processes(tmp_path: Path) -> None:
     assert max(result["scores"]) >= 21
     assert result["plies"] == 48 * result["rounds"]
     # The log the driver wrote re-plays to the same scores.
-    rep = replay(read_log(out))
+    rep = replay_log(read_log(out))
     assert rep.winner == result["winner"]
     assert list(rep.match.scores) == result["scores"]

@@ -22,7 +22,7 @@ from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.game import Game
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
 from casino_coach.formats.position import Position, read_any
-from casino_coach.formats.replay import end_observation, legal_in, replay
+from casino_coach.formats.replay import end_observation, legal_in, replay_log
 
 REPLAYS = Path(__file__).resolve().parent.parent / "replays"
 SAMPLES = sorted(REPLAYS.glob("*.json"))
@@ -57,7 +57,7 @@ def test_samples_cover_presets_players_and_kinds() -> None:
     assert {(g.rules.preset, g.nplayers) for g in games} == {
         (p, n) for p in ("classic", "royal", "dominican") for n in (2, 3, 4)
     }
-    reps = [replay(g) for g in games]
+    reps = [replay_log(g) for g in games]
     assert any(r.winner is not None and g.viewer is None for g, r in zip(games, reps, strict=True))
     assert any(r.winner is not None and g.viewer is not None for g, r in zip(games, reps, strict=True))
     assert any(r.winner is None and g.viewer is None for g, r in zip(games, reps, strict=True))
@@ -72,7 +72,7 @@ def test_every_sample_validates_and_replays_to_its_result(path: Path) -> None:
     doc = read_any(path.read_bytes())
     if isinstance(doc, Position):
         return
-    rep = replay(doc)
+    rep = replay_log(doc)
     for rnd, rlog in zip(rep.rounds, doc.rounds, strict=True):
         if rnd.score is not None:  # a played-out round records its result, and it re-plays to it
             assert rlog.result == rnd.score.points
@@ -96,14 +96,14 @@ def test_replay_shows_moves_sweeps_and_scores(tmp_path: Path, game_obj: dict[str
     assert "Round 1: Ana (seat 0) deals" in out or "Round 1: Ben (seat 1) deals" in out
     assert "captures" in out and "trails" in out and "Round 1 score" in out
     assert "most cards" in out and "game score" in out and "Winner:" in out
-    rep = replay(read_log(path.read_bytes()))
+    rep = replay_log(read_log(path.read_bytes()))
     if rep.sweeps:
         assert "SWEEP" in out
 
 
 def test_moves_at_n_and_for_every_ply(tmp_path: Path, game_obj: dict[str, Any]) -> None:
     path = write(tmp_path, game_obj)
-    rep = replay(read_log(path.read_bytes()))
+    rep = replay_log(read_log(path.read_bytes()))
     ply = rep.plies[7]
     assert ply.state is not None
     one = orjson.loads(cli("moves", str(path), "--at", "7", "--json").stdout)
@@ -130,7 +130,7 @@ def test_moves_shows_the_hand_and_table_in_columns_of_one_width() -> None:
     from casino_coach.render import cards_text, table_text
 
     path = REPLAYS / "royal-2p-full.json"
-    rep = replay(read_log(path.read_bytes()))
+    rep = replay_log(read_log(path.read_bytes()))
     ply = rep.plies[12]
     assert ply.state is not None
     lines = cli("moves", str(path), "--at", "12").stdout.splitlines()
@@ -147,7 +147,7 @@ def test_moves_shows_the_hand_and_table_in_columns_of_one_width() -> None:
 def test_moves_on_viewer_logs_and_positions() -> None:
     viewer = REPLAYS / "royal-2p-progress-viewer.json"
     log = read_log(viewer.read_bytes())
-    rep = replay(log)
+    rep = replay_log(log)
     every = orjson.loads(cli("moves", str(viewer), "--json").stdout)
     assert {e["seat"] for e in every} == {log.viewer}
     assert [e["ply"] for e in every] == [p.index for p in rep.plies if p.seat == log.viewer]
@@ -189,7 +189,7 @@ def test_selfplay_writes_complete_seeded_logs(tmp_path: Path) -> None:
         log = read_log(f.read_bytes())
         assert log.seed == 7000 + k and log.created_by and "selfplay" in log.created_by
         assert log.players == ["greedy", "counter"]
-        rep = replay(log)
+        rep = replay_log(log)
         assert rep.winner is not None and rep.complete
         assert str(f) in result.stdout
     again = tmp_path / "again"

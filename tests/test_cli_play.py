@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from casino_coach.cli import app, main
 from casino_coach.cli.play import default_out
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["--samples", "3"]
@@ -34,7 +34,7 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())  # long paths wrap at 80 columns
     assert "Game over" in text and f"Game saved to {out}" in text
-    rp = replay(read_log(out))
+    rp = replay_log(read_log(out))
     assert rp.complete and rp.winner is not None
     final = re.findall(r"Game score \(to 21\): You (\d+), Greedy (\d+)", res.output)[-1]
     assert [int(x) for x in final] == rp.match.scores
@@ -62,7 +62,7 @@ def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, t
     log = read_log(out)
     you = [m for r in log.rounds for d in r.deals for seat, m in d.moves if seat == 0]
     assert len(you) == 1
-    assert not replay(log).complete
+    assert not replay_log(log).complete
     # A game stopped early is a game in progress that ``analyze`` reads.
     analysed = runner.invoke(app, ["analyze", str(out), "--samples", "2", "--json"])
     assert analysed.exit_code == 0, analysed.output
@@ -244,7 +244,7 @@ def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
     if proc.returncode == 77:
         pytest.skip(proc.stdout.strip() or "tmux cannot start")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert replay(read_log(out)).log.rounds
+    assert replay_log(read_log(out)).log.rounds
     assert "Backspace, Ctrl-U" in proc.stdout  # the screens are printed for a person to look at
 
 
@@ -321,7 +321,7 @@ def test_a_resumed_game_goes_on_as_if_it_had_never_stopped(runner: CliRunner, tm
     assert res.exit_code == 0 and "Game over" in res.output, res.output
     _started(runner, resumed, moves=30)  # into the second round: a round was scored and saved
     saved = read_log(resumed)
-    assert not replay(saved).match.over
+    assert not replay_log(saved).match.over
     res = runner.invoke(app, ["play", "--resume", str(resumed)], input="1\n" * 600)
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())

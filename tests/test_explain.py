@@ -24,7 +24,7 @@ from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.search import worlds
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -180,7 +180,7 @@ def test_with_three_players_a_majority_says_who_leads() -> None:
     # the others after yours (1.00)": with three players the point is whether one of the others leads
     # or they are level, which the mean lead does not show.
     log = read_log(REPLAYS / "royal-3p-full.json")
-    ply = replay(log).plies[42]
+    ply = replay_log(log).plies[42]
     assert ply.observation is not None
     m = rate_move(ROYAL, ply.observation, ply.move, LIMITS, names=log.players)
     cards = next(e for e in m.explanations if e.kind == "cards")
@@ -196,7 +196,7 @@ def test_a_build_comes_home_only_where_the_lines_reach_the_next_turn() -> None:
     # stop before the builder's next turn, and "the build of 12 comes home to you in none of the
     # deals" was said of every build.
     log = read_log(REPLAYS / "royal-4p-individual.json")
-    rep = replay(log)
+    rep = replay_log(log)
     for ply in (4, 6):
         obs = rep.plies[ply].observation
         assert obs is not None
@@ -295,7 +295,7 @@ def test_points_the_lines_do_not_account_for_are_said_to_be_the_estimate(tmp_pat
     assert res.exit_code == 0, res.output
     (path,) = tmp_path.glob("*.json")
     log = read_log(path)
-    rep = replay(log)
+    rep = replay_log(log)
     obs = rep.plies[131].observation
     assert obs is not None
     # At 4 plies (at 5, the default since, the lines settle this card differently).

@@ -16,7 +16,7 @@ from casino_coach.engine.state import deals_per_round, shuffle_round
 from casino_coach.errors import CoachError, IllegalMoveError
 from casino_coach.formats.game import Game
 from casino_coach.formats.log import log_to_json, read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 
 
 def random_game(preset: str, n: int, seed: int, **opts: object) -> Game:
@@ -40,7 +40,7 @@ def test_game_runs_to_a_winner_and_its_log_replays(preset: str, n: int, seed: in
     log = game.to_log()
     assert all(r.result is not None for r in log.rounds)
     assert all(len(r.deals) == deals_per_round(n) for r in log.rounds)
-    rep = replay(read_log(log_to_json(log)))
+    rep = replay_log(read_log(log_to_json(log)))
     assert rep.winner == game.winner and rep.match.scores == game.scores
     assert [p.move for p in rep.plies] == [m for _, m in game.history]
     # Dealers rotate one seat each round (rules.md 1.3.1).
@@ -95,11 +95,11 @@ def test_game_in_progress_log_and_viewer_log() -> None:
     log = game.to_log()
     assert len(log.rounds) == 1 and log.rounds[0].result is None
     assert [len(d.moves) for d in log.rounds[0].deals] == [12, 5]
-    rep = replay(log)
+    rep = replay_log(log)
     assert rep.state == game.state and not rep.complete
     view = game.to_log(viewer=2)
     assert all(h is None for d in view.rounds[0].deals for s, h in enumerate(d.hands) if s != 2)
-    vrep = replay(read_log(log_to_json(view)))
+    vrep = replay_log(read_log(log_to_json(view)))
     assert vrep.state is None and vrep.viewer_observation == game.observation(2)
 
 

@@ -28,7 +28,7 @@ from casino_coach.formats.position import (
     read_any,
     read_position,
 )
-from casino_coach.formats.replay import legal_at, position_at, replay
+from casino_coach.formats.replay import legal_at, position_at, replay_log
 
 
 def played(preset: str, n: int, seed: int, moves: int | None = None, **opts: Any) -> Game:
@@ -53,7 +53,7 @@ def obj_of(game: Game, viewer: int | None = None) -> dict[str, Any]:
 def error_of(obj: Any) -> str:
     data = obj if isinstance(obj, bytes) else orjson.dumps(obj)
     with pytest.raises(LogError) as e:
-        replay(read_log(data))
+        replay_log(read_log(data))
     msg = str(e.value)
     assert "\n" not in msg
     return msg
@@ -82,7 +82,7 @@ def test_written_logs_read_back_equal(
     assert back == log
     assert log_to_json(back) == data
     assert orjson.dumps(orjson.loads(data), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n" == data
-    rep = replay(back)
+    rep = replay_log(back)
     assert len(rep.plies) == len(game.history)
     assert rep.match.scores == game.match.scores
     assert [p.index for p in rep.plies] == list(range(len(rep.plies)))
@@ -291,7 +291,7 @@ def test_result_on_a_round_in_progress() -> None:
 
 
 def test_plies_carry_states_and_positions(royal_game: Game) -> None:
-    rep = replay(royal_game.to_log())
+    rep = replay_log(royal_game.to_log())
     p = rep.plies[30]
     assert p.state is not None and p.observation == observe(p.state, p.seat)
     assert legal_at(royal_game.rules, p) == legal_moves(royal_game.rules, p.state)
@@ -306,13 +306,13 @@ def test_plies_carry_states_and_positions(royal_game: Game) -> None:
 
 
 def test_viewer_plies_of_other_seats_have_no_legal_moves(royal_game: Game) -> None:
-    rep = replay(royal_game.to_log(viewer=1))
+    rep = replay_log(royal_game.to_log(viewer=1))
     theirs = next(p for p in rep.plies if p.seat == 0)
     mine = next(p for p in rep.plies if p.seat == 1)
     with pytest.raises(LogError, match="not in the log"):
         legal_at(royal_game.rules, theirs)
     assert mine.move in legal_at(royal_game.rules, mine)
-    full = replay(royal_game.to_log())
+    full = replay_log(royal_game.to_log())
     assert legal_at(royal_game.rules, mine) == legal_at(royal_game.rules, full.plies[mine.index])
 
 
@@ -511,7 +511,7 @@ def test_any_corruption_is_a_log_error_never_a_crash(which: str, pick: int, valu
     try:
         doc = read_any(orjson.dumps(obj))
         if isinstance(doc, GameLog):
-            replay(doc)
+            replay_log(doc)
     except LogError as e:
         assert "\n" not in str(e) and str(e)
 
@@ -529,4 +529,4 @@ def test_table_only_build_trails_are_written_with_take_and_value() -> None:
     assert read_log(data) == game.to_log()
     moves = [m for r in orjson.loads(data)["rounds"] for d in r["deals"] for m in d["moves"]]
     assert any(m["action"] == "trail" and m["take"] and "value" in m for m in moves)
-    assert replay(read_log(data)).match.scores == game.match.scores
+    assert replay_log(read_log(data)).match.scores == game.match.scores

@@ -30,7 +30,7 @@ from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.render.analysis import move_panel
 from casino_coach.report.document import (
     ReportFormat,
@@ -539,7 +539,7 @@ def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> 
     # mistake for the game). With Ana playing the rest of the deal to win the game too, the move
     # played is the best for the game and nothing is said against it.
     log = read_log(REPLAYS / "dominican-2p-full.json")
-    ply = replay(log).plies[88]
+    ply = replay_log(log).plies[88]
     m = analysis._rate(log.rules, ply, Settings(analysis_limits(nplayers=2)), tuple(log.players))
     assert m.exact and m.cls == MoveClass.BEST and m.view is not None and m.view.scores[m.side] == 2
     assert game_verdict_words(m) is None
@@ -562,7 +562,7 @@ def test_suggest_at_a_ply_says_what_analyze_says_for_the_game(log_name: str, ply
 
     log = read_log(REPLAYS / log_name)
     m = analysis._rate(
-        log.rules, replay(log).plies[ply], Settings(analysis_limits(nplayers=2)), tuple(log.players)
+        log.rules, replay_log(log).plies[ply], Settings(analysis_limits(nplayers=2)), tuple(log.players)
     )
     words = game_verdict_words(m)
     assert words is not None

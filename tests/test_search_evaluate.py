@@ -22,7 +22,7 @@ from casino_coach.engine.scoring import score_round
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.search import Limits, decision_seed, evaluate
 from casino_coach.search.leaf import (
     HANDMADE,
@@ -283,7 +283,7 @@ def test_the_learned_leaf_tracks_what_the_rest_of_the_round_gives() -> None:
 def test_the_default_leaf_keeps_every_decision_seed() -> None:
     # The leaf joins the decision's key only when it is not the default: seeds (so every analysis)
     # are what they were before the leaf could be chosen (value from the code of that time).
-    rep = replay(read_log(Path(__file__).resolve().parents[1] / "replays" / "royal-2p-full.json"))
+    rep = replay_log(read_log(Path(__file__).resolve().parents[1] / "replays" / "royal-2p-full.json"))
     obs = rep.plies[12].observation
     assert obs is not None
     assert decision_seed(rep.log.rules, obs, Limits()) == 9829511400586887137

@@ -16,7 +16,7 @@ from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
-from casino_coach.errors import SearchError, TooBigToSearch
+from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import Limits, evaluate, evaluate_world
 from casino_coach.search.expectimax import _Ladder, _Replies, decision_seed
 
@@ -48,7 +48,7 @@ def test_last_deal_of_two_players_is_exact(rules: RuleSet, seed: int, plies: int
     try:
         r = evaluate(rules, observe(s, s.to_move))
         w = evaluate_world(rules, s)
-    except TooBigToSearch:  # random play can pile up a table too big to search
+    except TooBigToSearchError:  # random play can pile up a table too big to search
         reject()
     if r.shallow or w.shallow:
         # a crowded Royal table can pass the node budget even in the last deal: then it says so

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import pytest
 
 from casino_coach.search.minimax import MinimaxValuer, minimax
-from casino_coach.search.protocol import Game, Sampler, Worlds, WorldValues
+from casino_coach.search.protocol import Sampler, SearchGame, Worlds, WorldValues
 from casino_coach.search.race import MIN_PAIRED, SETTLE, Race, Stopping, run_race
 from casino_coach.search.result import loss_high, loss_low, paired_stats
 
@@ -107,7 +107,7 @@ def search(
 
 
 def test_the_toy_game_is_a_game_of_the_protocol() -> None:
-    game: Game[Duel, str] = DuelGame()
+    game: SearchGame[Duel, str] = DuelGame()
     assert minimax(game, Duel(3, 4, "offer"), 0) == 0.0  # the duel loses 1 there: stay
     assert minimax(game, Duel(3, 1, "offer"), 0) == 0.5
     values, outcomes = valuer(3)(4, ["duel", "stay"])

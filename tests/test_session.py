@@ -11,14 +11,14 @@ from conftest import position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casino_coach.coach.explain import explain
+from casino_coach.coach.explain import explain_move
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.notation import complete_move, move_text, parse_hand, parse_move, typed_text
 from casino_coach.engine.reasons import article, illegal_reason
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from casino_coach.formats.log import read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.report.words import play_words, says
 from casino_coach.search import Limits, evaluate, evaluate_world
 from casino_coach.search.result import natural_key, value_key
@@ -204,7 +204,7 @@ def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     res = s.search()
     runner_up = res.moves[1]
     loss = round(res.best.ev - runner_up.ev, 2)
-    reasons = explain(CLASSIC, s.observation(), res, runner_up.move, loss, names=s.players, yours="it")
+    reasons = explain_move(CLASSIC, s.observation(), res, runner_up.move, loss, names=s.players, yours="it")
     assert f"Why: the next best, {runner_up.move.describe()}, " in second.text
     assert second.reasons == tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
     assert all(f"  - {r}" in second.text for r in second.reasons)
@@ -356,7 +356,7 @@ def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
     assert saved.rounds[0].result is not None and saved.rounds[1].result is None
     notes = s.handle("quit")
     assert [n.kind for n in notes] == [NoteKind.QUIT, NoteKind.SAVED] and s.over
-    rp = replay(read_log(out))
+    rp = replay_log(read_log(out))
     assert len(rp.log.rounds) == 2 and not rp.complete
 
 

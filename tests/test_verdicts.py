@@ -23,7 +23,7 @@ from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog, log_to_json, read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.search import evaluate
 from casino_coach.services.decision import Query, Suggestion, result_json
 from casino_coach.services.engine_session import EngineSession, analysis_answer
@@ -60,7 +60,7 @@ def _unforced(analysis: Any, count: int = 4) -> list[Any]:
 
 
 def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis: Any) -> None:
-    rep = replay(game)
+    rep = replay_log(game)
     for m in _unforced(analysis):
         ply = rep.plies[m.ply]
         assert ply.observation is not None
@@ -83,7 +83,7 @@ def test_the_seed_comes_from_the_decision_not_its_place(game: GameLog, analysis:
 
 def _assessments(game: GameLog, analysis: Any) -> list[tuple[Any, Assessment]]:
     """A few rated, unforced moves of the game and the assessment of each one's decision."""
-    rep = replay(game)
+    rep = replay_log(game)
     out = []
     for m in _unforced(analysis):
         ply = rep.plies[m.ply]
@@ -292,7 +292,7 @@ def test_the_hint_agrees_with_the_verdict_on_the_move_played(index: int) -> None
     # value of those worlds: at ply 48 the hint put the move played 1.23 (0.13 to 2.34) behind the
     # best, and the verdict found it the best; at ply 32, 1.47 against 0.94 (0.80 to 1.09).
     log = read_log(REPLAYS / "classic-2p-progress.json")
-    ply = replay(log).plies[index]
+    ply = replay_log(log).plies[index]
     obs = ply.observation
     assert obs is not None
     limits, th = analysis_limits(), Thresholds()
@@ -308,7 +308,7 @@ def test_a_build_for_partner_is_judged() -> None:
     rules = RuleSet.from_preset("classic", build_for_partner="announced")
     bots = [make_policy(b) for b in ("counter", "greedy", "counter", "greedy")]
     log = play(rules, bots, 3000, rounds=None).to_log()
-    for ply in replay(log).plies:
+    for ply in replay_log(log).plies:
         obs = ply.observation
         assert obs is not None
         caps = {

@@ -315,7 +315,7 @@ def mirrored_pairs(
     options_a: Mapping[str, Any] | None = None,
     options_b: Mapping[str, Any] | None = None,
 ) -> PairStats:
-    """Play ``pairs`` mirrored pairs of A against B and summarise A minus B per pair."""
+    """Play ``pairs`` mirrored pairs of A against B and pair_stats A minus B per pair."""
     if unit not in ("round", "game"):
         raise CoachError(f"unit must be 'round' or 'game', got {unit!r}")
     check_players(nplayers)
@@ -333,10 +333,12 @@ def mirrored_pairs(
     else:
         _init_worker(*init)
         values = [_run_pair(s) for s in seeds]
-    return summarise(policy_a_name, policy_b_name, rules, nplayers, unit, values)
+    return pair_stats(policy_a_name, policy_b_name, rules, nplayers, unit, values)
 
 
-def summarise(a: str, b: str, rules: RuleSet, nplayers: int, unit: str, values: Sequence[float]) -> PairStats:
+def pair_stats(
+    a: str, b: str, rules: RuleSet, nplayers: int, unit: str, values: Sequence[float]
+) -> PairStats:
     n = len(values)
     mean = sum(values) / n
     var = sum((v - mean) ** 2 for v in values) / (n - 1)

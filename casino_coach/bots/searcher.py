@@ -7,7 +7,7 @@
 never reuse the same worlds. It implements the ``Policy`` protocol of ``bots/policies.py``: it decides
 from the seat's ``Observation`` only, and the game score when the game tells it one.
 
-``goal`` is what it plays for (issue 18; rules.md 1.14). ``goal="game"`` (the default): where the
+``goal`` is what it plays for (rules.md 1.14). ``goal="game"`` (the default): where the
 game score is known, the rules have a game table (``search.chances``) and the game is close (some side
 can reach the target in this round: ``chances.game_is_close``), it plays for the chance to win the
 game. Before the last deal the search values every line by the game's weights
@@ -17,12 +17,12 @@ is solved for the game (``chances.solved_chance``) and the move with the highest
 margin gives way to one that leaves more chance of winning (``chances.choose_for_game``). Anywhere
 else, and always with ``goal="round"``, the move with the highest expected round margin.
 
-``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against
-(issue 12): the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
+``searcher_v1(**options)`` is the frozen baseline every change to the searcher is measured against:
+the searcher with the limits it had before the learned leaf (``V1_LIMITS``) and always
 the handmade leaf and the omniscient replies, whatever the defaults become; its effort (``samples``,
 ``nodes`` ...) may be set, its leaf, its replies and its goal (the round's margin) may not.
 
-A decision too big to search (``TooBigToSearch``: a table of more loose cards or legal moves than the
+A decision too big to search (``TooBigToSearchError``: a table of more loose cards or legal moves than the
 search takes on) gets the move worth most at once.
 """
 
@@ -38,7 +38,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
-from casino_coach.errors import SearchError, TooBigToSearch
+from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_search_weights
 from casino_coach.search.expectimax import evaluate
 from casino_coach.search.inference import Evidence, next_evidence
@@ -118,7 +118,7 @@ class SearcherPolicy:
                 move = legal[0]
             else:
                 move = self._search(rules, obs, legal, rng, evidence, scores if for_game else None)
-        except TooBigToSearch:  # the move worth most at once, as the greedy bot plays
+        except TooBigToSearchError:  # the move worth most at once, as the greedy bot plays
             move = max(legal, key=lambda m: immediate_gain(rules, obs, m))
         self._previous[obs.seat] = (obs, move, evidence)
         return move

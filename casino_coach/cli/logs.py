@@ -14,13 +14,21 @@ from casino_coach.cli.app import SEED_MAX, app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.errors import CoachError, LogError, OutputError, TooManyMoves, UsageError, about
+from casino_coach.errors import CoachError, LogError, OutputError, TooManyMovesError, UsageError, about
 from casino_coach.formats.codec import dumps, move_to_json, parse_options
 from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.game import CREATED_BY
 from casino_coach.formats.log import GameLog, log_to_json
 from casino_coach.formats.position import Position, read_any
-from casino_coach.formats.replay import Ply, Replay, end_legal, end_observation, legal_at, legal_in, replay
+from casino_coach.formats.replay import (
+    Ply,
+    Replay,
+    end_legal,
+    end_observation,
+    legal_at,
+    legal_in,
+    replay_log,
+)
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import seat_name
 from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view
@@ -36,7 +44,7 @@ def _read(path: Path) -> GameLog | Position:
 
 def _replay(path: Path, log: GameLog) -> Replay:
     with about(path):
-        return replay(log)
+        return replay_log(log)
 
 
 def _print_json(obj: Any) -> None:
@@ -58,7 +66,7 @@ def validate_command(
         try:
             n = len(legal_in(doc.rules, obs))
             moves = f"with {n} legal move{'s' if n != 1 else ''}"
-        except TooManyMoves:  # a valid position whose moves are too many to list
+        except TooManyMovesError:  # a valid position whose moves are too many to list
             moves = f"with {obs.loose.bit_count()} loose cards on the table, too many to list its legal moves"
         typer.echo(
             f"OK: {printable(str(file))}: casino-position, {doc.rules.describe()}, {doc.players} players, "

@@ -60,9 +60,9 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import CoachError, TooBigToSearch, quoted
+from casino_coach.errors import CoachError, TooBigToSearchError, quoted
 from casino_coach.formats.log import GameLog
-from casino_coach.formats.replay import Ply, replay
+from casino_coach.formats.replay import Ply, replay_log
 from casino_coach.formats.text import player_name
 from casino_coach.search import Limits
 from casino_coach.workers import worker_pool
@@ -282,7 +282,7 @@ def _rate(rules: RuleSet, ply: Ply, settings: Settings, names: tuple[str, ...]) 
     decision = Decision(rules, ply.observation, ply.move, tuple(ply.scores), names, ply.state)
     try:
         a = assess(decision, settings)
-    except TooBigToSearch as e:  # shown with the reason, left out of the counts like an unrated move
+    except TooBigToSearchError as e:  # shown with the reason, left out of the counts like an unrated move
         return dataclasses.replace(base, not_judged=str(e), seconds=time.perf_counter() - t0)
     return _rated(base, a, time.perf_counter() - t0)
 
@@ -422,7 +422,7 @@ def analyze(
     """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish."""
     t0 = time.perf_counter()
     names = tuple(log.players)
-    rep = replay(log)
+    rep = replay_log(log)
     settings = Settings(options.limits, options.thresholds, world=options.world)
     tasks: list[_Task] = []
     shown: dict[int, MoveAnalysis] = {}

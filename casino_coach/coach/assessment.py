@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from casino_coach.coach.explain import Explanation, explain
+from casino_coach.coach.explain import Explanation, explain_move
 from casino_coach.coach.verdict import (
     GameVerdict,
     MoveClass,
@@ -117,7 +117,7 @@ class Assessment(Frozen):
 
 
 def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
-    """The assessment of ``decision`` with ``settings`` (module docstring). ``TooBigToSearch`` for a
+    """The assessment of ``decision`` with ``settings`` (module docstring). ``TooBigToSearchError`` for a
     decision bigger than the search takes on."""
     rules, obs, move, scores = decision.rules, decision.obs, decision.played, decision.scores
     th = settings.thresholds
@@ -162,7 +162,9 @@ def _runner_up(
     if len(res.moves) < 2:
         return ()
     loss = max(0.0, res.moves[0].ev - res.moves[1].ev)
-    return tuple(explain(rules, obs, res, res.moves[1].move, round(loss, 2), names=names or None, yours="it"))
+    return tuple(
+        explain_move(rules, obs, res, res.moves[1].move, round(loss, 2), names=names or None, yours="it")
+    )
 
 
 def why_not_second(a: Assessment) -> str:

@@ -152,7 +152,7 @@ def _category(key: str) -> str:
     return {"big": "big_casino", "little": "little_casino", "last": "last_capture"}.get(key, key)
 
 
-def explain(
+def explain_move(
     rules: RuleSet,
     obs: Observation,
     result: SearchResult,

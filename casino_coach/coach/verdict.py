@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from casino_coach.coach.explain import Explanation, explain
+from casino_coach.coach.explain import Explanation, explain_move
 from casino_coach.coach.winning import (
     CHANCE_EPSILON,
     ChanceMemo,
@@ -107,7 +107,7 @@ EDGE_DECIMALS: Final = 9
 _ABOVE_BEST: Final = (MoveClass.GOOD, MoveClass.INACCURACY, MoveClass.MISTAKE, MoveClass.BLUNDER)
 
 
-# The classes of the chance of winning the game a move gave up, once the game is close (issue 18), in
+# The classes of the chance of winning the game a move gave up, once the game is close, in
 # fractions of a game, by the same rules as the round's classes (``Thresholds``), calibrated from
 # self-play at close game scores (scripts/calibrate_classes.py --game: 245 royal positions from 8
 # counter games to 21, two searches each at the analysis's limits). The noise is small, 95% of the
@@ -325,7 +325,7 @@ def verdict_of(
     cls = thresholds.classify_interval(loss, low)
     explanations: tuple[Explanation, ...] = ()
     if cls != MoveClass.BEST and not forced:
-        explanations = explain(rules, obs, res, move, round(loss, 2), names=names or None)
+        explanations = explain_move(rules, obs, res, move, round(loss, 2), names=names or None)
     return Verdict(
         best.move,
         loss,

@@ -27,7 +27,7 @@ from casino_coach.engine.cards import (
 )
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import TooManyMoves
+from casino_coach.errors import TooManyMovesError
 
 TRAIL: Final = 0
 CAPTURE: Final = 1
@@ -352,10 +352,10 @@ MAX_LISTED_LOOSE: Final = 16
 
 
 def check_listable(loose: int) -> None:
-    """TooManyMoves when a table's loose cards (a mask) are more than MAX_LISTED_LOOSE."""
+    """TooManyMovesError when a table's loose cards (a mask) are more than MAX_LISTED_LOOSE."""
     n = loose.bit_count()
     if n > MAX_LISTED_LOOSE:
-        raise TooManyMoves(
+        raise TooManyMovesError(
             f"{n} loose cards on the table: legal moves are listed with at most {MAX_LISTED_LOOSE} "
             "(the captures of a bigger table run into the millions)"
         )

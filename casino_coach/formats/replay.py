@@ -40,7 +40,7 @@ from casino_coach.engine.state import (
     deals_per_round,
     new_round,
 )
-from casino_coach.errors import CardError, CoachError, LogError, TooManyMoves
+from casino_coach.errors import CardError, CoachError, LogError, TooManyMovesError
 from casino_coach.formats.log import DealLog, GameLog
 from casino_coach.formats.position import Position
 
@@ -222,7 +222,7 @@ class _ViewerRound:
         return as_state(self.view, (0,) * self.log.nplayers, False)
 
 
-def replay(log: GameLog) -> Replay:
+def replay_log(log: GameLog) -> Replay:
     """Re-play ``log`` through the engine; raise LogError at the first problem, naming where it is."""
     n = log.nplayers
     match = Match(log.rules, log.nsides)
@@ -369,13 +369,13 @@ def _move_words(move: Move) -> str:
 
 def legal_at(rules: RuleSet, ply: Ply) -> list[Move]:
     """The legal moves of the mover at ``ply``; LogError when the mover's hand is unknown (viewer logs),
-    TooManyMoves when the table is too big to list them (``movegen.check_listable``)."""
+    TooManyMovesError when the table is too big to list them (``movegen.check_listable``)."""
     view = ply.state if ply.state is not None else ply.observation
     if view is not None:
         try:
             check_listable(view.loose)
-        except TooManyMoves as e:
-            raise TooManyMoves(f"{ply.where}: {e}") from None
+        except TooManyMovesError as e:
+            raise TooManyMovesError(f"{ply.where}: {e}") from None
     if ply.state is not None:
         return legal_moves(rules, ply.state)
     if ply.observation is not None:

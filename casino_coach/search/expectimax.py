@@ -29,7 +29,7 @@ from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import SearchError, TooBigToSearch
+from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
@@ -298,16 +298,16 @@ _REPLY_SALT: Final = 0x5EED_2E91  # the replies' worlds come from their own gene
 
 
 def check_table(loose: int) -> None:
-    """TooBigToSearch when a table's loose cards (a mask) are more than MAX_LOOSE."""
+    """TooBigToSearchError when a table's loose cards (a mask) are more than MAX_LOOSE."""
     n = loose.bit_count()
     if n > MAX_LOOSE:
-        raise TooBigToSearch(f"{n} loose cards on the table: the search handles at most {MAX_LOOSE}")
+        raise TooBigToSearchError(f"{n} loose cards on the table: the search handles at most {MAX_LOOSE}")
 
 
 def check_moves(count: int) -> None:
-    """TooBigToSearch when a decision has more than MAX_MOVES legal moves."""
+    """TooBigToSearchError when a decision has more than MAX_MOVES legal moves."""
     if count > MAX_MOVES:
-        raise TooBigToSearch(f"{count:,} legal moves: the search handles at most {MAX_MOVES}")
+        raise TooBigToSearchError(f"{count:,} legal moves: the search handles at most {MAX_MOVES}")
 
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
@@ -448,7 +448,7 @@ def evaluate(
     do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
 
     Raises SearchError when the observer is not the seat to move, has no cards, or when the
-    observation's counts are inconsistent; TooBigToSearch when the decision is bigger than the
+    observation's counts are inconsistent; TooBigToSearchError when the decision is bigger than the
     search takes on (MAX_LOOSE, MAX_MOVES).
     """
     t0 = time.perf_counter()
@@ -612,7 +612,7 @@ def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue
 def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits()) -> SearchResult:
     """Perfect information: value every move of the seat to move knowing every hidden card (the
     cost of a move against the cards actually held). Exact when the search reaches the end of the
-    round; ``limits.depth`` applies, the sampling limits do not. TooBigToSearch as ``evaluate``."""
+    round; ``limits.depth`` applies, the sampling limits do not. TooBigToSearchError as ``evaluate``."""
     t0 = time.perf_counter()
     seat = state.to_move
     if not state.hands[seat]:

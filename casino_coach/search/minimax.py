@@ -1,4 +1,4 @@
-"""Plain minimax over any ``Game`` of the search protocol: no pruning, no table, no horizon.
+"""Plain minimax over any ``SearchGame`` of the search protocol: no pruning, no table, no horizon.
 
 The reference the fast solvers are checked against on small positions (``solver.py`` on Casino through
 ``protocol.CasinoGame``), and the exact solver of the toy games the tests run the search on. The side
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from casino_coach.search.protocol import Game, WorldValues
+from casino_coach.search.protocol import SearchGame, WorldValues
 
 S = TypeVar("S")
 M = TypeVar("M")
 W = TypeVar("W")
 
 
-def minimax(game: Game[S, M], state: S, root: int) -> float:
+def minimax(game: SearchGame[S, M], state: S, root: int) -> float:
     """The exact value of ``state`` for the side ``root``."""
     if game.is_terminal(state):
         return game.returns(state, root)
@@ -26,7 +26,7 @@ def minimax(game: Game[S, M], state: S, root: int) -> float:
     return max(values) if game.side_to_move(state) == root else min(values)
 
 
-def principal_line(game: Game[S, M], state: S, root: int) -> tuple[M, ...]:
+def principal_line(game: SearchGame[S, M], state: S, root: int) -> tuple[M, ...]:
     """The moves of a line that keeps the value of ``state``, to the end of the game (the first such
     move at each turn, in the order ``legal`` gives them)."""
     line: list[M] = []
@@ -45,7 +45,7 @@ class MinimaxValuer(Generic[S, M, W]):
     """A ``protocol.WorldValuer`` that solves each world exactly by ``minimax``: ``state_of`` gives the
     world's state at the decision, whose side to move is the root side."""
 
-    def __init__(self, game: Game[S, M], state_of: Callable[[W], S]) -> None:
+    def __init__(self, game: SearchGame[S, M], state_of: Callable[[W], S]) -> None:
         self.game = game
         self.state_of = state_of
 

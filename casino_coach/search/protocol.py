@@ -3,9 +3,9 @@
 The sampling search (``race.py``) never looks inside a card: it asks a *sampler* for the worlds
 consistent with what the player to move knows (each with its weight, or every one of them when they
 are few), and a *world valuer* for the value of each root move in one world. Inside a world the game
-is one of perfect information, and ``minimax.py`` solves any ``Game`` exactly. Casino implements all
+is one of perfect information, and ``minimax.py`` solves any ``SearchGame`` exactly. Casino implements all
 three (``expectimax.py``: its sampler is ``worlds.py``, its valuer the alpha-beta ``Solver`` with the
-leaf estimate of ``leaf.py``; ``CasinoGame`` below is the plain ``Game`` view of its rules), and the
+leaf estimate of ``leaf.py``; ``CasinoGame`` below is the plain ``SearchGame`` view of its rules), and the
 tests run the same search on a toy card game whose values are known by hand, as OpenSpiel tests its
 algorithms on small games.
 
@@ -41,7 +41,7 @@ Worlds = tuple[Iterator[tuple[W, float, int]], int | None]
 WorldValues = tuple[dict[M, tuple[float, tuple[M, ...]]], dict[M, Any] | None]
 
 
-class Game(Protocol[S, M]):
+class SearchGame(Protocol[S, M]):
     """A game of perfect information (one world), as OpenSpiel's state API in functional form: states
     are immutable values, ``apply`` returns a new one. Values are points for one side (a player, or a
     partnership), which maximises; every other side minimises (two sides: minimax exactly; more: the
@@ -72,7 +72,7 @@ class WorldValuer(Protocol[W_contra, M]):
 
 
 class CasinoGame:
-    """One deal of Casino as a ``Game``: a state is a ``RoundState`` with every hand known, the sides
+    """One deal of Casino as a ``SearchGame``: a state is a ``RoundState`` with every hand known, the sides
     are the players or partnerships, and a state is terminal when the hands are played out. Its value
     is then the exact round margin when the round is over, else the leaf estimate of the rest of the
     round (``leaf.Evaluator``), as the alpha-beta ``Solver`` values the end of a deal; this plain view

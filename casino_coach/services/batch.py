@@ -31,7 +31,7 @@ import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, analyze, seat_of
 from casino_coach.coach.verdict import Thresholds, analysis_limits
-from casino_coach.errors import BatchError, CoachError, NotALog, StoreError, WorkerError, shown
+from casino_coach.errors import BatchError, CoachError, NotALogError, StoreError, WorkerError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.log import log_to_json, read_log
 from casino_coach.report.document import to_obj
@@ -163,7 +163,7 @@ class GameJob:
 
 
 def _canonical(path: str | Path) -> tuple[bytes, str | None]:
-    """A log's canonical casino-replay JSON and its date (LogError when malformed, NotALog for a
+    """A log's canonical casino-replay JSON and its date (LogError when malformed, NotALogError for a
     position or an analysis)."""
     raw = jsonio.read_bytes(path)
     try:
@@ -171,7 +171,7 @@ def _canonical(path: str | Path) -> tuple[bytes, str | None]:
     except (orjson.JSONDecodeError, AttributeError):
         fmt = None  # read_log says what is wrong
     if fmt in OTHER_FORMATS:
-        raise NotALog(f"a {fmt} file, not a game log")
+        raise NotALogError(f"a {fmt} file, not a game log")
     log = read_log(raw)
     return log_to_json(log), normal_date(log.date)
 
@@ -277,7 +277,7 @@ def run_batch(
     for p in paths:
         try:
             job = prepare(p)
-        except NotALog:
+        except NotALogError:
             report.not_logs.append(str(p))
             continue
         except (CoachError, OSError) as e:

@@ -28,7 +28,7 @@ from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import check_scores, observation_from_position, read_any
-from casino_coach.formats.replay import end_position, position_at, replay
+from casino_coach.formats.replay import end_position, position_at, replay_log
 from casino_coach.frozen import Frozen
 from casino_coach.report.words import disagreement_words
 from casino_coach.search import Limits
@@ -122,7 +122,7 @@ def decision_from_file(path: Path, at: int | None) -> Query:
         doc = read_any(path)
     if isinstance(doc, GameLog):
         with about(path):
-            rep = replay(doc)
+            rep = replay_log(doc)
         n = len(rep.plies)
         if at is None or at == n:
             with about(path):  # "FILE: the log stops between rounds: ..."

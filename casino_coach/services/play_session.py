@@ -60,7 +60,7 @@ from casino_coach.errors import (
     IllegalMoveError,
     LogError,
     NotationError,
-    TooBigToSearch,
+    TooBigToSearchError,
     quoted,
     shown,
 )
@@ -70,7 +70,7 @@ from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.formats.game import Game
 from casino_coach.formats.jsonio import loads
 from casino_coach.formats.log import GameLog, log_to_obj, read_log
-from casino_coach.formats.replay import replay
+from casino_coach.formats.replay import replay_log
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     chance_gap_words,
@@ -274,7 +274,7 @@ class PlaySession:
         path = Path(path)
         data = jsonio.read_bytes(path)
         log = read_log(data)
-        rp = replay(log)
+        rp = replay_log(log)
         if rp.match.over:
             won = "" if rp.winner is None else f", won by {side_names(log.players, log.nsides)[rp.winner]}"
             scores = "-".join(_pts(p) for p in rp.match.scores)
@@ -509,7 +509,7 @@ class PlaySession:
         if self.tutor is not None and move not in dec.approved:
             try:
                 warning = self.tutor_check(move)
-            except TooBigToSearch as e:
+            except TooBigToSearchError as e:
                 note = Note(NoteKind.INFO, f"The tutor cannot judge this move: {e}.")
                 return [note, *self._play_human(move)]
             if warning is not None:
@@ -592,13 +592,13 @@ class PlaySession:
 
     def hint(self) -> list[Note]:
         """First the card to play; on a second ``hint`` the whole move. None for a decision too big to
-        search (``TooBigToSearch``): the note says why. Once the game is close, the move to play for
+        search (``TooBigToSearchError``): the note says why. Once the game is close, the move to play for
         the game where one is clearly better for it than the round's best (``choose_for_game``, as
         the searcher bot plays and ``suggest`` reports)."""
         dec = self._current()
         try:
             res = self.search()
-        except TooBigToSearch as e:
+        except TooBigToSearchError as e:
             return [Note(NoteKind.HINT, f"No hint here: {e}.")]
         for_game = self.assessment().for_game
         best = for_game.move.move if for_game is not None else res.best.move
@@ -665,7 +665,7 @@ class PlaySession:
 
     def tutor_check(self, move: Move) -> TutorWarning | None:
         """The warning for ``move`` when it loses at least the tutor's threshold, else None;
-        TooBigToSearch for a decision too big to judge. Once the game is close the verdict for the
+        TooBigToSearchError for a decision too big to judge. Once the game is close the verdict for the
         game counts as ``analyze`` gives it (``verdict_of`` with the score the round started at): a
         move the game's class puts at the threshold is held back even if it is right for the round,
         and a round loss is let through where the move is the best for the game (it gives up round

@@ -864,7 +864,7 @@ def _period(line: GameLine, by: str) -> str:
     return line.date[: {"day": 10, "month": 7, "year": 4}[by]]
 
 
-def summarise(label: str, lines: Sequence[GameLine]) -> Record:
+def record_of(label: str, lines: Sequence[GameLine]) -> Record:
     """The record of some games: sums, accuracy weighted by decisions."""
     decisions = sum(g.decisions for g in lines)
     classes = {c: sum(g.classes.get(c, 0) for g in lines) for c in CLASS_NAMES}
@@ -912,12 +912,12 @@ def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> 
     for g in lines:  # by game: one row per game, even two of a day from files of one name
         groups.setdefault(g.game_id if by == "game" else _period(g, by), []).append(g)
     periods = tuple(
-        dataclasses.replace(summarise(_period(gs[0], by), gs), game=gs[0] if by == "game" else None)
+        dataclasses.replace(record_of(_period(gs[0], by), gs), game=gs[0] if by == "game" else None)
         for gs in groups.values()
     )
     kinds = tuple(store.mistake_kinds(player)[:top])
     name = next((p for p in store.players() if p.casefold() == player.casefold()), player)
-    total = summarise("total", lines)
+    total = record_of("total", lines)
     return PlayerStats(name, by, periods, total, kinds, tuple(lines), store.unexplained(player))
 
 
@@ -928,5 +928,5 @@ def all_players(store: Store) -> list[Record]:
     for name in store.players():
         lines = [g for g in store.player_games(name) if g.moves]
         if lines:
-            out.append(summarise(name, lines))
+            out.append(record_of(name, lines))
     return out
