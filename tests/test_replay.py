@@ -21,9 +21,9 @@ from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
 from casino_coach.formats.log import GameLog, log_to_json, log_to_obj, read_log
 from casino_coach.formats.position import (
+    Pieces,
     Position,
     dealer_of,
-    observation_from_position,
     position_to_json,
     read_any,
     read_position,
@@ -365,7 +365,7 @@ def test_minimal_position_defaults() -> None:
     )
     assert pos.rules.preset == "classic" and pos.observation.hand_sizes == (1, 1, 1)
     assert pos.observation.stock_count == 0 and pos.scores == (0, 0, 0)
-    obs = observation_from_position(pos.rules, 3, 2, parse_cards(["5H"]), parse_cards(["5C"]), ())
+    obs = Pieces(3, 2, parse_cards(["5H"]), parse_cards(["5C"])).observation(pos.rules)
     assert obs == pos.observation
 
 

@@ -1,5 +1,5 @@
 """Positions (``casino-position`` v1, replay-format.md): one decision as the player to move sees it.
-``read_position`` and its converse ``position_to_json``; ``observation_from_position`` checks that a
+``read_position`` and its converse ``position_to_json``; ``Pieces.observation`` checks that a
 position is consistent (cards, counts, builds that can be split, who must hold what) and makes the
 mover's ``Observation``. ``read_any`` reads either a log or a position."""
 
@@ -92,7 +92,7 @@ def dealer_of(sizes: Sequence[int], to_move: int) -> int | None:
     """The dealer that the hand sizes and the seat to move imply: the deal is led by the seat after
     the dealer and goes round, so the seats that have played this turn (from the leader to the seat
     before ``to_move``) hold one card fewer than the others. None when the sizes follow no such
-    pattern (no deal leaves them: ``observation_from_position`` refuses them)."""
+    pattern (no deal leaves them: ``Pieces.observation`` refuses them)."""
     n = len(sizes)
     h = sizes[to_move]
     played = 0
@@ -103,124 +103,161 @@ def dealer_of(sizes: Sequence[int], to_move: int) -> int | None:
     return (to_move - played - 1) % n
 
 
-def observation_from_position(
-    rules: RuleSet,
-    nplayers: int,
-    to_move: int,
-    hand: int,
-    loose: int,
-    builds: Sequence[Build],
-    hand_sizes: Sequence[int] | None = None,
-    stock: int = 0,
-    seen: int = 0,
-    captured: Sequence[int] | None = None,
-    sweeps: Sequence[int] | None = None,
-    last_capture: int = -1,
-    scores: Sequence[Points] | None = None,
-    partnerships: bool = True,
-    dealer: int | None = None,
-) -> Observation:
-    """The ``Observation`` of the seat to move in a position given piece by piece (masks for card sets;
-    ``stock`` is a count of cards still to be dealt). Checks it is consistent; LogError otherwise.
-    Cards not in the hand, on the table, captured or ``seen`` are unseen."""
-    if nplayers not in PLAYER_COUNTS:
-        raise LogError(f"players: Casino is played by 2, 3 or 4 players, not {nplayers}")
-    nsides = sides_for(nplayers, partnerships)
-    if not 0 <= to_move < nplayers:
-        raise LogError(f"to_move: must be a seat from 0 to {nplayers - 1}, got {to_move}")
-    if not hand:
-        raise LogError("hand: the seat to move must hold at least one card")
-    placed = hand
-    if loose & placed:
-        raise LogError(f"table: card {mask_names(loose & placed)[0]} is also in the hand")
-    placed |= loose
-    pv = rules.pair_value
-    blist: list[Build] = []
-    for i, b in enumerate(builds):
-        bw = f"table, build {i + 1}"
-        if b.cards & placed:
-            raise LogError(f"{bw}: card {mask_names(b.cards & placed)[0]} is in two places")
-        placed |= b.cards
-        if b.cards.bit_count() < 2:
-            raise LogError(f"{bw}: a build has at least two cards")
-        if not 1 <= b.value <= rules.max_build:
+@dataclass(frozen=True)
+class Pieces:
+    """A position given piece by piece, as the ``casino-position`` document or the typed notation
+    lists it: masks for card sets, ``stock`` a count of cards still to be dealt, and None where the
+    document leaves a field to its default. ``observation`` checks it and makes the mover's view."""
+
+    nplayers: int
+    to_move: int
+    hand: int
+    loose: int
+    builds: tuple[Build, ...] = ()
+    hand_sizes: tuple[int, ...] | None = None
+    stock: int = 0
+    seen: int = 0  # cards gone from play (captured ones may be listed too)
+    captured: tuple[int, ...] | None = None  # one pile per side
+    sweeps: tuple[int, ...] | None = None
+    last_capture: int = -1  # a side, or -1
+    scores: tuple[Points, ...] | None = None
+    partnerships: bool = True
+    dealer: int | None = None
+
+    def observation(self, rules: RuleSet) -> Observation:
+        """The ``Observation`` of the seat to move, once the pieces are checked to be consistent;
+        LogError naming the field otherwise. Cards not in the hand, on the table, captured or
+        ``seen`` are unseen."""
+        n, to_move, hand = self.nplayers, self.to_move, self.hand
+        if n not in PLAYER_COUNTS:
+            raise LogError(f"players: Casino is played by 2, 3 or 4 players, not {n}")
+        nsides = sides_for(n, self.partnerships)
+        if not 0 <= to_move < n:
+            raise LogError(f"to_move: must be a seat from 0 to {n - 1}, got {to_move}")
+        if not hand:
+            raise LogError("hand: the seat to move must hold at least one card")
+        if self.loose & hand:
+            raise LogError(f"table: card {mask_names(self.loose & hand)[0]} is also in the hand")
+        builds, placed = self._builds(rules, hand | self.loose)
+        if self.seen & placed:
             raise LogError(
-                f"{bw}: value {b.value} is not from 1 to {rules.max_build} in {rules.preset} (rules.md 1.2)"
+                f"seen: card {mask_names(self.seen & placed)[0]} is also in the hand or on the table"
             )
-        if not split_ok(b.cards, b.value, pv):
-            raise LogError(f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}")
-        if not 0 <= b.owner < nplayers:
-            raise LogError(f"{bw}: owner must be a seat from 0 to {nplayers - 1}, got {b.owner}")
-        multiple = sum(pv[c] for c in iter_cards(b.cards)) != b.value
-        blist.append(b._replace(multiple=multiple))
-    if seen & placed:  # seen cards are gone from play (captured ones may be listed too)
-        raise LogError(f"seen: card {mask_names(seen & placed)[0]} is also in the hand or on the table")
-    caps = tuple(captured) if captured is not None else (0,) * nsides
-    if len(caps) != nsides:
-        raise LogError(f"captured: expected one pile per side, {nsides} in all, got {len(caps)}")
-    for side, p in enumerate(caps):
-        if p & placed:
-            raise LogError(f"captured, side {side}: card {mask_names(p & placed)[0]} is in two places")
-        placed |= p
-    sizes = tuple(hand_sizes) if hand_sizes is not None else (hand.bit_count(),) * nplayers
-    if len(sizes) != nplayers or not all(0 <= x <= HAND_SIZE for x in sizes):
-        raise LogError(f"hand_sizes: expected {nplayers} numbers from 0 to {HAND_SIZE}, got {list(sizes)}")
-    if sizes[to_move] != hand.bit_count():
-        raise LogError(f"hand_sizes: seat {to_move} holds {hand.bit_count()} cards, not {sizes[to_move]}")
-    if stock < 0 or stock % (HAND_SIZE * nplayers):
-        raise LogError(f"stock: {stock} is not a whole number of deals of {HAND_SIZE * nplayers} cards")
-    unseen = FULL_DECK & ~(placed | seen)
-    hidden = sum(sizes) - sizes[to_move] + stock
-    if hidden > unseen.bit_count():
-        raise LogError(
-            f"hand_sizes and stock need {hidden} unseen cards, but only "
-            f"{unseen.bit_count()} cards are not listed anywhere"
-        )
-    sw = tuple(sweeps) if sweeps is not None else (0,) * nsides
-    if len(sw) != nsides or any(x < 0 for x in sw):
-        raise LogError(f"sweeps: expected {nsides} counts, one per side, got {list(sw)}")
-    if not -1 <= last_capture < nsides:
-        raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {last_capture}")
-    if scores is not None and len(scores) != nsides:
-        raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(scores)}")
-    dealt = dealer_of(sizes, to_move)
-    if dealt is None:
-        raise LogError(
-            f"hand_sizes: no deal leaves {list(sizes)} with seat {to_move} to move: each seat plays one "
-            f"card in turn from the seat after the dealer, so the seats that played this turn hold one "
-            f"card fewer than seat {to_move} and the others as many (rules.md 1.3.6, 1.4)"
-        )
-    for i, b in enumerate(blist):
-        # (Building for a partner leaves the card that takes it with the partner.)
-        if sizes[b.owner] == 0 and rules.build_for_partner == "never":
+        caps = self.captured if self.captured is not None else (0,) * nsides
+        if len(caps) != nsides:
+            raise LogError(f"captured: expected one pile per side, {nsides} in all, got {len(caps)}")
+        for side, pile in enumerate(caps):
+            if pile & placed:
+                raise LogError(f"captured, side {side}: card {mask_names(pile & placed)[0]} is in two places")
+            placed |= pile
+        sizes = self._sizes()
+        unseen = FULL_DECK & ~(placed | self.seen)
+        hidden = sum(sizes) - sizes[to_move] + self.stock
+        if hidden > unseen.bit_count():
             raise LogError(
-                f"table, build {i + 1}: its owner, seat {b.owner}, holds no cards, but the owner of a "
-                "build keeps a card that takes it (rules.md 1.8.2)"
+                f"hand_sizes and stock need {hidden} unseen cards, but only "
+                f"{unseen.bit_count()} cards are not listed anywhere"
             )
-    if dealer is None:
-        dealer = dealt
-    elif hand_sizes is not None and dealer != dealt:
-        # (Sizes left to their default are a guess: a dealer given with them stands.)
-        raise LogError(
-            f"dealer: seat {dealer} cannot have dealt: with hand_sizes {list(sizes)} and seat {to_move} "
-            f"to move, seat {(dealt + 1) % nplayers} led this deal, so seat {dealt} dealt (rules.md 1.3.6)"
+        sweeps = self.sweeps if self.sweeps is not None else (0,) * nsides
+        if len(sweeps) != nsides or any(x < 0 for x in sweeps):
+            raise LogError(f"sweeps: expected {nsides} counts, one per side, got {list(sweeps)}")
+        if not -1 <= self.last_capture < nsides:
+            raise LogError(
+                f"last_capture: must be null or a side from 0 to {nsides - 1}, got {self.last_capture}"
+            )
+        if self.scores is not None and len(self.scores) != nsides:
+            raise LogError(f"scores: expected one score per side, {nsides} in all, got {len(self.scores)}")
+        dealt = self._dealt(sizes)
+        for i, b in enumerate(builds):
+            # (Building for a partner leaves the card that takes it with the partner.)
+            if sizes[b.owner] == 0 and rules.build_for_partner == "never":
+                raise LogError(
+                    f"table, build {i + 1}: its owner, seat {b.owner}, holds no cards, but the owner of a "
+                    "build keeps a card that takes it (rules.md 1.8.2)"
+                )
+        return Observation(
+            seat=to_move,
+            hand=hand,
+            loose=self.loose,
+            builds=tuple(sorted(builds)),
+            captured=caps,
+            sweeps=sweeps,
+            to_move=to_move,
+            last_capturer=self.last_capture,
+            dealer=self._dealer(dealt, sizes),
+            nsides=nsides,
+            hand_sizes=sizes,
+            stock_count=self.stock,
+            unseen=unseen,
+            known=tuple(hand if s == to_move else 0 for s in range(n)),
         )
-    return Observation(
-        seat=to_move,
-        hand=hand,
-        loose=loose,
-        builds=tuple(sorted(blist)),
-        captured=caps,
-        sweeps=sw,
-        to_move=to_move,
-        last_capturer=last_capture,
-        dealer=dealer,
-        nsides=nsides,
-        hand_sizes=sizes,
-        stock_count=stock,
-        unseen=unseen,
-        known=tuple(hand if s == to_move else 0 for s in range(nplayers)),
-    )
+
+    def _builds(self, rules: RuleSet, placed: int) -> tuple[list[Build], int]:
+        """The builds checked (cards in one place, a value the rules allow, cards that split into
+        sets worth it, an owner at the table), each marked multiple or single; and every card placed
+        so far, theirs added to ``placed``."""
+        pv = rules.pair_value
+        out: list[Build] = []
+        for i, b in enumerate(self.builds):
+            bw = f"table, build {i + 1}"
+            if b.cards & placed:
+                raise LogError(f"{bw}: card {mask_names(b.cards & placed)[0]} is in two places")
+            placed |= b.cards
+            if b.cards.bit_count() < 2:
+                raise LogError(f"{bw}: a build has at least two cards")
+            if not 1 <= b.value <= rules.max_build:
+                top = rules.max_build
+                raise LogError(
+                    f"{bw}: value {b.value} is not from 1 to {top} in {rules.preset} (rules.md 1.2)"
+                )
+            if not split_ok(b.cards, b.value, pv):
+                raise LogError(
+                    f"{bw}: cards {' '.join(names(b.cards))} do not split into sets worth {b.value}"
+                )
+            if not 0 <= b.owner < self.nplayers:
+                raise LogError(f"{bw}: owner must be a seat from 0 to {self.nplayers - 1}, got {b.owner}")
+            multiple = sum(pv[c] for c in iter_cards(b.cards)) != b.value
+            out.append(b._replace(multiple=multiple))
+        return out, placed
+
+    def _sizes(self) -> tuple[int, ...]:
+        """The hand sizes checked against the hand, and the stock against whole deals."""
+        n, to_move, held = self.nplayers, self.to_move, self.hand.bit_count()
+        sizes = self.hand_sizes if self.hand_sizes is not None else (held,) * n
+        if len(sizes) != n or not all(0 <= x <= HAND_SIZE for x in sizes):
+            raise LogError(f"hand_sizes: expected {n} numbers from 0 to {HAND_SIZE}, got {list(sizes)}")
+        if sizes[to_move] != held:
+            raise LogError(f"hand_sizes: seat {to_move} holds {held} cards, not {sizes[to_move]}")
+        if self.stock < 0 or self.stock % (HAND_SIZE * n):
+            raise LogError(f"stock: {self.stock} is not a whole number of deals of {HAND_SIZE * n} cards")
+        return sizes
+
+    def _dealt(self, sizes: tuple[int, ...]) -> int:
+        """The seat that dealt, as the hand sizes tell it (each seat plays in turn from the dealer's left)."""
+        to_move = self.to_move
+        dealt = dealer_of(sizes, to_move)
+        if dealt is None:
+            raise LogError(
+                f"hand_sizes: no deal leaves {list(sizes)} with seat {to_move} to move: each seat plays one "
+                f"card in turn from the seat after the dealer, so the seats that played this turn hold one "
+                f"card fewer than seat {to_move} and the others as many (rules.md 1.3.6, 1.4)"
+            )
+        return dealt
+
+    def _dealer(self, dealt: int, sizes: tuple[int, ...]) -> int:
+        """The seat that dealt: the one the hand sizes say (``dealt``), or the one given where they
+        agree or were left to their default."""
+        to_move = self.to_move
+        if self.dealer is None:
+            return dealt
+        if self.hand_sizes is not None and self.dealer != dealt:
+            # (Sizes left to their default are a guess: a dealer given with them stands.)
+            raise LogError(
+                f"dealer: seat {self.dealer} cannot have dealt: with hand_sizes {list(sizes)} and seat "
+                f"{to_move} to move, seat {(dealt + 1) % self.nplayers} led this deal, so seat {dealt} "
+                "dealt (rules.md 1.3.6)"
+            )
+        return self.dealer
 
 
 def read_position(source: bytes | str | Path) -> Position:
@@ -335,23 +372,23 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
         not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
     ):
         raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {shown(dealer)}")
-    obs = observation_from_position(
-        rules,
+    pieces = Pieces(
         n,
         to_move,
         hand,
         loose,
-        builds,
-        hand_sizes=sizes,
+        tuple(builds),
+        hand_sizes=None if sizes is None else tuple(sizes),
         stock=stock,
         seen=seen,
-        captured=captured,
-        sweeps=sweeps,
+        captured=None if captured is None else tuple(captured),
+        sweeps=None if sweeps is None else tuple(sweeps),
         last_capture=last,
         scores=scores,
         partnerships=partnerships,
         dealer=dealer,
     )
+    obs = pieces.observation(rules)
     return Position(rules, n, obs, scores, partnerships)
 
 

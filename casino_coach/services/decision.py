@@ -27,7 +27,7 @@ from casino_coach.errors import CoachError, about, quoted
 from casino_coach.formats import jsonio
 from casino_coach.formats.codec import move_to_json, parse_options
 from casino_coach.formats.log import GameLog
-from casino_coach.formats.position import check_scores, observation_from_position, read_any
+from casino_coach.formats.position import Pieces, check_scores, read_any
 from casino_coach.formats.replay import end_position, position_at, replay_log
 from casino_coach.frozen import Frozen
 from casino_coach.report.words import disagreement_words
@@ -170,21 +170,21 @@ def typed_decision(typed: TypedPosition) -> Query:
     piles = [parse_hand(c) for c in typed.captured] if typed.captured else None
     if piles is not None and len(piles) != nsides:
         raise CoachError(f"--captured: give one pile per side ({nsides}), in side order")
-    obs = observation_from_position(
-        rules,
+    pieces = Pieces(
         players,
         to_move,
         parse_hand(typed.hand),
         loose,
-        builds,
-        hand_sizes=sizes,
+        tuple(builds),
+        hand_sizes=tuple(sizes) if sizes is not None else None,
         stock=typed.stock,
         seen=parse_hand(typed.seen),
-        captured=piles,
+        captured=tuple(piles) if piles is not None else None,
         last_capture=-1 if typed.last_capture is None else typed.last_capture,
         partnerships=rules.partnerships,
         dealer=typed.dealer,
     )
+    obs = pieces.observation(rules)
     game: tuple[Points, ...] | None = None
     if typed.scores is not None:
         game = tuple(_int_list(typed.scores, "--scores"))
