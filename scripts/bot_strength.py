@@ -42,7 +42,7 @@ def main() -> int:
         for a, b in matches:
             t0 = time.perf_counter()
             stats = mirrored_pairs(
-                rules, args.players, a, b, args.pairs, args.seed, args.jobs, unit=args.unit
+                rules, args.players, a, b, pairs=args.pairs, seed=args.seed, jobs=args.jobs, unit=args.unit
             )
             print(f"{stats.text()}  [{time.perf_counter() - t0:.0f}s]", flush=True)
             results.append(stats.to_json())

@@ -277,12 +277,10 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(
     rules_dict: dict[str, Any],
     nplayers: int,
-    a: str,
-    b: str,
-    opts_a: dict[str, Any],
-    opts_b: dict[str, Any],
+    policies: tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]],
     unit: str,
 ) -> None:
+    (a, opts_a), (b, opts_b) = policies
     _WORKER.update(
         rules=RuleSet.from_dict(rules_dict),
         nplayers=nplayers,
@@ -307,10 +305,10 @@ def mirrored_pairs(
     nplayers: int,
     policy_a_name: str,
     policy_b_name: str,
+    *,
     pairs: int,
     seed: int,
     jobs: int = 1,
-    *,
     unit: str = "round",
     options_a: Mapping[str, Any] | None = None,
     options_b: Mapping[str, Any] | None = None,
@@ -325,7 +323,7 @@ def mirrored_pairs(
     # Build the policies once here so that a bad name fails before any process starts.
     make_policy(policy_a_name, **opts_a)
     make_policy(policy_b_name, **opts_b)
-    init = (rules.to_dict(), nplayers, policy_a_name, policy_b_name, opts_a, opts_b, unit)
+    init = (rules.to_dict(), nplayers, ((policy_a_name, opts_a), (policy_b_name, opts_b)), unit)
     seeds = [pair_seed(seed, i) for i in range(pairs)]
     if jobs > 1:
         with worker_pool(jobs, _init_worker, init) as pool:

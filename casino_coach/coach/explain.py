@@ -212,7 +212,7 @@ def explain_move(
     # false).
     left = sum(obs.hand_sizes)
     next_turn = result.depth is None or result.depth > min(obs.nplayers, left - 1)
-    event = _build_event(rules, obs, played, best, pairs, words, next_turn)
+    event = _build_event(rules, obs, played, best, pairs, words, next_turn=next_turn)
     if event and items and items[0][2] > 0:
         kind, text, points = items[0]
         items[0] = (kind, f"{text} {event}", points)
@@ -300,9 +300,9 @@ def _sentence(
         if len(w.others_by_side) > 1:
             # With three sides or more: who takes the majority where the lines reach the end of the
             # round; short of it, where the search's estimate comes from, the piles each side holds.
-            if all(p.best.end and p.played.end for p in pairs):
-                return f"Most {unit}s: {lead}. {where} {_leaders(obs, pairs, w, mask, unit, theirs, yours)}."
-            return f"Most {unit}s: {lead}. {where} {_pile_means(obs, pairs, w, mask, unit, theirs, yours)}."
+            told = _leaders if all(p.best.end and p.played.end for p in pairs) else _pile_means
+            said = told(obs, pairs, w, mask, unit, theirs=theirs, yours=yours)
+            return f"Most {unit}s: {lead}. {where} {said}."
         be = "are" if w.verb(w.you, "take") == "take" else "is"
         return (
             f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
@@ -342,7 +342,7 @@ def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
 
 
 def _pile_means(
-    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, theirs: str, yours: str
+    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, *, theirs: str, yours: str
 ) -> str:
     """With three sides or more, short of the end of the round: how many of ``mask``'s cards each
     side's pile holds on average after each move (the mover's side first, then the sides whose piles
@@ -367,7 +367,7 @@ def _pile_means(
 
 
 def _leaders(
-    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, theirs: str, yours: str
+    obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, *, theirs: str, yours: str
 ) -> str:
     """With three sides or more, a majority goes to whoever is ahead of every other side, not by the
     mean lead over them (two moves that leave you as far behind on average can differ by whether the
@@ -440,6 +440,7 @@ def _build_event(
     best: Move,
     pairs: Sequence[_Pair],
     w: _Words,
+    *,
     next_turn: bool = True,
 ) -> str:
     """For a build played (or missed): how often the other side takes it, or it comes home (only

@@ -260,7 +260,15 @@ def replay_log(log: GameLog) -> Replay:
                     raise
                 raise LogError(f"{dw}: {e}") from None
             for mi, (seat, move) in enumerate(dlog.moves):
-                _replay_move(rep, track, ri, di, mi, seat, move, scores_before, f"{dw}, move {mi + 1}")
+                _replay_move(
+                    rep,
+                    track,
+                    seat,
+                    move,
+                    at=(ri, di, mi),
+                    scores_before=scores_before,
+                    where=f"{dw}, move {mi + 1}",
+                )
             if len(dlog.moves) != HAND_SIZE * n and not (last_round and di == len(rlog.deals) - 1):
                 raise LogError(
                     f"{dw}: only {len(dlog.moves)} of {HAND_SIZE * n} moves, but only the "
@@ -296,16 +304,16 @@ def replay_log(log: GameLog) -> Replay:
 def _replay_move(
     rep: Replay,
     track: _FullRound | _ViewerRound,
-    ri: int,
-    di: int,
-    mi: int,
     seat: int,
     move: Move,
+    *,
+    at: tuple[int, int, int],
     scores_before: tuple[Points, ...],
     where: str,
 ) -> None:
     """Check and play one move of the log on ``track``, recording its ply, the table after it and
-    whether it swept."""
+    whether it swept. ``at``: the round, the deal and the move within the deal."""
+    ri, di, mi = at
     n = rep.log.nplayers
     ply = len(rep.plies)
     mw = f"{where} (ply {ply}), seat {seat}, card {card_name(move.card)}"

@@ -221,11 +221,11 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         pts,
         (lo, hi),
         grid,
-        lambda s, pv: f"{sides[s]}: {pv:+.2f} after the round",
-        lambda s, pv: f"{sides[s]} expected {pv:+.2f}",
-        legend,
-        caption,
-        "expected game score after each move",
+        square_tip=lambda s, pv: f"{sides[s]}: {pv:+.2f} after the round",
+        dot_tip=lambda s, pv: f"{sides[s]} expected {pv:+.2f}",
+        legend=legend,
+        caption=caption,
+        aria="expected game score after each move",
     )
 
 
@@ -261,16 +261,16 @@ def win_chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         {pov: pts},
         (-6.0, 106.0),
         grid,
-        lambda s, pv: (
+        square_tip=lambda s, pv: (
             f"{sides[s]}: {pv:.0f}% to win the game before the round"
             if 0 < pv < 100
             else f"{sides[s] if pv else other} won the game"
         ),
-        lambda s, pv: f"{sides[s]} {pv:.0f}% to win the game once the round is over",
-        [{"k": 0, "text": f"{sides[pov]}'s chance to win the game"}],
-        f"above 50%: {sides[pov]} is the likelier winner of the game; below: {other} (from "
+        dot_tip=lambda s, pv: f"{sides[s]} {pv:.0f}% to win the game once the round is over",
+        legend=[{"k": 0, "text": f"{sides[pov]}'s chance to win the game"}],
+        caption=f"above 50%: {sides[pov]} is the likelier winner of the game; below: {other} (from "
         f"{_table_source(a)}, each scored with the rules' count-out and near-target rules)",
-        "chance to win the game after each move",
+        aria="chance to win the game after each move",
     )
 
 
@@ -310,6 +310,7 @@ def _geometry(
     pts: dict[int, list[Point]],
     bounds: tuple[float, float],
     grid_values: Sequence[tuple[float, str, bool]],
+    *,
     square_tip: Callable[[int, float], str],
     dot_tip: Callable[[int, float], str],
     legend: list[dict[str, Any]],

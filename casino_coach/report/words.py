@@ -105,7 +105,15 @@ def game_verdict_words(m: MoveAnalysis) -> str | None:
     """The game and the round disagree on the move ``m`` (``disagreement_words``)."""
     scores = m.view.scores if m.view is not None else None
     return disagreement_words(
-        m.game, m.win, m.side, m.played, m.best, m.loss, m.cls, not m.rated or m.forced, scores
+        m.game,
+        m.win,
+        m.side,
+        played_move=m.played,
+        best_move=m.best,
+        loss=m.loss,
+        cls=m.cls,
+        forced=not m.rated or m.forced,
+        scores=scores,
     )
 
 
@@ -113,6 +121,7 @@ def disagreement_words(
     g: GameVerdict | None,
     win: WinChances | None,
     side: int,
+    *,
     played_move: Move,
     best_move: Move | None,
     loss: float | None,

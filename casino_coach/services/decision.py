@@ -218,7 +218,17 @@ def played_game_words(a: Assessment) -> str | None:
     if v is None or v.game is None or d.played is None or d.scores is None:
         return None
     side = d.obs.to_move % d.obs.nsides
-    return disagreement_words(v.game, a.chances, side, d.played, v.best, v.loss, v.cls, v.forced, d.scores)
+    return disagreement_words(
+        v.game,
+        a.chances,
+        side,
+        played_move=d.played,
+        best_move=v.best,
+        loss=v.loss,
+        cls=v.cls,
+        forced=v.forced,
+        scores=d.scores,
+    )
 
 
 def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
