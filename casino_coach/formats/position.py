@@ -298,6 +298,47 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
     if "hand" not in obj:
         raise LogError("position: missing 'hand'")
     hand = read_cards(obj["hand"], "hand")
+    loose, builds = _read_table(obj, rules, n)
+    sizes = _int_list(obj, "hand_sizes", n, HAND_SIZE)
+    # null, as for the other optional fields: the default (the last deal)
+    stock = 0 if obj.get("stock") is None else read_int(obj, "stock", "position", 0, 52)
+    seen_raw = obj.get("seen")
+    seen = read_cards([] if seen_raw is None else seen_raw, "seen")
+    captured = _read_captured(obj, nsides)
+    sweeps = _int_list(obj, "sweeps", nsides, MAX_SWEEPS)
+    last = obj.get("last_capture")
+    if last is None:
+        last = -1
+    elif not isinstance(last, int) or isinstance(last, bool) or not 0 <= last < nsides:
+        raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {shown(last)}")
+    scores = _read_scores(obj, rules, nsides)
+    dealer = obj.get("dealer")
+    if dealer is not None and (
+        not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
+    ):
+        raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {shown(dealer)}")
+    pieces = Pieces(
+        n,
+        to_move,
+        hand,
+        loose,
+        tuple(builds),
+        hand_sizes=None if sizes is None else tuple(sizes),
+        stock=stock,
+        seen=seen,
+        captured=None if captured is None else tuple(captured),
+        sweeps=None if sweeps is None else tuple(sweeps),
+        last_capture=last,
+        scores=scores,
+        partnerships=partnerships,
+        dealer=dealer,
+    )
+    obs = pieces.observation(rules)
+    return Position(rules, n, obs, scores, partnerships)
+
+
+def _read_table(obj: Mapping[str, Any], rules: RuleSet, n: int) -> tuple[int, list[Build]]:
+    """The table of a position: its loose cards and its builds (a list of cards is loose cards)."""
     if "table" not in obj:
         raise LogError("position: missing 'table'")
     table = obj["table"]
@@ -329,11 +370,11 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
             builds.append(Build(cards, value, owner, total != value))
     else:
         raise LogError(f'table: expected {{"loose": [...], "builds": [...]}}, got {shown(table)}')
-    sizes = _int_list(obj, "hand_sizes", n, HAND_SIZE)
-    # null, as for the other optional fields: the default (the last deal)
-    stock = 0 if obj.get("stock") is None else read_int(obj, "stock", "position", 0, 52)
-    seen_raw = obj.get("seen")
-    seen = read_cards([] if seen_raw is None else seen_raw, "seen")
+    return loose, builds
+
+
+def _read_captured(obj: Mapping[str, Any], nsides: int) -> list[int] | None:
+    """The captured piles, one per side, or None for the default (none)."""
     captured: list[int] | None = None
     craw = obj.get("captured")
     if craw is not None:
@@ -342,12 +383,11 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
                 f"captured: expected one list of cards per side, {nsides} in all, got {shown(craw)}"
             )
         captured = [read_cards(p, f"captured, side {s}") for s, p in enumerate(craw)]
-    sweeps = _int_list(obj, "sweeps", nsides, MAX_SWEEPS)
-    last = obj.get("last_capture")
-    if last is None:
-        last = -1
-    elif not isinstance(last, int) or isinstance(last, bool) or not 0 <= last < nsides:
-        raise LogError(f"last_capture: must be null or a side from 0 to {nsides - 1}, got {shown(last)}")
+    return captured
+
+
+def _read_scores(obj: Mapping[str, Any], rules: RuleSet, nsides: int) -> tuple[Points, ...]:
+    """The game score per side before the round (0 each by default), within the rules' bounds."""
     scores_raw = obj.get("scores")
     scores: tuple[Points, ...]
     if scores_raw is None:
@@ -367,29 +407,7 @@ def _position_from_obj(obj: Mapping[str, Any]) -> Position:
             )
         scores = tuple(scores_raw)
         check_scores(rules, scores)
-    dealer = obj.get("dealer")
-    if dealer is not None and (
-        not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < n
-    ):
-        raise LogError(f"dealer: must be a seat from 0 to {n - 1}, got {shown(dealer)}")
-    pieces = Pieces(
-        n,
-        to_move,
-        hand,
-        loose,
-        tuple(builds),
-        hand_sizes=None if sizes is None else tuple(sizes),
-        stock=stock,
-        seen=seen,
-        captured=None if captured is None else tuple(captured),
-        sweeps=None if sweeps is None else tuple(sweeps),
-        last_capture=last,
-        scores=scores,
-        partnerships=partnerships,
-        dealer=dealer,
-    )
-    obs = pieces.observation(rules)
-    return Position(rules, n, obs, scores, partnerships)
+    return scores
 
 
 def position_to_obj(pos: Position) -> dict[str, Any]:
