@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from casino_coach.engine.cards import (
@@ -204,7 +205,7 @@ def explain_move(
     if folded and rest:
         shares[0] = (shares[0][0], round(shares[0][1] + rest, 2))
     items = [
-        (_category(key), _sentence(rules, obs, result, played, best, key, points, pairs, words), points)
+        (_category(key), _sentence(obs, result, (played, best), key, points, pairs, words), points)
         for key, points in shares
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
@@ -231,109 +232,148 @@ def explain_move(
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class _Told:
+    """What every category's sentence draws on: the worlds' pairs of lines, the words for the sides,
+    the points at stake (``lead``), the search's horizon (``where``), and the two moves named as the
+    sentence names them (``yours``, ``theirs``)."""
+
+    obs: Observation
+    pairs: Sequence[_Pair]
+    w: _Words
+    lead: str
+    where: str
+    yours: str
+    theirs: str
+
+
 def _sentence(
-    rules: RuleSet,
     obs: Observation,
     result: SearchResult,
-    played: Move,
-    best: Move,
+    moves: tuple[Move, Move],
     key: str,
     stake: float,
     pairs: Sequence[_Pair],
     w: _Words,
 ) -> str:
-    """One category's sentence: its points, then what happens in how many of the worlds."""
-    side = w.side
-    yours = f"after {w.yours} ({played.describe()})"
-    theirs = f"after {best.describe()}"
+    """One category's sentence: its points, then what happens in how many of the worlds. ``moves``:
+    the move played and the best one."""
+    played, best = moves
     lead = f"{stake:.2f} points" + (" in favour of " + w.yours if stake < 0 else "")
-    where = _horizon_words(obs, result).capitalize()
+    t = _Told(
+        obs,
+        pairs,
+        w,
+        lead=lead,
+        where=_horizon_words(obs, result).capitalize(),
+        yours=f"after {w.yours} ({played.describe()})",
+        theirs=f"after {best.describe()}",
+    )
     if key in ("big", "little") or key.startswith("ace"):
         card = BIG_CASINO if key == "big" else LITTLE_CASINO if key == "little" else int(key[3:])
         name = {"big": "Big Casino", "little": "Little Casino"}.get(key, "The ace")
-        seen = "" if not obs.unseen >> card & 1 else " (not seen yet)"
-        bit = 1 << card
-        mine_b = _mean(pairs, lambda p: bool(p.best.gained[side] & bit))
-        mine_p = _mean(pairs, lambda p: bool(p.played.gained[side] & bit))
-        them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
-        them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
-        head = f"{name} {card_symbol(card)}{seen}: {lead}. {where}"
-        mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
-        them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
-        if abs(mine_b - mine_p) >= abs(them_p - them_b):
-            text = f"{head} {mine}" + (
-                f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
-                if _some(them_p) or _some(them_b)
-                else ""
-            )
-        else:
-            text = f"{head} {them}" + (
-                f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
-                if _some(mine_p) or _some(mine_b)
-                else ""
-            )
-        # Where the captures along the lines do not account for the points (they favour neither move,
-        # or the other one), the points are the estimate where the lines stop, of a card still to be
-        # taken: say so, or the shares read as if they contradicted the points.
-        support = (mine_b - mine_p) + (them_p - them_b)
-        settled = all(p.best.end and p.played.end for p in pairs)
-        if not settled and (support < EVENT_SUPPORT if stake > 0 else support > -EVENT_SUPPORT):
-            open_b = _mean(pairs, lambda p: not any(g & bit for g in p.best.gained))
-            open_p = _mean(pairs, lambda p: not any(g & bit for g in p.played.gained))
-            text += (
-                f"; where the lines stop it is still to be taken {_share(open_b)} after the best, "
-                f"{_then(open_p)} {yours}, and its points are the search's estimate of who takes it "
-                "later in the round"
-            )
-        return text + "."
+        return _card_sentence(t, card, name, stake)
     if key in ("cards", "spades"):
-        mask = SPADES_MASK if key == "spades" else FULL_DECK
-
-        # The piles at the end of the line: what each side had captured before the move, and what
-        # it captures along the line.
-        def lead_of(o: Outcome) -> float:
-            piles = _piles(obs, o, mask)
-            others = [n for s, n in enumerate(piles) if s != side]
-            return piles[side] - sum(others) / len(others)
-
-        unit = "card" if key == "cards" else "spade"
-        if len(w.others_by_side) > 1:
-            # With three sides or more: who takes the majority where the lines reach the end of the
-            # round; short of it, where the search's estimate comes from, the piles each side holds.
-            told = _leaders if all(p.best.end and p.played.end for p in pairs) else _pile_means
-            said = told(obs, pairs, w, mask, unit, theirs=theirs, yours=yours)
-            return f"Most {unit}s: {lead}. {where} {said}."
-        be = "are" if w.verb(w.you, "take") == "take" else "is"
-        return (
-            f"Most {unit}s: {lead}. {where} {w.you} {be} on average "
-            f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {theirs}, "
-            f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {yours}."
-        )
+        return _majority_sentence(t, key)
     if key == "sweeps":
-        them_b = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.best.sweeps) if s != side))
-        them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
-        mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
-        mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
-        # Led by the side whose sweeps the move changes most, as for a scoring card; the other side's
-        # only where they sweep at all.
-        they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
-        they_also = f"{w.sweep(w.they)} in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
-        you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
-        you_also = f"{w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
-        they_sweep = _some(them_p) or _some(them_b)
-        if they_sweep and abs(them_p - them_b) >= abs(mine_b - mine_p):
-            first, then = they_lead, (you_also if _some(mine_b) or _some(mine_p) else "")
-        else:
-            first, then = you_lead, (they_also if they_sweep else "")
-        return f"Sweeps: {lead}. {where} {first}" + (f"; {then}" if then else "") + "."
+        return _sweeps_sentence(t)
     if key == "last":
         mine_b = _mean(pairs, lambda p: p.best.parts.get("last", 0.0) > 0)
         mine_p = _mean(pairs, lambda p: p.played.parts.get("last", 0.0) > 0)
         return (
             f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
-            f"{theirs}, {_then(mine_p)} {yours}."
+            f"{t.theirs}, {_then(mine_p)} {t.yours}."
         )
     return f"{key}: {lead}."
+
+
+def _card_sentence(t: _Told, card: int, name: str, stake: float) -> str:
+    """A scoring card's sentence (Big or Little Casino, an ace): who takes it after each move."""
+    obs, pairs, w, side = t.obs, t.pairs, t.w, t.w.side
+    yours, theirs = t.yours, t.theirs
+    seen = "" if not obs.unseen >> card & 1 else " (not seen yet)"
+    bit = 1 << card
+    mine_b = _mean(pairs, lambda p: bool(p.best.gained[side] & bit))
+    mine_p = _mean(pairs, lambda p: bool(p.played.gained[side] & bit))
+    them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
+    them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
+    head = f"{name} {card_symbol(card)}{seen}: {t.lead}. {t.where}"
+    mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
+    them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
+    if abs(mine_b - mine_p) >= abs(them_p - them_b):
+        text = f"{head} {mine}" + (
+            f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+            if _some(them_p) or _some(them_b)
+            else ""
+        )
+    else:
+        text = f"{head} {them}" + (
+            f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
+            if _some(mine_p) or _some(mine_b)
+            else ""
+        )
+    # Where the captures along the lines do not account for the points (they favour neither move,
+    # or the other one), the points are the estimate where the lines stop, of a card still to be
+    # taken: say so, or the shares read as if they contradicted the points.
+    support = (mine_b - mine_p) + (them_p - them_b)
+    settled = all(p.best.end and p.played.end for p in pairs)
+    if not settled and (support < EVENT_SUPPORT if stake > 0 else support > -EVENT_SUPPORT):
+        open_b = _mean(pairs, lambda p: not any(g & bit for g in p.best.gained))
+        open_p = _mean(pairs, lambda p: not any(g & bit for g in p.played.gained))
+        text += (
+            f"; where the lines stop it is still to be taken {_share(open_b)} after the best, "
+            f"{_then(open_p)} {yours}, and its points are the search's estimate of who takes it "
+            "later in the round"
+        )
+    return text + "."
+
+
+def _majority_sentence(t: _Told, key: str) -> str:
+    """Most cards or most spades: how far ahead each move leaves the mover's side."""
+    obs, pairs, w, side = t.obs, t.pairs, t.w, t.w.side
+    mask = SPADES_MASK if key == "spades" else FULL_DECK
+
+    # The piles at the end of the line: what each side had captured before the move, and what
+    # it captures along the line.
+    def lead_of(o: Outcome) -> float:
+        piles = _piles(obs, o, mask)
+        others = [n for s, n in enumerate(piles) if s != side]
+        return piles[side] - sum(others) / len(others)
+
+    unit = "card" if key == "cards" else "spade"
+    if len(w.others_by_side) > 1:
+        # With three sides or more: who takes the majority where the lines reach the end of the
+        # round; short of it, where the search's estimate comes from, the piles each side holds.
+        told = _leaders if all(p.best.end and p.played.end for p in pairs) else _pile_means
+        said = told(obs, pairs, w, mask, unit, theirs=t.theirs, yours=t.yours)
+        return f"Most {unit}s: {t.lead}. {t.where} {said}."
+    be = "are" if w.verb(w.you, "take") == "take" else "is"
+    return (
+        f"Most {unit}s: {t.lead}. {t.where} {w.you} {be} on average "
+        f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {t.theirs}, "
+        f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {t.yours}."
+    )
+
+
+def _sweeps_sentence(t: _Told) -> str:
+    """Sweeps: who sweeps after each move, led by the side whose sweeps the move changes most."""
+    pairs, w, side, yours, theirs = t.pairs, t.w, t.w.side, t.yours, t.theirs
+    them_b = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.best.sweeps) if s != side))
+    them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
+    mine_b = _mean(pairs, lambda p: p.best.sweeps[side] > 0)
+    mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
+    # Led by the side whose sweeps the move changes most, as for a scoring card; the other side's
+    # only where they sweep at all.
+    they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
+    they_also = f"{w.sweep(w.they)} in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+    you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
+    you_also = f"{w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
+    they_sweep = _some(them_p) or _some(them_b)
+    if they_sweep and abs(them_p - them_b) >= abs(mine_b - mine_p):
+        first, then = they_lead, (you_also if _some(mine_b) or _some(mine_p) else "")
+    else:
+        first, then = you_lead, (they_also if they_sweep else "")
+    return f"Sweeps: {t.lead}. {t.where} {first}" + (f"; {then}" if then else "") + "."
 
 
 def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
