@@ -11,6 +11,11 @@ rejection), or weighted by it in an enumeration.
 The model knows nothing of the player beyond "take what is worth taking"; a player who passes a capture
 for a build or for safety only makes the worlds where he could have captured somewhat less likely.
 Only plays of the current deal count: the hands are new after every deal.
+
+Where ``casino_coach.core`` chose the native core, the worlds are drawn there
+(``src/search/inference.rs``): the same weights to the last bit and the same draws from a copy of the
+generator's state, which is then handed back, so the same seed deals the same worlds on either side.
+An observation or a play the core cannot take goes to the reference.
 """
 
 from __future__ import annotations
@@ -18,14 +23,15 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import HAND_SIZE
 from casino_coach.engine.values import immediate_gain
-from casino_coach.errors import IllegalMoveError
+from casino_coach.errors import IllegalMoveError, SearchError
 from casino_coach.search.worlds import World, sample_world
 
 REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
@@ -62,6 +68,7 @@ class Likelihood:
                     if gain > best.get(m.card, 0.0):
                         best[m.card] = gain
             self.plays.append((seat, ev.move.card, immediate_gain(rules, ev.before, ev.move), best))
+        self.native = _native_likelihood(self.plays)
 
     def __call__(self, hands: tuple[int, ...]) -> float:
         weight = 1.0
@@ -75,10 +82,49 @@ class Likelihood:
         return weight
 
 
+def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:
+    """The core's copy of the prepared plays (``_core.Likelihood``), or None where the reference
+    runs."""
+    if NATIVE is None:
+        return None
+    try:
+        return NATIVE.Likelihood(plays)
+    except ValueError:
+        return None
+
+
 def sample_with_evidence(
     rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood | None
 ) -> World:
-    """A world drawn with probability proportional to prior x ``weigh`` (by rejection)."""
+    """A world drawn with probability proportional to prior x ``weigh`` (by rejection). In the core,
+    the draws come from a copy of ``rng``'s state, and ``rng`` is left where the reference leaves it."""
+    if NATIVE is not None and (weigh is None or weigh.native is not None):
+        try:
+            native_rng = NATIVE.Random.from_state(rng.getstate())
+            got = NATIVE.sample_with_evidence(
+                native_rules(rules),
+                obs,
+                native_rng,
+                weigh.native if weigh is not None else None,
+                REGRET_SCALE,
+                MAX_DRAWS,
+            )
+        except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+            raise SearchError(str(e)) from None
+        except ValueError:
+            pass
+        else:
+            version, internal, _ = native_rng.getstate()
+            rng.setstate((version, internal, rng.getstate()[2]))  # gauss_next: the core does not draw it
+            world: World = tuple.__new__(World, got)
+            return world
+    return reference_sample_with_evidence(rules, obs, rng, weigh)
+
+
+def reference_sample_with_evidence(
+    rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood | None
+) -> World:
+    """``sample_with_evidence`` in Python: the reference the core is held equal to."""
     world = sample_world(rules, obs, rng)
     if weigh is None:
         return world
