@@ -150,3 +150,17 @@ def test_plays_the_core_cannot_take_go_to_the_reference() -> None:
         N.Likelihood([(5, 1, 0.0, {})])  # a seat past four
     with pytest.raises(ValueError):
         N.Likelihood([(1, 1, 0.0, {2: "x"})])
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+def test_the_prepared_plays_are_the_references(rules: RuleSet, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Likelihood``'s plays from the core's move generator: the same captures in the same order,
+    so the same gains and the same dicts in the same order."""
+    positions = [p for seed in range(12) for p in _with_evidence(rules, seed)]
+    got = [Likelihood(rules, evidence).plays for _, evidence in positions]
+    monkeypatch.setattr(inference, "NATIVE", None)
+    want = [Likelihood(rules, evidence).plays for _, evidence in positions]
+    assert [[(s, c, g, list(b.items())) for s, c, g, b in p] for p in got] == [
+        [(s, c, g, list(b.items())) for s, c, g, b in p] for p in want
+    ]
+    assert sum(len(b) for p in want for _, _, _, b in p) > 50

@@ -29,13 +29,15 @@ from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE
+from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import IllegalMoveError, SearchError
 from casino_coach.search.worlds import World, sample_world
 
 REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
 MAX_DRAWS = 64  # rejection tries per world; past them the last draw is taken as it is
+
+_new = tuple.__new__
 
 
 class Evidence(NamedTuple):
@@ -62,11 +64,10 @@ class Likelihood:
             possible = ev.before.unseen | ev.before.known[seat]
             hands = tuple(possible if s == seat else 0 for s in range(ev.before.nplayers))
             best: dict[int, float] = {}
-            for m in legal_moves(rules, as_state(ev.before, hands, False)):
-                if m.action == CAPTURE:
-                    gain = immediate_gain(rules, ev.before, m)
-                    if gain > best.get(m.card, 0.0):
-                        best[m.card] = gain
+            for m in _captures(rules, as_state(ev.before, hands, False)):
+                gain = immediate_gain(rules, ev.before, m)
+                if gain > best.get(m.card, 0.0):
+                    best[m.card] = gain
             self.plays.append((seat, ev.move.card, immediate_gain(rules, ev.before, ev.move), best))
         self.native = _native_likelihood(self.plays)
 
@@ -80,6 +81,19 @@ class Likelihood:
             if regret > 1e-9:
                 weight *= math.exp(-REGRET_SCALE * regret)
         return weight
+
+
+def _captures(rules: RuleSet, state: RoundState) -> list[Move]:
+    """The legal captures of the seat to move, in ``legal_moves``' order (listed by the core where it
+    runs and takes the state)."""
+    if NATIVE is not None:
+        try:
+            listed = NATIVE.legal_moves(native_rules(rules), state)
+        except ValueError:
+            pass
+        else:
+            return [_new(Move, t) for t in listed if t[1] == CAPTURE]
+    return [m for m in legal_moves(rules, state) if m.action == CAPTURE]
 
 
 def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:
@@ -116,7 +130,7 @@ def sample_with_evidence(
         else:
             version, internal, _ = native_rng.getstate()
             rng.setstate((version, internal, rng.getstate()[2]))  # gauss_next: the core does not draw it
-            world: World = tuple.__new__(World, got)
+            world: World = _new(World, got)
             return world
     return reference_sample_with_evidence(rules, obs, rng, weigh)
 
