@@ -164,3 +164,43 @@ def test_the_prepared_plays_are_the_references(rules: RuleSet, monkeypatch: pyte
         [(s, c, g, list(b.items())) for s, c, g, b in p] for p in want
     ]
     assert sum(len(b) for p in want for _, _, _, b in p) > 50
+
+
+def _view_pairs(rules: RuleSet, seed: int) -> list[tuple[Observation, Observation]]:
+    """Each seat's views before and after every play of a seeded 2-player round (its own plays and
+    the other's), and some two plays apart, which no single play explains."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    nxt = 1
+    views: list[list[Observation]] = []
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+            views.append([])
+        elif not views:
+            views.append([])
+        views[-1].append(s)
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+        views[-1].append(s)
+    pairs = []
+    for deal_states in views:
+        for a, b in zip(deal_states[::2], deal_states[1::2], strict=True):
+            pairs += [(observe(a, seat), observe(b, seat)) for seat in range(2)]
+        for a, b in zip(deal_states[::2], deal_states[3::2], strict=False):
+            pairs.append((observe(a, 0), observe(b, 0)))
+    return pairs
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+def test_plays_are_read_back_as_the_reference_reads_them(
+    rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``infer_move`` skips the candidates the core does not list: the same play read back (or none)."""
+    pairs = [p for seed in range(10) for p in _view_pairs(rules, seed)]
+    got = [inference.infer_move(rules, a, b) for a, b in pairs]
+    monkeypatch.setattr(inference, "NATIVE", None)
+    want = [inference.infer_move(rules, a, b) for a, b in pairs]
+    assert got == want
+    assert sum(m is None for m in want) > 20 and sum(m is not None for m in want) > 200

@@ -27,7 +27,13 @@ from typing import Any, NamedTuple
 
 from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
-from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.engine.observation import (
+    Observation,
+    as_state,
+    judged_state,
+    observe_deal,
+    observe_move,
+)
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import immediate_gain
@@ -159,7 +165,10 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
     card = shown.bit_length() - 1
     candidates = [Move(card, TRAIL, 0, 0), Move(card, CAPTURE, before.table & ~after.table, 0)]
     candidates += [Move(card, BUILD, b.cards & ~shown, b.value) for b in after.builds if b.cards & shown]
+    listed = _card_moves(rules, before, card)
     for m in candidates:
+        if listed is not None and m not in listed:
+            continue  # illegal: observe_move would refuse it, at length for a big table
         try:
             got = observe_move(rules, before, m)
         except IllegalMoveError:
@@ -167,6 +176,17 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
         if _same_public(got, after):
             return m
     return None
+
+
+def _card_moves(rules: RuleSet, obs: Observation, card: int) -> set[tuple[int, ...]] | None:
+    """The legal moves of ``card`` by the seat to move as ``observed_legal`` judges them, listed by
+    the core (None where it does not run or take the state): a move not among them is illegal."""
+    if NATIVE is None:
+        return None
+    try:
+        return set(NATIVE.legal_moves(native_rules(rules), judged_state(obs, card), 1 << card))
+    except ValueError:
+        return None
 
 
 def _same_public(a: Observation, b: Observation) -> bool:
