@@ -143,13 +143,14 @@ def judged_state(obs: Observation, card: int) -> RoundState:
     return _open_state(obs, card)
 
 
-def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
-    """The observer's view after the seat to move plays ``move`` (checked as ``observed_legal``).
+def observe_move(rules: RuleSet, obs: Observation, move: Move, checked: bool = False) -> Observation:
+    """The observer's view after the seat to move plays ``move`` (checked as ``observed_legal``,
+    unless the caller has ``checked`` it so already).
 
     The round-end residue goes to the last capturer as in ``apply``. A new deal is not part of this:
     use ``observe_deal``.
     """
-    reason = observed_legal(rules, obs, move)
+    reason = "" if checked else observed_legal(rules, obs, move)
     if reason:
         raise IllegalMoveError(reason)
     mover = obs.to_move

@@ -170,7 +170,7 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
         if listed is not None and m not in listed:
             continue  # illegal: observe_move would refuse it, at length for a big table
         try:
-            got = observe_move(rules, before, m)
+            got = observe_move(rules, before, m, checked=listed is not None)
         except IllegalMoveError:
             continue
         if _same_public(got, after):
@@ -180,8 +180,12 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
 
 def _card_moves(rules: RuleSet, obs: Observation, card: int) -> set[tuple[int, ...]] | None:
     """The legal moves of ``card`` by the seat to move as ``observed_legal`` judges them, listed by
-    the core (None where it does not run or take the state): a move not among them is illegal."""
-    if NATIVE is None:
+    the core (None where it does not run or take the state): a move is legal if and only if it is
+    among them (``is_legal``; the seat holds the card if it may, as ``observed_legal`` asks first)."""
+    mover = obs.to_move
+    if NATIVE is None or (
+        mover != obs.seat and (obs.hand_sizes[mover] == 0 or not (obs.unseen | obs.known[mover]) >> card & 1)
+    ):
         return None
     try:
         return set(NATIVE.legal_moves(native_rules(rules), judged_state(obs, card), 1 << card))
