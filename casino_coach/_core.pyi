@@ -119,3 +119,19 @@ class BalancedPasses:
     def __next__(self) -> tuple[tuple[tuple[int, ...], int, int, float], int]: ...
     def take(self, n: int) -> list[tuple[tuple[tuple[int, ...], int, int, float], int]]: ...
     def getstate(self) -> tuple[int, tuple[int, ...], None]: ...
+
+# inference.py: the prepared plays (seat, card, gain, {card: best capture gain}) in the order made.
+class Likelihood:
+    """inference.Likelihood of prepared plays; called with the hands and the regret scale."""
+
+    def __init__(self, plays: list[tuple[int, int, float, dict[int, float]]]) -> None: ...
+    def __call__(self, hands: tuple[int, ...], regret_scale: float) -> float: ...
+
+def sample_with_evidence(
+    rules: Rules,
+    obs: tuple[Any, ...],
+    rng: Random,
+    weigh: Likelihood | None,
+    regret_scale: float,
+    max_draws: int,
+) -> tuple[tuple[int, ...], int, int, float]: ...

@@ -128,24 +128,30 @@ def observed_legal(rules: RuleSet, obs: Observation, move: Move) -> str:
     hand holding the card played (its other cards are unknown, so must-hold cannot be refuted).
     """
     mover = obs.to_move
-    if mover == obs.seat:
-        state = as_state(obs, obs.known, False)
-        return illegal_reason(rules, state, move)
-    if obs.hand_sizes[mover] == 0:
-        return f"seat {mover} has no cards left"
-    bit = 1 << move.card
-    if not (obs.unseen | obs.known[mover]) & bit:
-        return f"{card_name(move.card)} cannot be in the hand of seat {mover}: it has been seen elsewhere"
-    return illegal_reason(rules, _open_state(obs, move.card), move)
+    if mover != obs.seat:
+        if obs.hand_sizes[mover] == 0:
+            return f"seat {mover} has no cards left"
+        if not (obs.unseen | obs.known[mover]) >> move.card & 1:
+            return f"{card_name(move.card)} cannot be in the hand of seat {mover}: it has been seen elsewhere"
+    return illegal_reason(rules, judged_state(obs, move.card), move)
 
 
-def observe_move(rules: RuleSet, obs: Observation, move: Move) -> Observation:
-    """The observer's view after the seat to move plays ``move`` (checked as ``observed_legal``).
+def judged_state(obs: Observation, card: int) -> RoundState:
+    """The state ``observed_legal`` judges a move of ``card`` by the seat to move on: the known hands
+    for the observer's own moves, else the most permissive hand holding ``card``."""
+    if obs.to_move == obs.seat:
+        return as_state(obs, obs.known, False)
+    return _open_state(obs, card)
+
+
+def observe_move(rules: RuleSet, obs: Observation, move: Move, checked: bool = False) -> Observation:
+    """The observer's view after the seat to move plays ``move`` (checked as ``observed_legal``,
+    unless the caller has ``checked`` it so already).
 
     The round-end residue goes to the last capturer as in ``apply``. A new deal is not part of this:
     use ``observe_deal``.
     """
-    reason = observed_legal(rules, obs, move)
+    reason = "" if checked else observed_legal(rules, obs, move)
     if reason:
         raise IllegalMoveError(reason)
     mover = obs.to_move

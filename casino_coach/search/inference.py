@@ -11,6 +11,11 @@ rejection), or weighted by it in an enumeration.
 The model knows nothing of the player beyond "take what is worth taking"; a player who passes a capture
 for a build or for safety only makes the worlds where he could have captured somewhat less likely.
 Only plays of the current deal count: the hands are new after every deal.
+
+Where ``casino_coach.core`` chose the native core, the worlds are drawn there
+(``src/search/inference.rs``): the same weights to the last bit and the same draws from a copy of the
+generator's state, which is then handed back, so the same seed deals the same worlds on either side.
+An observation or a play the core cannot take goes to the reference.
 """
 
 from __future__ import annotations
@@ -18,18 +23,27 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
-from casino_coach.engine.observation import Observation, as_state, observe_deal, observe_move
+from casino_coach.engine.observation import (
+    Observation,
+    as_state,
+    judged_state,
+    observe_deal,
+    observe_move,
+)
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE
+from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import immediate_gain
-from casino_coach.errors import IllegalMoveError
+from casino_coach.errors import IllegalMoveError, SearchError
 from casino_coach.search.worlds import World, sample_world
 
 REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
 MAX_DRAWS = 64  # rejection tries per world; past them the last draw is taken as it is
+
+_new = tuple.__new__
 
 
 class Evidence(NamedTuple):
@@ -56,12 +70,12 @@ class Likelihood:
             possible = ev.before.unseen | ev.before.known[seat]
             hands = tuple(possible if s == seat else 0 for s in range(ev.before.nplayers))
             best: dict[int, float] = {}
-            for m in legal_moves(rules, as_state(ev.before, hands, False)):
-                if m.action == CAPTURE:
-                    gain = immediate_gain(rules, ev.before, m)
-                    if gain > best.get(m.card, 0.0):
-                        best[m.card] = gain
+            for m in _captures(rules, as_state(ev.before, hands, False)):
+                gain = immediate_gain(rules, ev.before, m)
+                if gain > best.get(m.card, 0.0):
+                    best[m.card] = gain
             self.plays.append((seat, ev.move.card, immediate_gain(rules, ev.before, ev.move), best))
+        self.native = _native_likelihood(self.plays)
 
     def __call__(self, hands: tuple[int, ...]) -> float:
         weight = 1.0
@@ -75,10 +89,62 @@ class Likelihood:
         return weight
 
 
+def _captures(rules: RuleSet, state: RoundState) -> list[Move]:
+    """The legal captures of the seat to move, in ``legal_moves``' order (listed by the core where it
+    runs and takes the state)."""
+    if NATIVE is not None:
+        try:
+            listed = NATIVE.legal_moves(native_rules(rules), state)
+        except ValueError:
+            pass
+        else:
+            return [_new(Move, t) for t in listed if t[1] == CAPTURE]
+    return [m for m in legal_moves(rules, state) if m.action == CAPTURE]
+
+
+def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:
+    """The core's copy of the prepared plays (``_core.Likelihood``), or None where the reference
+    runs."""
+    if NATIVE is None:
+        return None
+    try:
+        return NATIVE.Likelihood(plays)
+    except ValueError:
+        return None
+
+
 def sample_with_evidence(
     rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood | None
 ) -> World:
-    """A world drawn with probability proportional to prior x ``weigh`` (by rejection)."""
+    """A world drawn with probability proportional to prior x ``weigh`` (by rejection). In the core,
+    the draws come from a copy of ``rng``'s state, and ``rng`` is left where the reference leaves it."""
+    if NATIVE is not None and (weigh is None or weigh.native is not None):
+        try:
+            native_rng = NATIVE.Random.from_state(rng.getstate())
+            got = NATIVE.sample_with_evidence(
+                native_rules(rules),
+                obs,
+                native_rng,
+                weigh.native if weigh is not None else None,
+                REGRET_SCALE,
+                MAX_DRAWS,
+            )
+        except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+            raise SearchError(str(e)) from None
+        except ValueError:
+            pass
+        else:
+            version, internal, _ = native_rng.getstate()
+            rng.setstate((version, internal, rng.getstate()[2]))  # gauss_next: the core does not draw it
+            world: World = _new(World, got)
+            return world
+    return reference_sample_with_evidence(rules, obs, rng, weigh)
+
+
+def reference_sample_with_evidence(
+    rules: RuleSet, obs: Observation, rng: random.Random, weigh: Likelihood | None
+) -> World:
+    """``sample_with_evidence`` in Python: the reference the core is held equal to."""
     world = sample_world(rules, obs, rng)
     if weigh is None:
         return world
@@ -99,14 +165,32 @@ def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move 
     card = shown.bit_length() - 1
     candidates = [Move(card, TRAIL, 0, 0), Move(card, CAPTURE, before.table & ~after.table, 0)]
     candidates += [Move(card, BUILD, b.cards & ~shown, b.value) for b in after.builds if b.cards & shown]
+    listed = _card_moves(rules, before, card)
     for m in candidates:
+        if listed is not None and m not in listed:
+            continue  # illegal: observe_move would refuse it, at length for a big table
         try:
-            got = observe_move(rules, before, m)
+            got = observe_move(rules, before, m, checked=listed is not None)
         except IllegalMoveError:
             continue
         if _same_public(got, after):
             return m
     return None
+
+
+def _card_moves(rules: RuleSet, obs: Observation, card: int) -> set[tuple[int, ...]] | None:
+    """The legal moves of ``card`` by the seat to move as ``observed_legal`` judges them, listed by
+    the core (None where it does not run or take the state): a move is legal if and only if it is
+    among them (``is_legal``; the seat holds the card if it may, as ``observed_legal`` asks first)."""
+    mover = obs.to_move
+    if NATIVE is None or (
+        mover != obs.seat and (obs.hand_sizes[mover] == 0 or not (obs.unseen | obs.known[mover]) >> card & 1)
+    ):
+        return None
+    try:
+        return set(NATIVE.legal_moves(native_rules(rules), judged_state(obs, card), 1 << card))
+    except ValueError:
+        return None
 
 
 def _same_public(a: Observation, b: Observation) -> bool:

@@ -26,7 +26,7 @@ create_exception!(
     "What casino_coach.search.worlds raises as SearchError, with its message."
 );
 
-fn raised(e: Failure) -> PyErr {
+pub(super) fn raised(e: Failure) -> PyErr {
     WorldsError::new_err(e.0)
 }
 
@@ -130,7 +130,7 @@ pub fn observation_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Observation> {
 }
 
 /// A world as the tuple `casino_coach.search.worlds.World` is made from.
-fn world_to_py<'py>(py: Python<'py>, w: &World, nplayers: usize) -> PyResult<Bound<'py, PyTuple>> {
+pub(super) fn world_to_py<'py>(py: Python<'py>, w: &World, nplayers: usize) -> PyResult<Bound<'py, PyTuple>> {
     (
         PyTuple::new(py, &w.hands[..nplayers])?,
         w.stock,
@@ -273,7 +273,7 @@ impl PyCanon {
 #[pyclass(name = "Random", module = "casino_coach._core")]
 #[derive(Clone)]
 pub struct PyRandom {
-    rng: Random,
+    pub(super) rng: Random,
 }
 
 /// The 32-bit words of `|seed|`, least significant first (CPython's `random_seed`).

@@ -1,0 +1,110 @@
+//! The bindings of the inference over the other seats' plays (`search::inference`), for
+//! `casino_coach/search/inference.py` and the differential tests: the likelihood of the prepared
+//! plays (`Likelihood.plays`), and worlds drawn in proportion to it from a `_core.Random`.
+//!
+//! The regret scale and the number of draws come with each call, read by the Python side at each
+//! use as the reference reads `REGRET_SCALE` and `MAX_DRAWS`. A value the core cannot take is a
+//! `ValueError` (the Python side then runs the reference); what the reference raises as
+//! `SearchError` is `_core.WorldsError`; a fault inside the core is a `CoreFault` (`guarded`).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use super::guarded;
+use super::worlds::{observation_from_py, raised, world_to_py, PyRandom};
+use super::PyRules;
+use crate::engine::cards::Mask;
+use crate::engine::state::MAX_SEATS;
+use crate::search::inference::{self, Likelihood, Play};
+
+fn bad(what: &str) -> PyErr {
+    PyValueError::new_err(format!("not a likelihood the native core takes: {what}"))
+}
+
+fn card_of(c: i64) -> PyResult<u8> {
+    u8::try_from(c)
+        .ok()
+        .filter(|&c| c < 52)
+        .ok_or_else(|| bad(&format!("card {c}")))
+}
+
+/// `inference.Likelihood` of the prepared plays: `[(seat, card, gain, {card: best gain}), ...]`,
+/// in the order they were made.
+#[pyclass(name = "Likelihood", module = "casino_coach._core", frozen)]
+pub struct PyLikelihood {
+    likelihood: Likelihood,
+}
+
+#[pymethods]
+impl PyLikelihood {
+    #[new]
+    fn new(plays: Vec<(i64, i64, f64, Bound<'_, PyDict>)>) -> PyResult<Self> {
+        let mut out = Vec::with_capacity(plays.len());
+        for (seat, card, gain, best) in plays {
+            let seat = u8::try_from(seat)
+                .ok()
+                .filter(|&s| (s as usize) < MAX_SEATS)
+                .ok_or_else(|| bad(&format!("seat {seat}")))?;
+            let mut gains = Vec::with_capacity(best.len());
+            for (c, g) in best.iter() {
+                let c: i64 = c.extract().map_err(|_| bad("a card that is not an int"))?;
+                let g: f64 = g.extract().map_err(|_| bad("a gain that is not a float"))?;
+                gains.push((card_of(c)?, g));
+            }
+            out.push(Play {
+                seat,
+                card: card_of(card)?,
+                gain,
+                best: gains,
+            });
+        }
+        Ok(PyLikelihood {
+            likelihood: Likelihood { plays: out },
+        })
+    }
+
+    /// `Likelihood(hands)` at `regret_scale`.
+    fn __call__(&self, hands: &Bound<'_, PyTuple>, regret_scale: f64) -> PyResult<f64> {
+        let hands: Vec<Mask> = hands.extract().map_err(|_| bad("hands that are not masks"))?;
+        if hands.len() > MAX_SEATS || !self.likelihood.fits(hands.len()) {
+            return Err(bad("a play of a seat past the hands"));
+        }
+        let mut all = [0; MAX_SEATS];
+        all[..hands.len()].copy_from_slice(&hands);
+        Ok(self.likelihood.weight(&all, regret_scale))
+    }
+}
+
+/// `inference.sample_with_evidence(rules, obs, rng, weigh)`, drawing from `rng`, with `weigh` read
+/// at `regret_scale` and at most `max_draws` worlds drawn.
+#[pyfunction]
+#[pyo3(signature = (rules, obs, rng, weigh, regret_scale, max_draws))]
+fn sample_with_evidence<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyRules>,
+    obs: &Bound<'py, PyAny>,
+    rng: &Bound<'py, PyRandom>,
+    weigh: Option<&Bound<'py, PyLikelihood>>,
+    regret_scale: f64,
+    max_draws: i64,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let o = observation_from_py(obs)?;
+    let weigh = weigh.map(|w| (&w.get().likelihood, regret_scale));
+    if weigh.is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
+        return Err(bad("a play of a seat past the observation's"));
+    }
+    let max_draws = max_draws.clamp(0, u32::MAX as i64) as u32;
+    let mut r = rng.borrow_mut();
+    let w =
+        guarded(|| inference::sample_with_evidence(&rules.get().rules, &o, &mut r.rng, weigh, max_draws))?
+            .map_err(raised)?;
+    world_to_py(py, &w, o.nplayers())
+}
+
+/// Adds these functions and classes to the module `_core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyLikelihood>()?;
+    m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
+    Ok(())
+}

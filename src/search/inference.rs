@@ -1,0 +1,128 @@
+//! What the other seats' plays in this deal say about the cards they still hold
+//! (`casino_coach/search/inference.py`, which explains the model): a world's hands weighed by how
+//! sensible those plays were with them, and worlds drawn in proportion to it by rejection.
+//!
+//! A port, draw for draw: the same weights to the last bit (the same products in the same order,
+//! with the C library's `exp`, which CPython's `math.exp` calls too) and the same draws from a
+//! CPython-equal generator, so a generator in the state a Python one is in deals the Python one's
+//! world and is left where the Python one is left.
+
+use crate::engine::cards::Mask;
+use crate::engine::observation::Observation;
+use crate::engine::rng::Random;
+use crate::engine::rules::Rules;
+use crate::engine::state::MAX_SEATS;
+use crate::search::worlds::{sample_world, World, WorldsError};
+
+/// A regret at most this small is no regret (`Likelihood.__call__`'s `1e-9`).
+const NO_REGRET: f64 = 1e-9;
+
+/// One play of another seat, prepared (`Likelihood.plays`): the seat, the card played, the gain of
+/// the play, and per card the seat might have held, the best capture gain it could have made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Play {
+    pub seat: u8,
+    pub card: u8,
+    pub gain: f64,
+    /// (card, best capture gain), in the reference's dict order (the maximum does not depend on it).
+    pub best: Vec<(u8, f64)>,
+}
+
+/// How likely a sensible player makes the plays, as a function of the hands the seats hold now
+/// (`Likelihood`). The plays come in the order they were made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Likelihood {
+    pub plays: Vec<Play>,
+}
+
+impl Likelihood {
+    /// The plays' likelihood with these hands, at `regret_scale` (`REGRET_SCALE`, read by the
+    /// caller at each use as the reference reads it): per play, latest first, exp(-scale x regret)
+    /// for the gain given up against the best capture of a card the seat held then.
+    pub fn weight(&self, hands: &[Mask; MAX_SEATS], regret_scale: f64) -> f64 {
+        let mut weight = 1.0;
+        let mut played_since = [0 as Mask; MAX_SEATS];
+        for play in self.plays.iter().rev() {
+            let seat = play.seat as usize;
+            played_since[seat] |= 1 << play.card;
+            let held = hands[seat] | played_since[seat];
+            // Python's max over the held cards' gains (the first of equals), default 0.0.
+            let mut best: Option<f64> = None;
+            for &(c, g) in &play.best {
+                if held >> c & 1 != 0 && best.is_none_or(|b| g > b) {
+                    best = Some(g);
+                }
+            }
+            let regret = best.unwrap_or(0.0) - play.gain;
+            if regret > NO_REGRET {
+                weight *= (-regret_scale * regret).exp();
+            }
+        }
+        weight
+    }
+
+    /// Whether every play's seat is one of `nplayers` (the reference indexes the hands by it).
+    pub fn fits(&self, nplayers: usize) -> bool {
+        self.plays.iter().all(|p| (p.seat as usize) < nplayers)
+    }
+}
+
+/// A world drawn with probability proportional to prior x `weigh` by rejection
+/// (`sample_with_evidence`): up to `max_draws` worlds (`MAX_DRAWS`), each kept when a uniform draw
+/// falls below its weight; past them the last is taken as it is. `weigh`'s plays must fit `obs`'s
+/// seats (`Likelihood::fits`).
+pub fn sample_with_evidence(
+    rules: &Rules,
+    obs: &Observation,
+    rng: &mut Random,
+    weigh: Option<(&Likelihood, f64)>,
+    max_draws: u32,
+) -> Result<World, WorldsError> {
+    let mut world = sample_world(rules, obs, rng)?;
+    let Some((likelihood, scale)) = weigh else {
+        return Ok(world);
+    };
+    for _ in 1..max_draws {
+        if rng.random() < likelihood.weight(&world.hands, scale) {
+            return Ok(world);
+        }
+        world = sample_world(rules, obs, rng)?;
+    }
+    Ok(world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(seat: u8, card: u8, gain: f64, best: &[(u8, f64)]) -> Play {
+        Play {
+            seat,
+            card,
+            gain,
+            best: best.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_play_that_passes_a_capture_up_weighs_a_hand_that_could_make_it() {
+        // Seat 1 trailed card 3 (gain 0) where card 9 would have taken 1.25 points.
+        let lk = Likelihood {
+            plays: vec![play(1, 3, 0.0, &[(9, 1.25), (20, 0.5)])],
+        };
+        let mut hands = [0; MAX_SEATS];
+        assert_eq!(lk.weight(&hands, 3.0), 1.0);
+        hands[1] = 1 << 9;
+        assert_eq!(lk.weight(&hands, 3.0), (-3.0f64 * 1.25).exp());
+        hands[1] = (1 << 9) | (1 << 20);
+        assert_eq!(lk.weight(&hands, 3.0), (-3.0f64 * 1.25).exp());
+        hands[1] = 1 << 20;
+        assert_eq!(lk.weight(&hands, 3.0), (-3.0f64 * 0.5).exp());
+        // The card played itself was held then.
+        let lk = Likelihood {
+            plays: vec![play(1, 9, 0.25, &[(9, 1.25)])],
+        };
+        assert_eq!(lk.weight(&[0; MAX_SEATS], 3.0), (-3.0f64 * 1.0).exp());
+        assert!(lk.fits(2) && !lk.fits(1));
+    }
+}
