@@ -21,7 +21,7 @@ from casino_coach.report.words import (
     game_class_words,
     near_target_values_words,
 )
-from casino_coach.search.result import SearchResult
+from casino_coach.search.result import MoveValue, SearchResult
 from casino_coach.search.worlds import count_worlds
 from casino_coach.services.decision import Suggestion, played_game_words, shown_chances
 
@@ -163,28 +163,10 @@ def suggestion_view(
     head.append_text(cards_text(obs.hand))
     table_line = Text("Table: ")
     table_line.append_text(table_text(obs.loose, obs.builds, [player_name(n) for n in names] or None))
-    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-    table.add_column("#", justify="right")
-    table.add_column("move")
-    table.add_column("value", justify="right")
-    table.add_column("±", justify="right")
     side = obs.to_move % obs.nsides
-    if win is not None:
-        table.add_column("game", justify="right")
     moves = result.moves if top is None else result.moves[:top]
-    for i, mv in enumerate(moves, 1):
-        row: list[str | Text] = [
-            str(i),
-            move_words(mv.move),
-            f"{mv.ev:+.2f}",
-            "exact" if result.exact else f"{mv.stderr:.2f}",
-        ]
-        if win is not None:
-            after = win.of(mv.move)
-            row.append(chance_words(after[side]) if after is not None else "")
-        table.add_row(*row)
+    parts: list[RenderableType] = [head, table_line, Text(""), _moves_table(moves, result.exact, win, side)]
     hidden = len(result.moves) - len(moves)
-    parts: list[RenderableType] = [head, table_line, Text(""), table]
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
     parts += [Text(""), Text(why)]
@@ -192,36 +174,10 @@ def suggestion_view(
         parts.append(Text(for_game_words(for_game, result, win, side)))
     if near is not None:
         parts.append(Text(near))
-    ways = count_worlds(obs) if result.exact else 0
-    if result.exact and ways == 1 and result.moves:
-        parts += [
-            Text(""),
-            Text("Best line (every card is known to the player to move):"),
-            best_line(obs, result, names, ply, typed=typed),
-        ]
-    elif result.exact and result.moves:
-        parts.append(
-            Text(
-                f"No line of play: the player to move knows the cards still out but not who holds "
-                f"which ({ways:,} ways), and a line would show one of them.",
-                style="dim",
-            )
-        )
-    elif result.moves:
-        parts.append(
-            Text(
-                "No line of play: it would be played with cards hidden from the player to move.", style="dim"
-            )
-        )
+    if result.moves:
+        parts += _line_parts(obs, result, names, ply, typed)
     if played is not None and verdict is not None:
-        parts.append(Text(""))
-        parts.append(Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"))
-        parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
-        game = game_class_words(verdict.game)
-        if game is not None:
-            parts.append(Text(f"  - {game}"))
-        if game_words is not None:
-            parts.append(Text(f"  - {game_words}"))
+        parts += _played_parts(played, verdict, result, game_words)
     parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
     if win is not None:
         who = seat_label(obs.to_move, names, you)
@@ -235,6 +191,70 @@ def suggestion_view(
             )
         )
     return Group(*parts)
+
+
+def _moves_table(moves: Sequence[MoveValue], exact: bool, win: WinChances | None, side: int) -> Table:
+    """The ranked moves: value ± standard error, and with ``win`` the side's chance to win the game."""
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("move")
+    table.add_column("value", justify="right")
+    table.add_column("±", justify="right")
+    if win is not None:
+        table.add_column("game", justify="right")
+    for i, mv in enumerate(moves, 1):
+        row: list[str | Text] = [
+            str(i),
+            move_words(mv.move),
+            f"{mv.ev:+.2f}",
+            "exact" if exact else f"{mv.stderr:.2f}",
+        ]
+        if win is not None:
+            after = win.of(mv.move)
+            row.append(chance_words(after[side]) if after is not None else "")
+        table.add_row(*row)
+    return table
+
+
+def _line_parts(
+    obs: Observation, result: SearchResult, names: Sequence[str], ply: int | None, typed: bool
+) -> list[RenderableType]:
+    """The best line in words where the values are exact over one world; else why there is none."""
+    ways = count_worlds(obs) if result.exact else 0
+    if result.exact and ways == 1:
+        return [
+            Text(""),
+            Text("Best line (every card is known to the player to move):"),
+            best_line(obs, result, names, ply, typed=typed),
+        ]
+    if result.exact:
+        return [
+            Text(
+                f"No line of play: the player to move knows the cards still out but not who holds "
+                f"which ({ways:,} ways), and a line would show one of them.",
+                style="dim",
+            )
+        ]
+    return [
+        Text("No line of play: it would be played with cards hidden from the player to move.", style="dim")
+    ]
+
+
+def _played_parts(
+    played: Move, verdict: Verdict, result: SearchResult, game_words: str | None
+) -> list[RenderableType]:
+    """The verdict on the move the log plays here, its explanations, and the verdict for the game."""
+    parts: list[RenderableType] = [
+        Text(""),
+        Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"),
+    ]
+    parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
+    game = game_class_words(verdict.game)
+    if game is not None:
+        parts.append(Text(f"  - {game}"))
+    if game_words is not None:
+        parts.append(Text(f"  - {game_words}"))
+    return parts
 
 
 def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
