@@ -268,28 +268,8 @@ def run_batch(
         raise BatchError(f"jobs must be at least 1, got {jobs}")
     t0 = time.perf_counter()
     report = BatchReport()
-    paths = find_logs(inputs)
-    report.found = len(paths)
     key = settings.key()
-    done = store.done(key)
-    todo: list[GameJob] = []
-    seen: set[str] = set()
-    for p in paths:
-        try:
-            job = prepare(p)
-        except NotALogError:
-            report.not_logs.append(str(p))
-            continue
-        except (CoachError, OSError) as e:
-            report.failed.append((str(p), _reason(e)))
-            continue
-        if job.hash in done:
-            report.skipped.append(job.source)
-        elif job.hash in seen:
-            report.duplicates.append(job.source)
-        else:
-            seen.add(job.hash)
-            todo.append(job)
+    todo = _jobs(find_logs(inputs), store.done(key), report)
     if limit is not None:
         todo = todo[: max(limit, 0)]
     # Claimed first, so that two runs on one store do not both analyse a game (Store.claim).
@@ -323,13 +303,7 @@ def run_batch(
         if cluster is not None:
             _run_dask(cluster, todo, settings_json, finish, connect_timeout)
         elif jobs == 1 or total <= 1:
-            for job in todo:
-                try:
-                    result = analyse_log(log_bytes(job), settings_json)
-                except (CoachError, OSError) as e:
-                    finish(job, None, _reason(e))
-                    continue
-                finish(job, result, None)
+            _run_here(todo, settings_json, finish)
         else:
             _run_local(jobs, todo, settings_json, finish)
     except BaseException:
@@ -343,6 +317,42 @@ def run_batch(
     finally:
         report.seconds = time.perf_counter() - t0
     return report
+
+
+def _jobs(paths: Sequence[Path], done: set[str], report: BatchReport) -> list[GameJob]:
+    """The games of ``paths`` to analyse: each log read once; a file that is no log, a log that
+    fails to read, a game already ``done`` and a second copy of a game are put in ``report``."""
+    todo: list[GameJob] = []
+    seen: set[str] = set()
+    report.found = len(paths)
+    for p in paths:
+        try:
+            job = prepare(p)
+        except NotALogError:
+            report.not_logs.append(str(p))
+            continue
+        except (CoachError, OSError) as e:
+            report.failed.append((str(p), _reason(e)))
+            continue
+        if job.hash in done:
+            report.skipped.append(job.source)
+        elif job.hash in seen:
+            report.duplicates.append(job.source)
+        else:
+            seen.add(job.hash)
+            todo.append(job)
+    return todo
+
+
+def _run_here(todo: list[GameJob], settings_json: dict[str, Any], finish: Finish) -> None:
+    """Analyse the games one after another in this process."""
+    for job in todo:
+        try:
+            result = analyse_log(log_bytes(job), settings_json)
+        except (CoachError, OSError) as e:
+            finish(job, None, _reason(e))
+            continue
+        finish(job, result, None)
 
 
 def _reason(e: BaseException) -> str:
