@@ -34,6 +34,7 @@ DEFAULT_SAMPLES = analysis_limits().samples
 
 def _run(
     file: Path,
+    *,
     jobs: int,
     player: str | None,
     samples: int,
@@ -174,7 +175,19 @@ def analyze_command(
     moves = True if moves is None else moves
     if worst < 0:  # a.worst(-1) listed every missed move but one
         raise UsageError(f"--worst must be 0 or more, got {worst}")
-    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
+    result = _run(
+        file,
+        jobs=jobs,
+        player=player,
+        samples=samples,
+        seed=seed,
+        inaccuracy=inaccuracy,
+        mistake=mistake,
+        blunder=blunder,
+        noise=noise,
+        world=world,
+        depth=depth,
+    )
     if json:
         typer.echo(to_json(result).decode(), nl=False)
         return
@@ -230,6 +243,18 @@ def export_command(
     """
     check_target(out, [file])  # a folder, a device or a log read fails before the analysis, not after
     fmt = fmt or _format_of(out)
-    result = _run(file, jobs, player, samples, seed, inaccuracy, mistake, blunder, noise, world, depth)
+    result = _run(
+        file,
+        jobs=jobs,
+        player=player,
+        samples=samples,
+        seed=seed,
+        inaccuracy=inaccuracy,
+        mistake=mistake,
+        blunder=blunder,
+        noise=noise,
+        world=world,
+        depth=depth,
+    )
     atomic_write_bytes(out, render(result, fmt))
     err_console.print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)

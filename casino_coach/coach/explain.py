@@ -205,7 +205,7 @@ def explain_move(
     if folded and rest:
         shares[0] = (shares[0][0], round(shares[0][1] + rest, 2))
     items = [
-        (_category(key), _sentence(obs, result, (played, best), key, points, pairs, words), points)
+        (_category(key), _sentence(obs, result, (played, best), key, points, pairs=pairs, w=words), points)
         for key, points in shares
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
