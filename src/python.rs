@@ -4,6 +4,7 @@
 //! Every function here is called once per decision, per batch of worlds or per test case, never
 //! once per search node. A bad value from Python is a `ValueError` with one line, never a panic.
 
+mod chances;
 mod leaf;
 mod movegen;
 mod solver;
@@ -286,5 +287,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     leaf::register(m)?;
     solver::register(m)?;
     worlds::register(m)?;
+    chances::register(m)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The hidden-information search. Each module mirrors the Python module of the same name in
 //! `casino_coach/search/`, value for value.
 
+pub mod chances;
 pub mod leaf;
 pub mod solver;
 pub mod worlds;
