@@ -1,6 +1,7 @@
 # The native core (src/, Rust), loaded by casino_coach/core.py. Each function mirrors the Python
 # reference named in its doc comment in src/python.rs.
 
+from collections.abc import Sequence
 from typing import Any
 
 __version__: str
@@ -135,3 +136,20 @@ def sample_with_evidence(
     regret_scale: float,
     max_draws: int,
 ) -> tuple[tuple[int, ...], int, int, float]: ...
+# The game chances (src/search/chances.rs, bindings in src/python/chances.rs): casino_coach.search.chances'
+# GameTable.at and world_chances (world_tallies, _undecided_points, score_tally of two sides), chance
+# for chance. Outcomes are result.Outcome objects (None: not searched).
+class GameTable:
+    def __init__(self, rules: Rules, chances: list[tuple[float, ...]]) -> None: ...
+    def at(self, scores: tuple[float, float], dealer_side: int) -> tuple[float, float]: ...
+
+class WorldChances:
+    def __init__(
+        self,
+        table: GameTable,
+        scores: tuple[float, float],
+        sweeps: tuple[int, ...],
+        side: int,
+        next_dealer: int,
+    ) -> None: ...
+    def chances(self, outcomes: Sequence[Any], nworlds: int) -> list[float]: ...

@@ -5,6 +5,7 @@
 //! once per search node. A bad value from Python is a `ValueError` with one line, never a panic.
 
 mod inference;
+mod chances;
 mod leaf;
 mod movegen;
 mod solver;
@@ -288,5 +289,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     solver::register(m)?;
     worlds::register(m)?;
     inference::register(m)?;
+    chances::register(m)?;
     Ok(())
 }

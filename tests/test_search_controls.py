@@ -14,7 +14,7 @@ from test_search_worlds import random_state
 from casino_coach.engine.notation import parse_hand
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.search.result import CONTROL_MIN_WORLDS, Controls, paired_stats
+from casino_coach.search.result import CONTROL_MIN_WORLDS, Controls, _inverse, paired_stats
 from casino_coach.search.worlds import balanced_worlds, holding_controls, sample_world
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -109,3 +109,44 @@ def test_no_holding_controls_when_a_build_owner_must_hold_its_card() -> None:
     assert holding_controls(CLASSIC, observe(s, 0)) is None
     free = position(CLASSIC, ["2C 3C", "9H 4H"], "6S 3H KD", stock=parse_hand("9D 5H 6H 7H"))
     assert holding_controls(CLASSIC, observe(free, 0)) is not None
+
+
+def _plain_stats(
+    rows: tuple[tuple[float, ...], ...], means: tuple[float, ...], values: list[float]
+) -> tuple[float, float]:
+    """The corrected mean and standard error (no groups) by the plain comprehensions, term by term,
+    as ``Controls`` summed them before it summed by feature columns."""
+    n, p = len(rows), len(means)
+    xbar = [sum(r[k] for r in rows) / n for k in range(p)]
+    centred = [[r[k] - xbar[k] for k in range(p)] for r in rows]
+    gram = [[sum(a[i] * a[j] for a in centred) for j in range(p)] for i in range(p)]
+    for i in range(p):
+        gram[i][i] += 1.0
+    inverse = _inverse(gram)
+    shift = [xbar[k] - means[k] for k in range(p)]
+    g_shift = [sum(inverse[i][j] * shift[j] for j in range(p)) for i in range(p)]
+    weights = [1.0 / n - sum(a[k] * g_shift[k] for k in range(p)) for a in centred]
+    mean = sum(v * u for v, u in zip(values, weights, strict=True))
+    vbar = sum(values) / n
+    at_b = [sum(a[k] * v for a, v in zip(centred, values, strict=True)) for k in range(p)]
+    beta = [sum(inverse[i][j] * at_b[j] for j in range(p)) for i in range(p)]
+    residuals = [
+        v - vbar - sum(a[k] * beta[k] for k in range(p)) for a, v in zip(centred, values, strict=True)
+    ]
+    se = math.sqrt(sum(r * r for r in residuals) / (n * (n - 1)))
+    return mean, se * math.sqrt((n - 1) / (n - 1 - p))
+
+
+def test_the_sums_by_feature_are_the_plain_sums_to_the_last_bit() -> None:
+    """The analysis JSON must not move by a bit: the column sums add the same products in the same
+    order as the comprehensions over worlds."""
+    rng = random.Random(11)
+    for _ in range(40):
+        p = rng.randrange(1, 9)
+        n = rng.randrange(p + 3, 80)
+        rows = tuple(tuple(float(rng.random() < rng.random()) for _ in range(p)) for _ in range(n))
+        means = tuple(rng.random() for _ in range(p))
+        values = [rng.uniform(-5, 5) for _ in range(n)]
+        mean, se, _ = Controls(rows, means).stats(values, None)
+        want = _plain_stats(rows, means, values)
+        assert (mean.hex(), se.hex()) == (want[0].hex(), want[1].hex())

@@ -72,6 +72,7 @@ from casino_coach.engine.scoring import Points, Tally, near_target_items, net_sw
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
+from casino_coach.search import native_chances
 from casino_coach.search.leaf import CategoryWeights, Evaluator
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, t_factor
 from casino_coach.search.solver import Solver, canonical
@@ -484,13 +485,15 @@ def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
 
 class ChanceMemo:
     """What the game chances of one decision's moves share (``world_chances``): the mover's chance
-    after each world outcome met (worlds and moves often end alike) and after each tally, and the
-    solver of a last deal played for the game (``solved_chance``) with its position."""
+    after each world outcome met (worlds and moves often end alike) and after each tally, the
+    solver of a last deal played for the game (``solved_chance``) with its position, and the native
+    core's chances of the decision (``native_chances``)."""
 
     def __init__(self) -> None:
         self.outcomes: dict[tuple[Any, ...], float] = {}
         self.tallies: dict[Tally, float] = {}
         self.solvers: dict[tuple[Observation, tuple[Points, ...]], tuple[Solver, RoundState]] = {}
+        self.native: dict[tuple[Any, ...], Any] = {}
 
 
 def exact_deal(obs: Observation) -> bool:
@@ -535,15 +538,33 @@ def world_chances(
     both sides play the rest of it for the game."""
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
-    rules = table.rules
-    side = obs.seat % 2
-    nxt = (obs.dealer + 1) % table.nsides
     memo = ChanceMemo() if memo is None else memo
     if nworlds == 1 and mv.outcomes and mv.outcomes[0] is not None and exact_deal(obs):
         return [solved_chance(table, obs, scores, mv.move, memo)]
+    got = native_chances.outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo.native)
+    if got is not None:
+        return got
+    return outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo)
+
+
+def outcome_chances(
+    table: GameTable,
+    obs: Observation,
+    scores: Sequence[Points],
+    outcomes: Sequence[Outcome | None],
+    nworlds: int,
+    memo: ChanceMemo,
+) -> list[float]:
+    """The mover's side's chance to win the game after each of the first ``nworlds`` of one move's
+    world ``outcomes`` (two sides; NaN where None or missing), as ``world_chances`` takes them: the
+    chances after the outcome's tallies (``world_tallies``), by the points alone where the round
+    cannot decide the game (``_undecided_points``). ``memo`` keeps what other moves meet again."""
+    rules = table.rules
+    side = obs.seat % 2
+    nxt = (obs.dealer + 1) % table.nsides
     start = tuple(scores)
     out = [math.nan] * nworlds
-    for i, outcome in enumerate(mv.outcomes[:nworlds]):
+    for i, outcome in enumerate(outcomes[:nworlds]):
         if outcome is None:
             continue
         key = _outcome_key(outcome)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import mul, sub
 from typing import Final
 
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
@@ -161,21 +162,32 @@ class Controls(Frozen):
     centred: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
     inverse: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
     mean_weights: tuple[float, ...] = field(init=False, repr=False, compare=False)
+    # The centred rows by feature (per feature, its value in each world), for the sums over worlds.
+    columns: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
 
+    # The sums below are sum(map(mul, xs, ys)): the products of the plain comprehensions, in their
+    # order, summed alike, only without a Python frame per term.
     def __post_init__(self) -> None:
         n, p = len(self.rows), len(self.means)
-        xbar = [sum(r[k] for r in self.rows) / n for k in range(p)] if n else [0.0] * p
-        centred = tuple(tuple(r[k] - xbar[k] for k in range(p)) for r in self.rows)
-        gram = [[sum(a[i] * a[j] for a in centred) for j in range(p)] for i in range(p)]
+        by_feature = tuple(zip(*self.rows, strict=True)) if n else ((),) * p
+        xbar = [sum(by_feature[k]) / n for k in range(p)] if n else [0.0] * p
+        centred = tuple(tuple(map(sub, r, xbar)) for r in self.rows)
+        columns = tuple(zip(*centred, strict=True)) if n else ((),) * p
+        gram = [[0.0] * p for _ in range(p)]
+        for i in range(p):
+            for j in range(i, p):
+                # a[i] * a[j] == a[j] * a[i]: the matrix is symmetric to the last bit.
+                gram[i][j] = gram[j][i] = sum(map(mul, columns[i], columns[j]))
         for i in range(p):
             gram[i][i] += CONTROL_RIDGE
         inverse = _inverse(gram)
         shift = [xbar[k] - self.means[k] for k in range(p)]
-        g_shift = [sum(inverse[i][j] * shift[j] for j in range(p)) for i in range(p)]
-        weights = tuple(1.0 / n - sum(a[k] * g_shift[k] for k in range(p)) for a in centred)
+        g_shift = [sum(map(mul, inverse[i], shift)) for i in range(p)]
+        weights = tuple(1.0 / n - sum(map(mul, a, g_shift)) for a in centred)
         object.__setattr__(self, "centred", centred)
         object.__setattr__(self, "inverse", tuple(tuple(row) for row in inverse))
         object.__setattr__(self, "mean_weights", weights)
+        object.__setattr__(self, "columns", columns)
 
     @staticmethod
     def enough(worlds: int, features: int) -> bool:
@@ -198,14 +210,13 @@ class Controls(Frozen):
         the ``groups`` as ``paired_stats`` takes it, on the residuals, with the features' degrees of
         freedom) and the number of worlds."""
         n, p = len(self.rows), len(self.means)
-        mean = sum(v * u for v, u in zip(values, self.mean_weights, strict=True))
+        if len(values) != n:
+            raise ValueError(f"{len(values)} values for {n} worlds")
+        mean = sum(map(mul, values, self.mean_weights))
         vbar = sum(values) / n
-        at_b = [sum(a[k] * v for a, v in zip(self.centred, values, strict=True)) for k in range(p)]
-        beta = [sum(self.inverse[i][j] * at_b[j] for j in range(p)) for i in range(p)]
-        residuals = [
-            v - vbar - sum(a[k] * beta[k] for k in range(p))
-            for a, v in zip(self.centred, values, strict=True)
-        ]
+        at_b = [sum(map(mul, self.columns[k], values)) for k in range(p)]
+        beta = [sum(map(mul, self.inverse[i], at_b)) for i in range(p)]
+        residuals = [v - vbar - sum(map(mul, a, beta)) for a, v in zip(self.centred, values, strict=True)]
         se = None
         if groups is not None:
             se = grouped_stderr([(r, 1.0, g) for r, g in zip(residuals, groups, strict=True)], float(n))

@@ -2,6 +2,7 @@
 //! `casino_coach/search/`, value for value.
 
 pub mod inference;
+pub mod chances;
 pub mod leaf;
 pub mod solver;
 pub mod worlds;

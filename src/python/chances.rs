@@ -1,0 +1,129 @@
+//! The bindings of the game chances (`search::chances`): `_core.GameTable`, a shipped table of two
+//! sides, and `_core.WorldChances`, the chances of one decision's outcomes with what they share, for
+//! `casino_coach/search/native_chances.py`. One call values every world of one move.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use super::{guarded, PyRules};
+use crate::engine::cards::ACES_COUNT_OUT;
+use crate::search::chances::{GameTable, Outcome, WorldChances, ACES, BIG, CARDS, LAST, LITTLE, SPADES};
+
+/// A table of the chances of two sides (`chances.GameTable`).
+#[pyclass(name = "GameTable", module = "casino_coach._core", frozen)]
+pub struct PyGameTable {
+    table: GameTable,
+}
+
+#[pymethods]
+impl PyGameTable {
+    /// The table of `rules` (a `_core.Rules`) from its chances (one pair per dealer's side, then
+    /// score of side 0, then score of side 1, each 0..target).
+    #[new]
+    fn new(rules: &Bound<'_, PyRules>, chances: Vec<(f64, f64)>) -> PyResult<Self> {
+        let chances = chances.into_iter().map(|(a, b)| [a, b]).collect();
+        let table = GameTable::new(rules.get().rules.clone(), chances).map_err(PyValueError::new_err)?;
+        Ok(PyGameTable { table })
+    }
+
+    /// `GameTable.at(scores, dealer_side)`, for the tests.
+    fn at(&self, scores: (f64, f64), dealer_side: usize) -> (f64, f64) {
+        let [a, b] = self.table.at([scores.0, scores.1], dealer_side);
+        (a, b)
+    }
+}
+
+/// The chances of one decision's outcomes (`chances.world_chances` with its memo): made from the
+/// table, the game score the round started at, the sweeps made so far, the mover's side and the
+/// next dealer's side.
+#[pyclass(name = "WorldChances", module = "casino_coach._core")]
+pub struct PyWorldChances {
+    chances: WorldChances,
+    /// The parts' keys, in the order of `search::chances`' categories.
+    keys: Vec<Py<PyString>>,
+}
+
+fn outcome_from_py(o: &Bound<'_, PyAny>, keys: &[Py<PyString>]) -> PyResult<Outcome> {
+    let py = o.py();
+    let parts = o.getattr(intern!(py, "parts"))?;
+    let parts = parts.cast::<PyDict>()?;
+    let mut values = [None; 9];
+    for (slot, key) in values.iter_mut().zip(keys) {
+        if let Some(v) = parts.get_item(key.bind(py))? {
+            *slot = Some(v.extract::<f64>()?);
+        }
+    }
+    let (a, b): (i64, i64) = o.getattr(intern!(py, "sweeps"))?.extract()?;
+    let end: bool = o.getattr(intern!(py, "end"))?.extract()?;
+    Ok(Outcome {
+        parts: values,
+        sweeps: [a, b],
+        end,
+    })
+}
+
+#[pymethods]
+impl PyWorldChances {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        table: &Bound<'_, PyGameTable>,
+        scores: (f64, f64),
+        sweeps: (i64, i64),
+        side: u8,
+        next_dealer: usize,
+    ) -> Self {
+        let mut names = vec![String::new(); 9];
+        names[CARDS] = "cards".into();
+        names[SPADES] = "spades".into();
+        names[BIG] = "big".into();
+        names[LITTLE] = "little".into();
+        for (&slot, &ace) in ACES.iter().zip(&ACES_COUNT_OUT) {
+            names[slot] = format!("ace{ace}");
+        }
+        names[LAST] = "last".into();
+        PyWorldChances {
+            chances: WorldChances::new(
+                table.get().table.clone(),
+                [scores.0, scores.1],
+                [sweeps.0, sweeps.1],
+                side,
+                next_dealer,
+            ),
+            keys: names.iter().map(|n| PyString::new(py, n).unbind()).collect(),
+        }
+    }
+
+    /// The mover's chance after each of the first `nworlds` of `outcomes` (`result.Outcome`s, None
+    /// where the move was not searched: NaN), as `world_chances`' loop gives them.
+    fn chances(&mut self, outcomes: &Bound<'_, PyAny>, nworlds: usize) -> PyResult<Vec<f64>> {
+        let mut read = Vec::with_capacity(nworlds);
+        for o in outcomes.try_iter()?.take(nworlds) {
+            let o = o?;
+            read.push(if o.is_none() {
+                None
+            } else {
+                Some(outcome_from_py(&o, &self.keys)?)
+            });
+        }
+        let chances = &mut self.chances;
+        guarded(|| {
+            let mut out = vec![f64::NAN; nworlds];
+            for (slot, o) in out.iter_mut().zip(&read) {
+                if let Some(o) = o {
+                    *slot = chances.chance(o);
+                }
+            }
+            out
+        })
+    }
+}
+
+/// Adds these classes to the module `_core`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGameTable>()?;
+    m.add_class::<PyWorldChances>()?;
+    Ok(())
+}
