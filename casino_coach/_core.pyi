@@ -136,6 +136,7 @@ def sample_with_evidence(
     regret_scale: float,
     max_draws: int,
 ) -> tuple[tuple[int, ...], int, int, float]: ...
+
 # The game chances (src/search/chances.rs, bindings in src/python/chances.rs): casino_coach.search.chances'
 # GameTable.at and world_chances (world_tallies, _undecided_points, score_tally of two sides), chance
 # for chance. Outcomes are result.Outcome objects (None: not searched).

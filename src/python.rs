@@ -4,8 +4,8 @@
 //! Every function here is called once per decision, per batch of worlds or per test case, never
 //! once per search node. A bad value from Python is a `ValueError` with one line, never a panic.
 
-mod inference;
 mod chances;
+mod inference;
 mod leaf;
 mod movegen;
 mod solver;

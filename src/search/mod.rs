@@ -1,8 +1,8 @@
 //! The hidden-information search. Each module mirrors the Python module of the same name in
 //! `casino_coach/search/`, value for value.
 
-pub mod inference;
 pub mod chances;
+pub mod inference;
 pub mod leaf;
 pub mod solver;
 pub mod worlds;
