@@ -107,7 +107,7 @@ def test_a_parent_of_one_thread_forks_and_one_of_more_uses_the_fork_server() -> 
         other.join()
 
 
-# Workers die with their parent (issue 43, class 9): the parent exited 143 on SIGTERM and its workers
+# Workers die with their parent: the parent exited 143 on SIGTERM and its workers
 # lived on under init, searching for nobody.
 
 _POOL_SCRIPT = """
@@ -139,13 +139,26 @@ def _gone(pids: list[int], within: float = 10.0) -> bool:
     return False
 
 
+def _signals_as_a_terminal_gives() -> None:
+    """``preexec_fn``: SIGHUP and SIGTERM as a terminal gives them, whatever the tests inherited (a run
+    under ``nohup`` ignores SIGHUP, and the pool rightly leaves an ignored signal ignored)."""
+    import signal
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "SIGKILL"])
 def test_the_workers_die_with_their_parent(how: str) -> None:
     import signal
 
     proc = subprocess.Popen(
-        [sys.executable, "-c", _POOL_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", _POOL_SCRIPT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_signals_as_a_terminal_gives,
     )
     try:
         assert proc.stdout is not None
