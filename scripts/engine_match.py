@@ -131,11 +131,11 @@ def play_match(
             except CoachError as e:
                 raise MatchError(f"engine of seat {mover} played an illegal move: {e}") from None
             plies += 1
-            for e in engines:
-                ans = e.ask({"type": "move", "move": move_to_json(move, mover)}, "state")
+            for eng in engines:
+                ans = eng.ask({"type": "move", "move": move_to_json(move, mover)}, "state")
                 if score is not None and ans.get("round_points") != [_num(p) for p in score.points]:
                     raise MatchError(
-                        f"engine of seat {e.seat} scored the round {ans.get('round_points')},"
+                        f"engine of seat {eng.seat} scored the round {ans.get('round_points')},"
                         f" the game says {list(score.points)}"
                     )
                 if (
@@ -145,12 +145,12 @@ def play_match(
                     and game.winner is not None
                 ):
                     raise MatchError(
-                        f"engine of seat {e.seat} says side {ans['winner']} won, the game "
+                        f"engine of seat {eng.seat} says side {ans['winner']} won, the game "
                         f"says side {game.winner}"
                     )
     finally:
-        for e in engines:
-            e.close()
+        for eng in engines:
+            eng.close()
     seconds = time.perf_counter() - t0
     return {
         "rules": rules.to_dict(),

@@ -121,7 +121,8 @@ def _plain(x: Any) -> Any:
 
 
 def _tally(data: list[Any]) -> Tally:
-    return Tally(*(tuple(x) if isinstance(x, list) else x for x in data))
+    fields: list[Any] = [tuple(x) if isinstance(x, list) else x for x in data]
+    return Tally(*fields)
 
 
 def _describe(rules: RuleSet, dist: dict[Tally, float]) -> str:
@@ -179,7 +180,8 @@ def _report(table: GameTable, entry: dict[str, Any]) -> None:
     )
     if table.nsides != 2:
         return
-    worst, where = 0.0, ((0, 0), 0)
+    worst: float = 0.0
+    where: tuple[tuple[int, ...], int] = ((0, 0), 0)
     for (sc, d), ch in table.chances.items():
         gap = abs(table.chances[((sc[1], sc[0]), 1 - d)][1] - ch[0])
         if gap > worst:

@@ -59,7 +59,7 @@ def test_bad_arguments() -> None:
 
 
 def test_greedy_beats_random_and_counter_beats_greedy() -> None:
-    # A small, seeded version of scripts/bot_strength.py (which plays 500 pairs).
+    # A small, seeded version of benchmarks/bot_strength.py (which plays 500 pairs).
     greedy = mirrored_pairs(ROYAL, 2, "greedy", "random", pairs=30, seed=11, jobs=2)
     counter = mirrored_pairs(ROYAL, 2, "counter", "greedy", pairs=30, seed=11, jobs=2)
     assert greedy.low > 0 and counter.low > 0

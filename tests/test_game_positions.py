@@ -11,7 +11,6 @@ win the game for the game's move than for the round's."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from collections.abc import Sequence
 from pathlib import Path
@@ -227,7 +226,7 @@ def test_before_the_last_deal_the_game_goal_plays_for_the_game(case: str) -> Non
 
 
 def test_the_searcher_counts_the_decisions_it_plays_for_the_game() -> None:
-    # What scripts/searcher_strength.py --games reports: close decisions, those searched with the
+    # What benchmarks/searcher_strength.py --games reports: close decisions, those searched with the
     # game's weights, and those of an exact last deal where the game's move replaced the round's best.
     pos = position_from_obj(CASES["classic-19-11"][0])
     obs, rules = pos.observation, pos.rules
@@ -250,27 +249,6 @@ def test_the_searcher_counts_the_decisions_it_plays_for_the_game() -> None:
     assert isinstance(for_round, SearcherPolicy)
     for_round.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
     assert (for_round.game_decisions, for_round.searched_for_game, for_round.played_for_game) == (0, 0, 0)
-
-
-_spec = importlib.util.spec_from_file_location(
-    "game_goal_gain", Path(__file__).resolve().parents[1] / "scripts" / "game_goal_gain.py"
-)
-assert _spec is not None and _spec.loader is not None
-game_goal_gain = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(game_goal_gain)
-
-
-def test_the_gain_probe_counts_where_the_game_changes_the_move() -> None:
-    # scripts/game_goal_gain.py: at a close decision before the last deal the probe makes the round's
-    # search too; here the game's 10♠ captures 10♦ is not the round's 3♥, and leaves more chance.
-    pos = position_from_obj(EARLY["dominican-10-19"][0])
-    obs, rules = pos.observation, pos.rules
-    probe = game_goal_gain.Probe(**LIGHT)
-    move = probe.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=pos.scores)
-    assert move.describe() == "10♠ captures 10♦"
-    assert (probe.weighted, probe.differ) == (1, 1) and probe.gain > 0.05
-    probe.choose(rules, obs, root_moves(rules, obs), random.Random(0), scores=(10, 10))
-    assert (probe.weighted, probe.differ) == (2, 1)
 
 
 runner = CliRunner()

@@ -4,6 +4,7 @@ function, goes down the layers or stays in its own, and no modules import each o
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -89,3 +90,18 @@ def test_no_import_cycles() -> None:
     graph.remove_node("casino_coach")
     cycles = list(nx.simple_cycles(graph))
     assert not cycles, cycles
+
+
+def test_no_test_loads_an_experiment() -> None:
+    """Experiments settled a question once (experiments/README.md): a test that loaded one would
+    freeze it in place. Benchmarks and tools may be loaded; experiments may not."""
+    root = Path(__file__).resolve().parent
+    experiments = {p.stem for p in (root.parent / "experiments").glob("*.py")}
+    loading = [
+        f"{t.name} loads {name}"
+        for t in sorted(root.glob("*.py"))
+        for name in sorted(experiments)
+        if re.search(rf"""["'/]{name}(\.py)?["']|import {name}\b|experiments""", t.read_text())
+        and t.name != "test_layers.py"
+    ]
+    assert experiments and not loading, loading

@@ -400,7 +400,7 @@ def test_random_rounds_in_the_core() -> None:
 
 
 def test_count_legal_moves_counts_the_references_moves() -> None:
-    """The engine benchmark's batch (scripts/bench_engine.py): every position's moves, each pass."""
+    """The engine benchmark's batch (benchmarks/bench_engine.py): every position's moves, each pass."""
     assert core.NATIVE is not None
     for preset in PRESETS:
         rules = RuleSet.from_preset(preset)

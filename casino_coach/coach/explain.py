@@ -253,6 +253,7 @@ def _sentence(
     moves: tuple[Move, Move],
     key: str,
     stake: float,
+    *,
     pairs: Sequence[_Pair],
     w: _Words,
 ) -> str:

@@ -49,7 +49,7 @@ CLASSES: tuple[MoveClass, ...] = tuple(MoveClass)
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Loss thresholds in expected round points (calibrated by scripts/calibrate_classes.py).
+    """Loss thresholds in expected round points (calibrated by experiments/calibrate_classes.py).
 
     A move is *best* when it is the search's best move or within ``best`` of it; *good* below
     ``inaccuracy``; an *inaccuracy* below ``mistake``; a *mistake* below ``blunder``; a *blunder* from
@@ -109,7 +109,7 @@ _ABOVE_BEST: Final = (MoveClass.GOOD, MoveClass.INACCURACY, MoveClass.MISTAKE, M
 
 # The classes of the chance of winning the game a move gave up, once the game is close, in
 # fractions of a game, by the same rules as the round's classes (``Thresholds``), calibrated from
-# self-play at close game scores (scripts/calibrate_classes.py --game: 245 royal positions from 8
+# self-play at close game scores (experiments/calibrate_classes.py --game: 245 royal positions from 8
 # counter games to 21, two searches each at the analysis's limits). The noise is small, 95% of the
 # chances lost by the first search's best move for the game in the second search under 0.06% (max
 # 1.3%), so the rules' floors set the edges: inaccuracy 2%, mistake 5%, blunder 10% of a game.
@@ -191,7 +191,7 @@ def game_verdict_of(
 # mover's next turn: at 4 plies four players' lines stopped just before it, so a build was never seen
 # to come home and the leaf, which knows no owners, gave its cards to nobody (a multiple build of 9
 # whose every other 9 was seen, a 1.82-point blunder; best at 5 plies). Against a reference of four
-# times the worlds at 8 plies (the two royal 4-player games of scripts/verdict_stability.py), 5 plies
+# times the worlds at 8 plies (the two royal 4-player games of experiments/verdict_stability.py), 5 plies
 # gave mean absolute loss errors of 0.118 and 0.077 where 4 gave 0.155 and 0.090 (0.49 and 0.02 on
 # builds, against 0.80 and 0.21), classes agreeing 35/42 and 24/36 (33/42 and 24/36), in 1.3 and 1.6
 # times the time.
@@ -199,7 +199,7 @@ ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 5}
 # With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
 # the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
 # of the deal is what misled most, and a search to its end costs no more than the early plies of the
-# deal (scripts/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
+# deal (experiments/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
 # rule, a 3- or 4-player last deal whose worlds were enumerated was meant to be searched to its end,
 # but a depth of None there means 4 plies (``expectimax.AUTO_DEPTH_MANY``): it was searched 4 deep.
 DEAL_END_CARDS = 9
@@ -215,7 +215,7 @@ VERDICT_NODES = 1_600_000
 # only by where unseen twins lie are one class, ``search.worlds.world_classes``): with two players that
 # covers most decisions where the other player holds two cards (100-400 classes), and every one where
 # it holds one; then the values are exact for the search's depth. Measured with
-# scripts/verdict_stability.py: 50 classes (as many raw worlds before) 89.2% of the classes the same
+# experiments/verdict_stability.py: 50 classes (as many raw worlds before) 89.2% of the classes the same
 # under 5 seeds, 200 classes 92.2% in less time (99 s against 108 s for the twelve games), 400 92.0%
 # and 1,000 92.4% in 154 s and 188 s.
 VERDICT_EXACT_WORLDS = 200

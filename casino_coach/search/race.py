@@ -49,10 +49,10 @@ MIN_PAIRED: Final = 4  # worlds before a move may leave the race
 # A verdict may stop sampling once the focus's loss settles in one band with SETTLE times the
 # interval's standard errors. The interval is looked at after every world, and a rule that stops at
 # the first look that happens to fit settles by luck far more often than one interval's confidence
-# says (optional stopping): seen in scripts/verdict_stability.py as blunders called on 22 worlds that
+# says (optional stopping): seen in experiments/verdict_stability.py as blunders called on 22 worlds that
 # 160 worlds put at 0.8. Moves leave a verdict's race as surely. The interval reported stays
 # ``Stopping.separation`` wide. 1.25 since a verdict takes at least 16 worlds (``Stopping.min_samples``)
-# and a move stays in its race as long: against 1.5, scripts/verdict_stability.py gave the same classes
+# and a move stays in its race as long: against 1.5, experiments/verdict_stability.py gave the same classes
 # under 5 seeds (386/422) and the same agreement with the reference (383 against 382/422) on 10% fewer
 # worlds; what varies more is the size of blunders called on 16-50 worlds (a 2.6-3.6 blunder), not
 # their class.

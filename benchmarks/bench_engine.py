@@ -6,7 +6,7 @@ throughput of a long run from that cold start (as in self-play or search, where 
 warm up), the positions figure is given cold (first pass) and warm (later passes). Medians of repeats,
 timed in process CPU time so that other work on the shared machine does not count against us.
 
-    python scripts/bench_engine.py [--rounds 2000] [--native-rounds 100000] [--passes 50] [--repeat 3]
+    python benchmarks/bench_engine.py [--rounds 2000] [--native-rounds 100000] [--passes 50] [--repeat 3]
         [--compare]
 
 On the native core (``CASINO_COACH_CORE=native``) the same figures come from the core, each in one
@@ -72,17 +72,19 @@ def native_figures(
     (``passes`` times), and rounds/s of ``rounds`` random 2-player rounds."""
     from casino_coach import core
 
+    native = core.NATIVE
+    assert native is not None, "the native core is not built"
     rules = core.native_rules(RuleSet.from_preset(preset))
     movegen_s, rounds_s = [], []
     for r in range(repeat):
         t = time.process_time()
-        core.NATIVE.count_legal_moves(rules, positions, 0)
+        native.count_legal_moves(rules, positions, 0)
         reading = time.process_time() - t
         t = time.process_time()
-        core.NATIVE.count_legal_moves(rules, positions, passes)
+        native.count_legal_moves(rules, positions, passes)
         movegen_s.append(passes * len(positions) / max(time.process_time() - t - reading, 1e-9))
         t = time.process_time()
-        core.NATIVE.random_rounds(rules, 2, 2, rounds, 100 + r)
+        native.random_rounds(rules, 2, 2, rounds, 100 + r)
         rounds_s.append(rounds / (time.process_time() - t))
     return statistics.median(movegen_s), statistics.median(rounds_s)
 
@@ -123,7 +125,9 @@ def main() -> None:
                     f"rounds {rounds_s:8,.0f}/s over {args.native_rounds} (CPU time)"
                 )
             continue
-        cold, warm, rounds = [], [], []
+        cold: list[float] = []
+        warm: list[float] = []
+        rounds: list[float] = []
         for r in range(args.repeat):
             clear_caches()
             for rates in (cold, warm):

@@ -4,7 +4,7 @@
 Each pair plays one shuffled round twice with the seats swapped (``casino_coach.bots.arena``); the figure is
 the searcher's points minus the other bot's, summed over the pair, as a mean with a 95% interval::
 
-    python scripts/searcher_strength.py --pairs 300 --jobs 2 [--preset classic --preset royal]
+    python benchmarks/searcher_strength.py --pairs 300 --jobs 2 [--preset classic --preset royal]
         [--opponent counter --opponent greedy --opponent searcher-v1] [--samples 16 --min-samples 4]
         [--nodes 25000] [--leaf learned] [--reply-worlds 6 --reply-depth 3] [--players 2]
         [--first 0] [--json out.json] [--max-minutes 60]
@@ -27,7 +27,7 @@ what that searcher did in close games: its close decisions, how many of them it 
 game's weights (before the last deal), and in how many exact last deals it played a move other
 than the round's best::
 
-    python scripts/searcher_strength.py --games 400 --jobs 2 --preset dominican [--samples 8 ...]
+    python benchmarks/searcher_strength.py --games 400 --jobs 2 --preset dominican [--samples 8 ...]
 
 Exit status 1 there if an interval does not lie above 50%.
 """

@@ -10,7 +10,8 @@ chances (``chances.game_edges``, paired over its worlds): summed over the games,
 the game goal should gain if those chances were right (a first-order estimate: the opponent plays for
 the round, the chances assume it plays for the game).
 
-    python scripts/game_goal_gain.py --preset classic --pairs 50 [--samples 4 --min-samples 2 --nodes 3000]
+    python experiments/game_goal_gain.py --preset classic --pairs 50 [--samples 4 --min-samples 2 \
+        --nodes 3000]
 
 Run it on the compiled build for speed (``PYTHONPATH=build/compiled``).
 """

@@ -9,7 +9,7 @@ whose class is the same under every seed, the moves that flip between best/good 
 (target 0), and the mean and 95th percentile of the spread of the chance given up (largest minus
 smallest over the seeds, in points of percentage).
 
-    python scripts/game_verdict_stability.py [--seeds 5] [--log replays/dominican-2p-full.json ...]
+    python experiments/game_verdict_stability.py [--seeds 5] [--log replays/dominican-2p-full.json ...]
                                              [--code build/compiled] [--compare /tmp/old/build/compiled]
 """
 

@@ -16,7 +16,7 @@ is searched twice at the analysis's default limits with two different seeds, A a
 * and prints how the moves of three players fall into the classes with these thresholds: the bot
   that played the game (``counter``), ``greedy`` and ``random``.
 
-    python scripts/calibrate_classes.py [--rounds 6] [--every 3] [--samples 24] [--jobs 2]
+    python experiments/calibrate_classes.py [--rounds 6] [--every 3] [--samples 24] [--jobs 2]
 
 With ``--game`` it calibrates the classes of the chance of winning the game lost, once the game is
 close (``coach.analysis.GAME_THRESHOLDS``, issue 18), by the same rules in fractions of a game (steps of
@@ -26,7 +26,7 @@ count-out make close games common), every ``--every``-th decision of the rounds 
 (``game_is_close``); run A's move best for the game (``game_verdict_of`` against A's best move for the
 round) is judged for the game in run B, and that chance lost is the noise.
 
-    python scripts/calibrate_classes.py --game [--preset royal] [--games 12] [--every 2] [--jobs 2]
+    python experiments/calibrate_classes.py --game [--preset royal] [--games 12] [--every 2] [--jobs 2]
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ choice gains over the old one:
 
 ::
 
-    python scripts/last_deal_models.py [--preset dominican ...] [--positions 1500] [--seed 2]
+    python experiments/last_deal_models.py [--preset dominican ...] [--positions 1500] [--seed 2]
 """
 
 from __future__ import annotations

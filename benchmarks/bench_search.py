@@ -7,9 +7,9 @@ Targets (issue 3): ``suggest`` at default settings at most 0.5 s per decision in
 least 20x faster per decision (median) than the mypyc build's, choosing the same move on every one
 of at least 500 decisions.
 
-    python scripts/bench_search.py [--rounds 6] [--last-rounds 30] [--preset classic --preset royal]
+    python benchmarks/bench_search.py [--rounds 6] [--last-rounds 30] [--preset classic --preset royal]
         [--decisions 500] [--moves-out moves.json]
-    python scripts/bench_search.py --compare [--repeat 3]
+    python benchmarks/bench_search.py --compare [--repeat 3]
 
 The searcher figure: the ``searcher`` bot at the settings of the strength runs (``--samples 4
 --min-samples 2 --nodes 3000``, ``SEARCHER``) plays itself in seeded classic 2-player rounds
@@ -114,8 +114,8 @@ def run(rules: RuleSet, observations: list[Observation], limits: Limits) -> dict
     }
 
 
-# The searcher's settings in the strength runs (scripts/searcher_strength.py, docs/performance.md).
-SEARCHER = {"samples": 4, "min_samples": 2, "nodes": 3000}
+# The searcher's settings in the strength runs (benchmarks/searcher_strength.py, docs/performance.md).
+SEARCHER: dict[str, Any] = {"samples": 4, "min_samples": 2, "nodes": 3000}
 
 
 class Recorded:

@@ -6,7 +6,7 @@ nothing else done; the difference is the workload's own instructions. ``--tree D
 casino_coach in DIR (a ``git worktree`` of older code, say), ``--build compiled`` its compiled build
 (``build/compiled/`` there, as ``compare_builds.compiled_tree`` makes it).
 
-    python scripts/count_instructions.py [--tree DIR] [--build pure|compiled] [--work search rounds]
+    python benchmarks/count_instructions.py [--tree DIR] [--build pure|compiled] [--work search rounds]
 
 Workloads: ``search``, ``evaluate`` at default limits on the first decisions of two classic rounds and
 the first decision of the last deal of three (``bench_search.decisions``, seed 5); ``rounds``, 40

@@ -5,7 +5,7 @@ games are played by the ``counter`` bot against itself (seeds 1, 2, 3, classic r
 ``--preset``); each is analysed as ``casino-coach analyze --jobs 2`` would. Prints the median seconds
 per game and per rated move.
 
-    python scripts/bench_analysis.py [--games 3] [--jobs 2] [--preset classic] [--compare]
+    python benchmarks/bench_analysis.py [--games 3] [--jobs 2] [--preset classic] [--compare]
 
 The analysis runs at ``AnalysisOptions``'s default limits (``analysis_limits()``), which the mypyc
 build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``).

@@ -16,7 +16,7 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
 * with ``--reference``: the classes and losses at default settings against a heavy reference (10 times
   the worlds, 2 plies deeper, one seed): class agreement (target >= 90%) and mean absolute loss error.
 
-    python scripts/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
+    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
                                         [--repeat 3] [--games 12 | --game N ...] [--save results.json]
 """
 

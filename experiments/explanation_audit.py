@@ -1,7 +1,7 @@
 """Audit the explanations: how much of each loss they put down to named scoring categories, and that
 none names a card the mover had not seen as if it were held.
 
-The games are those of ``scripts/verdict_stability.py`` (twelve one-round self-play games that are not
+The games are those of ``experiments/verdict_stability.py`` (twelve one-round self-play games that are not
 in ``replays/``), analysed at default settings. It prints:
 
 * the share of the lost points explained by named categories and events rather than the catch-all
@@ -10,7 +10,7 @@ in ``replays/``), analysed at default settings. It prints:
   to be won (target 0), with the first few;
 * with ``--show N``, N explanations spread over the games, to read as a strong player would.
 
-    python scripts/explanation_audit.py [--jobs 2] [--show 50] [--games 12]
+    python experiments/explanation_audit.py [--jobs 2] [--show 50] [--games 12]
 """
 
 from __future__ import annotations

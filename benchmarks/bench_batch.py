@@ -6,8 +6,8 @@ into a fresh results store three ways: one process (``--jobs 1``, the baseline),
 (``--cluster``; needs the ``cluster`` extra, skipped without it). The cluster's start-up is not timed;
 connecting to it is. Each way's stored analyses are checked to be the same.
 
-    python scripts/bench_batch.py                 # 8 one-round games, 8 samples per move
-    python scripts/bench_batch.py --games 6 --rounds 0 --samples 24 --json   # games to 21
+    python benchmarks/bench_batch.py                 # 8 one-round games, 8 samples per move
+    python benchmarks/bench_batch.py --games 6 --rounds 0 --samples 24 --json   # games to 21
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ same effort. The figure is the searcher's points minus the baseline's per pair, 
 how much a searcher could gain over determinized search by knowing the hand it samples, the ceiling
 for anything that reads it better (inference from the other's plays, information-set search)::
 
-    python scripts/information_ceiling.py --pairs 400 --jobs 2 [--preset classic --preset royal]
+    python experiments/information_ceiling.py --pairs 400 --jobs 2 [--preset classic --preset royal]
         [--see hands|none] [--regret-scale 3.0] [--samples 16 --min-samples 4 --nodes 25000]
 
 ``--see none`` plays the same pairs without the oracle; it gives what ``searcher_strength.py

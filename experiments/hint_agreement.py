@@ -14,7 +14,7 @@ move played should lie inside the verdict's interval for it. Over the games of
 
 To see other code's figures (today's main, say), run it with that tree first on ``PYTHONPATH``.
 
-    python scripts/hint_agreement.py [--jobs 2] [--games 12 | --game N ...] [--worst 5]
+    python experiments/hint_agreement.py [--jobs 2] [--games 12 | --game N ...] [--worst 5]
 """
 
 from __future__ import annotations

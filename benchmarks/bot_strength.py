@@ -3,7 +3,7 @@
 Each pair plays one shuffled round twice with the seats swapped (``casino_coach.bots.arena``); the figure is
 the first bot's points minus the second's, summed over the pair, as a mean with a 95% interval::
 
-    python scripts/bot_strength.py --pairs 500 --seed 1 --jobs 2 [--preset royal ...] [--players 2]
+    python benchmarks/bot_strength.py --pairs 500 --seed 1 --jobs 2 [--preset royal ...] [--players 2]
         [--match greedy:random --match counter:greedy] [--json results.json]
 
 Exit status 1 if a first bot's interval does not lie above zero (it is not shown to be stronger).
