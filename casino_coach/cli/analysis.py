@@ -34,19 +34,15 @@ DEFAULT_SAMPLES = analysis_limits().samples
 
 def _run(
     file: Path,
-    *,
-    jobs: int,
     player: str | None,
-    samples: int,
-    seed: int,
-    inaccuracy: float,
-    mistake: float,
-    blunder: float,
-    noise: float,
+    jobs: int,
+    effort: tuple[int, int, int | None],
+    edges: tuple[float, float, float, float],
     world: bool,
-    depth: int | None,
 ) -> GameAnalysis:
-    """Read, check and analyse the log with a progress bar on stderr."""
+    """Read, check and analyse the log with a progress bar on stderr: ``effort`` is the samples,
+    the seed and the depth, ``edges`` the class edges (inaccuracy, mistake, blunder, noise)."""
+    samples, seed, depth = effort
     check_ranges(samples=samples, depth=depth, jobs=jobs)
     with about(file):
         log = read_log(file)
@@ -55,7 +51,7 @@ def _run(
         check_seats(log, seats)
     options = AnalysisOptions(
         limits=analysis_limits(samples, seed, log.nplayers, depth),
-        thresholds=class_thresholds(inaccuracy, mistake, blunder, noise),
+        thresholds=class_thresholds(*edges),
         seats=seats,
         world=world,
         jobs=jobs,
@@ -175,19 +171,7 @@ def analyze_command(
     moves = True if moves is None else moves
     if worst < 0:  # a.worst(-1) listed every missed move but one
         raise UsageError(f"--worst must be 0 or more, got {worst}")
-    result = _run(
-        file,
-        jobs=jobs,
-        player=player,
-        samples=samples,
-        seed=seed,
-        inaccuracy=inaccuracy,
-        mistake=mistake,
-        blunder=blunder,
-        noise=noise,
-        world=world,
-        depth=depth,
-    )
+    result = _run(file, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world)
     if json:
         typer.echo(to_json(result).decode(), nl=False)
         return
@@ -243,18 +227,6 @@ def export_command(
     """
     check_target(out, [file])  # a folder, a device or a log read fails before the analysis, not after
     fmt = fmt or _format_of(out)
-    result = _run(
-        file,
-        jobs=jobs,
-        player=player,
-        samples=samples,
-        seed=seed,
-        inaccuracy=inaccuracy,
-        mistake=mistake,
-        blunder=blunder,
-        noise=noise,
-        world=world,
-        depth=depth,
-    )
+    result = _run(file, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world)
     atomic_write_bytes(out, render(result, fmt))
     err_console.print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)
