@@ -13,8 +13,10 @@ from casino_coach.bots.arena import (
     play,
 )
 from casino_coach.bots.policies import make_policy
+from casino_coach.engine.movegen import MAX_LISTED_LOOSE
 from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError
+from casino_coach.formats.replay import replay_log
 
 ROYAL = RuleSet.from_preset("royal")
 
@@ -97,3 +99,15 @@ def test_a_bot_in_two_seats_gets_two_names() -> None:
     bots = [make_policy(b) for b in ("greedy", "counter", "greedy")]
     assert play(rules, bots, 3).to_log().players == ["greedy 1", "counter", "greedy 2"]
     assert play(rules, bots[:2], 3).to_log().players == ["greedy", "counter"]
+
+
+def test_bots_finish_a_game_whose_tables_grow_too_big_to_list() -> None:
+    # Regression: with only the aces scoring, captures gain nothing, the bots trailed, and a table of
+    # 30 loose cards had millions of captures to list: selfplay never finished. Past MAX_LISTED_LOOSE
+    # loose cards a bot is offered the legal trails and pairings (offered_moves).
+    rules = RuleSet.from_preset("classic", points_cards=0, points_spades=0, points_big=0, points_little=0)
+    greedy = make_policy("greedy")
+    game = play(rules, [greedy, greedy], 0, rounds=1)
+    assert game.over
+    tables = [loose for loose, _ in replay_log(game.to_log()).after]
+    assert max(t.bit_count() for t in tables) > MAX_LISTED_LOOSE  # it did reach such a table

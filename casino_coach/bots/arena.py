@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casino_coach.bots.policies import Policy, make_policy
-from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.cards import RANK, RANK_MASK, iter_cards
+from casino_coach.engine.movegen import CAPTURE, MAX_LISTED_LOOSE, TRAIL, Move, apply, is_legal, legal_moves
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Match, Points
@@ -128,11 +129,28 @@ def play(
     rngs = [random.Random(f"{bot_seed}:{seed}:{s}") for s in range(n)]
     while not game.over:
         seat = game.to_move
-        legal = game.legal()
+        legal = offered_moves(game)
         told = [a + b for a, b in zip(base, game.scores, strict=True)]
         move = seat_policies[seat].choose(rules, game.observation(seat), legal, rngs[seat], scores=told)
         game.play(move)
     return game
+
+
+def offered_moves(game: Game) -> list[Move]:
+    """The moves a bot chooses from: every legal move, or on a table too big to list them (more than
+    MAX_LISTED_LOOSE loose cards, where the captures run into the millions) the legal trails and
+    pairings of the hand (each card taking every loose card of its rank). Such tables come of games
+    where captures score nothing (only aces, say): bots trail and the table grows."""
+    state = game.state
+    if game.over or state.loose.bit_count() <= MAX_LISTED_LOOSE:
+        return game.legal()
+    offered = []
+    for c in iter_cards(state.hands[state.to_move]):
+        offered.append(Move(c, TRAIL))
+        same = state.loose & RANK_MASK[RANK[c]]
+        if same:
+            offered.append(Move(c, CAPTURE, same))
+    return sorted(m for m in offered if is_legal(game.rules, state, m)) or game.legal()
 
 
 def game_from(
