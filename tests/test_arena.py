@@ -107,7 +107,7 @@ def test_bots_finish_a_game_whose_tables_grow_too_big_to_list() -> None:
     # loose cards a bot is offered the legal trails and pairings (offered_moves).
     rules = RuleSet.from_preset("classic", points_cards=0, points_spades=0, points_big=0, points_little=0)
     greedy = make_policy("greedy")
-    game = play(rules, [greedy, greedy], 0, rounds=1)
+    game = play(rules, [greedy, greedy], 0, rounds=None)  # to the target, as selfplay plays
     assert game.over
     tables = [loose for loose, _ in replay_log(game.to_log()).after]
     assert max(t.bit_count() for t in tables) > MAX_LISTED_LOOSE  # it did reach such a table
