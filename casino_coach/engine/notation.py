@@ -279,27 +279,8 @@ def complete_move(rules: RuleSet, state: RoundState, text: str, legal: Sequence[
         raise NotationError(not_a_card(text, hand, legal))
     if not hand >> card & 1:
         raise IllegalMoveError(not_held(card, hand))
-    action: str | None = None
-    value: int | None = None
+    action, value, rest = _typed_action(toks[1:])
     listed = 0
-    rest = toks[1:]
-    if rest:
-        head = rest[0].lower()
-        m = re.fullmatch(r"(?:b|=|build|builds)(\d*)", head)
-        if m:
-            action = "b"
-            rest = rest[1:]
-            if m.group(1):
-                value = int(m.group(1))
-            elif rest and rest[0].isdecimal():
-                value = int(rest[0])
-                rest = rest[1:]
-        elif head in _TYPED_ACTIONS:
-            action = _TYPED_ACTIONS[head]
-            rest = rest[1:]
-            if action == "t" and rest and re.fullmatch(r"[b=]\d+", rest[0].lower()):
-                value = int(rest[0][1:])
-                rest = rest[1:]
     for tok in rest:
         if tok in "+,":
             continue
@@ -345,6 +326,32 @@ def complete_move(rules: RuleSet, state: RoundState, text: str, legal: Sequence[
         f", and {len(own) - LISTED_IN_ERRORS} more (moves lists them)" if len(own) > LISTED_IN_ERRORS else ""
     )
     raise IllegalMoveError(f"{lead[0].upper()}{lead[1:]}. Legal with {card_symbol(card)}: {nums}{more}")
+
+
+def _typed_action(toks: list[str]) -> tuple[str | None, int | None, list[str]]:
+    """The action typed after the card ("x", "b" or "t", or None), the build value typed with it, and
+    the tokens after them (the table cards it involves)."""
+    action: str | None = None
+    value: int | None = None
+    rest = toks
+    if rest:
+        head = rest[0].lower()
+        m = re.fullmatch(r"(?:b|=|build|builds)(\d*)", head)
+        if m:
+            action = "b"
+            rest = rest[1:]
+            if m.group(1):
+                value = int(m.group(1))
+            elif rest and rest[0].isdecimal():
+                value = int(rest[0])
+                rest = rest[1:]
+        elif head in _TYPED_ACTIONS:
+            action = _TYPED_ACTIONS[head]
+            rest = rest[1:]
+            if action == "t" and rest and re.fullmatch(r"[b=]\d+", rest[0].lower()):
+                value = int(rest[0][1:])
+                rest = rest[1:]
+    return action, value, rest
 
 
 def _fits(m: Move, action: str | None, value: int | None, listed: int) -> bool:
