@@ -13,7 +13,7 @@
 //! compile time; a call allocates nothing.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::engine::cards::{
     count, iter_cards, rank, rank_mask, Mask, ACES_MASK, BIG_CASINO, FULL_DECK, LITTLE_CASINO, NUM_CARDS,
@@ -768,6 +768,19 @@ impl fmt::Debug for Evaluator {
     }
 }
 
+/// The tables of two sides, made once per process: they depend on nothing (the search makes an
+/// evaluator per decision, and building them took about as long as a small decision's search).
+fn shared_two_sides() -> Arc<TwoSides> {
+    static TWO: OnceLock<Arc<TwoSides>> = OnceLock::new();
+    TWO.get_or_init(|| Arc::from(TwoSides::new())).clone()
+}
+
+/// The majority odds of `n` sides (3 or 4), made once per process.
+fn shared_majority_odds(n: usize) -> Arc<MajorityOdds> {
+    static ODDS: [OnceLock<Arc<MajorityOdds>>; MAX_SEATS + 1] = [const { OnceLock::new() }; MAX_SEATS + 1];
+    ODDS[n].get_or_init(|| Arc::from(MajorityOdds::new(n))).clone()
+}
+
 impl Evaluator {
     /// As Python's `Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)`.
     /// Panics unless 2 <= nsides <= 4 and root_side < nsides.
@@ -801,8 +814,8 @@ impl Evaluator {
             final_value,
             category_weights,
             pair_only,
-            two: (n == 2).then(|| Arc::from(TwoSides::new())),
-            majority: (n > 2).then(|| Arc::from(MajorityOdds::new(n))),
+            two: (n == 2).then(shared_two_sides),
+            majority: (n > 2).then(|| shared_majority_odds(n)),
         }
     }
 

@@ -1,6 +1,8 @@
 //! The hidden-information search. Each module mirrors the Python module of the same name in
-//! `casino_coach/search/`, value for value.
+//! `casino_coach/search/`, value for value; `table` is the solver's transposition table and move
+//! cache, where the reference uses dicts.
 
 pub mod leaf;
 pub mod solver;
+pub mod table;
 pub mod worlds;
