@@ -39,6 +39,8 @@ enum Op {
     Root(usize, State, Vec<Move>, Answer),
     Search(usize, State, f64, f64, Answer),
     Pline(usize, State, Answer),
+    /// A decision made: its solvers are dropped, as Python drops them.
+    Done,
 }
 
 struct Words<'a>(std::str::SplitWhitespace<'a>);
@@ -145,6 +147,10 @@ fn parse(text: &str) -> Vec<Op> {
     for line in text.lines() {
         let mut w = Words(line.split_whitespace());
         let kind = w.word().to_string();
+        if kind == "done" {
+            ops.push(Op::Done);
+            continue;
+        }
         let id: usize = w.int();
         let op = match kind.as_str() {
             "new" => {
@@ -205,25 +211,25 @@ fn parse(text: &str) -> Vec<Op> {
     ops
 }
 
-fn get(solvers: &mut [Option<(Solver, String)>], id: usize) -> &mut Solver {
-    &mut solvers[id].as_mut().expect("a solver made before").0
+fn get(solvers: &mut [Option<Solver>], id: usize) -> &mut Solver {
+    solvers[id].as_mut().expect("a solver made before")
 }
 
 /// One pass over the records: nodes and seconds per section; panics at the first answer that is
 /// not the recorded one.
 fn replay(ops: &[Op], check: bool) -> BTreeMap<String, (u64, f64)> {
-    let mut solvers: Vec<Option<(Solver, String)>> = Vec::new();
+    let mut solvers: Vec<Option<Solver>> = Vec::new();
     let mut out: BTreeMap<String, (u64, f64)> = BTreeMap::new();
     let mut section = String::new();
+    let mut nodes = 0;
     let mut t0 = Instant::now();
-    let mut flush = |section: &str, solvers: &mut Vec<Option<(Solver, String)>>, t0: &mut Instant| {
+    let mut flush = |section: &str, nodes: &mut u64, t0: &mut Instant| {
         if !section.is_empty() {
-            let nodes: u64 = solvers.iter().flatten().map(|(s, _)| s.nodes).sum();
             let e = out.entry(section.to_string()).or_default();
-            e.0 += nodes;
+            e.0 += *nodes;
             e.1 += t0.elapsed().as_secs_f64();
         }
-        solvers.clear();
+        *nodes = 0;
         *t0 = Instant::now();
     };
     for (k, op) in ops.iter().enumerate() {
@@ -239,7 +245,7 @@ fn replay(ops: &[Op], check: bool) -> BTreeMap<String, (u64, f64)> {
             } => {
                 let name = format!("{preset} {sec}");
                 if name != section {
-                    flush(&section, &mut solvers, &mut t0);
+                    flush(&section, &mut nodes, &mut t0);
                     section = name;
                 }
                 let rules = match preset.as_str() {
@@ -254,7 +260,7 @@ fn replay(ops: &[Op], check: bool) -> BTreeMap<String, (u64, f64)> {
                 if solvers.len() <= *id {
                     solvers.resize_with(id + 1, || None);
                 }
-                solvers[*id] = Some((s, section.clone()));
+                solvers[*id] = Some(s);
             }
             Op::Limit(id, n) => get(&mut solvers, *id).node_limit = *n,
             Op::Nodes(id, n) => get(&mut solvers, *id).nodes = *n,
@@ -284,6 +290,11 @@ fn replay(ops: &[Op], check: bool) -> BTreeMap<String, (u64, f64)> {
                     assert_eq!(&got, want, "record {}", k + 1);
                 }
             }
+            Op::Done => {
+                for s in solvers.drain(..).flatten() {
+                    nodes += s.nodes;
+                }
+            }
             Op::Pline(id, s, want) => {
                 let sv = get(&mut solvers, *id);
                 let got = Answer::Line(sv.principal_line(s));
@@ -293,7 +304,10 @@ fn replay(ops: &[Op], check: bool) -> BTreeMap<String, (u64, f64)> {
             }
         }
     }
-    flush(&section, &mut solvers, &mut t0);
+    for s in solvers.drain(..).flatten() {
+        nodes += s.nodes;
+    }
+    flush(&section, &mut nodes, &mut t0);
     out
 }
 

@@ -11,6 +11,7 @@ two deals of ``--rounds`` random 2-player rounds, and the first decision of the 
     root ID STATE NMOVES MOVES.. = NODES ok (VALUE LINELEN MOVES..)..  |  = NODES out
     search ID STATE ALPHA BETA = NODES ok VALUE  |  = NODES out
     pline ID STATE = LINELEN MOVES..
+    done                           (the decision is made: its solvers are dropped)
 
     python scripts/record_solves.py OUT [--rounds 2] [--last-rounds 10] [--preset classic ...]
 """
@@ -160,6 +161,7 @@ def main() -> None:
                 rec.section = section
                 for o in obs:
                     evaluate(rules, o, Limits())
+                    rec.write(["done"])
     print(f"{args.out}: {next(rec.ids)} solvers")
 
 

@@ -256,6 +256,9 @@ pub struct Solver {
     /// Buffers of `moves_of`: the sort keys, the twins' stand-ins seen.
     keyed: Vec<(i64, u32)>,
     seen: Vec<Move>,
+    /// The key of the state searched, and of the moves listed, filled again each time.
+    state_key: Key,
+    moves_key: Key,
 }
 
 impl Solver {
@@ -283,6 +286,8 @@ impl Solver {
             scratch: Vec::new(),
             keyed: Vec::new(),
             seen: Vec::new(),
+            state_key: Key::default(),
+            moves_key: Key::default(),
         }
     }
 
@@ -303,9 +308,10 @@ impl Solver {
         } else {
             0
         };
-        let key = Key::of_moves(seat, s.hands[seat as usize], s.loose, &s.builds, partner);
+        let key = &mut self.moves_key;
+        key.set_moves(seat, s.hands[seat as usize], s.loose, &s.builds, partner);
         let hash = key.hash();
-        if let Some(at) = self.move_index.find(&key, hash) {
+        if let Some(at) = self.move_index.find(key, hash) {
             return *self.move_index.get(at);
         }
         let mut moves = std::mem::take(&mut self.scratch);
@@ -327,7 +333,7 @@ impl Solver {
         }
         let slot = (start as u32, (self.arena.len() - start) as u32);
         self.scratch = moves;
-        self.move_index.insert(&key, hash, slot);
+        self.move_index.insert(&self.moves_key, hash, slot);
         slot
     }
 
@@ -477,9 +483,9 @@ impl Solver {
             }
             return Ok(self.eval.leaf(s));
         }
-        let key = Key::of_state(s);
-        let hash = key.hash();
-        let (at, e) = match self.tt.find(&key, hash) {
+        self.state_key.set_state(s);
+        let hash = self.state_key.hash();
+        let (at, e) = match self.tt.find(&self.state_key, hash) {
             None => {
                 let (start, len) = self.moves_of(s);
                 let e = Entry {
@@ -489,7 +495,8 @@ impl Solver {
                     hi: INF,
                     best: 0,
                 };
-                (self.tt.insert(&key, hash, e), e)
+                // moves_of keys the moves in its own buffer: this one still holds the state
+                (self.tt.insert(&self.state_key, hash, e), e)
             }
             Some(at) => {
                 let e = *self.tt.get(at);

@@ -9,49 +9,37 @@
 //! recursion instead of looking the state up again.
 
 use crate::engine::cards::Mask;
-use crate::engine::state::{Builds, State};
+use crate::engine::state::{Builds, State, MAX_BUILDS, MAX_SEATS};
 
-/// Keys of up to this many words (a 2-player state with 6 builds, a 4-player one with 4) live on
-/// the stack; longer ones in a `Vec`.
-const INLINE_WORDS: usize = 16;
+/// The most words a key takes: a head word, the hands, the loose cards, stock and set-aside, the
+/// piles, the sweeps two to a word, the builds and their owners eight to a word.
+pub const KEY_WORDS: usize = 1 + MAX_SEATS + 3 + MAX_SEATS + MAX_SEATS / 2 + MAX_BUILDS + MAX_BUILDS / 8;
 
 /// The words of a state (or of what its moves depend on): equal words exactly when the states are
-/// equal.
+/// equal. A buffer, filled again for each state (`set_state`, `set_moves`): the search keeps one, so
+/// that a node neither clears nor copies its 32 words.
 #[derive(Clone)]
 pub struct Key {
-    inline: [u64; INLINE_WORDS],
-    spill: Vec<u64>,
+    words: [u64; KEY_WORDS],
     len: usize,
 }
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
-impl Key {
-    #[inline]
-    fn new() -> Key {
+impl Default for Key {
+    fn default() -> Self {
         Key {
-            inline: [0; INLINE_WORDS],
-            spill: Vec::new(),
+            words: [0; KEY_WORDS],
             len: 0,
         }
     }
+}
 
+impl Key {
     #[inline(always)]
     fn push(&mut self, w: u64) {
-        if self.len < INLINE_WORDS {
-            self.inline[self.len] = w;
-        } else {
-            self.spill_push(w);
-        }
+        self.words[self.len] = w;
         self.len += 1;
-    }
-
-    #[cold]
-    fn spill_push(&mut self, w: u64) {
-        if self.spill.is_empty() {
-            self.spill.extend_from_slice(&self.inline);
-        }
-        self.spill.push(w);
     }
 
     /// The builds, a word each (cards, value and kind), then their owners, eight to a word.
@@ -73,12 +61,12 @@ impl Key {
     /// The key of a state. Seats past `nplayers` and sides past `nsides` are left out: they are
     /// always empty (`State`), so equal keys still mean equal states.
     #[inline(always)]
-    pub fn of_state(s: &State) -> Key {
+    pub fn set_state(&mut self, s: &State) {
         debug_assert!(s.hands[s.nplayers as usize..].iter().all(|&h| h == 0));
         debug_assert!(s.captured[s.nsides as usize..].iter().all(|&c| c == 0));
         debug_assert!(s.sweeps[s.nsides as usize..].iter().all(|&c| c == 0));
-        let mut k = Key::new();
-        k.push(
+        self.len = 0;
+        self.push(
             s.to_move as u64
                 | (s.last_capturer as u8 as u64) << 8
                 | (s.more as u64) << 16
@@ -88,42 +76,43 @@ impl Key {
                 | (s.builds.len() as u64) << 48,
         );
         for &h in &s.hands[..s.nplayers as usize] {
-            k.push(h);
+            self.push(h);
         }
-        k.push(s.loose);
-        k.push(s.stock);
-        k.push(s.set_aside);
+        self.push(s.loose);
+        self.push(s.stock);
+        self.push(s.set_aside);
         let n = s.nsides as usize;
         for &c in &s.captured[..n] {
-            k.push(c);
+            self.push(c);
         }
         for pair in s.sweeps[..n].chunks(2) {
-            k.push(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
+            self.push(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
         }
-        k.push_builds(&s.builds);
+        self.push_builds(&s.builds);
+    }
+
+    /// The key of a state, in a new buffer.
+    pub fn of_state(s: &State) -> Key {
+        let mut k = Key::default();
+        k.set_state(s);
         k
     }
 
     /// The key of what a mover's legal moves depend on: the seat, its hand, the table and the
     /// partner's hand (0 unless building for a partner is allowed).
     #[inline(always)]
-    pub fn of_moves(seat: u8, hand: Mask, loose: Mask, builds: &Builds, partner: Mask) -> Key {
-        let mut k = Key::new();
-        k.push(seat as u64 | (builds.len() as u64) << 8);
-        k.push(hand);
-        k.push(loose);
-        k.push(partner);
-        k.push_builds(builds);
-        k
+    pub fn set_moves(&mut self, seat: u8, hand: Mask, loose: Mask, builds: &Builds, partner: Mask) {
+        self.len = 0;
+        self.push(seat as u64 | (builds.len() as u64) << 8);
+        self.push(hand);
+        self.push(loose);
+        self.push(partner);
+        self.push_builds(builds);
     }
 
     #[inline]
     pub fn words(&self) -> &[u64] {
-        if self.len <= INLINE_WORDS {
-            &self.inline[..self.len]
-        } else {
-            &self.spill
-        }
+        &self.words[..self.len]
     }
 
     /// FxHash of the words (a multiply-rotate hash, rustc's).
