@@ -6,6 +6,7 @@
 //! with the same null windows, the same table bounds and the same node count, so that a node
 //! budget stops both at the same node and every value, line and count is the reference's.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -237,6 +238,51 @@ pub struct RootValue {
     pub line: Vec<Move>,
 }
 
+/// A solver's tables, kept when it is dropped for the next solver made on the same thread (the
+/// search makes one or more a decision): growing them again from nothing cost a tenth of the
+/// search's time, in copies and fresh pages. Tables of more than `KEEP_BYTES` are freed.
+struct Tables {
+    tt: PackedMap<Entry>,
+    move_index: PackedMap<(u32, u32)>,
+    arena: Vec<Move>,
+}
+
+const KEEP_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
+}
+
+impl Tables {
+    /// The thread's spare tables, empty, or new ones.
+    fn take() -> Tables {
+        let spare = SPARE_TABLES.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()));
+        spare.unwrap_or_else(|| Tables {
+            tt: PackedMap::default(),
+            move_index: PackedMap::default(),
+            arena: Vec::new(),
+        })
+    }
+
+    /// Keeps these tables, emptied, for the next solver of the thread, unless they are large.
+    fn keep(mut self) {
+        let bytes = self.tt.capacity_bytes()
+            + self.move_index.capacity_bytes()
+            + self.arena.capacity() * std::mem::size_of::<Move>();
+        if bytes > KEEP_BYTES {
+            return;
+        }
+        self.tt.clear();
+        self.move_index.clear();
+        self.arena.clear();
+        SPARE_TABLES.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = Some(self);
+            }
+        });
+    }
+}
+
 /// Alpha-beta with a transposition table, for one root side; reusable across worlds.
 pub struct Solver {
     rules: Rules,
@@ -261,6 +307,17 @@ pub struct Solver {
     moves_key: Key,
 }
 
+impl Drop for Solver {
+    fn drop(&mut self) {
+        Tables {
+            tt: std::mem::replace(&mut self.tt, PackedMap::hollow()),
+            move_index: std::mem::replace(&mut self.move_index, PackedMap::hollow()),
+            arena: std::mem::take(&mut self.arena),
+        }
+        .keep();
+    }
+}
+
 impl Solver {
     pub fn new(
         rules: &Rules,
@@ -270,6 +327,11 @@ impl Solver {
         eval: Evaluator,
         order: MoveOrder,
     ) -> Solver {
+        let Tables {
+            tt,
+            move_index,
+            arena,
+        } = Tables::take();
         Solver {
             rules: rules.clone(),
             root_side,
@@ -280,9 +342,9 @@ impl Solver {
             nodes: 0,
             node_limit: 1 << 62,
             partner: rules.build_for_partner != BuildForPartner::Never,
-            tt: PackedMap::default(),
-            move_index: PackedMap::default(),
-            arena: Vec::new(),
+            tt,
+            move_index,
+            arena,
             scratch: Vec::new(),
             keyed: Vec::new(),
             seen: Vec::new(),

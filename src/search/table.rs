@@ -238,6 +238,33 @@ impl<V: Copy> PackedMap<V> {
         &mut self.entries[at].value
     }
 
+    /// Empties the map, keeping the room its entries and keys took (the index starts small again:
+    /// a small search in a large index would touch more of memory).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.words.clear();
+        self.index.clear();
+        self.index.resize(1 << START_BITS, 0);
+        self.shift = 64 - START_BITS;
+    }
+
+    /// The bytes the map holds.
+    pub fn capacity_bytes(&self) -> usize {
+        self.index.capacity() * 8
+            + self.entries.capacity() * std::mem::size_of::<Slot<V>>()
+            + self.words.capacity() * 8
+    }
+
+    /// A map without room, to stand in for one moved out (`std::mem::replace`); not to be used.
+    pub fn hollow() -> Self {
+        PackedMap {
+            index: Vec::new(),
+            shift: 64 - START_BITS,
+            entries: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+
     /// The value of `key`, if it is in the map.
     #[inline]
     pub fn lookup(&self, key: &Key) -> Option<&V> {
