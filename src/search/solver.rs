@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::engine::cards::{twin_groups, Mask};
-use crate::engine::movegen::{apply, legal_moves, Move, CAPTURE, TRAIL};
+use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
-use crate::engine::state::State;
+use crate::engine::state::{State, MAX_BUILDS};
 use crate::search::leaf::Evaluator;
 use crate::search::table::{Key, PackedMap};
 
@@ -586,6 +586,8 @@ impl Solver {
         let left = left - 1;
         let maximise = s.to_move % self.nsides == self.root_side;
         let mut best = if maximise { -INF } else { INF };
+        // One child state for every move, made the parent again before each.
+        let mut child = *s;
         // The stored best move first (k = 0), then the rest in their order.
         for k in 0..e.len {
             let i = if k == 0 {
@@ -596,7 +598,12 @@ impl Solver {
                 k
             };
             let m = self.arena[(e.start + i) as usize];
-            let child = apply(&self.rules, s, m);
+            if k > 0 {
+                child.restore(s);
+            }
+            if !apply_in_place(&self.rules, &mut child, m) {
+                panic!("a move that makes more than {MAX_BUILDS} builds on the table");
+            }
             // Principal variation search: the first move with the full window, the others with a
             // null window, searched again when they are better than the best so far.
             if maximise {
