@@ -57,6 +57,9 @@ const TOP: usize = 14;
 /// Families of at most this many sets are walked one by one (as the Python's `_unions` does);
 /// more are decided card set by card set (`unions_by_subsets`).
 const WALK_SETS: usize = 8;
+/// Tables of at most this many summable loose cards list the subsets one by one (cheaper than the
+/// table by totals for a few cards, and in the same order).
+const ENUMERATE_SUMS: usize = 5;
 /// The most cards whose subsets `unions_by_subsets` tabulates (a bit each: 512 KiB).
 const MAX_SUBSET_CARDS: u32 = 22;
 
@@ -265,19 +268,47 @@ impl Table {
         for b in &mut self.sums {
             b.clear();
         }
-        // Each card joins every subset made of the cards before it (`_sums_table`), totals taken
-        // from the top so that no subset takes the card twice.
+        // The cards that enter sums.
+        let mut eligible: Mask = 0;
         for c in iter_cards(summable) {
             let v = pv[c as usize] as usize;
-            if v == 0 || v > limit {
-                continue;
+            if v != 0 && v <= limit {
+                eligible |= 1 << c;
             }
-            let bit: Mask = 1 << c;
-            for t in (1..=limit - v).rev() {
-                let (low, high) = self.sums.split_at_mut(t + v);
-                high[0].extend(low[t].iter().map(|&m| m | bit));
+        }
+        let k = eligible.count_ones() as usize;
+        if k <= ENUMERATE_SUMS {
+            // Every subset in increasing order of its mask, each from the one without its lowest
+            // card: the sets of each total come in the order the table below makes them.
+            let mut cards = [0u8; ENUMERATE_SUMS];
+            for (slot, c) in cards.iter_mut().zip(iter_cards(eligible)) {
+                *slot = c;
             }
-            self.sums[v].push(bit);
+            let mut totals = [0u8; 1 << ENUMERATE_SUMS];
+            let mut masks = [0 as Mask; 1 << ENUMERATE_SUMS];
+            for sub in 1..1usize << k {
+                let rest = sub & (sub - 1);
+                let c = cards[sub.trailing_zeros() as usize];
+                let total = totals[rest] + pv[c as usize];
+                let mask = masks[rest] | 1 << c;
+                totals[sub] = total;
+                masks[sub] = mask;
+                if total as usize <= limit {
+                    self.sums[total as usize].push(mask);
+                }
+            }
+        } else {
+            // Each card joins every subset made of the cards before it (`_sums_table`), totals
+            // taken from the top so that no subset takes the card twice.
+            for c in iter_cards(eligible) {
+                let v = pv[c as usize] as usize;
+                let bit: Mask = 1 << c;
+                for t in (1..=limit - v).rev() {
+                    let (low, high) = self.sums.split_at_mut(t + v);
+                    high[0].extend(low[t].iter().map(|&m| m | bit));
+                }
+                self.sums[v].push(bit);
+            }
         }
         // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
         for w in limit + 1..=TOP {
@@ -1111,6 +1142,49 @@ mod tests {
                 value: 0
             }]
         );
+    }
+
+    /// `Table::build`'s sums as the table by totals makes them (`_sums_table`), for the test.
+    fn sums_by_table(rules: &Rules, loose: Mask) -> Vec<Vec<Mask>> {
+        let limit = rules.max_build as usize;
+        let summable = if rules.numeric_courts {
+            loose
+        } else {
+            loose & NUMERALS
+        };
+        let mut sums = vec![Vec::new(); TOP + 1];
+        for c in iter_cards(summable) {
+            let v = rules.pair_value[c as usize] as usize;
+            if v == 0 || v > limit {
+                continue;
+            }
+            for t in (1..=limit - v).rev() {
+                let (low, high) = sums.split_at_mut(t + v);
+                high[0].extend(low[t].iter().map(|&m| m | 1 << c));
+            }
+            sums[v].push(1 << c);
+        }
+        sums
+    }
+
+    #[test]
+    fn sums_listed_one_by_one_come_as_the_table_makes_them() {
+        let mut rng = crate::engine::playout::SplitMix64(3);
+        let mut sc = Scratch::default();
+        let mut table = Table::default();
+        for rules in [Rules::classic(), Rules::royal(), Rules::dominican()] {
+            for _ in 0..3000 {
+                let mut loose = 0;
+                for _ in 0..rng.below(11) {
+                    loose |= 1 << rng.below(52);
+                }
+                table.build(&rules, loose, 0, &mut sc);
+                let want = sums_by_table(&rules, loose);
+                for (w, sets) in want.iter().enumerate().take(rules.max_build as usize + 1).skip(1) {
+                    assert_eq!(table.sets(w), &sets[..], "{loose:#x} {w}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! compile time; a call allocates nothing.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::engine::cards::{
     count, iter_cards, rank, rank_mask, Mask, ACES_MASK, BIG_CASINO, FULL_DECK, LITTLE_CASINO, NUM_CARDS,
@@ -523,15 +523,18 @@ impl Groups {
 /// of the remaining cards with probability pmf[x] (`leaf._lead_odds`).
 #[inline]
 fn lead_odds(d: i64, pmf: &[f64]) -> (f64, f64) {
-    let total = pmf.len() as i64 - 1;
+    // diff = d + 2x - total is above 0 from x = t // 2 + 1 on and below 0 up to x < ceil(t / 2)
+    // (t = total - d): two runs, each summed in increasing x as Python's one loop sums it.
+    let len = pmf.len() as i64;
+    let t = len - 1 - d;
+    let win_from = (t.div_euclid(2) + 1).clamp(0, len) as usize;
+    let lose_to = (t + 1).div_euclid(2).clamp(0, len) as usize;
     let (mut win, mut lose) = (0.0, 0.0);
-    for (x, &p) in pmf.iter().enumerate() {
-        let diff = d + 2 * x as i64 - total;
-        if diff > 0 {
-            win += p;
-        } else if diff < 0 {
-            lose += p;
-        }
+    for &p in &pmf[win_from..] {
+        win += p;
+    }
+    for &p in &pmf[..lose_to] {
+        lose += p;
     }
     (win, lose)
 }
@@ -548,6 +551,8 @@ struct TwoSides {
     /// `p ** x` and `(1 - p) ** x` for each of `PROBS`.
     pow_p: [[f64; N]; NPROBS],
     pow_q: [[f64; N]; NPROBS],
+    /// `_binomial(n, p)` of each of `PROBS` and n = 0..52: row (p, n) at `(p * N + n) * N`.
+    binomials: Vec<f64>,
     pair_dead: [u8; 2],
     pair: [u8; 2],
     sum_by_size: [[u8; 8]; 2],
@@ -559,6 +564,7 @@ impl TwoSides {
         let mut t = Box::new(TwoSides {
             pow_p: [[0.0; N]; NPROBS],
             pow_q: [[0.0; N]; NPROBS],
+            binomials: vec![0.0; NPROBS * N * N],
             pair_dead: P_PAIR_DEAD.map(prob_index),
             pair: P_PAIR.map(prob_index),
             sum_by_size: P_SUM_BY_SIZE.map(|row| row.map(prob_index)),
@@ -571,11 +577,23 @@ impl TwoSides {
                 t.pow_q[i][x] = q.powf(x as f64);
             }
         }
+        for i in 0..NPROBS {
+            let (pp, qq) = (&t.pow_p[i], &t.pow_q[i]);
+            for n in 0..N {
+                let at = (i * N + n) * N;
+                for x in 0..=n {
+                    t.binomials[at + x] = COMB[n][x] * pp[x] * qq[n - x];
+                }
+            }
+        }
         t
     }
 
     /// `leaf._count_pmf`: the law of the number of cards the side to move takes, from groups of
     /// (cards, probability each) sorted as Python sorts them; its length is returned.
+    ///
+    /// The binomial laws come from a table, computed as Python computes them, and the first one is
+    /// the law itself (Python convolves it with [1.0], which changes no bit).
     fn count_pmf(&self, groups: &Groups, only: Mask, out: &mut [f64; N]) -> usize {
         // sorted(((m & only).bit_count(), p) ...): insertion sort of at most NPROBS pairs
         let mut keys = [(0u32, 0u8); NPROBS];
@@ -592,28 +610,35 @@ impl TwoSides {
         }
         out[0] = 1.0;
         let mut len = 1;
-        let mut b = [0.0; N];
-        let mut acc = [0.0; N];
         for &(n, p) in &keys[..k] {
             if n == 0 {
                 continue;
             }
             let n = n as usize;
-            // `_binomial(n, p)`: comb(n, x) * p**x * (1 - p) ** (n - x)
-            let (pp, qq) = (&self.pow_p[p as usize], &self.pow_q[p as usize]);
-            for x in 0..=n {
-                b[x] = COMB[n][x] * pp[x] * qq[n - x];
+            let b = self.binomial(n, p);
+            if len == 1 {
+                // out is [1.0]: 0.0 + 1.0 * b[j] is b[j] (every b[j] is a non-negative float)
+                out[..=n].copy_from_slice(b);
+                len = n + 1;
+                continue;
             }
-            acc[..len + n].fill(0.0);
+            let mut acc = [0.0; N];
             for (i, &pa) in out[..len].iter().enumerate() {
-                for (j, &pb) in b[..=n].iter().enumerate() {
-                    acc[i + j] += pa * pb;
+                for (a, &pb) in acc[i..=i + n].iter_mut().zip(b) {
+                    *a += pa * pb;
                 }
             }
+            out[..len + n].copy_from_slice(&acc[..len + n]);
             len += n;
-            out[..len].copy_from_slice(&acc[..len]);
         }
         len
+    }
+
+    /// `_binomial(n, p)`: `comb(n, x) * p**x * (1 - p) ** (n - x)` for x = 0..=n, from the table.
+    #[inline]
+    fn binomial(&self, n: usize, p: u8) -> &[f64] {
+        let at = (p as usize * N + n) * N;
+        &self.binomials[at..at + n + 1]
     }
 }
 
@@ -768,6 +793,19 @@ impl fmt::Debug for Evaluator {
     }
 }
 
+/// The tables of two sides, made once per process: they depend on nothing (the search makes an
+/// evaluator per decision, and building them took about as long as a small decision's search).
+fn shared_two_sides() -> Arc<TwoSides> {
+    static TWO: OnceLock<Arc<TwoSides>> = OnceLock::new();
+    TWO.get_or_init(|| Arc::from(TwoSides::new())).clone()
+}
+
+/// The majority odds of `n` sides (3 or 4), made once per process.
+fn shared_majority_odds(n: usize) -> Arc<MajorityOdds> {
+    static ODDS: [OnceLock<Arc<MajorityOdds>>; MAX_SEATS + 1] = [const { OnceLock::new() }; MAX_SEATS + 1];
+    ODDS[n].get_or_init(|| Arc::from(MajorityOdds::new(n))).clone()
+}
+
 impl Evaluator {
     /// As Python's `Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)`.
     /// Panics unless 2 <= nsides <= 4 and root_side < nsides.
@@ -801,8 +839,8 @@ impl Evaluator {
             final_value,
             category_weights,
             pair_only,
-            two: (n == 2).then(|| Arc::from(TwoSides::new())),
-            majority: (n > 2).then(|| Arc::from(MajorityOdds::new(n))),
+            two: (n == 2).then(shared_two_sides),
+            majority: (n > 2).then(|| shared_majority_odds(n)),
         }
     }
 
@@ -1279,6 +1317,93 @@ mod tests {
             for n in 0..N {
                 assert!((t.cdf[n][n + 1] - 1.0).abs() < 1e-12);
             }
+        }
+    }
+
+    /// `count_pmf` as Python computes it (`leaf._count_pmf`): into a new list, i outer.
+    fn count_pmf_as_python(t: &TwoSides, groups: &Groups, only: Mask, out: &mut [f64; N]) -> usize {
+        // sorted(((m & only).bit_count(), p) ...): insertion sort of at most NPROBS pairs
+        let mut keys = [(0u32, 0u8); NPROBS];
+        let mut k = 0;
+        for (p, m) in groups.iter() {
+            let item = (count(m & only), p);
+            let mut i = k;
+            while i > 0 && keys[i - 1] > item {
+                keys[i] = keys[i - 1];
+                i -= 1;
+            }
+            keys[i] = item;
+            k += 1;
+        }
+        out[0] = 1.0;
+        let mut len = 1;
+        let mut b = [0.0; N];
+        let mut acc = [0.0; N];
+        for &(n, p) in &keys[..k] {
+            if n == 0 {
+                continue;
+            }
+            let n = n as usize;
+            // `_binomial(n, p)`: comb(n, x) * p**x * (1 - p) ** (n - x)
+            let (pp, qq) = (&t.pow_p[p as usize], &t.pow_q[p as usize]);
+            for x in 0..=n {
+                b[x] = COMB[n][x] * pp[x] * qq[n - x];
+            }
+            acc[..len + n].fill(0.0);
+            for (i, &pa) in out[..len].iter().enumerate() {
+                for (j, &pb) in b[..=n].iter().enumerate() {
+                    acc[i + j] += pa * pb;
+                }
+            }
+            len += n;
+            out[..len].copy_from_slice(&acc[..len]);
+        }
+        len
+    }
+
+    #[test]
+    fn lead_odds_split_as_one_loop() {
+        let pmf: Vec<f64> = (0..12).map(|x| 1.0 / (x as f64 + 3.0)).collect();
+        for len in 1..=pmf.len() {
+            for d in -15..=15 {
+                let (mut win, mut lose) = (0.0, 0.0);
+                let total = len as i64 - 1;
+                for (x, &p) in pmf[..len].iter().enumerate() {
+                    let diff = d + 2 * x as i64 - total;
+                    if diff > 0 {
+                        win += p;
+                    } else if diff < 0 {
+                        lose += p;
+                    }
+                }
+                let got = lead_odds(d, &pmf[..len]);
+                assert_eq!(
+                    (got.0.to_bits(), got.1.to_bits()),
+                    (win.to_bits(), lose.to_bits())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn count_pmf_adds_as_python() {
+        let t = TwoSides::new();
+        let mut rng = crate::engine::playout::SplitMix64(7);
+        for _ in 0..2000 {
+            let mut g = Groups::new();
+            let mut used = 0;
+            for _ in 0..1 + rng.below(5) {
+                let p = rng.below(NPROBS as u32) as u8;
+                let cards = rng.next_u64() & rng.next_u64() & FULL_DECK & !used;
+                used |= cards;
+                g.add(p, cards);
+            }
+            let only = if rng.below(2) == 0 { FULL_DECK } else { SPADES_MASK };
+            let (mut fast, mut slow) = ([0.0; N], [0.0; N]);
+            let len = t.count_pmf(&g, only, &mut fast);
+            assert_eq!(len, count_pmf_as_python(&t, &g, only, &mut slow));
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fast[..len]), bits(&slow[..len]));
         }
     }
 

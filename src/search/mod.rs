@@ -1,8 +1,10 @@
 //! The hidden-information search. Each module mirrors the Python module of the same name in
-//! `casino_coach/search/`, value for value.
+//! `casino_coach/search/`, value for value; `table` is the solver's transposition table and move
+//! cache, where the reference uses dicts.
 
 pub mod chances;
 pub mod inference;
 pub mod leaf;
 pub mod solver;
+pub mod table;
 pub mod worlds;

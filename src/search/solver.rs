@@ -6,14 +6,16 @@
 //! with the same null windows, the same table bounds and the same node count, so that a node
 //! budget stops both at the same node and every value, line and count is the reference's.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::engine::cards::{twin_groups, Mask};
-use crate::engine::movegen::{apply, legal_moves, Move, CAPTURE, TRAIL};
+use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
-use crate::engine::state::{Builds, State};
+use crate::engine::state::{State, MAX_BUILDS};
 use crate::search::leaf::Evaluator;
+use crate::search::table::{Key, PackedMap};
 
 pub const INF: f64 = f64::INFINITY;
 /// Width of a null window (values are points, far coarser).
@@ -102,61 +104,112 @@ impl MoveOrder {
     }
 }
 
+/// The groups of twins of a mask (`cards.twin_groups`), at most one per rank: (groups, how many).
+#[inline]
+fn twin_groups_of(mask: Mask) -> ([Mask; 13], usize) {
+    let mut out = [0; 13];
+    let mut n = 0;
+    for g in twin_groups(mask) {
+        out[n] = g;
+        n += 1;
+    }
+    (out, n)
+}
+
+/// The move that stands for `m` among those that differ from it only by twins of the hand
+/// (`in_hand`) or of the loose cards (`on_table`): the lowest twins in their place.
+#[inline]
+fn twin_key(m: &Move, in_hand: &[Mask], on_table: &[Mask]) -> Move {
+    let mut card = m.card;
+    for &g in in_hand {
+        if g >> card & 1 != 0 {
+            card = g.trailing_zeros() as u8;
+            break;
+        }
+    }
+    let mut take = m.take;
+    for &g in on_table {
+        let part = take & g;
+        if part != 0 && part != g {
+            // the same number of the group's cards, the lowest ones
+            let mut low = 0;
+            let mut rest = g;
+            for _ in 0..part.count_ones() {
+                let bit = rest & rest.wrapping_neg();
+                low |= bit;
+                rest ^= bit;
+            }
+            take = (take & !g) | low;
+        }
+    }
+    Move {
+        card,
+        action: m.action,
+        take,
+        value: m.value,
+    }
+}
+
 /// For each of `moves`, the index of the first one it differs from only by twins of the hand or of
 /// the loose cards (`solver.twin_classes`); `None` when neither holds twins.
 pub fn twin_classes(moves: &[Move], hand: Mask, loose: Mask) -> Option<Vec<usize>> {
-    let in_hand: Vec<Mask> = twin_groups(hand).collect();
-    let on_table: Vec<Mask> = twin_groups(loose).collect();
-    if in_hand.is_empty() && on_table.is_empty() {
+    let (in_hand, nh) = twin_groups_of(hand);
+    let (on_table, nt) = twin_groups_of(loose);
+    if nh == 0 && nt == 0 {
         return None;
     }
     let mut first: FxMap<Move, usize> = FxMap::default();
     let mut out = Vec::with_capacity(moves.len());
     for (i, m) in moves.iter().enumerate() {
-        let mut card = m.card;
-        for &g in &in_hand {
-            if g >> card & 1 != 0 {
-                card = g.trailing_zeros() as u8;
-                break;
-            }
-        }
-        let mut take = m.take;
-        for &g in &on_table {
-            let part = take & g;
-            if part != 0 && part != g {
-                // the same number of the group's cards, the lowest ones
-                let mut low = 0;
-                let mut rest = g;
-                for _ in 0..part.count_ones() {
-                    let bit = rest & rest.wrapping_neg();
-                    low |= bit;
-                    rest ^= bit;
-                }
-                take = (take & !g) | low;
-            }
-        }
-        let key = Move {
-            card,
-            action: m.action,
-            take,
-            value: m.value,
-        };
+        let key = twin_key(m, &in_hand[..nh], &on_table[..nt]);
         out.push(*first.entry(key).or_insert(i));
     }
     Some(out)
 }
 
 /// `moves` without those that differ from an earlier one only by twins (`solver.distinct_moves`).
-pub fn distinct_moves(moves: Vec<Move>, hand: Mask, loose: Mask) -> Vec<Move> {
-    match twin_classes(&moves, hand, loose) {
-        None => moves,
-        Some(classes) => moves
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| classes[i] == i)
-            .map(|(_, m)| *m)
-            .collect(),
+pub fn distinct_moves(mut moves: Vec<Move>, hand: Mask, loose: Mask) -> Vec<Move> {
+    let kept = distinct_in_place(&mut moves, hand, loose, &mut Vec::new());
+    moves.truncate(kept);
+    moves
+}
+
+/// Longer lists than this find the twins' stand-ins already seen by a hash set, shorter ones by a
+/// scan of them.
+const SCAN_SEEN: usize = 48;
+
+/// `distinct_moves` in place: the moves kept come first, in their order, and their number is
+/// returned. `seen` is a buffer (the search's: it makes no map for a short list).
+pub fn distinct_in_place(moves: &mut [Move], hand: Mask, loose: Mask, seen: &mut Vec<Move>) -> usize {
+    let (in_hand, nh) = twin_groups_of(hand);
+    let (on_table, nt) = twin_groups_of(loose);
+    if nh == 0 && nt == 0 {
+        return moves.len();
     }
+    let (in_hand, on_table) = (&in_hand[..nh], &on_table[..nt]);
+    seen.clear();
+    let mut set: Option<std::collections::HashSet<Move, BuildHasherDefault<FxHasher>>> = None;
+    let mut w = 0;
+    for r in 0..moves.len() {
+        let m = moves[r];
+        let key = twin_key(&m, in_hand, on_table);
+        let new = match &mut set {
+            Some(set) => set.insert(key),
+            None if seen.contains(&key) => false,
+            None => {
+                seen.push(key);
+                if seen.len() > SCAN_SEEN {
+                    set = Some(seen.iter().copied().collect());
+                }
+                true
+            }
+        };
+        if new {
+            moves[w] = m;
+            w += 1;
+        }
+    }
+    w
 }
 
 /// The state as the search keys it: without the stock's cards (`solver.canonical`).
@@ -177,23 +230,57 @@ struct Entry {
     best: u32,
 }
 
-/// The key of the move cache: legal moves depend only on the mover, its hand, the table and, when
-/// building for a partner is allowed, the partner's hand.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct MovesKey {
-    seat: u8,
-    hand: Mask,
-    loose: Mask,
-    builds: Builds,
-    partner: Mask,
-}
-
 /// The value of one root move in one world, and the line proving it (the move first).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RootValue {
     pub mv: Move,
     pub value: f64,
     pub line: Vec<Move>,
+}
+
+/// A solver's tables, kept when it is dropped for the next solver made on the same thread (the
+/// search makes one or more a decision): growing them again from nothing cost a tenth of the
+/// search's time, in copies and fresh pages. Tables of more than `KEEP_BYTES` are freed.
+struct Tables {
+    tt: PackedMap<Entry>,
+    move_index: PackedMap<(u32, u32)>,
+    arena: Vec<Move>,
+}
+
+const KEEP_BYTES: usize = 64 << 20;
+
+thread_local! {
+    static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
+}
+
+impl Tables {
+    /// The thread's spare tables, empty, or new ones.
+    fn take() -> Tables {
+        let spare = SPARE_TABLES.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()));
+        spare.unwrap_or_else(|| Tables {
+            tt: PackedMap::default(),
+            move_index: PackedMap::default(),
+            arena: Vec::new(),
+        })
+    }
+
+    /// Keeps these tables, emptied, for the next solver of the thread, unless they are large.
+    fn keep(mut self) {
+        let bytes = self.tt.capacity_bytes()
+            + self.move_index.capacity_bytes()
+            + self.arena.capacity() * std::mem::size_of::<Move>();
+        if bytes > KEEP_BYTES {
+            return;
+        }
+        self.tt.clear();
+        self.move_index.clear();
+        self.arena.clear();
+        SPARE_TABLES.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = Some(self);
+            }
+        });
+    }
 }
 
 /// Alpha-beta with a transposition table, for one root side; reusable across worlds.
@@ -208,10 +295,27 @@ pub struct Solver {
     pub nodes: u64,
     pub node_limit: u64,
     partner: bool,
-    tt: FxMap<State, Entry>,
-    move_index: FxMap<MovesKey, (u32, u32)>,
+    tt: PackedMap<Entry>,
+    move_index: PackedMap<(u32, u32)>,
     arena: Vec<Move>,
     scratch: Vec<Move>,
+    /// Buffers of `moves_of`: the sort keys, the twins' stand-ins seen.
+    keyed: Vec<(i64, u32)>,
+    seen: Vec<Move>,
+    /// The key of the state searched, and of the moves listed, filled again each time.
+    state_key: Key,
+    moves_key: Key,
+}
+
+impl Drop for Solver {
+    fn drop(&mut self) {
+        Tables {
+            tt: std::mem::replace(&mut self.tt, PackedMap::hollow()),
+            move_index: std::mem::replace(&mut self.move_index, PackedMap::hollow()),
+            arena: std::mem::take(&mut self.arena),
+        }
+        .keep();
+    }
 }
 
 impl Solver {
@@ -223,6 +327,11 @@ impl Solver {
         eval: Evaluator,
         order: MoveOrder,
     ) -> Solver {
+        let Tables {
+            tt,
+            move_index,
+            arena,
+        } = Tables::take();
         Solver {
             rules: rules.clone(),
             root_side,
@@ -233,10 +342,14 @@ impl Solver {
             nodes: 0,
             node_limit: 1 << 62,
             partner: rules.build_for_partner != BuildForPartner::Never,
-            tt: FxMap::default(),
-            move_index: FxMap::default(),
-            arena: Vec::new(),
+            tt,
+            move_index,
+            arena,
             scratch: Vec::new(),
+            keyed: Vec::new(),
+            seen: Vec::new(),
+            state_key: Key::default(),
+            moves_key: Key::default(),
         }
     }
 
@@ -257,27 +370,32 @@ impl Solver {
         } else {
             0
         };
-        let key = MovesKey {
-            seat,
-            hand: s.hands[seat as usize],
-            loose: s.loose,
-            builds: s.builds,
-            partner,
-        };
-        if let Some(&slot) = self.move_index.get(&key) {
-            return slot;
+        let key = &mut self.moves_key;
+        key.set_moves(seat, s.hands[seat as usize], s.loose, &s.builds, partner);
+        let hash = key.hash();
+        if let Some(at) = self.move_index.find(key, hash) {
+            return *self.move_index.get(at);
         }
         let mut moves = std::mem::take(&mut self.scratch);
         legal_moves(&self.rules, s, &mut moves);
+        let start = self.arena.len();
         if moves.len() > 1 {
+            // Python's sort is stable: by (key, place in the list), each key computed once.
             let order = &self.order;
-            moves.sort_by_key(|m| order.key(m)); // stable, as Python's sort
-            moves = distinct_moves(moves, s.hands[seat as usize], s.loose);
+            let keyed = &mut self.keyed;
+            keyed.clear();
+            keyed.extend(moves.iter().enumerate().map(|(i, m)| (order.key(m), i as u32)));
+            keyed.sort_unstable();
+            self.arena.extend(keyed.iter().map(|&(_, i)| moves[i as usize]));
+            let sorted = &mut self.arena[start..];
+            let kept = distinct_in_place(sorted, s.hands[seat as usize], s.loose, &mut self.seen);
+            self.arena.truncate(start + kept);
+        } else {
+            self.arena.extend_from_slice(&moves);
         }
-        let slot = (self.arena.len() as u32, moves.len() as u32);
-        self.arena.extend_from_slice(&moves);
+        let slot = (start as u32, (self.arena.len() - start) as u32);
         self.scratch = moves;
-        self.move_index.insert(key, slot);
+        self.move_index.insert(&self.moves_key, hash, slot);
         slot
     }
 
@@ -324,7 +442,7 @@ impl Solver {
         let mut line = Vec::new();
         let mut s = *state;
         while line.len() < LINE_LIMIT {
-            match self.tt.get(&s) {
+            match self.tt.lookup(&Key::of_state(&s)) {
                 Some(e) if e.len > 0 => {
                     let m = self.arena[(e.start + e.best) as usize];
                     line.push(m);
@@ -346,7 +464,7 @@ impl Solver {
             if left <= self.horizon {
                 break;
             }
-            let ((start, len), first) = match self.tt.get(&s) {
+            let ((start, len), first) = match self.tt.lookup(&Key::of_state(&s)) {
                 Some(e) => ((e.start, e.len), e.best),
                 None => (self.moves_of(&s), 0),
             };
@@ -427,7 +545,9 @@ impl Solver {
             }
             return Ok(self.eval.leaf(s));
         }
-        let e = match self.tt.get(s) {
+        self.state_key.set_state(s);
+        let hash = self.state_key.hash();
+        let (at, e) = match self.tt.find(&self.state_key, hash) {
             None => {
                 let (start, len) = self.moves_of(s);
                 let e = Entry {
@@ -437,10 +557,11 @@ impl Solver {
                     hi: INF,
                     best: 0,
                 };
-                self.tt.insert(*s, e);
-                e
+                // moves_of keys the moves in its own buffer: this one still holds the state
+                (self.tt.insert(&self.state_key, hash, e), e)
             }
-            Some(&e) => {
+            Some(at) => {
+                let e = *self.tt.get(at);
                 if e.lo >= beta {
                     return Ok(e.lo);
                 }
@@ -456,7 +577,7 @@ impl Solver {
                 if e.hi < beta {
                     beta = e.hi;
                 }
-                e
+                (at, e)
             }
         };
         let (a0, b0) = (alpha, beta);
@@ -465,6 +586,8 @@ impl Solver {
         let left = left - 1;
         let maximise = s.to_move % self.nsides == self.root_side;
         let mut best = if maximise { -INF } else { INF };
+        // One child state for every move, made the parent again before each.
+        let mut child = *s;
         // The stored best move first (k = 0), then the rest in their order.
         for k in 0..e.len {
             let i = if k == 0 {
@@ -475,7 +598,12 @@ impl Solver {
                 k
             };
             let m = self.arena[(e.start + i) as usize];
-            let child = apply(&self.rules, s, m);
+            if k > 0 {
+                child.restore(s);
+            }
+            if !apply_in_place(&self.rules, &mut child, m) {
+                panic!("a move that makes more than {MAX_BUILDS} builds on the table");
+            }
             // Principal variation search: the first move with the full window, the others with a
             // null window, searched again when they are better than the best so far.
             if maximise {
@@ -520,7 +648,7 @@ impl Solver {
                 }
             }
         }
-        let entry = self.tt.get_mut(s).expect("the entry was made above");
+        let entry = self.tt.get_mut(at);
         entry.best = best_i;
         if best <= a0 {
             if best < entry.hi {

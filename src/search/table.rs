@@ -1,0 +1,353 @@
+//! The solver's tables keyed by a state: a state is packed into a few words that tell it apart
+//! from every other (`Key`), and the map (`PackedMap`) keeps those words in one arena and a small
+//! entry per state in another, found through an open-addressing index of 8-byte slots.
+//!
+//! A `State` is some 370 bytes, most of them the sixteen build slots a table rarely uses: a std
+//! `HashMap` keyed by it copied, compared and rehashed all of them, and was a third of a search's
+//! time. Packed, a 2-player state without builds is 9 words. The map only adds and finds (a search
+//! never forgets a position), so an entry's index never changes: the search keeps it across the
+//! recursion instead of looking the state up again.
+
+use crate::engine::cards::Mask;
+use crate::engine::state::{Builds, State, MAX_BUILDS, MAX_SEATS};
+
+/// The most words a key takes: a head word, the hands, the loose cards, stock and set-aside, the
+/// piles, the sweeps two to a word, the builds and their owners eight to a word.
+pub const KEY_WORDS: usize = 1 + MAX_SEATS + 3 + MAX_SEATS + MAX_SEATS / 2 + MAX_BUILDS + MAX_BUILDS / 8;
+
+/// The words of a state (or of what its moves depend on): equal words exactly when the states are
+/// equal. A buffer, filled again for each state (`set_state`, `set_moves`): the search keeps one, so
+/// that a node neither clears nor copies its 32 words.
+#[derive(Clone)]
+pub struct Key {
+    words: [u64; KEY_WORDS],
+    len: usize,
+}
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Default for Key {
+    fn default() -> Self {
+        Key {
+            words: [0; KEY_WORDS],
+            len: 0,
+        }
+    }
+}
+
+impl Key {
+    #[inline(always)]
+    fn push(&mut self, w: u64) {
+        self.words[self.len] = w;
+        self.len += 1;
+    }
+
+    /// The builds, a word each (cards, value and kind), then their owners, eight to a word.
+    #[inline(always)]
+    fn push_builds(&mut self, builds: &Builds) {
+        let list = builds.as_slice();
+        for b in list {
+            self.push(b.cards | (b.value as u64) << 52 | (b.multiple as u64) << 60);
+        }
+        for chunk in list.chunks(8) {
+            let mut w = 0;
+            for (i, b) in chunk.iter().enumerate() {
+                w |= (b.owner as u64) << (8 * i);
+            }
+            self.push(w);
+        }
+    }
+
+    /// The key of a state. Seats past `nplayers` and sides past `nsides` are left out: they are
+    /// always empty (`State`), so equal keys still mean equal states.
+    #[inline(always)]
+    pub fn set_state(&mut self, s: &State) {
+        debug_assert!(s.hands[s.nplayers as usize..].iter().all(|&h| h == 0));
+        debug_assert!(s.captured[s.nsides as usize..].iter().all(|&c| c == 0));
+        debug_assert!(s.sweeps[s.nsides as usize..].iter().all(|&c| c == 0));
+        self.len = 0;
+        self.push(
+            s.to_move as u64
+                | (s.last_capturer as u8 as u64) << 8
+                | (s.more as u64) << 16
+                | (s.dealer as u64) << 24
+                | (s.nsides as u64) << 32
+                | (s.nplayers as u64) << 40
+                | (s.builds.len() as u64) << 48,
+        );
+        for &h in &s.hands[..s.nplayers as usize] {
+            self.push(h);
+        }
+        self.push(s.loose);
+        self.push(s.stock);
+        self.push(s.set_aside);
+        let n = s.nsides as usize;
+        for &c in &s.captured[..n] {
+            self.push(c);
+        }
+        for pair in s.sweeps[..n].chunks(2) {
+            self.push(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
+        }
+        self.push_builds(&s.builds);
+    }
+
+    /// The key of a state, in a new buffer.
+    pub fn of_state(s: &State) -> Key {
+        let mut k = Key::default();
+        k.set_state(s);
+        k
+    }
+
+    /// The key of what a mover's legal moves depend on: the seat, its hand, the table and the
+    /// partner's hand (0 unless building for a partner is allowed).
+    #[inline(always)]
+    pub fn set_moves(&mut self, seat: u8, hand: Mask, loose: Mask, builds: &Builds, partner: Mask) {
+        self.len = 0;
+        self.push(seat as u64 | (builds.len() as u64) << 8);
+        self.push(hand);
+        self.push(loose);
+        self.push(partner);
+        self.push_builds(builds);
+    }
+
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words[..self.len]
+    }
+
+    /// FxHash of the words (a multiply-rotate hash, rustc's).
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        let mut h = 0u64;
+        for &w in self.words() {
+            h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+        }
+        h
+    }
+}
+
+/// An entry: where its key's words are, its hash, and the value.
+#[derive(Clone, Copy)]
+struct Slot<V> {
+    hash: u64,
+    key_at: u32,
+    key_len: u32,
+    value: V,
+}
+
+/// A map from keys to `V` that only grows: entries keep their index (`find`, `insert`, `get`).
+pub struct PackedMap<V> {
+    /// Open addressing, linear probing (the hash's top bits pick the slot): 0 for an empty slot,
+    /// else the entry's index + 1 and, above it, the low half of its hash.
+    index: Vec<u64>,
+    shift: u32,
+    entries: Vec<Slot<V>>,
+    words: Vec<u64>,
+}
+
+const START_BITS: u32 = 10;
+
+impl<V: Copy> Default for PackedMap<V> {
+    fn default() -> Self {
+        PackedMap {
+            index: vec![0; 1 << START_BITS],
+            shift: 64 - START_BITS,
+            entries: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy> PackedMap<V> {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The index of the entry of `key` (of hash `hash`), if there is one.
+    #[inline]
+    pub fn find(&self, key: &Key, hash: u64) -> Option<usize> {
+        let mask = self.index.len() - 1;
+        let tag = hash as u32 as u64;
+        let mut i = (hash >> self.shift) as usize;
+        loop {
+            let slot = self.index[i];
+            if slot == 0 {
+                return None;
+            }
+            if slot >> 32 == tag {
+                let at = (slot as u32 - 1) as usize;
+                let e = &self.entries[at];
+                let stored = &self.words[e.key_at as usize..(e.key_at + e.key_len) as usize];
+                if e.hash == hash && stored == key.words() {
+                    return Some(at);
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `key` (not in the map) with `value`; its entry's index.
+    #[inline]
+    pub fn insert(&mut self, key: &Key, hash: u64, value: V) -> usize {
+        if (self.entries.len() + 1) * 2 > self.index.len() {
+            self.grow();
+        }
+        let at = self.entries.len();
+        self.entries.push(Slot {
+            hash,
+            key_at: self.words.len() as u32,
+            key_len: key.len as u32,
+            value,
+        });
+        self.words.extend_from_slice(key.words());
+        self.place(hash, at);
+        at
+    }
+
+    #[inline]
+    fn place(&mut self, hash: u64, at: usize) {
+        let mask = self.index.len() - 1;
+        let mut i = (hash >> self.shift) as usize;
+        while self.index[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.index[i] = hash << 32 | (at as u64 + 1);
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let bits = 64 - self.shift + 1;
+        self.index = vec![0; 1 << bits];
+        self.shift = 64 - bits;
+        for at in 0..self.entries.len() {
+            self.place(self.entries[at].hash, at);
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, at: usize) -> &V {
+        &self.entries[at].value
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, at: usize) -> &mut V {
+        &mut self.entries[at].value
+    }
+
+    /// Empties the map, keeping the room its entries and keys took (the index starts small again:
+    /// a small search in a large index would touch more of memory).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.words.clear();
+        self.index.clear();
+        self.index.resize(1 << START_BITS, 0);
+        self.shift = 64 - START_BITS;
+    }
+
+    /// The bytes the map holds.
+    pub fn capacity_bytes(&self) -> usize {
+        self.index.capacity() * 8
+            + self.entries.capacity() * std::mem::size_of::<Slot<V>>()
+            + self.words.capacity() * 8
+    }
+
+    /// A map without room, to stand in for one moved out (`std::mem::replace`); not to be used.
+    pub fn hollow() -> Self {
+        PackedMap {
+            index: Vec::new(),
+            shift: 64 - START_BITS,
+            entries: Vec::new(),
+            words: Vec::new(),
+        }
+    }
+
+    /// The value of `key`, if it is in the map.
+    #[inline]
+    pub fn lookup(&self, key: &Key) -> Option<&V> {
+        self.find(key, key.hash()).map(|at| self.get(at))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::state::Build;
+
+    fn state() -> State {
+        State {
+            hands: [0b1011, 0b110000, 0, 0],
+            nplayers: 2,
+            loose: 1 << 40,
+            builds: Builds::default(),
+            captured: [1 << 20, 0, 0, 0],
+            sweeps: [1, 0, 0, 0],
+            to_move: 1,
+            last_capturer: 0,
+            stock: 0,
+            more: true,
+            dealer: 0,
+            nsides: 2,
+            set_aside: 0,
+        }
+    }
+
+    #[test]
+    fn keys_tell_states_apart() {
+        let s = state();
+        let mut variants = vec![s];
+        let mut t = s;
+        t.hands[0] ^= 1;
+        variants.push(t);
+        let mut t = s;
+        t.sweeps[1] = 1;
+        variants.push(t);
+        let mut t = s;
+        t.last_capturer = -1;
+        variants.push(t);
+        let mut t = s;
+        t.more = false;
+        variants.push(t);
+        for (owner, multiple, value) in [(0, false, 9), (1, false, 9), (0, true, 9), (0, false, 10)] {
+            let mut t = s;
+            t.builds = Builds::from_slice(&[Build {
+                cards: 0b11 << 44,
+                value,
+                owner,
+                multiple,
+            }])
+            .unwrap();
+            variants.push(t);
+        }
+        for (i, a) in variants.iter().enumerate() {
+            for (j, b) in variants.iter().enumerate() {
+                assert_eq!(
+                    Key::of_state(a).words() == Key::of_state(b).words(),
+                    i == j,
+                    "{i} {j}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_map_finds_what_it_holds_across_growth() {
+        let mut map: PackedMap<u32> = PackedMap::default();
+        let mut s = state();
+        let mut keys = Vec::new();
+        for i in 0..5000u32 {
+            s.captured[1] = i as u64;
+            let k = Key::of_state(&s);
+            assert!(map.find(&k, k.hash()).is_none());
+            assert_eq!(map.insert(&k, k.hash(), i), i as usize);
+            keys.push(k);
+        }
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(map.lookup(k), Some(&(i as u32)));
+        }
+        assert_eq!(map.len(), 5000);
+    }
+}
