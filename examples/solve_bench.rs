@@ -1,9 +1,9 @@
-//! The solver's benchmark without Python: replays the solver calls that `scripts/record_solves.py`
+//! The solver's benchmark without Python: replays the solver calls that `benchmarks/record_solves.py`
 //! recorded from the search (`evaluate` on the decisions of `bench_search.py`), checks every answer
 //! (values to the bit, node counts, lines), and prints nodes per second by section, the median of
 //! `--repeat` passes.
 //!
-//!     python scripts/record_solves.py /tmp/solves.txt
+//!     python benchmarks/record_solves.py /tmp/solves.txt
 //!     cargo run --release --example solve_bench -- /tmp/solves.txt [--repeat 5]
 
 use std::collections::BTreeMap;

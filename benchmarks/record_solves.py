@@ -13,7 +13,7 @@ two deals of ``--rounds`` random 2-player rounds, and the first decision of the 
     pline ID STATE = LINELEN MOVES..
     done                           (the decision is made: its solvers are dropped)
 
-    python scripts/record_solves.py OUT [--rounds 2] [--last-rounds 10] [--preset classic ...]
+    python benchmarks/record_solves.py OUT [--rounds 2] [--last-rounds 10] [--preset classic ...]
 """
 
 from __future__ import annotations
