@@ -11,8 +11,14 @@ The analysis runs at ``AnalysisOptions``'s default limits (``analysis_limits()``
 build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``).
 
 ``--compare`` analyses each game on the native core, the mypyc build and the Python reference,
-alternating game by game, and prints the medians and native's ratios (issue 40: >= 10x mypyc end to
+alternating game by game, and prints the medians and native's ratios (target: >= 10x mypyc end to
 end; ``compare_builds.py``).
+
+``--log FILE`` times the command instead, end to end: ``casino-coach analyze FILE --json`` at its
+default settings in a fresh process, start-up and all (wall and CPU seconds, its workers included),
+``--games`` times; with ``--compare``, on each build in turn.
+
+    python benchmarks/bench_analysis.py --log replays/classic-2p-full.json --games 3 --compare
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import time
 
 import compare_builds
@@ -39,9 +47,13 @@ def main() -> None:
     ap.add_argument("--bot", default="counter")
     ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--first", type=int, default=1, help="seed of the first game")
+    ap.add_argument("--log", help="time `casino-coach analyze LOG --json` end to end instead")
     ap.add_argument("--compare", action="store_true", help="native, mypyc and Python, interleaved")
     ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
     args = ap.parse_args()
+    if args.log is not None:
+        _command(args)
+        return
     if args.compare:  # one game per child, pure and compiled alternating game by game
         argv = ["--games", "1", "--jobs", str(args.jobs), "--preset", args.preset, "--bot", args.bot]
         argv += [] if args.world else ["--no-world"]
@@ -83,6 +95,42 @@ def main() -> None:
         f"(target <= 60 s), {statistics.median(cpu_game):.1f} s CPU; median per move: "
         f"{statistics.median(per_move) * 1000:.0f} ms wall; load average now "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+
+
+def _command(args: argparse.Namespace) -> None:
+    """``--log``: the analyze command end to end, ``--games`` times (on each build with ``--compare``)."""
+    if args.compare:
+        compare_builds.compare(__file__, ["--log", args.log, "--games", "1"], args.games)
+        return
+    compare_builds.check_build()
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(args.games):
+        c0 = _cpu()
+        t0 = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "from casino_coach.cli import main; main()",
+                "analyze",
+                args.log,
+                "--json",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        walls.append(time.perf_counter() - t0)
+        cpus.append(_cpu() - c0)
+    if args.figures:
+        compare_builds.emit(
+            {"analyze wall_s": statistics.median(walls), "analyze CPU_s": statistics.median(cpus)}
+        )
+        return
+    print(
+        f"casino-coach analyze {args.log}: median {statistics.median(walls):.2f} s wall, "
+        f"{statistics.median(cpus):.2f} s CPU over {args.games} runs"
     )
 
 
