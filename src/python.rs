@@ -7,6 +7,7 @@
 mod inference;
 mod leaf;
 mod movegen;
+mod race;
 mod solver;
 mod worlds;
 
@@ -288,5 +289,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     solver::register(m)?;
     worlds::register(m)?;
     inference::register(m)?;
+    race::register(m)?;
     Ok(())
 }

@@ -3,5 +3,6 @@
 
 pub mod inference;
 pub mod leaf;
+pub mod race;
 pub mod solver;
 pub mod worlds;
