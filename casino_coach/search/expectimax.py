@@ -21,9 +21,11 @@ import math
 import random
 import time
 from collections.abc import Iterator, Sequence
+from functools import cache
 from itertools import islice
 from typing import Any, Final
 
+from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
@@ -63,6 +65,8 @@ from casino_coach.search.worlds import (
     holding_controls,
     world_state,
 )
+
+_new = tuple.__new__
 
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
@@ -325,10 +329,22 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
     state = as_state(obs, tuple(hands), obs.stock_count > 0)
-    moves = legal_moves(rules, state)
+    moves = _legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
     return sorted(moves, key=MoveOrder(rules))
+
+
+def _legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
+    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
+    if NATIVE is not None:
+        try:
+            listed = NATIVE.legal_moves(native_rules(rules), state)
+        except ValueError:
+            pass
+        else:
+            return [_new(Move, t) for t in listed]
+    return legal_moves(rules, state)
 
 
 # Limits fields left out of ``decision_seed`` at their default values.
@@ -352,15 +368,15 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
         if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default)
     ]
     settings = tuple(getattr(limits, name) for name in fields)
-    key = repr(
-        (
-            sorted(rules.to_dict().items()),
-            tuple(obs),
-            settings,
-            tuple((tuple(e.before), tuple(e.move)) for e in evidence),
-        )
-    )
+    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set.
+    played = tuple((tuple(e.before), tuple(e.move)) for e in evidence)
+    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, {played!r})"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+@cache
+def _rules_repr(rules: RuleSet) -> str:
+    return repr(sorted(rules.to_dict().items()))
 
 
 def by_class(limits: Limits, evidence: bool = False) -> bool:
