@@ -332,7 +332,13 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     moves = _legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
-    return sorted(moves, key=MoveOrder(rules))
+    return sorted(moves, key=_move_order(rules))
+
+
+@cache
+def _move_order(rules: RuleSet) -> MoveOrder:
+    """The rules' ``MoveOrder`` (its weights never change), made once per rule set."""
+    return MoveOrder(rules)
 
 
 def _legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
