@@ -8,6 +8,7 @@ mod chances;
 mod inference;
 mod leaf;
 mod movegen;
+mod race;
 mod solver;
 mod worlds;
 
@@ -290,5 +291,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     worlds::register(m)?;
     inference::register(m)?;
     chances::register(m)?;
+    race::register(m)?;
     Ok(())
 }

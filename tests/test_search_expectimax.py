@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import random
 
@@ -19,6 +20,7 @@ from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import Limits, evaluate, evaluate_world
 from casino_coach.search.expectimax import _Ladder, _Replies, decision_seed
+from casino_coach.search.inference import Evidence
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -200,3 +202,28 @@ def test_the_replies_option_off_changes_nothing() -> None:
         Limits(reply_worlds=-1)
     with pytest.raises(SearchError, match="reply_depth"):
         Limits(reply_depth=0)
+
+
+LATER = ("leaf", "reply_worlds", "reply_depth")
+
+
+def test_the_decision_seed_hashes_the_repr_of_the_whole_decision() -> None:
+    # The key is written in parts (the rules' part once per rule set): it must stay the repr of the
+    # tuple it always was, or every analysis's worlds change.
+    for preset in ("classic", "royal"):
+        rules = RuleSet.from_preset(preset)
+        s = reach(rules, 2, 5, 2, 1)
+        obs = observe(s, s.to_move)
+        before = observe(s, 1 - s.to_move)._replace(to_move=1 - s.to_move)
+        evidence = ((), (Evidence(before, legal_moves(rules, s)[0]),))
+        for limits, ev in ((Limits(), evidence[0]), (Limits(samples=4, leaf="learned"), evidence[1])):
+            fields = [
+                f.name
+                for f in dataclasses.fields(limits)
+                if f.name != "classes" and (f.name not in LATER or getattr(limits, f.name) != f.default)
+            ]
+            settings_ = tuple(getattr(limits, name) for name in fields)
+            played = tuple((tuple(e.before), tuple(e.move)) for e in ev)
+            key = repr((sorted(rules.to_dict().items()), tuple(obs), settings_, played))
+            want = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+            assert decision_seed(rules, obs, limits, ev) == want

@@ -21,16 +21,18 @@ import math
 import random
 import time
 from collections.abc import Iterator, Sequence
+from functools import cache
 from itertools import islice
 from typing import Any, Final
 
+from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError, TooBigToSearchError
-from casino_coach.search import native_worlds
+from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
@@ -63,6 +65,8 @@ from casino_coach.search.worlds import (
     holding_controls,
     world_state,
 )
+
+_new = tuple.__new__
 
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
@@ -325,10 +329,28 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
     state = as_state(obs, tuple(hands), obs.stock_count > 0)
-    moves = legal_moves(rules, state)
+    moves = _legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
-    return sorted(moves, key=MoveOrder(rules))
+    return sorted(moves, key=_move_order(rules))
+
+
+@cache
+def _move_order(rules: RuleSet) -> MoveOrder:
+    """The rules' ``MoveOrder`` (its weights never change), made once per rule set."""
+    return MoveOrder(rules)
+
+
+def _legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
+    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
+    if NATIVE is not None:
+        try:
+            listed = NATIVE.legal_moves(native_rules(rules), state)
+        except ValueError:
+            pass
+        else:
+            return [_new(Move, t) for t in listed]
+    return legal_moves(rules, state)
 
 
 # Limits fields left out of ``decision_seed`` at their default values.
@@ -352,15 +374,15 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
         if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default)
     ]
     settings = tuple(getattr(limits, name) for name in fields)
-    key = repr(
-        (
-            sorted(rules.to_dict().items()),
-            tuple(obs),
-            settings,
-            tuple((tuple(e.before), tuple(e.move)) for e in evidence),
-        )
-    )
+    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set.
+    played = tuple((tuple(e.before), tuple(e.move)) for e in evidence)
+    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, {played!r})"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+@cache
+def _rules_repr(rules: RuleSet) -> str:
+    return repr(sorted(rules.to_dict().items()))
 
 
 def by_class(limits: Limits, evidence: bool = False) -> bool:
@@ -375,6 +397,18 @@ def enumerates(obs: Observation, limits: Limits, evidence: bool = False) -> bool
     if by_class(limits, evidence):
         return native_worlds.count_classes(obs, limits.exact_worlds) <= limits.exact_worlds
     return count_worlds(obs) <= limits.exact_worlds
+
+
+def dealing(obs: Observation, limits: Limits, evidence: bool = False) -> str:
+    """How ``_worlds`` deals the decision's worlds, by name: "worlds" or "classes" (every one, or
+    every class, ``enumerates``), "evidence" (drawn in proportion to the evidence), "passes" or
+    "class-passes" (balanced passes, of each class's world for the latter, ``by_class``)."""
+    classes = by_class(limits, evidence)
+    if enumerates(obs, limits, evidence):
+        return "classes" if classes else "worlds"
+    if evidence:
+        return "evidence"
+    return "class-passes" if classes else "passes"
 
 
 def _worlds(
@@ -458,13 +492,21 @@ def evaluate(
     if focus is not None and focus not in moves:
         raise SearchError(f"{focus.describe()} is not a legal move of this decision")
     seed = decision_seed(rules, obs, limits, evidence)
-    rng = random.Random(seed)
     weigh = Likelihood(rules, evidence) if evidence else None
-    stream, population = _worlds(rules, obs, limits, rng, weigh)
-    drawn: list[tuple[World, float, int]] = []
     in_hands = sum(obs.hand_sizes)
     side = obs.seat % obs.nsides
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
+    with_replies = bool(limits.reply_worlds) and obs.stock_count > 0
+    # The race runs in the core where it can (``native_race``), else here, world by world.
+    native = None
+    if not (record or per_partner or with_replies or limits.time is not None):
+        native = native_race.decision_worlds(rules, obs, dealing(obs, limits, weigh is not None), seed, weigh)
+    drawn: list[tuple[World, float, int]] = []
+    if native is not None:
+        population: int | None = native.population
+        stream: Iterator[tuple[World, float, int]] = iter(())
+    else:
+        stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
     max_worlds = population if population is not None else limits.samples
     floor = min(limits.min_samples, max_worlds)
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
@@ -493,7 +535,7 @@ def evaluate(
     # valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
     alike = twin_classes(moves, obs.hand, obs.loose)
     replies = None
-    if limits.reply_worlds and obs.stock_count > 0:
+    if with_replies:
         replies = _Replies(
             rules,
             side,
@@ -509,29 +551,59 @@ def evaluate(
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(horizons):
         left = cap - nodes if cap is not None else None
-        solver = _Ladder(
-            rules,
-            side,
-            obs.nsides,
-            horizon,
-            in_hands,
-            limits.nodes,
-            limits.leaf,
-            cap=left,
-            replies=replies,
-            category_weights=category_weights,
-        )
-        race = Race(moves, focus, alike)
-        tree = SearchTree(obs.seat, obs.nplayers) if record else None
-        value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
-        done, out_of_nodes = run_race(race, drawn, stream, value, stop, solver.over_budget)
-        nodes += solver.nodes
+        tree = None
+        if native is not None:
+            got = native_race.run(
+                native,
+                rules,
+                side=side,
+                nsides=obs.nsides,
+                horizon=horizon,
+                in_hands=in_hands,
+                depths=[d for d in FALLBACK_DEPTHS if in_hands - d > horizon],
+                budget=limits.nodes,
+                cap=left,
+                leaf=limits.leaf,
+                category_weights=category_weights,
+                moves=moves,
+                focus=focus,
+                alike=alike,
+                stop=stop,
+                detail=detail,
+            )
+            race, done, out_of_nodes, lines = got.race, got.done, got.out_of_nodes, got.lines
+            nodes += got.nodes
+            shallow = got.shallow
+        else:
+            solver = _Ladder(
+                rules,
+                side,
+                obs.nsides,
+                horizon,
+                in_hands,
+                limits.nodes,
+                limits.leaf,
+                cap=left,
+                replies=replies,
+                category_weights=category_weights,
+            )
+            race = Race(moves, focus, alike)
+            tree = SearchTree(obs.seat, obs.nplayers) if record else None
+            value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
+            done, out_of_nodes = run_race(race, drawn, stream, value, stop, solver.over_budget)
+            nodes += solver.nodes
+            shallow = solver.shallow
+            lines = [c.most_common(1)[0][0] if c else () for c in race.lines]
         # Too few worlds fit in the node budget at this depth: search them again shallower.
         if not (out_of_nodes and done < floor and attempt < len(horizons) - 1):
             break
     if replies is not None:
         nodes += replies.solver.nodes
-    controls = _controls(rules, obs, drawn[:done]) if population is None and weigh is None else None
+    controls = None
+    if population is None and weigh is None:
+        controls = _controls(
+            rules, obs, native_race.drawn(native, done) if native is not None else drawn[:done]
+        )
     values_se = race.results(population, controls)
     order = sorted(
         range(len(moves)),
@@ -544,10 +616,9 @@ def evaluate(
             if moves[i] != focus and out:
                 continue  # a build for a partner that no searched world's partner can take
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
-        line = race.lines[i].most_common(1)[0][0] if race.lines[i] else ()
-        out.append(MoveValue(moves[i], ev, se, line, tuple(race.values[i]), tuple(race.outcomes[i])))
+        out.append(MoveValue(moves[i], ev, se, lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
     complete = population is not None and done == population
-    shallow = solver.shallow or attempt > 0
+    shallow = shallow or attempt > 0
     exact = complete and obs.stock_count == 0 and horizon == 0 and not shallow
     if tree is not None:
         tree.exact = exact

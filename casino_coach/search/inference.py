@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from casino_coach.core import NATIVE, native_rules
@@ -64,17 +65,9 @@ class Likelihood:
 
     def __init__(self, rules: RuleSet, evidence: Sequence[Evidence]) -> None:
         # Per play: the seat, the card played, the gain of the play, {card: best capture gain}.
-        self.plays: list[tuple[int, int, float, dict[int, float]]] = []
-        for ev in evidence:
-            seat = ev.before.to_move
-            possible = ev.before.unseen | ev.before.known[seat]
-            hands = tuple(possible if s == seat else 0 for s in range(ev.before.nplayers))
-            best: dict[int, float] = {}
-            for m in _captures(rules, as_state(ev.before, hands, False)):
-                gain = immediate_gain(rules, ev.before, m)
-                if gain > best.get(m.card, 0.0):
-                    best[m.card] = gain
-            self.plays.append((seat, ev.move.card, immediate_gain(rules, ev.before, ev.move), best))
+        self.plays: list[tuple[int, int, float, dict[int, float]]] = [
+            _prepared(rules, ev.before, ev.move) for ev in evidence
+        ]
         self.native = _native_likelihood(self.plays)
 
     def __call__(self, hands: tuple[int, ...]) -> float:
@@ -87,6 +80,21 @@ class Likelihood:
             if regret > 1e-9:
                 weight *= math.exp(-REGRET_SCALE * regret)
         return weight
+
+
+# A deal's plays come back in the evidence of every later decision of the deal: each is prepared once.
+@lru_cache(maxsize=256)
+def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int, float, dict[int, float]]:
+    """One play prepared (``Likelihood.plays``). Shared between likelihoods: never changed."""
+    seat = before.to_move
+    possible = before.unseen | before.known[seat]
+    hands = tuple(possible if s == seat else 0 for s in range(before.nplayers))
+    best: dict[int, float] = {}
+    for m in _captures(rules, as_state(before, hands, False)):
+        gain = immediate_gain(rules, before, m)
+        if gain > best.get(m.card, 0.0):
+            best[m.card] = gain
+    return seat, move.card, immediate_gain(rules, before, move), best
 
 
 def _captures(rules: RuleSet, state: RoundState) -> list[Move]:

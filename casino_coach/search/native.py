@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache, lru_cache
 from typing import Any, Protocol
 
 from casino_coach.core import NATIVE, native_rules
@@ -80,6 +81,40 @@ class WorldSolver(Protocol):
     def share_caches(self, other: Any) -> None: ...
 
 
+@cache
+def move_order(rules: RuleSet) -> tuple[int, ...]:
+    """``MoveOrder.weight`` as the core takes it: each card's worth in hundredths of a point."""
+    return tuple([round(100 * v) for v in cached_values(rules)])
+
+
+def native_evaluator(
+    rules: RuleSet, root_side: int, nsides: int, leaf: str, category_weights: CategoryWeights | None
+) -> Any:
+    """The core's leaf evaluator (``_core.Evaluator``, immutable: solvers copy it), made once per
+    rules, sides and leaf when no category weights are given."""
+    if category_weights is None:
+        return _plain_evaluator(rules, root_side, nsides, leaf)
+    return _evaluator(rules, root_side, nsides, leaf, category_weights)
+
+
+@lru_cache(maxsize=64)
+def _plain_evaluator(rules: RuleSet, root_side: int, nsides: int, leaf: str) -> Any:
+    return _evaluator(rules, root_side, nsides, leaf, None)
+
+
+def _evaluator(
+    rules: RuleSet, root_side: int, nsides: int, leaf: str, category_weights: CategoryWeights | None
+) -> Any:
+    assert NATIVE is not None
+    learned = {}
+    if leaf == LEARNED:
+        for n in (2, 3, 4):
+            w = learned_weights(rules, n, nsides)
+            if w is not None:
+                learned[n] = w
+    return NATIVE.Evaluator(native_rules(rules), nsides, root_side, leaf, None, category_weights, learned)
+
+
 class NativeSolver:
     """``solver.Solver`` in the native core: the same arguments, methods and counters."""
 
@@ -94,14 +129,8 @@ class NativeSolver:
     ) -> None:
         assert NATIVE is not None
         core_rules = native_rules(rules)
-        learned = {}
-        if leaf == LEARNED:
-            for n in (2, 3, 4):
-                w = learned_weights(rules, n, nsides)
-                if w is not None:
-                    learned[n] = w
-        evaluator = NATIVE.Evaluator(core_rules, nsides, root_side, leaf, None, category_weights, learned)
-        order = [round(100 * v) for v in cached_values(rules)]
+        evaluator = native_evaluator(rules, root_side, nsides, leaf, category_weights)
+        order = move_order(rules)
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides

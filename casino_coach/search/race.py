@@ -166,6 +166,21 @@ class Race(Generic[M]):
             if outcomes is not None:
                 self.outcomes[i].append(outcomes.get(m))
 
+    def load(
+        self,
+        values: list[list[float]],
+        weights: list[float],
+        groups: list[int],
+        outcomes: list[list[Any]] | None = None,
+    ) -> None:
+        """The worlds of this race run elsewhere (in the native core: ``native_race``), kept as
+        ``add`` keeps them, so that ``results`` reads them as its own. The lines are not kept."""
+        self.values = values
+        self.weights = weights
+        self.groups = groups
+        if outcomes is not None:
+            self.outcomes = outcomes
+
     def mean(self, i: int) -> float:
         """The weighted mean of move ``i``'s values over the worlds that valued it."""
         run = self._means[i]

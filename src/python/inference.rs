@@ -33,7 +33,7 @@ fn card_of(c: i64) -> PyResult<u8> {
 /// in the order they were made.
 #[pyclass(name = "Likelihood", module = "casino_coach._core", frozen)]
 pub struct PyLikelihood {
-    likelihood: Likelihood,
+    pub(super) likelihood: Likelihood,
 }
 
 #[pymethods]

@@ -13,7 +13,8 @@ use super::movegen::{checked_state, move_tuple, MoveTuple};
 use super::{guarded, PyRules};
 use crate::engine::movegen::Move;
 use crate::engine::state::State;
-use crate::search::solver::{canonical, MoveOrder, OutOfNodes as Spent, Solver};
+use crate::search::race;
+use crate::search::solver::{MoveOrder, OutOfNodes as Spent, Solver};
 
 create_exception!(
     _core,
@@ -197,18 +198,12 @@ impl PySolver {
         let first = moves_from(vec![mv])[0];
         let reply = reply.map(|r| moves_from(vec![r])[0]);
         let solver = &mut self.solver;
-        let (line, end) = py.detach(move || guarded(|| solver.follow(&s, first, reply, value)))?;
-        let n = s.nsides as usize;
-        let start = canonical(&s);
-        let gained = (0..n).map(|k| end.captured[k] & !start.captured[k]).collect();
-        let sweeps = (0..n)
-            .map(|k| end.sweeps[k] as i64 - s.sweeps[k] as i64)
-            .collect();
+        let (line, outcome) = py.detach(move || guarded(|| race::follow(solver, &s, first, reply, value)))?;
         let out = PyDict::new(py);
-        for (name, v) in self.solver.eval.parts(&end).iter() {
+        for (name, v) in outcome.parts.iter() {
             out.set_item(name, v)?;
         }
-        Ok((tuples(&line), out, gained, sweeps, end.is_over()))
+        Ok((tuples(&line), out, outcome.gained, outcome.sweeps, outcome.end))
     }
 
     /// `Evaluator.parts` of the solver's evaluator.

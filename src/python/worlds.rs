@@ -299,7 +299,7 @@ fn state_from(state: &Bound<'_, PyAny>) -> PyResult<Random> {
     Random::from_state(&words).ok_or_else(|| PyValueError::new_err("not a Mersenne Twister state"))
 }
 
-fn state_to<'py>(py: Python<'py>, rng: &Random) -> PyResult<Bound<'py, PyTuple>> {
+pub(super) fn state_to<'py>(py: Python<'py>, rng: &Random) -> PyResult<Bound<'py, PyTuple>> {
     (3, PyTuple::new(py, rng.state())?, py.None()).into_pyobject(py)
 }
 

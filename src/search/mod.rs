@@ -5,6 +5,7 @@
 pub mod chances;
 pub mod inference;
 pub mod leaf;
+pub mod race;
 pub mod solver;
 pub mod table;
 pub mod worlds;

@@ -1,0 +1,136 @@
+"""The race of a decision in the native core, behind ``expectimax.evaluate``.
+
+``race.run_race`` with ``expectimax``'s worlds (``_worlds``), solver ladder (``_Ladder``) and
+valuer (``_CasinoValuer``) is the reference: readable, and run by the tests on a toy game too. The
+core runs the same loop (``src/search/race.rs``) in one call per depth of a decision, where Python
+calls the core once per world: the same worlds drawn from a generator in the same state (the
+decision's own, made from its seed: nothing else draws from it), the same solvers with the same node
+limits, the same running sums in the same order and the same stopping rules. So the moves, values,
+worlds, lines and node counts are the reference's to the last bit.
+
+``decision_worlds`` is None where the reference must run: no core, or an observation or evidence the
+core cannot take. ``evaluate`` itself keeps to the reference for what is not ported: a time limit
+(a wall clock), the recorded tree, the replies chosen on the replier's information, and builds for
+a partner (each world's own legal moves).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from casino_coach.core import NATIVE, native_rules
+from casino_coach.engine.movegen import Move
+from casino_coach.engine.observation import Observation
+from casino_coach.engine.rules import RuleSet
+from casino_coach.errors import SearchError
+from casino_coach.search import inference
+from casino_coach.search.inference import Likelihood
+from casino_coach.search.leaf import CategoryWeights
+from casino_coach.search.native import _outcome, move_order, native_evaluator
+from casino_coach.search.race import Race, Stopping
+from casino_coach.search.worlds import World
+
+_new = tuple.__new__
+
+
+class Attempt(NamedTuple):
+    """One race of a decision at one depth, run in the core: the race (its worlds' values, weights,
+    groups and outcomes, for ``Race.results``), the worlds searched, whether the node budget stopped
+    it, the nodes its solvers searched, whether a world fell back on a shallower search, and per move
+    the line that proved its value most often (``()``: never searched)."""
+
+    race: Race[Move]
+    done: int
+    out_of_nodes: bool
+    nodes: int
+    shallow: bool
+    lines: list[tuple[Move, ...]]
+
+
+def decision_worlds(
+    rules: RuleSet, obs: Observation, dealing: str, seed: int, weigh: Likelihood | None
+) -> Any:
+    """The core's stream of the decision's worlds (``_core.DecisionWorlds``) dealt as ``dealing``
+    says (``expectimax.dealing``), from the generator ``random.Random(seed)``; None where the
+    reference must deal them. Raises SearchError as the reference's worlds do."""
+    if NATIVE is None or (weigh is not None and weigh.native is None):
+        return None
+    try:
+        return NATIVE.DecisionWorlds(
+            native_rules(rules),
+            obs,
+            NATIVE.Random(seed),
+            dealing,
+            weigh.native if weigh is not None else None,
+            inference.REGRET_SCALE,
+            inference.MAX_DRAWS,
+        )
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+    except ValueError:
+        return None
+
+
+def run(
+    worlds: Any,
+    rules: RuleSet,
+    *,
+    side: int,
+    nsides: int,
+    horizon: int,
+    in_hands: int,
+    depths: Sequence[int],
+    budget: int | None,
+    cap: int | None,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    moves: list[Move],
+    focus: Move | None,
+    alike: Sequence[int] | None,
+    stop: Stopping,
+    detail: bool,
+) -> Attempt:
+    """The decision's race at ``horizon`` over ``worlds`` (``decision_worlds``; the worlds drawn by an
+    earlier attempt first), as ``run_race`` runs it with a ``_Ladder`` of these arguments."""
+    assert NATIVE is not None and stop.deadline is None
+    try:
+        done, spent, nodes, shallow, values, weights, groups, lines, outcomes = worlds.run(
+            native_evaluator(rules, side, nsides, leaf, category_weights),
+            move_order(rules),
+            side,
+            nsides,
+            horizon,
+            in_hands,
+            list(depths),
+            budget,
+            cap,
+            moves,
+            moves.index(focus) if focus is not None else None,
+            list(alike) if alike is not None else list(range(len(moves))),
+            stop.samples,
+            stop.min_samples,
+            stop.separation,
+            stop.margin,
+            list(stop.bands),
+            stop.racing,
+            stop.every,
+            stop.careful,
+            detail,
+        )
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+    race = Race(moves, focus, alike)
+    if outcomes is not None:
+        outcomes = [
+            [None if o is None else _outcome(v, (None, *o)) for o, v in zip(per, vs, strict=True)]
+            for per, vs in zip(outcomes, values, strict=True)
+        ]
+    race.load(values, weights, groups, outcomes)
+    best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
+    return Attempt(race, done, spent, nodes, shallow, best)
+
+
+def drawn(worlds: Any, n: int) -> list[tuple[World, float, int]]:
+    """The first ``n`` worlds drawn, with their weights and groups (``run_race``'s ``drawn``)."""
+    return [(_new(World, w), weight, group) for w, weight, group in worlds.drawn(n)]

@@ -1,0 +1,253 @@
+//! The bindings of the race (`search::race`), for `casino_coach/search/native_race.py`:
+//! `_core.DecisionWorlds`, a decision's world stream and the worlds drawn from it, whose `run`
+//! races the decision at one depth in one call, with the GIL released.
+//!
+//! A value the core cannot take is a `ValueError` (the Python side then runs the reference race);
+//! what the reference raises as `SearchError` is `_core.WorldsError`; a fault inside the core is a
+//! `CoreFault` (`guarded`).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use super::inference::PyLikelihood;
+use super::leaf::PyEvaluator;
+use super::movegen::{move_tuple, MoveTuple};
+use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom};
+use super::{guarded, PyRules};
+use crate::engine::movegen::Move;
+use crate::search::race::{
+    race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
+    SETTLE, UNKNOWN_STDERR,
+};
+use crate::search::solver::MoveOrder;
+
+fn bad(what: &str) -> PyErr {
+    PyValueError::new_err(format!("not a race the native core takes: {what}"))
+}
+
+/// The worlds of one decision (`expectimax._worlds`): dealt as `dealing` says ("worlds" or
+/// "classes": every one, shuffled, weighed by `likelihood` if given; "evidence": drawn in
+/// proportion to `likelihood`; "passes" or "class-passes": balanced passes, of canonical worlds
+/// for the latter), from `rng` (a copy: `getstate` gives the stream's generator state back).
+#[pyclass(name = "DecisionWorlds", module = "casino_coach._core")]
+pub struct PyDecisionWorlds {
+    worlds: Worlds,
+}
+
+#[pymethods]
+impl PyDecisionWorlds {
+    #[new]
+    #[pyo3(signature = (rules, obs, rng, dealing, likelihood=None, regret_scale=3.0, max_draws=64))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        rules: &Bound<'_, PyRules>,
+        obs: &Bound<'_, PyAny>,
+        rng: &Bound<'_, PyRandom>,
+        dealing: &str,
+        likelihood: Option<&Bound<'_, PyLikelihood>>,
+        regret_scale: f64,
+        max_draws: i64,
+    ) -> PyResult<Self> {
+        let o = observation_from_py(obs)?;
+        let weigh = likelihood.map(|lk| (lk.get().likelihood.clone(), regret_scale));
+        if weigh.as_ref().is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
+            return Err(bad("a play of a seat past the observation's"));
+        }
+        let dealing = match (dealing, weigh) {
+            ("worlds", weigh) => Dealing::Enumerate {
+                classes: false,
+                weigh,
+            },
+            ("classes", weigh) => Dealing::Enumerate { classes: true, weigh },
+            ("evidence", Some(weigh)) => Dealing::Evidence {
+                weigh,
+                max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
+            },
+            ("passes", None) => Dealing::Passes { canonical: false },
+            ("class-passes", None) => Dealing::Passes { canonical: true },
+            (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
+        };
+        let rules = rules.get().rules.clone();
+        let rng = rng.borrow().rng.clone();
+        let worlds = py
+            .detach(move || guarded(|| Worlds::new(&rules, &o, rng, dealing)))?
+            .map_err(raised)?;
+        Ok(PyDecisionWorlds { worlds })
+    }
+
+    /// The number of worlds of an enumeration, or None for drawn worlds.
+    #[getter]
+    fn population(&self) -> Option<usize> {
+        self.worlds.population
+    }
+
+    /// The stream's generator state, as `random.Random.getstate()`.
+    fn getstate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        state_to(py, &self.worlds.rng)
+    }
+
+    /// The first `n` worlds drawn, as (World tuple, weight, group).
+    fn drawn<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        let nplayers = self.worlds.obs.nplayers();
+        for (w, weight, group) in self.worlds.drawn.iter().take(n) {
+            out.append((world_to_py(py, w, nplayers)?, *weight, *group))?;
+        }
+        Ok(out)
+    }
+
+    /// The race of the decision at one depth (`race.run_race` with `expectimax._Ladder` and
+    /// `_CasinoValuer`) over this stream's worlds, the worlds drawn before first: the solver for
+    /// `root_side` of `nsides` with `evaluator` and the move order `order`, stopping at `horizon`
+    /// cards and falling back on `depths` past the node `budget` (at most `cap` in all), values
+    /// `moves` (the race's `focus` and per move the index of its kind, `alike`) until the stopping
+    /// rule (`race.Stopping`, no deadline) says so. With `detail`, what happens along each line.
+    ///
+    /// Returns (worlds searched, whether the budget stopped it, nodes, whether shallower, per move
+    /// its values per world, the weights, the groups, per move its most frequent line or None, and
+    /// with `detail` per move per world None or (parts, gained, sweeps, end)).
+    #[pyo3(signature = (
+        evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
+        alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        evaluator: &Bound<'py, PyEvaluator>,
+        order: Vec<i64>,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        in_hands: u32,
+        depths: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        moves: Vec<MoveTuple>,
+        focus: Option<usize>,
+        alike: Vec<usize>,
+        samples: usize,
+        min_samples: usize,
+        separation: f64,
+        margin: f64,
+        bands: Vec<f64>,
+        racing: bool,
+        every: bool,
+        careful: bool,
+        detail: bool,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let ev = evaluator.get().ev.clone();
+        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
+            return Err(bad("the evaluator is for other sides than the solver"));
+        }
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        let n = moves.len();
+        if n == 0 || alike.len() != n || alike.iter().any(|&k| k >= n) || focus.is_some_and(|f| f >= n) {
+            return Err(bad("moves, their kinds and the focus do not match"));
+        }
+        if depths.iter().any(|&d| d > in_hands) || nsides as usize != self.worlds.obs.nsides as usize {
+            return Err(bad(
+                "depths past the cards in the hands, or other sides than the observation's",
+            ));
+        }
+        let moves: Vec<Move> = moves
+            .into_iter()
+            .map(|(card, action, take, value)| Move {
+                card,
+                action,
+                take,
+                value,
+            })
+            .collect();
+        let stop = Stopping {
+            samples,
+            min_samples,
+            separation,
+            margin,
+            bands,
+            racing,
+            every,
+            careful,
+        };
+        let worlds = &mut self.worlds;
+        let (got, ladder, race) = py.detach(|| {
+            guarded(|| {
+                let mut ladder = Ladder::new(
+                    worlds.rules(),
+                    root_side,
+                    nsides,
+                    horizon,
+                    in_hands,
+                    depths,
+                    budget,
+                    cap,
+                    ev,
+                    MoveOrder { weight },
+                );
+                let mut race = Race::new(n, focus, &alike);
+                let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
+                (got, ladder, race)
+            })
+        })?;
+        let (done, spent) = got.map_err(raised)?;
+        let values = PyList::empty(py);
+        for v in &race.values {
+            values.append(PyList::new(py, v)?)?;
+        }
+        let lines = PyList::empty(py);
+        for i in 0..n {
+            match race.best_line(i) {
+                Some((line, _)) => lines.append(line.iter().map(move_tuple).collect::<Vec<_>>())?,
+                None => lines.append(py.None())?,
+            }
+        }
+        let outcomes = if detail {
+            let per_move = PyList::empty(py);
+            for got in &race.outcomes {
+                let list = PyList::empty(py);
+                for o in got {
+                    match o {
+                        None => list.append(py.None())?,
+                        Some(o) => {
+                            let parts = PyDict::new(py);
+                            for (name, v) in o.parts.iter() {
+                                parts.set_item(name, v)?;
+                            }
+                            list.append((parts, o.gained.clone(), o.sweeps.clone(), o.end))?;
+                        }
+                    }
+                }
+                per_move.append(list)?;
+            }
+            per_move.into_any()
+        } else {
+            py.None().into_bound(py)
+        };
+        (
+            done,
+            spent,
+            ladder.nodes(),
+            ladder.shallow,
+            values,
+            race.weights.clone(),
+            race.groups.clone(),
+            lines,
+            outcomes,
+        )
+            .into_pyobject(py)
+    }
+}
+
+/// Adds the class and the race's constants (for the test that they are the reference's).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDecisionWorlds>()?;
+    m.add(
+        "RACE_CONSTANTS",
+        (MIN_PAIRED, SETTLE, MIN_GROUPS, UNKNOWN_STDERR, RARE_WORLDS_SPREAD),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,796 @@
+//! The sampling race of one decision (`casino_coach/search/race.py`, which explains it), with
+//! Casino's worlds and world valuer (`expectimax.evaluate`'s `_worlds`, `_Ladder` and
+//! `_CasinoValuer`): world after world, the root moves still in the race are valued by the
+//! decision's solver, and sampling stops where the reference stops.
+//!
+//! A port, operation for operation: the same running sums added in the same order, the same
+//! Student's t factors, the same comparisons (Python's `max` keeps the first of equals, and
+//! `max(0.0, x)` is 0.0 for a NaN or a -0.0: `py_max`), the same worlds drawn from a generator in
+//! the reference's state, and the same solvers with the same node limits. So a decision's moves,
+//! values, worlds and node counts are the reference's to the last bit, and Python calls the core
+//! once per decision rather than once per world.
+//!
+//! What is not here stays in Python (`expectimax.evaluate` chooses): a wall-clock deadline, the
+//! recorded search tree, the replies chosen on the replier's information, builds for a partner, and
+//! any world or solver the core cannot take.
+
+use std::collections::HashMap;
+
+use crate::engine::cards::Mask;
+use crate::engine::movegen::Move;
+use crate::engine::observation::Observation;
+use crate::engine::rng::Random;
+use crate::engine::rules::Rules;
+use crate::engine::state::State;
+use crate::search::inference::{sample_with_evidence, Likelihood};
+use crate::search::leaf::{Evaluator, Margins};
+use crate::search::solver::{canonical, MoveOrder, OutOfNodes, RootValue, Solver};
+use crate::search::worlds::{self, world_state, BalancedPasses, Canon, World, WorldsError};
+
+/// Worlds before a move may leave the race (`race.MIN_PAIRED`).
+pub const MIN_PAIRED: usize = 4;
+/// A verdict's (or a careful race's) separation, in the race's standard errors (`race.SETTLE`).
+pub const SETTLE: f64 = 1.25;
+/// Groups a standard error is taken over (`result.MIN_GROUPS`).
+pub const MIN_GROUPS: usize = 12;
+/// The standard error of an unknown spread (`result.UNKNOWN_STDERR`).
+pub const UNKNOWN_STDERR: f64 = 11.0;
+/// The per-world spread a verdict's interval is never narrower than (`result.RARE_WORLDS_SPREAD`).
+pub const RARE_WORLDS_SPREAD: f64 = 0.5;
+
+/// Student's t 97.5% quantiles by degrees of freedom (`result._T975`), in ascending order.
+const T975: [(i64, f64); 14] = [
+    (1, 12.71),
+    (2, 4.303),
+    (3, 3.182),
+    (4, 2.776),
+    (5, 2.571),
+    (6, 2.447),
+    (7, 2.365),
+    (8, 2.306),
+    (9, 2.262),
+    (10, 2.228),
+    (12, 2.179),
+    (15, 2.131),
+    (20, 2.086),
+    (30, 2.042),
+];
+
+/// How much wider than the normal a 95% interval from `n` values must be (`result.t_factor`).
+pub fn t_factor(n: usize) -> f64 {
+    let dof = n as i64 - 1;
+    if dof > 30 {
+        return 1.0;
+    }
+    let mut q = T975[0].1; // the default key 1
+    for &(k, v) in &T975 {
+        if k <= dof {
+            q = v;
+        }
+    }
+    q / 1.96
+}
+
+/// Python's `max(a, b)`: `b` only when it is greater (so `a` for a NaN `b`, or equals).
+#[inline]
+fn py_max(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// `bisect.bisect_right(edges, x)`.
+fn bisect_right(edges: &[f64], x: f64) -> usize {
+    let (mut lo, mut hi) = (0, edges.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if x < edges[mid] {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
+}
+
+/// `result.verdict_stderr` for sampled worlds (no population).
+fn verdict_stderr(se: f64, n: usize) -> f64 {
+    if n == 0 {
+        return se;
+    }
+    py_max(se, RARE_WORLDS_SPREAD / (n as f64).sqrt())
+}
+
+/// `result.loss_low` for sampled worlds.
+pub fn loss_low(loss: f64, se: f64, n: usize, z: f64) -> f64 {
+    py_max(0.0, loss - z * t_factor(n) * verdict_stderr(se, n))
+}
+
+/// `result.loss_high` for sampled worlds.
+pub fn loss_high(d: f64, se: f64, n: usize, z: f64) -> f64 {
+    let se = verdict_stderr(se, n);
+    if se.is_finite() {
+        d + z * t_factor(n) * se
+    } else {
+        d + UNKNOWN_STDERR
+    }
+}
+
+/// Running sums of one series given per world (`race._Running`).
+#[derive(Clone, Debug, Default)]
+struct Running {
+    read: usize,
+    n: usize,
+    sw: f64,
+    sw2: f64,
+    swx: f64,
+    swx2: f64,
+    groups: HashMap<u64, (f64, f64)>,
+    gxx: f64,
+    gxw: f64,
+    gww: f64,
+}
+
+impl Running {
+    fn add(&mut self, x: f64, w: f64, g: u64) {
+        self.read += 1;
+        if x.is_nan() || w <= 0.0 {
+            return;
+        }
+        self.n += 1;
+        self.sw += w;
+        self.sw2 += w * w;
+        self.swx += w * x;
+        self.swx2 += w * x * x;
+        let (gx, gw) = self.groups.get(&g).copied().unwrap_or((0.0, 0.0));
+        let nx = gx + w * x;
+        let nw = gw + w;
+        self.gxx += nx * nx - gx * gx;
+        self.gxw += nx * nw - gx * gw;
+        self.gww += nw * nw - gw * gw;
+        self.groups.insert(g, (nx, nw));
+    }
+
+    fn mean(&self) -> f64 {
+        if self.sw > 0.0 {
+            self.swx / self.sw
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+
+    /// Mean, standard error and count (`_Running.stats`).
+    fn stats(&self) -> (f64, f64, usize) {
+        let n = self.n;
+        if n == 0 {
+            return (0.0, f64::INFINITY, 0);
+        }
+        let mean = self.swx / self.sw;
+        if n == 1 {
+            return (mean, f64::INFINITY, 1);
+        }
+        let k = self.groups.len();
+        if MIN_GROUPS <= k && k < n {
+            let spread = py_max(0.0, self.gxx - 2.0 * mean * self.gxw + mean * mean * self.gww);
+            let se = (k as f64 / (k - 1) as f64 * spread).sqrt() / self.sw;
+            return (mean, se * t_factor(k) / t_factor(n), n);
+        }
+        let neff = self.sw * self.sw / self.sw2;
+        let var = py_max(0.0, self.swx2 - self.sw * mean * mean) / self.sw * n as f64 / (n - 1) as f64;
+        (mean, (var / neff).sqrt(), n)
+    }
+}
+
+/// What happens along a root move's line in one world (`result.Outcome`, its fields that the core
+/// knows: the rest is Python's): the parts of the value at the line's end, the cards each side
+/// captured on the way, the sweeps each side made, and whether the round is over there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub parts: Margins,
+    pub gained: Vec<Mask>,
+    pub sweeps: Vec<i64>,
+    pub end: bool,
+}
+
+/// `expectimax.follow` with a native solver: the line proving `value` for `mv` (after `reply`) in
+/// the world `state`, and what happens along it.
+pub fn follow(
+    solver: &mut Solver,
+    state: &State,
+    mv: Move,
+    reply: Option<Move>,
+    value: f64,
+) -> (Vec<Move>, Outcome) {
+    let (line, end) = solver.follow(state, mv, reply, value);
+    let n = state.nsides as usize;
+    let start = canonical(state);
+    let gained = (0..n).map(|k| end.captured[k] & !start.captured[k]).collect();
+    let sweeps = (0..n)
+        .map(|k| end.sweeps[k] as i64 - state.sweeps[k] as i64)
+        .collect();
+    let outcome = Outcome {
+        parts: solver.eval.parts(&end),
+        gained,
+        sweeps,
+        end: end.is_over(),
+    };
+    (line, outcome)
+}
+
+/// Per-move values world by world and the moves still in the race (`race.Race`).
+#[derive(Debug)]
+pub struct Race {
+    focus: Option<usize>,
+    kept: Vec<bool>,
+    /// Per move, its value in each world (NaN where it was not searched).
+    pub values: Vec<Vec<f64>>,
+    pub weights: Vec<f64>,
+    pub groups: Vec<u64>,
+    /// Per move, each line it was proved by with how often, in the order first met.
+    pub lines: Vec<Vec<(Vec<Move>, u32)>>,
+    /// Per move, with `detail`, what happened along its line in each world (None: not searched).
+    pub outcomes: Vec<Vec<Option<Outcome>>>,
+    pub active: Vec<usize>,
+    means: Vec<Running>,
+    pairs: HashMap<(usize, usize), Running>,
+}
+
+/// One world's value of one move: its index, value, line after it, and with `detail` its outcome.
+pub type Valued = (usize, f64, Vec<Move>, Option<Outcome>);
+
+impl Race {
+    /// The race of `nmoves` moves; `alike` gives per move the index of its kind (`Race.__init__`).
+    pub fn new(nmoves: usize, focus: Option<usize>, alike: &[usize]) -> Race {
+        let kept = (0..nmoves)
+            .map(|i| focus.is_some_and(|f| alike[i] == alike[f]))
+            .collect();
+        Race {
+            focus,
+            kept,
+            values: vec![Vec::new(); nmoves],
+            weights: Vec::new(),
+            groups: Vec::new(),
+            lines: vec![Vec::new(); nmoves],
+            outcomes: vec![Vec::new(); nmoves],
+            active: (0..nmoves).collect(),
+            means: vec![Running::default(); nmoves],
+            pairs: HashMap::new(),
+        }
+    }
+
+    /// One more world's values (`Race.add`); `detail`: outcomes are kept, per world.
+    pub fn add(&mut self, weight: f64, valued: Vec<Valued>, group: u64, detail: bool) {
+        self.groups.push(group);
+        self.weights.push(weight);
+        let mut per_move: Vec<Option<Valued>> = vec![None; self.values.len()];
+        for v in valued {
+            let i = v.0;
+            per_move[i] = Some(v);
+        }
+        for (i, got) in per_move.into_iter().enumerate() {
+            match got {
+                None => {
+                    self.values[i].push(f64::NAN);
+                    if detail {
+                        self.outcomes[i].push(None);
+                    }
+                }
+                Some((_, v, line, outcome)) => {
+                    self.values[i].push(v);
+                    let lines = &mut self.lines[i];
+                    match lines.iter_mut().find(|(l, _)| *l == line) {
+                        Some((_, count)) => *count += 1,
+                        None => lines.push((line, 1)),
+                    }
+                    if detail {
+                        self.outcomes[i].push(outcome);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The line move `i` was proved by most often, the first met of equals
+    /// (`Counter.most_common(1)`), with its count.
+    pub fn best_line(&self, i: usize) -> Option<(&[Move], u32)> {
+        let mut best: Option<(&[Move], u32)> = None;
+        for (line, count) in &self.lines[i] {
+            if best.is_none_or(|(_, c)| *count > c) {
+                best = Some((line, *count));
+            }
+        }
+        best
+    }
+
+    /// The weighted mean of move `i`'s values (`Race.mean`).
+    pub fn mean(&mut self, i: usize) -> f64 {
+        let run = &mut self.means[i];
+        let values = &self.values[i];
+        for (k, &v) in values.iter().enumerate().skip(run.read) {
+            run.add(v, self.weights[k], self.groups[k]);
+        }
+        run.mean()
+    }
+
+    /// Mean, standard error and count of value(i) - value(j) (`Race.diff`).
+    pub fn diff(&mut self, i: usize, j: usize) -> (f64, f64, usize) {
+        let run = self.pairs.entry((i, j)).or_default();
+        let (a, b) = (&self.values[i], &self.values[j]);
+        for k in run.read..a.len() {
+            run.add(a[k] - b[k], self.weights[k], self.groups[k]);
+        }
+        run.stats()
+    }
+
+    /// The active move of the highest mean, the first of equals (`max(self.active, key=self.mean)`).
+    fn best(&mut self) -> usize {
+        let active = self.active.clone();
+        let mut best = active[0];
+        let mut top = self.mean(best);
+        for &j in &active[1..] {
+            let m = self.mean(j);
+            if m > top {
+                best = j;
+                top = m;
+            }
+        }
+        best
+    }
+
+    /// Drop the moves clearly behind the best; true when the race is decided (`Race.update`).
+    pub fn update(&mut self, z: f64, margin: f64, min_paired: usize) -> bool {
+        let best = self.best();
+        let mut keep = vec![best];
+        let mut decided = true;
+        for j in self.active.clone() {
+            if j == best {
+                continue;
+            }
+            let (d, se, n) = self.diff(best, j);
+            let zt = z * t_factor(n);
+            if !self.kept[j] && n >= min_paired && (d - zt * se > 0.0 || (se == 0.0 && d > 0.0)) {
+                continue;
+            }
+            keep.push(j);
+            if !(n >= MIN_PAIRED && d.abs() + zt * se < margin) {
+                decided = false;
+            }
+        }
+        keep.sort_unstable();
+        self.active = keep;
+        decided
+    }
+
+    /// The band the focus's loss lies in with confidence, or None (`Race.loss_band`).
+    pub fn loss_band(&mut self, z: f64, bands: &[f64]) -> Option<usize> {
+        let best = self.best();
+        let f = self.focus.expect("a loss band is the focus's");
+        let mut lo = 0.0;
+        let mut hi = 0.0;
+        if best != f {
+            let (d, se, n) = self.diff(best, f);
+            if n < MIN_PAIRED {
+                return None;
+            }
+            lo = loss_low(d, se, n, z);
+        }
+        for j in self.active.clone() {
+            if j == f {
+                continue;
+            }
+            let (d, se, n) = self.diff(j, f);
+            if n < MIN_PAIRED {
+                return None;
+            }
+            hi = py_max(hi, loss_high(d, se, n, z));
+        }
+        let low = bisect_right(bands, lo);
+        (low == bisect_right(bands, py_max(0.0, hi))).then_some(low)
+    }
+}
+
+/// When the race of one decision stops (`race.Stopping`, without its deadline).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopping {
+    pub samples: usize,
+    pub min_samples: usize,
+    pub separation: f64,
+    pub margin: f64,
+    pub bands: Vec<f64>,
+    pub racing: bool,
+    pub every: bool,
+    pub careful: bool,
+}
+
+/// Run `race` over the worlds of `drawn`, drawing more with `next` as needed, each valued by `value`
+/// (the active moves' indices in, their values out), until `stop` says so or `over_budget`
+/// (`race.run_race`): how many worlds were searched, and whether the node budget stopped it.
+pub fn run_race<W: Clone, E>(
+    race: &mut Race,
+    drawn: &mut Vec<(W, f64, u64)>,
+    mut next: impl FnMut() -> Result<(W, f64, u64), E>,
+    mut value: impl FnMut(&W, &[usize]) -> Result<Vec<Valued>, E>,
+    stop: &Stopping,
+    detail: bool,
+    mut over_budget: impl FnMut() -> bool,
+) -> Result<(usize, bool), E> {
+    let verdict = race.focus.is_some() && !stop.bands.is_empty();
+    let careful = verdict || stop.careful;
+    let z = if careful {
+        SETTLE * stop.separation
+    } else {
+        stop.separation
+    };
+    let min_paired = if careful {
+        MIN_PAIRED.max(stop.min_samples)
+    } else {
+        MIN_PAIRED
+    };
+    let mut done = 0;
+    while done < stop.samples {
+        if done == drawn.len() {
+            drawn.push(next()?);
+        }
+        let (world, weight, group) = drawn[done].clone();
+        let active = race.active.clone();
+        let valued = value(&world, &active)?;
+        race.add(weight, valued, group, detail);
+        done += 1;
+        if done >= stop.samples {
+            break;
+        }
+        if over_budget() {
+            return Ok((done, true));
+        }
+        if stop.racing && done >= MIN_PAIRED {
+            let decided = race.update(z, stop.margin, min_paired);
+            if stop.every || done < stop.min_samples {
+                continue;
+            }
+            if verdict {
+                if race.loss_band(z, &stop.bands).is_some() {
+                    break;
+                }
+            } else if decided {
+                break;
+            }
+        }
+    }
+    Ok((done, false))
+}
+
+/// The solver of a decision and the shallower ones it falls back on (`expectimax._Ladder`).
+pub struct Ladder {
+    rules: Rules,
+    root_side: u8,
+    nsides: u8,
+    in_hands: u32,
+    eval: Evaluator,
+    order: MoveOrder,
+    pub solvers: Vec<Solver>,
+    /// The depths still to fall back on (`FALLBACK_DEPTHS` deeper than the horizon).
+    depths: Vec<u32>,
+    budget: Option<u64>,
+    cap: Option<i64>,
+    pub shallow: bool,
+}
+
+impl Ladder {
+    /// The ladder from `horizon`, falling back on `depths` (plies from now, deepest first).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        rules: &Rules,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        in_hands: u32,
+        depths: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        eval: Evaluator,
+        order: MoveOrder,
+    ) -> Ladder {
+        let mut ladder = Ladder {
+            rules: rules.clone(),
+            root_side,
+            nsides,
+            in_hands,
+            eval,
+            order,
+            solvers: Vec::new(),
+            depths,
+            budget,
+            cap,
+            shallow: false,
+        };
+        ladder.push(horizon);
+        ladder
+    }
+
+    fn push(&mut self, horizon: u32) {
+        let solver = Solver::new(
+            &self.rules,
+            self.root_side,
+            self.nsides,
+            horizon,
+            self.eval.clone(),
+            self.order.clone(),
+        );
+        self.solvers.push(solver);
+    }
+
+    pub fn nodes(&self) -> u64 {
+        self.solvers.iter().map(|s| s.nodes).sum()
+    }
+
+    /// Whether the decision's node budget is spent (`_Ladder.over_budget`).
+    pub fn over_budget(&self) -> bool {
+        self.budget.is_some_and(|b| self.nodes() >= b)
+    }
+
+    /// Each move's value in this world, searched shallower when the budget runs out
+    /// (`_Ladder.root_values`).
+    pub fn root_values(&mut self, state: &State, moves: &[Move]) -> Vec<RootValue> {
+        loop {
+            let spent = self.nodes() as i64;
+            let fallback = !self.depths.is_empty();
+            let solver = self.solvers.last_mut().expect("a ladder has a solver");
+            let mut limit: i64 = match self.budget {
+                Some(b) if fallback => solver.nodes as i64 + b as i64,
+                _ => 1 << 62,
+            };
+            if let (Some(cap), true) = (self.cap, fallback) {
+                limit = limit.min(solver.nodes as i64 + (cap - spent).max(0));
+            }
+            solver.node_limit = limit as u64;
+            match solver.root_values(state, moves) {
+                Ok(values) => return values,
+                Err(OutOfNodes) => {
+                    if self.cap.is_some_and(|cap| self.nodes() as i64 >= cap) {
+                        let last = self.depths.len() - 1;
+                        self.depths.drain(..last);
+                    }
+                    let depth = self.depths.remove(0);
+                    self.push(self.in_hands - depth);
+                    self.shallow = true;
+                }
+            }
+        }
+    }
+}
+
+/// Where a decision's worlds come from (`expectimax._worlds`).
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Every world or class, shuffled, with its weight (an enumeration, `_weighted`).
+    Listed(Vec<(World, f64)>),
+    /// Draws in proportion to the evidence (`_with_evidence`), at a regret scale, in so many draws.
+    Evidence(Likelihood, f64, u32),
+    /// Balanced passes (`balanced_passes`), each world made its class's with a canon.
+    Passes(Box<BalancedPasses>, Option<Canon>),
+}
+
+/// How a decision's worlds are dealt (`expectimax._worlds`): which source, and with what.
+#[derive(Clone, Debug)]
+pub enum Dealing {
+    /// Every world (`enumerate_worlds`), or every class (`world_classes`), weighed by the evidence.
+    Enumerate {
+        classes: bool,
+        weigh: Option<(Likelihood, f64)>,
+    },
+    /// Draws in proportion to the evidence (`sample_with_evidence`).
+    Evidence {
+        weigh: (Likelihood, f64),
+        max_draws: u32,
+    },
+    /// Balanced passes, canonical worlds with `canonical`.
+    Passes { canonical: bool },
+}
+
+/// The world stream of one decision and the worlds drawn from it so far, in order, so that a
+/// second race (a shallower search of the same decision) goes over the same worlds.
+#[derive(Clone, Debug)]
+pub struct Worlds {
+    rules: Rules,
+    pub obs: Observation,
+    pub rng: Random,
+    source: Source,
+    streamed: u64,
+    pub drawn: Vec<(World, f64, u64)>,
+    /// The number of worlds of an enumeration.
+    pub population: Option<usize>,
+}
+
+impl Worlds {
+    /// The stream of `obs`'s worlds, from `rng` (the decision's generator, as yet unused).
+    pub fn new(
+        rules: &Rules,
+        obs: &Observation,
+        mut rng: Random,
+        dealing: Dealing,
+    ) -> Result<Worlds, WorldsError> {
+        let source = match dealing {
+            Dealing::Enumerate { classes, weigh } => {
+                let mut listed = if classes {
+                    worlds::world_classes(rules, obs)?
+                } else {
+                    worlds::enumerate_worlds(rules, obs)?
+                };
+                rng.shuffle(&mut listed);
+                let weighted = listed
+                    .into_iter()
+                    .map(|w| {
+                        let weight = match &weigh {
+                            Some((lk, scale)) => w.probability * lk.weight(&w.hands, *scale),
+                            None => w.probability * 1.0,
+                        };
+                        (w, weight)
+                    })
+                    .collect();
+                Source::Listed(weighted)
+            }
+            Dealing::Evidence { weigh, max_draws } => Source::Evidence(weigh.0, weigh.1, max_draws),
+            Dealing::Passes { canonical } => {
+                let canon = if canonical { Canon::of(obs).ok() } else { None };
+                Source::Passes(Box::new(BalancedPasses::new(rules, obs)), canon)
+            }
+        };
+        let population = match &source {
+            Source::Listed(ws) => Some(ws.len()),
+            _ => None,
+        };
+        Ok(Worlds {
+            rules: rules.clone(),
+            obs: *obs,
+            rng,
+            source,
+            streamed: 0,
+            drawn: Vec::new(),
+            population,
+        })
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The stream's next world, its weight and its group.
+    pub fn next_world(&mut self) -> Result<(World, f64, u64), WorldsError> {
+        let i = self.streamed;
+        let got = match &mut self.source {
+            Source::Listed(ws) => {
+                let (w, weight) = *ws
+                    .get(i as usize)
+                    .ok_or_else(|| WorldsError("no world left in the enumeration".into()))?;
+                (w, weight, i)
+            }
+            Source::Evidence(lk, scale, max_draws) => {
+                let w = sample_with_evidence(
+                    &self.rules,
+                    &self.obs,
+                    &mut self.rng,
+                    Some((lk, *scale)),
+                    *max_draws,
+                )?;
+                (w, 1.0, i)
+            }
+            Source::Passes(passes, canon) => {
+                let (mut w, pass) = passes.next_world(&self.rules, &mut self.rng)?;
+                if let Some(canon) = canon {
+                    w = canon.world(&w, self.obs.nplayers());
+                }
+                (w, 1.0, pass)
+            }
+        };
+        self.streamed += 1;
+        Ok(got)
+    }
+}
+
+/// The race of one decision at one depth over `worlds` (an attempt of `expectimax.evaluate`): each
+/// world valued by `ladder` for the active ones of `moves`, with `detail` what happens along each
+/// line too. How many worlds were searched, and whether the node budget stopped it.
+pub fn race_decision(
+    worlds: &mut Worlds,
+    ladder: &mut Ladder,
+    race: &mut Race,
+    moves: &[Move],
+    stop: &Stopping,
+    detail: bool,
+) -> Result<(usize, bool), WorldsError> {
+    let obs = worlds.obs;
+    let mut drawn = std::mem::take(&mut worlds.drawn);
+    let ladder_cell = std::cell::RefCell::new(ladder);
+    let got = run_race(
+        race,
+        &mut drawn,
+        || worlds.next_world(),
+        |world: &World, active: &[usize]| {
+            let state = world_state(&obs, world);
+            let wm: Vec<Move> = active.iter().map(|&i| moves[i]).collect();
+            let mut ladder = ladder_cell.borrow_mut();
+            let values = ladder.root_values(&state, &wm);
+            let last = ladder.solvers.last_mut().expect("a ladder has a solver");
+            Ok(active
+                .iter()
+                .zip(values)
+                .map(|(&i, rv)| {
+                    let outcome = detail.then(|| follow(last, &state, rv.mv, None, rv.value).1);
+                    (i, rv.value, rv.line[1..].to_vec(), outcome)
+                })
+                .collect())
+        },
+        stop,
+        detail,
+        || ladder_cell.borrow().over_budget(),
+    );
+    worlds.drawn = drawn;
+    got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_factors_are_the_references() {
+        assert_eq!(t_factor(0), 12.71 / 1.96);
+        assert_eq!(t_factor(2), 12.71 / 1.96);
+        assert_eq!(t_factor(12), 2.228 / 1.96);
+        assert_eq!(t_factor(14), 2.179 / 1.96);
+        assert_eq!(t_factor(31), 2.042 / 1.96);
+        assert_eq!(t_factor(32), 1.0);
+    }
+
+    #[test]
+    fn python_max_keeps_the_first_of_equals_and_drops_a_nan() {
+        assert!(py_max(0.0, -0.0).is_sign_positive());
+        assert_eq!(py_max(0.0, f64::NAN), 0.0);
+        assert_eq!(py_max(1.0, 2.0), 2.0);
+        assert_eq!(bisect_right(&[0.2, 0.5, 1.0], 0.5), 2);
+        assert_eq!(bisect_right(&[0.2, 0.5, 1.0], f64::NAN), 3);
+    }
+
+    #[test]
+    fn a_move_clearly_behind_leaves_the_race_and_the_focus_stays() {
+        let mut race = Race::new(3, Some(2), &[0, 1, 2]);
+        let stop = Stopping {
+            samples: 12,
+            min_samples: 4,
+            separation: 2.0,
+            margin: 0.2,
+            bands: vec![],
+            racing: true,
+            every: false,
+            careful: false,
+        };
+        let mut drawn = Vec::new();
+        let mut k = 0u64;
+        let got: Result<_, ()> = run_race(
+            &mut race,
+            &mut drawn,
+            || {
+                k += 1;
+                Ok((k, 1.0, k))
+            },
+            |&world: &u64, active: &[usize]| {
+                let w = (world % 3) as f64 * 0.01;
+                Ok(active
+                    .iter()
+                    .map(|&i| (i, [1.0 + w, -3.0 + w, -2.0 - w][i], vec![], None))
+                    .collect())
+            },
+            &stop,
+            false,
+            || false,
+        );
+        let (done, spent) = got.unwrap();
+        // The focus, far behind, keeps the race undecided to the sample limit.
+        assert!(!spent && done == 12);
+        assert_eq!(race.active, vec![0, 2]);
+        assert!(race.values[1].iter().any(|v| v.is_nan()));
+        assert_eq!(drawn.len(), done);
+    }
+}

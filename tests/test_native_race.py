@@ -1,0 +1,243 @@
+"""The race of a decision in the native core (src/search/race.rs, ``search/native_race.py``) against
+the reference (``race.run_race`` with ``expectimax``'s worlds, ``_Ladder`` and ``_CasinoValuer``):
+``evaluate`` gives the same result to the last bit either way (moves, values per world, standard
+errors, lines, outcomes, worlds, weights, groups, controls, node counts, shallowness) on the
+decisions of seeded rounds of every preset with 2 to 4 players, with and without evidence, for the
+best move and for a verdict (a focus and class bands), at node budgets that make worlds fall back on
+shallower searches, and by class or world by world."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casino_coach import core
+from casino_coach.engine.movegen import Move, apply, legal_moves
+from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import deal, new_round, shuffle_round
+from casino_coach.engine.values import immediate_gain
+from casino_coach.errors import TooBigToSearchError
+from casino_coach.search import expectimax, native_race, race, result
+from casino_coach.search.expectimax import check_moves, check_table, evaluate
+from casino_coach.search.inference import Evidence, next_evidence
+from casino_coach.search.result import Limits, SearchResult
+
+pytestmark = pytest.mark.skipif(core.NATIVE is None, reason="the native core is not built here")
+N: Any = core.NATIVE
+
+PRESETS = ("classic", "royal", "dominican")
+BANDS = (0.2, 0.5, 1.0)
+
+
+def _decisions(
+    rules: RuleSet, nplayers: int, seed: int
+) -> list[tuple[Observation, tuple[Evidence, ...], list[Move]]]:
+    """Every searchable decision with a choice in a seeded round (half greedy, half random play),
+    with the evidence the searcher would have (two players) and the legal moves."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, nplayers)
+    nsides = 2 if nplayers == 4 and rules.partnerships else nplayers
+    s = new_round(nplayers, nsides, rng.randrange(nplayers), sh.table, sh.deals[0])
+    nxt = 1
+    previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
+    out = []
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        obs = observe(s, s.to_move)
+        prev = previous.get(s.to_move)
+        evidence = next_evidence(rules, *prev, obs) if prev else ()
+        moves = legal_moves(rules, s)
+        try:
+            check_table(s.loose)
+            check_moves(len(moves))
+        except TooBigToSearchError:
+            pass
+        else:
+            if len(moves) > 1:
+                out.append((obs, evidence, moves))
+        if rng.random() < 0.5:
+            move = max(moves, key=lambda m: immediate_gain(rules, obs, m))
+        else:
+            move = rng.choice(moves)
+        previous[s.to_move] = (obs, move, evidence)
+        s = apply(rules, s, move)
+    return out
+
+
+def _key(res: SearchResult) -> str:
+    """Everything of a result but the time it took, to the last bit (``repr`` of a float is exact)."""
+    return repr(dataclasses.replace(res, seconds=0.0))
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, rules: RuleSet, obs: Observation, **kw: Any) -> SearchResult:
+    """``evaluate`` in the core's race and in the reference's; the same result, or the same error."""
+    calls: list[Any] = []
+    real = native_race.decision_worlds
+
+    def spy(*args: Any) -> Any:
+        got = real(*args)
+        calls.append(got)
+        return got
+
+    monkeypatch.setattr(native_race, "decision_worlds", spy)
+    try:
+        got = evaluate(rules, obs, **kw)
+    except Exception as e:
+        got_error: Exception | None = e
+    else:
+        got_error = None
+    monkeypatch.setattr(native_race, "decision_worlds", lambda *args: None)
+    try:
+        want = evaluate(rules, obs, **kw)
+    except Exception as e:
+        assert got_error is not None and type(got_error) is type(e) and str(got_error) == str(e)
+        return None  # type: ignore[return-value]
+    assert got_error is None, got_error
+    assert _key(got) == _key(want)
+    monkeypatch.setattr(native_race, "decision_worlds", real)
+    return got
+
+
+LIMITS = st.builds(
+    Limits,
+    samples=st.sampled_from([4, 12, 40]),
+    min_samples=st.sampled_from([2, 8, 16]),
+    exact_worlds=st.sampled_from([0, 40]),
+    depth=st.sampled_from([None, 2, 3]),
+    nodes=st.sampled_from([None, 300, 3000, 100_000]),
+    classes=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    preset=st.sampled_from(PRESETS),
+    nplayers=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32 - 1),
+    limits=LIMITS,
+    pick=st.integers(0, 2**16),
+    verdict=st.booleans(),
+)
+def test_the_cores_race_is_the_references(
+    preset: str, nplayers: int, seed: int, limits: Limits, pick: int, verdict: bool
+) -> None:
+    rules = RuleSet.from_preset(preset)
+    found = _decisions(rules, nplayers, seed)
+    if not found:
+        return
+    obs, evidence, moves = found[pick % len(found)]
+    kw: dict[str, Any] = {"limits": limits, "evidence": evidence}
+    if verdict:
+        kw |= {"focus": moves[pick % len(moves)], "bands": BANDS, "detail": True}
+    with pytest.MonkeyPatch.context() as mp:
+        _both(mp, rules, obs, **kw)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_every_decision_of_a_round_at_the_searchers_and_the_analysis_settings(
+    preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = RuleSet.from_preset(preset)
+    searcher = Limits(samples=4, min_samples=2, nodes=3000)
+    analysis = Limits(samples=80, min_samples=16, separation=2.0, depth=3)
+    for k, (obs, evidence, moves) in enumerate(_decisions(rules, nplayers, 7 + nplayers)):
+        seeded = dataclasses.replace(searcher, seed=k)
+        _both(monkeypatch, rules, obs, limits=seeded, evidence=evidence)
+        if k % 3 == 0:
+            focus = moves[k % len(moves)]
+            _both(
+                monkeypatch,
+                rules,
+                obs,
+                limits=analysis,
+                evidence=evidence,
+                focus=focus,
+                bands=BANDS,
+                detail=True,
+            )
+
+
+def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The common configurations take the core's race (else this file would test nothing), and the
+    ones it does not port (a time limit, the recorded tree, the replies) take the reference's."""
+    rules = RuleSet.from_preset("classic")
+    obs, evidence, _ = _decisions(rules, 2, 3)[4]
+    made: list[Any] = []
+    real = native_race.decision_worlds
+    monkeypatch.setattr(native_race, "decision_worlds", lambda *a: made.append(real(*a)) or made[-1])
+    evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000), evidence=evidence)
+    evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000, exact_worlds=0))
+    assert len(made) == 2 and all(m is not None for m in made)
+    evaluate(rules, obs, Limits(samples=4, time=5.0))
+    evaluate(rules, obs, Limits(samples=4), record=True)
+    evaluate(rules, obs, Limits(samples=4, reply_worlds=2))
+    assert len(made) == 2
+
+
+@pytest.mark.parametrize("dealing", ["worlds", "classes", "passes", "class-passes", "evidence"])
+def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
+    """The worlds the core's race draws are those of ``expectimax._worlds`` from ``random.Random(seed)``,
+    in order, and its generator ends where the reference's does."""
+    rules = RuleSet.from_preset("classic")
+    evidence = dealing == "evidence"
+    for obs, ev, _ in _decisions(rules, 2, 11)[:12]:
+        if evidence and not ev:
+            continue
+        limits = Limits(
+            classes=dealing in ("classes", "class-passes"),
+            exact_worlds=10**9 if dealing in ("worlds", "classes") else 0,
+        )
+        if expectimax.dealing(obs, limits, evidence) != dealing:
+            continue
+        weigh = expectimax.Likelihood(rules, ev) if evidence else None
+        seed = 1234
+        worlds = native_race.decision_worlds(rules, obs, dealing, seed, weigh)
+        assert worlds is not None
+        moves = expectimax.root_moves(rules, obs)
+        n = min(6, worlds.population or 6)
+        stop = race.Stopping(samples=n, min_samples=n, separation=2.0, margin=0.2, racing=False)
+        got = native_race.run(
+            worlds,
+            rules,
+            side=obs.seat % obs.nsides,
+            nsides=obs.nsides,
+            horizon=max(0, sum(obs.hand_sizes) - 2),
+            in_hands=sum(obs.hand_sizes),
+            depths=[],
+            budget=None,
+            cap=None,
+            leaf="handmade",
+            category_weights=None,
+            moves=moves,
+            focus=None,
+            alike=None,
+            stop=stop,
+            detail=False,
+        )
+        rng = random.Random(seed)
+        stream, population = expectimax._worlds(rules, obs, limits, rng, weigh)
+        assert population == worlds.population
+        want = [next(stream) for _ in range(got.done)]
+        stream.close()  # type: ignore[attr-defined]
+        assert native_race.drawn(worlds, got.done) == want
+        assert worlds.getstate()[:2] == rng.getstate()[:2]
+
+
+def test_the_constants_are_the_references() -> None:
+    assert N.RACE_CONSTANTS == (
+        race.MIN_PAIRED,
+        race.SETTLE,
+        result.MIN_GROUPS,
+        result.UNKNOWN_STDERR,
+        result.RARE_WORLDS_SPREAD,
+    )
