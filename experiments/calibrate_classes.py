@@ -54,7 +54,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.formats.replay import replay_log
-from casino_coach.search import evaluate
+from casino_coach.search import SearchRequest, evaluate
 from casino_coach.search.chances import game_is_close
 
 
@@ -96,7 +96,12 @@ def _measure(item: tuple[Observation, Move, int]) -> Sample | None:
     if len(a.moves) < 2:
         return None
     best_a = a.moves[0].move
-    b = evaluate(rules, obs, analysis_limits(_SAMPLES, seed + 7919), focus=best_a, bands=Thresholds().bands)
+    b = evaluate(
+        rules,
+        obs,
+        analysis_limits(_SAMPLES, seed + 7919),
+        SearchRequest(focus=best_a, bands=tuple(Thresholds().bands)),
+    )
     noise, low, _ = b.loss(best_a)
     rng = random.Random(seed)
     legal = [mv.move for mv in a.moves]

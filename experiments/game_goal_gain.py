@@ -31,7 +31,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.search.chances import game_edges, game_search_weights
-from casino_coach.search.expectimax import evaluate
+from casino_coach.search.expectimax import SearchRequest, evaluate
 from casino_coach.search.inference import Evidence
 
 
@@ -59,9 +59,14 @@ class Probe(SearcherPolicy):
             state = rng.getstate()
             limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
             rng.setstate(state)
-            game = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights, detail=True)
+            game = evaluate(
+                rules,
+                obs,
+                limits,
+                SearchRequest(evidence=tuple(evidence), category_weights=weights, detail=True),
+            )
             played = game.moves[0].move
-            best = evaluate(rules, obs, limits, evidence=evidence).moves[0].move
+            best = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence))).moves[0].move
             self.weighted += 1
             if played != best:
                 self.differ += 1

@@ -32,7 +32,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import RoundState
 from casino_coach.formats.game import Game
-from casino_coach.search import Limits, evaluate
+from casino_coach.search import Limits, SearchRequest, evaluate
 from casino_coach.search.chances import (
     GameTable,
     chances_after,
@@ -110,7 +110,7 @@ def measure(rules: RuleSet, table: GameTable, positions: int, seed: int) -> str:
         side = state.to_move % 2
         scores = (rng.randint(12, 20), rng.randint(12, 20))
         obs = observe(state, state.to_move)
-        res = evaluate(rules, obs, Limits(), detail=True)
+        res = evaluate(rules, obs, Limits(), SearchRequest(detail=True))
         moves = [mv.move for mv in res.moves]
         old: dict[Move, float] = {}
         for mv in res.moves:

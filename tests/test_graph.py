@@ -16,7 +16,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import new_round, shuffle_round
 from casino_coach.errors import CoachError
 from casino_coach.report.graph import dot_text, tree_graph, write_graph
-from casino_coach.search import Limits, SearchTree, evaluate
+from casino_coach.search import Limits, SearchRequest, SearchTree, evaluate
 
 ROYAL = RuleSet.from_preset("royal")
 
@@ -29,7 +29,7 @@ def recorded() -> tuple[SearchTree, int, int]:
     s = apply(ROYAL, s, legal_moves(ROYAL, s)[0])
     obs = observe(s, s.to_move)
     limits = Limits(samples=6, min_samples=6, separation=1e9)
-    r = evaluate(ROYAL, obs, limits, record=True)
+    r = evaluate(ROYAL, obs, limits, SearchRequest(record=True))
     plain = evaluate(ROYAL, obs, limits)
     assert plain.tree is None and plain.moves == r.moves  # recording changes nothing
     assert isinstance(r.tree, SearchTree)
@@ -92,7 +92,7 @@ def test_top_level_values_are_the_searchs_values() -> None:
     sh = shuffle_round(rng, 2)
     s = new_round(2, 2, 0, sh.table, sh.deals[0])
     obs = observe(s, s.to_move)
-    r = evaluate(ROYAL, obs, Limits(samples=24, seed=3), record=True)
+    r = evaluate(ROYAL, obs, Limits(samples=24, seed=3), SearchRequest(record=True))
     assert isinstance(r.tree, SearchTree)
     g = tree_graph(r.tree)
     by_move = {g.nodes[n]["move"]: g.nodes[n]["value"] for n in g.successors(0)}

@@ -24,7 +24,7 @@ from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import TooBigToSearchError
 from casino_coach.search import expectimax, native_race, race, result
-from casino_coach.search.expectimax import check_moves, check_table, evaluate
+from casino_coach.search.expectimax import SearchRequest, check_moves, check_table, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits, SearchResult
 
@@ -175,11 +175,13 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
     made: list[Any] = []
     real = native_race.decision_worlds
     monkeypatch.setattr(native_race, "decision_worlds", lambda *a: made.append(real(*a)) or made[-1])
-    evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000), evidence=evidence)
+    evaluate(
+        rules, obs, Limits(samples=4, min_samples=2, nodes=3000), SearchRequest(evidence=tuple(evidence))
+    )
     evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000, exact_worlds=0))
     assert len(made) == 2 and all(m is not None for m in made)
     evaluate(rules, obs, Limits(samples=4, time=5.0))
-    evaluate(rules, obs, Limits(samples=4), record=True)
+    evaluate(rules, obs, Limits(samples=4), SearchRequest(record=True))
     evaluate(rules, obs, Limits(samples=4, reply_worlds=2))
     assert len(made) == 2
 

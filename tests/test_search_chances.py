@@ -24,7 +24,7 @@ from casino_coach.engine.scoring import Points, score_round
 from casino_coach.engine.state import RoundState
 from casino_coach.errors import SearchError
 from casino_coach.formats.game import Game
-from casino_coach.search import Limits, evaluate
+from casino_coach.search import Limits, SearchRequest, evaluate
 from casino_coach.search.chances import (
     choose_for_game,
     exact_deal,
@@ -62,7 +62,7 @@ def _sampled_decision(rules: RuleSet) -> Observation:
 
 def test_game_edges_pair_the_worlds_and_a_few_worlds_choose_nothing() -> None:
     obs = _sampled_decision(ROYAL)
-    res = evaluate(ROYAL, obs, Limits(samples=12, min_samples=4, seed=1), detail=True)
+    res = evaluate(ROYAL, obs, Limits(samples=12, min_samples=4, seed=1), SearchRequest(detail=True))
     assert res.population is None and any(any(math.isnan(v) for v in mv.values) for mv in res.moves)
     table = table_for(ROYAL, 2)
     assert table is not None
@@ -131,7 +131,7 @@ def test_the_last_deal_is_exact_for_the_table(rules: RuleSet) -> None:
     for seed, scores in ((1, (18, 15)), (2, (19, 19)), (4, (20, 12)), (6, (14, 17))):
         game = _last_deal(rules, seed)
         obs = game.observation()
-        res = evaluate(rules, obs, Limits(), detail=True)
+        res = evaluate(rules, obs, Limits(), SearchRequest(detail=True))
         assert res.exact
         table = table_for(rules, 2)
         assert table is not None
@@ -180,7 +180,9 @@ def test_the_chances_are_minimax_over_the_game(rules: RuleSet, seed: int, mine: 
     assert got == pytest.approx(want, abs=1e-9)
     # What the reports and the choice for the game read: the same, from the search's one world.
     assume(obs.loose.bit_count() <= MAX_LOOSE)  # random play can leave more than the search takes
-    res = evaluate(rules, obs, Limits(samples=4, min_samples=2, nodes=3000, seed=seed), detail=True)
+    res = evaluate(
+        rules, obs, Limits(samples=4, min_samples=2, nodes=3000, seed=seed), SearchRequest(detail=True)
+    )
     assert len(res.weights) == 1
     for m, w in zip(moves, want, strict=True):
         assert world_chances(table, obs, scores, res.value_of(m), 1) == pytest.approx([w], abs=1e-9)

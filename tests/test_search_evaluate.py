@@ -23,7 +23,7 @@ from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError
 from casino_coach.formats.log import read_log
 from casino_coach.formats.replay import replay_log
-from casino_coach.search import Limits, decision_seed, evaluate
+from casino_coach.search import Limits, SearchRequest, decision_seed, evaluate
 from casino_coach.search.leaf import (
     HANDMADE,
     LEARNED,
@@ -330,7 +330,10 @@ def test_moves_that_differ_by_twins_get_the_same_value() -> None:
         # The move played is the second of a pair of twins, the race's best elsewhere.
         focus = moves[next(i for i, k in enumerate(classes) if k != i)]
         r = evaluate(
-            rules, obs, Limits(samples=48, min_samples=8, seed=seed), focus=focus, bands=(0.2, 0.5, 1.0)
+            rules,
+            obs,
+            Limits(samples=48, min_samples=8, seed=seed),
+            SearchRequest(focus=focus, bands=(0.2, 0.5, 1.0)),
         )
         for i, k in enumerate(classes):
             assert r.value_of(moves[i]).ev == r.value_of(moves[k]).ev, (seed, moves[i], moves[k])

@@ -12,7 +12,7 @@ from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, apply, lega
 from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, new_round
-from casino_coach.search import Limits, evaluate
+from casino_coach.search import Limits, SearchRequest, evaluate
 from casino_coach.search.inference import (
     Evidence,
     Likelihood,
@@ -98,7 +98,10 @@ def test_evidence_changes_the_search_and_keeps_it_reproducible() -> None:
     limits = Limits(samples=24, min_samples=24, seed=3)
 
     def values(evidence: tuple[Evidence, ...]) -> list[tuple[Move, float, float]]:
-        return [(m.move, m.ev, m.stderr) for m in evaluate(CLASSIC, now, limits, evidence=evidence).moves]
+        return [
+            (m.move, m.ev, m.stderr)
+            for m in evaluate(CLASSIC, now, limits, SearchRequest(evidence=tuple(evidence))).moves
+        ]
 
     assert values(ev) == values(ev)
     assert values(ev) != values(())

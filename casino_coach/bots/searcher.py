@@ -40,7 +40,7 @@ from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_search_weights
-from casino_coach.search.expectimax import evaluate
+from casino_coach.search.expectimax import SearchRequest, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.result import Limits
@@ -138,10 +138,10 @@ class SearcherPolicy:
         limits = dataclasses.replace(self.limits, seed=rng.getrandbits(32))
         allowed = set(legal)
         if scores is None:
-            result = evaluate(rules, obs, limits, evidence=evidence)
+            result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence)))
         elif exact_deal(obs):
             self.game_decisions += 1
-            result = evaluate(rules, obs, limits, evidence=evidence, detail=True)
+            result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence), detail=True))
             chosen = choose_for_game(rules, obs, scores, result)
             if chosen is not None and chosen.move.move in allowed:
                 self.played_for_game += 1
@@ -150,7 +150,9 @@ class SearcherPolicy:
             self.game_decisions += 1
             weights = game_search_weights(rules, obs, scores)
             self.searched_for_game += weights is not None
-            result = evaluate(rules, obs, limits, evidence=evidence, category_weights=weights)
+            result = evaluate(
+                rules, obs, limits, SearchRequest(evidence=tuple(evidence), category_weights=weights)
+            )
         for mv in result.moves:
             if mv.move in allowed:
                 return mv.move

@@ -31,7 +31,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.errors import CoachError
 from casino_coach.formats.codec import move_to_json
-from casino_coach.search import Limits, SearchResult, evaluate
+from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
 
 
 class MoveClass(StrEnum):
@@ -288,12 +288,20 @@ def judge(
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
-    res = evaluate(rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, record=record)
+    res = evaluate(
+        rules,
+        obs,
+        limits,
+        SearchRequest(focus=move, bands=tuple(thresholds.bands), detail=True, record=record),
+    )
     weights = game_search_weights(rules, obs, scores)
     if weights is None:
         return res
     game = evaluate(
-        rules, obs, limits, focus=move, bands=thresholds.bands, detail=True, category_weights=weights
+        rules,
+        obs,
+        limits,
+        SearchRequest(focus=move, bands=tuple(thresholds.bands), detail=True, category_weights=weights),
     )
     return dataclasses.replace(res, for_game=game)
 

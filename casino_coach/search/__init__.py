@@ -11,7 +11,14 @@ the small game protocol of ``protocol.py``, and the tests run it on a toy game t
 """
 
 from casino_coach.errors import SearchError
-from casino_coach.search.expectimax import decision_seed, enumerates, evaluate, evaluate_world, root_moves
+from casino_coach.search.expectimax import (
+    SearchRequest,
+    decision_seed,
+    enumerates,
+    evaluate,
+    evaluate_world,
+    root_moves,
+)
 from casino_coach.search.result import Limits, MoveValue, Outcome, SearchResult
 from casino_coach.search.tree import SearchTree, TreeNode
 from casino_coach.search.worlds import World, count_worlds, enumerate_worlds, sample_world, world_state
@@ -21,6 +28,7 @@ __all__ = [
     "MoveValue",
     "Outcome",
     "SearchError",
+    "SearchRequest",
     "SearchResult",
     "SearchTree",
     "TreeNode",

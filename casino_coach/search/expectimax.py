@@ -21,6 +21,7 @@ import math
 import random
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import islice
 from typing import Any, Final
@@ -100,6 +101,7 @@ class _Replies:
         rules: RuleSet,
         side: int,
         nsides: int,
+        *,
         worlds: int,
         depth: int,
         in_hands: int,
@@ -453,30 +455,78 @@ def _unweighted(passes: Iterator[tuple[World, int]]) -> Iterator[tuple[World, fl
         yield w, 1.0, group
 
 
+@dataclass(frozen=True, eq=False)
+class SearchRequest:
+    """What one search is asked besides its effort (``Limits``).
+
+    ``evidence``: the other seats' plays of this deal (``inference.py``), which make worlds where
+    those plays were sensible more likely; without it every consistent world is equally likely.
+    ``focus`` and ``bands``: the move played and the class edges in points; sampling then aims at
+    the verdict rather than at the best move, going on until the focus's loss lies inside one band
+    with confidence (``SearchResult.loss``), or the sample limit. ``detail``: record what happens
+    along each move's line in each world (``MoveValue.outcomes``), for explanations.
+    ``category_weights``: value the points of each scoring category as given (``leaf.Evaluator``;
+    the chance to win the game, ``chances.game_weights``) instead of as the round's margin.
+    ``record``: keep the search tree (``SearchResult.tree``, for ``casino-coach tree``)."""
+
+    evidence: tuple[Evidence, ...] = ()
+    focus: Move | None = None
+    bands: tuple[float, ...] = ()
+    detail: bool = False
+    category_weights: CategoryWeights | None = None
+    record: bool = False
+
+
+@dataclass
+class _Decision:
+    """One decision as ``evaluate`` searches it: its moves and their twins, the worlds (dealt in the
+    core's race, ``native``, or a stream here, ``drawn`` keeping what was drawn), the stopping rule,
+    the depths to try and the replies."""
+
+    rules: RuleSet
+    obs: Observation
+    limits: Limits
+    ask: SearchRequest
+    moves: list[Move]
+    alike: list[int] | None
+    weigh: Likelihood | None
+    native: Any  # the core's worlds of the decision (native_race.decision_worlds), or None
+    stream: Iterator[tuple[World, float, int]]
+    population: int | None
+    stop: Stopping
+    horizons: list[int]
+    replies: _Replies | None
+    drawn: list[tuple[World, float, int]] = field(default_factory=list)
+
+    @property
+    def side(self) -> int:
+        return self.obs.seat % self.obs.nsides
+
+    @property
+    def in_hands(self) -> int:
+        return sum(self.obs.hand_sizes)
+
+
+@dataclass
+class _Raced:
+    """What the race of a decision came to, at the last depth tried."""
+
+    race: Race[Move]
+    done: int
+    lines: list[tuple[Move, ...]]
+    nodes: int
+    shallow: bool
+    horizon: int
+    tree: SearchTree | None
+
+
 @without_cycle_collection
 def evaluate(
-    rules: RuleSet,
-    obs: Observation,
-    limits: Limits = Limits(),
-    *,
-    record: bool = False,
-    evidence: Sequence[Evidence] = (),
-    focus: Move | None = None,
-    bands: Sequence[float] = (),
-    detail: bool = False,
-    category_weights: CategoryWeights | None = None,
+    rules: RuleSet, obs: Observation, limits: Limits = Limits(), ask: SearchRequest = SearchRequest()
 ) -> SearchResult:
-    """Value every legal move of the seat to move from its own observation only.
-
-    ``evidence`` (the other seats' plays of this deal, ``inference.py``) makes worlds where those
-    plays were sensible more likely; without it every consistent world is equally likely.
-
-    With a ``focus`` (the move played) and loss ``bands`` (class edges in points), sampling aims at
-    the verdict rather than at the best move: it goes on until the focus's loss lies inside one band
-    with confidence (``SearchResult.loss``), or the sample limit. ``detail`` records what happens
-    along each move's line in each world (``MoveValue.outcomes``), for explanations.
-    ``category_weights`` values the points of each scoring category as given (``leaf.Evaluator``;
-    the chance to win the game, ``chances.game_weights``) instead of as the round's margin.
+    """Value every legal move of the seat to move from its own observation only, with the effort of
+    ``limits`` and what ``ask`` asks besides (``SearchRequest``: evidence, a verdict's focus and
+    bands, detail, category weights, the tree).
 
     The node budget never leaves a decision on fewer than ``limits.min_samples`` worlds: when they
     do not fit in it, the decision is searched again shallower (``SearchResult.shallow``).
@@ -486,38 +536,42 @@ def evaluate(
     search takes on (MAX_LOOSE, MAX_MOVES).
     """
     t0 = time.perf_counter()
+    d = _decision(rules, obs, limits, ask, t0)
+    return _result(d, _race(d), t0)
+
+
+def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest, t0: float) -> _Decision:
+    """The decision checked and set up: its moves, its worlds, its stopping rule, its depths."""
     check_table(obs.loose)
     moves = root_moves(rules, obs)
     check_moves(len(moves))
+    focus = ask.focus
     if focus is not None and focus not in moves:
         raise SearchError(f"{focus.describe()} is not a legal move of this decision")
-    seed = decision_seed(rules, obs, limits, evidence)
-    weigh = Likelihood(rules, evidence) if evidence else None
+    seed = decision_seed(rules, obs, limits, ask.evidence)
+    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
     in_hands = sum(obs.hand_sizes)
-    side = obs.seat % obs.nsides
     per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
     with_replies = bool(limits.reply_worlds) and obs.stock_count > 0
     # The race runs in the core where it can (``native_race``), else here, world by world.
     native = None
-    if not (record or per_partner or with_replies or limits.time is not None):
+    if not (ask.record or per_partner or with_replies or limits.time is not None):
         native = native_race.decision_worlds(rules, obs, dealing(obs, limits, weigh is not None), seed, weigh)
-    drawn: list[tuple[World, float, int]] = []
     if native is not None:
         population: int | None = native.population
         stream: Iterator[tuple[World, float, int]] = iter(())
     else:
         stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
     max_worlds = population if population is not None else limits.samples
-    floor = min(limits.min_samples, max_worlds)
     horizon = _horizon(in_hands, limits.depth, obs.nplayers)
-    verdict = focus is not None and bool(bands)
+    verdict = focus is not None and bool(ask.bands)
     to_round_end = obs.stock_count == 0 and horizon == 0
     stop = Stopping(
         samples=max_worlds,
         min_samples=limits.min_samples,
         separation=limits.separation,
         margin=limits.margin,
-        bands=tuple(bands) if focus is not None else (),
+        bands=tuple(ask.bands) if focus is not None else (),
         deadline=None if limits.time is None else t0 + limits.time,
         # An enumeration goes through every world. It values every move in each, but for a verdict's
         # enumeration that stops before the end of the round (a move clearly behind the best bounds
@@ -527,84 +581,110 @@ def evaluate(
         # The coach's searches (its classes' bands given: suggest, the hint, the engine) race as its
         # verdicts do, so that the loss they show for a move is the one its verdict repeats; a bot's
         # search, which only picks a move, drops moves as soon as Student's t allows.
-        careful=bool(bands),
+        careful=bool(ask.bands),
     )
-    horizons = [horizon, *(in_hands - d for d in FALLBACK_DEPTHS if in_hands - d > horizon)]
-    # Moves that differ only by twins have the same value in every world: searched in the same worlds
-    # they get the same value, where a twin of the move played left the race earlier than it and was
-    # valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
-    alike = twin_classes(moves, obs.hand, obs.loose)
     replies = None
     if with_replies:
         replies = _Replies(
             rules,
-            side,
+            obs.seat % obs.nsides,
             obs.nsides,
-            limits.reply_worlds,
-            limits.reply_depth,
-            in_hands,
-            limits.leaf,
-            random.Random(seed ^ _REPLY_SALT),
-            category_weights,
+            worlds=limits.reply_worlds,
+            depth=limits.reply_depth,
+            in_hands=in_hands,
+            leaf=limits.leaf,
+            rng=random.Random(seed ^ _REPLY_SALT),
+            category_weights=ask.category_weights,
         )
+    return _Decision(
+        rules,
+        obs,
+        limits,
+        ask,
+        moves,
+        # Moves that differ only by twins have the same value in every world: searched in the same
+        # worlds they get the same value, where a twin of the move played left the race earlier than
+        # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
+        alike=twin_classes(moves, obs.hand, obs.loose),
+        weigh=weigh,
+        native=native,
+        stream=stream,
+        population=population,
+        stop=stop,
+        horizons=[horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)],
+        replies=replies,
+    )
+
+
+def _race(d: _Decision) -> _Raced:
+    """The decision's race, at its depth, then shallower while too few worlds fit in the node budget."""
+    limits, ask, obs = d.limits, d.ask, d.obs
+    floor = min(limits.min_samples, d.stop.samples)
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
-    for attempt, horizon in enumerate(horizons):
+    for attempt, horizon in enumerate(d.horizons):
         left = cap - nodes if cap is not None else None
         tree = None
-        if native is not None:
+        if d.native is not None:
             got = native_race.run(
-                native,
-                rules,
-                side=side,
+                d.native,
+                d.rules,
+                side=d.side,
                 nsides=obs.nsides,
                 horizon=horizon,
-                in_hands=in_hands,
-                depths=[d for d in FALLBACK_DEPTHS if in_hands - d > horizon],
+                in_hands=d.in_hands,
+                depths=[dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
                 budget=limits.nodes,
                 cap=left,
                 leaf=limits.leaf,
-                category_weights=category_weights,
-                moves=moves,
-                focus=focus,
-                alike=alike,
-                stop=stop,
-                detail=detail,
+                category_weights=ask.category_weights,
+                moves=d.moves,
+                focus=ask.focus,
+                alike=d.alike,
+                stop=d.stop,
+                detail=ask.detail,
             )
             race, done, out_of_nodes, lines = got.race, got.done, got.out_of_nodes, got.lines
             nodes += got.nodes
             shallow = got.shallow
         else:
             solver = _Ladder(
-                rules,
-                side,
+                d.rules,
+                d.side,
                 obs.nsides,
                 horizon,
-                in_hands,
+                d.in_hands,
                 limits.nodes,
                 limits.leaf,
                 cap=left,
-                replies=replies,
-                category_weights=category_weights,
+                replies=d.replies,
+                category_weights=ask.category_weights,
             )
-            race = Race(moves, focus, alike)
-            tree = SearchTree(obs.seat, obs.nplayers) if record else None
-            value = _CasinoValuer(rules, obs, solver, per_partner, detail, tree)
-            done, out_of_nodes = run_race(race, drawn, stream, value, stop, solver.over_budget)
+            race = Race(d.moves, ask.focus, d.alike)
+            tree = SearchTree(obs.seat, obs.nplayers) if ask.record else None
+            per_partner = d.rules.build_for_partner != "never" and obs.nplayers == 4
+            value = _CasinoValuer(d.rules, obs, solver, per_partner, ask.detail, tree)
+            done, out_of_nodes = run_race(race, d.drawn, d.stream, value, d.stop, solver.over_budget)
             nodes += solver.nodes
             shallow = solver.shallow
             lines = [c.most_common(1)[0][0] if c else () for c in race.lines]
         # Too few worlds fit in the node budget at this depth: search them again shallower.
-        if not (out_of_nodes and done < floor and attempt < len(horizons) - 1):
+        if not (out_of_nodes and done < floor and attempt < len(d.horizons) - 1):
             break
-    if replies is not None:
-        nodes += replies.solver.nodes
+    if d.replies is not None:
+        nodes += d.replies.solver.nodes
+    return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, tree)
+
+
+def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
+    """The search's result: each move's value and standard error (corrected by the worlds' control
+    variates where they apply), best first."""
+    obs, moves, race, done = d.obs, d.moves, r.race, r.done
     controls = None
-    if population is None and weigh is None:
-        controls = _controls(
-            rules, obs, native_race.drawn(native, done) if native is not None else drawn[:done]
-        )
-    values_se = race.results(population, controls)
+    if d.population is None and d.weigh is None:
+        drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
+        controls = _controls(d.rules, obs, drawn)
+    values_se = race.results(d.population, controls)
     order = sorted(
         range(len(moves)),
         key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
@@ -613,32 +693,31 @@ def evaluate(
     for i in order:
         ev, se = values_se[i]
         if not math.isfinite(ev):
-            if moves[i] != focus and out:
+            if moves[i] != d.ask.focus and out:
                 continue  # a build for a partner that no searched world's partner can take
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
-        out.append(MoveValue(moves[i], ev, se, lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
-    complete = population is not None and done == population
-    shallow = shallow or attempt > 0
-    exact = complete and obs.stock_count == 0 and horizon == 0 and not shallow
-    if tree is not None:
-        tree.exact = exact
-        tree.set_root(done, out[0].ev)
-        tree.set_move_values({mv.move: mv.ev for mv in out})
+        out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
+    complete = d.population is not None and done == d.population
+    exact = complete and obs.stock_count == 0 and r.horizon == 0 and not r.shallow
+    if r.tree is not None:
+        r.tree.exact = exact
+        r.tree.set_root(done, out[0].ev)
+        r.tree.set_move_values({mv.move: mv.ev for mv in out})
     return SearchResult(
         seat=obs.seat,
         exact=exact,
         moves=tuple(out),
         samples=done,
-        nodes=nodes,
+        nodes=r.nodes,
         seconds=time.perf_counter() - t0,
-        tree=tree,
+        tree=r.tree,
         weights=tuple(race.weights),
         groups=tuple(race.groups),
         controls=controls,
-        population=population,
-        shallow=shallow,
-        depth=in_hands - horizon if horizon else None,
-        leaf=limits.leaf,
+        population=d.population,
+        shallow=r.shallow,
+        depth=d.in_hands - r.horizon if r.horizon else None,
+        leaf=d.limits.leaf,
     )
 
 

@@ -1,6 +1,6 @@
 """The recorded search tree of one decision: the root, every legal move, and the principal lines.
 
-Recording is opt-in (``evaluate(..., record=True)``); when off nothing here runs. For every world and
+Recording is opt-in (``evaluate(..., SearchRequest(record=True))``); when off nothing here runs. For every world and
 every root move the solver's principal line (to the end of the search) is added: each node on it gains
 a visit and the world's value of that root move. So the top level holds every legal move (visited once
 per world it was searched in), the next levels the replies that were best in some worlds, with how
