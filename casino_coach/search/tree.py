@@ -1,14 +1,13 @@
 """The recorded search tree of one decision: the root, every legal move, and the principal lines.
 
-Recording is opt-in (``evaluate(..., SearchRequest(record=True))``); when off nothing here runs. For every world and
-every root move the solver's principal line (to the end of the search) is added: each node on it gains
-a visit and the world's value of that root move. So the top level holds every legal move (visited once
-per world it was searched in), the next levels the replies that were best in some worlds, with how
-often they were, and the mean value of the lines through them. Once the search is done, each root
-move's value is set to the search's estimate of it (``set_move_values``: the value ``suggest`` shows,
-which pairs the moves' worlds and corrects the plain mean), so the top level ranks the moves as every
-other command does. Values are from the root side's point of view, in points.
-"""
+Recording is opt-in (``evaluate(..., SearchRequest(record=True))``); when off nothing here runs. For
+every world and every root move the solver's principal line (to the end of the search) is added: each
+node on it gains a visit and the world's value of that root move. So the top level holds every legal
+move (visited once per world it was searched in), the next levels the replies that were best in some
+worlds, with how often they were, and the mean value of the lines through them. Once the search is done,
+each root move's value is set to the search's estimate of it (``set_move_values``: the value ``suggest``
+shows, which pairs the moves' worlds and corrects the plain mean), so the top level ranks the moves as
+every other command does. Values are from the root side's point of view, in points."""
 
 from __future__ import annotations
 
