@@ -152,7 +152,9 @@ def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
     truth = _reply_position("7S")
     omniscient = evaluate_world(CLASSIC, truth, Limits(depth=2))
     assert move_text(omniscient.moves[0].move) == "9H"
-    replies = _Replies(CLASSIC, 0, 2, 12, 1, 3, "handmade", random.Random(1))  # every world of 9
+    replies = _Replies(
+        CLASSIC, 0, 2, worlds=12, depth=1, in_hands=3, leaf="handmade", rng=random.Random(1)
+    )  # every world of 9
     chosen = replies.choose(truth)
     assert chosen is not None and move_text(chosen) == "7H"
     # Another hand of seat 0 with the same cards unseen by seat 1 gets the same reply, from the
@@ -170,7 +172,9 @@ def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
         4,
         None,
         "handmade",
-        replies=_Replies(CLASSIC, 0, 2, 12, 1, 4, "handmade", random.Random(1)),
+        replies=_Replies(
+            CLASSIC, 0, 2, worlds=12, depth=1, in_hands=4, leaf="handmade", rng=random.Random(1)
+        ),
     )
     (rv,) = ladder.root_values(before, [parse_move("KS x KH")])
     assert rv.reply is not None and move_text(rv.reply) == "7H"
@@ -178,7 +182,7 @@ def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
 
 
 def test_no_reply_is_chosen_without_a_choice_or_in_the_last_deal() -> None:
-    replies = _Replies(CLASSIC, 0, 2, 8, 1, 3, "handmade", random.Random(1))
+    replies = _Replies(CLASSIC, 0, 2, worlds=8, depth=1, in_hands=3, leaf="handmade", rng=random.Random(1))
     last = _reply_position("7S")._replace(stock=0, more=False)
     assert replies.choose(last) is None  # a counting player knows every card there
     one = _reply_position("7S")
