@@ -102,6 +102,21 @@ def one_usage_line(result: Any) -> str:
     return one_error_line(result, status=2)
 
 
+# An analysis far longer than the few seconds a test that interrupts it waits, whichever core runs it:
+# about 25 s on the native core on 2 cores (a 4-player log, 5,000 worlds a move, 12 plies deep). The
+# native core made the 2-player log at 400 worlds, 12 plies deep, a one-second run, which ended
+# before the interrupt came.
+LONG_ANALYSIS = [
+    str(Path(__file__).resolve().parents[1] / "replays" / "royal-4p-full.json"),
+    "--jobs",
+    "2",
+    "--samples",
+    "5000",
+    "--depth",
+    "12",
+]
+
+
 def sigint_as_a_terminal_gives() -> None:
     """``preexec_fn`` of a command a test interrupts: SIGINT as a terminal gives it, whatever the
     tests inherited. A shell starts a background job (a CI run with '&') with SIGINT ignored, the

@@ -329,13 +329,13 @@ def test_a_log_changed_during_the_run_fails_alone(games: Path, tmp_path: Path) -
 
 def test_ctrl_c_keeps_the_games_a_new_store_holds(games: Path, tmp_path: Path) -> None:
     """Regression: Ctrl-C in a run that created its store deleted the store, finished games too."""
-    for i in range(4, 10):
+    for i in range(4, 16):
         (games / f"g{i}.json").write_bytes(make_game(i))
     path = tmp_path / "new.db"
     cmd = [sys.executable, "-c", "from casino_coach.cli import main; main()", "analyze-all", str(games)]
     # One process, and games that take a while each (not FAST's): the interrupt must land while the
     # run is still going, after the first game, or the run ends first and there is nothing to stop.
-    args = ["--store", str(path), "--samples", "8", "--jobs", "1"]
+    args = ["--store", str(path), "--samples", "5000", "--depth", "20", "--jobs", "1"]  # ~1.5 s a game
     proc = subprocess.Popen([*cmd, *args], stderr=subprocess.PIPE, preexec_fn=sigint_as_a_terminal_gives)
     deadline = time.monotonic() + 120
     stored = 0

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import one_error_line, sigint_as_a_terminal_gives
+from conftest import LONG_ANALYSIS, one_error_line, sigint_as_a_terminal_gives
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -262,11 +262,7 @@ def test_ctrl_c_is_one_line(tmp_path: Path, command: str) -> None:
     import signal
     import time
 
-    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
-    # a search far longer than the few seconds the test waits, whichever build runs it
-    args = [command, str(log), "--jobs", "2", "--samples", "400", "--depth", "12"] + (
-        ["--out", str(tmp_path / "r.html")] if command == "export" else []
-    )
+    args = [command, *LONG_ANALYSIS] + (["--out", str(tmp_path / "r.html")] if command == "export" else [])
     proc = subprocess.Popen(
         [sys.executable, "-c", "from casino_coach.cli import main; main()", *args],
         stdout=subprocess.PIPE,
@@ -308,8 +304,7 @@ def test_a_worker_killed_mid_analysis_is_one_line_not_a_hang(tmp_path: Path) -> 
     import signal
     import time
 
-    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
-    command = ["analyze", str(log), "--jobs", "2", "--samples", "400", "--depth", "12"]
+    command = ["analyze", *LONG_ANALYSIS]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from casino_coach.cli import main; main()", *command],
         stdout=subprocess.PIPE,

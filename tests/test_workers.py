@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import LONG_ANALYSIS
 
 from casino_coach.errors import WorkerError
 from casino_coach.workers import worker_pool
@@ -178,8 +179,7 @@ def test_the_workers_die_with_their_parent(how: str) -> None:
 def test_sigterm_to_an_analysis_is_one_line_and_leaves_no_worker() -> None:
     import signal
 
-    log = Path(__file__).parents[1] / "replays" / "classic-2p-full.json"
-    command = ["analyze", str(log), "--jobs", "2", "--samples", "400", "--depth", "12"]
+    command = ["analyze", *LONG_ANALYSIS]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from casino_coach.cli import main; main()", *command],
         stdout=subprocess.PIPE,

@@ -537,7 +537,15 @@ def evaluate(
     """
     t0 = time.perf_counter()
     d = _decision(rules, obs, limits, ask, t0)
-    return _result(d, _race(d), t0)
+    try:
+        return _result(d, _race(d), t0)
+    finally:
+        # Closed here, not by the garbage collector: an exception raised as a stream closes (a Ctrl-C
+        # landing in the ``finally`` that hands the generator's state back, ``native_worlds``) then
+        # reaches the caller, where in a finaliser Python prints it and goes on.
+        close = getattr(d.stream, "close", None)
+        if close is not None:
+            close()
 
 
 def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest, t0: float) -> _Decision:
