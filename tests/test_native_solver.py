@@ -85,8 +85,8 @@ def test_the_native_solver_is_the_reference(
     horizon = 0 if depth is None else max(0, in_hands - depth)
     side = s.to_move % s.nsides
     weights = _weights(random.Random(seed), s.nsides)
-    ref = Solver(rules, side, s.nsides, horizon, leaf, category_weights=weights)
-    nat = NativeSolver(rules, side, s.nsides, horizon, leaf, category_weights=weights)
+    ref = Solver(rules, side, s.nsides, horizon, leaf=leaf, category_weights=weights)
+    nat = NativeSolver(rules, side, s.nsides, horizon, leaf=leaf, category_weights=weights)
     _same(ref, nat, s)
     # The table carries over to another world of the same decision, and back.
     other = near_deal_end(rules, nplayers, seed + 1, min(left, 4 * nplayers), last)

@@ -170,8 +170,8 @@ def test_a_reply_is_chosen_on_what_the_replier_sees() -> None:
         2,
         0,
         4,
-        None,
-        "handmade",
+        budget=None,
+        leaf="handmade",
         replies=_Replies(
             CLASSIC, 0, 2, worlds=12, depth=1, in_hands=4, leaf="handmade", rng=random.Random(1)
         ),

@@ -116,7 +116,7 @@ class _Replies:
         # Its own solver (its horizon is not the decision's): after the root move and the reply,
         # ``depth`` plies more.
         self.solver = make_solver(
-            rules, side, nsides, max(0, in_hands - 2 - depth), leaf, category_weights=category_weights
+            rules, side, nsides, max(0, in_hands - 2 - depth), leaf=leaf, category_weights=category_weights
         )
         self.rng = rng
         self.chosen: dict[Observation, Move] = {}
@@ -170,9 +170,9 @@ class _Ladder:
         nsides: int,
         horizon: int,
         in_hands: int,
+        *,
         budget: int | None,
         leaf: str = HANDMADE,
-        *,
         cap: int | None = None,
         replies: _Replies | None = None,
         category_weights: CategoryWeights | None = None,
@@ -192,7 +192,12 @@ class _Ladder:
 
     def _solver(self, horizon: int) -> WorldSolver:
         solver = make_solver(
-            self.rules, self.side, self.nsides, horizon, self.leaf, category_weights=self.category_weights
+            self.rules,
+            self.side,
+            self.nsides,
+            horizon,
+            leaf=self.leaf,
+            category_weights=self.category_weights,
         )
         if self.replies is not None:
             solver.share_caches(self.replies.solver)
@@ -662,8 +667,8 @@ def _race(d: _Decision) -> _Raced:
                 obs.nsides,
                 horizon,
                 d.in_hands,
-                limits.nodes,
-                limits.leaf,
+                budget=limits.nodes,
+                leaf=limits.leaf,
                 cap=left,
                 replies=d.replies,
                 category_weights=ask.category_weights,
@@ -782,7 +787,14 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     solver = _Ladder(
-        rules, seat % state.nsides, state.nsides, horizon, in_hands, limits.nodes, limits.leaf, cap=cap
+        rules,
+        seat % state.nsides,
+        state.nsides,
+        horizon,
+        in_hands,
+        budget=limits.nodes,
+        leaf=limits.leaf,
+        cap=cap,
     )
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))

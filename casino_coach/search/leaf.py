@@ -493,7 +493,9 @@ class Evaluator:
         if n == 2:
             hidden = out & ~table
             deals = deals_to_come(hidden, len(state.hands))
-            self._two_sides(pts, parts, state.to_move % 2, counts, spades, table & out, hidden, deals)
+            self._two_sides(
+                pts, parts, state.to_move % 2, counts, spades, table=table & out, rest=hidden, deals=deals
+            )
         else:
             # Cards still out are worth the same to every side: they cancel in the value.
             self._majority(pts, parts, "cards", counts, out.bit_count(), rules.points_cards)
@@ -507,6 +509,7 @@ class Evaluator:
         lead: int,
         counts: tuple[int, ...],
         spades: tuple[int, ...],
+        *,
         table: int,
         rest: int,
         deals: int,

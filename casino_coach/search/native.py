@@ -124,6 +124,7 @@ class NativeSolver:
         root_side: int,
         nsides: int,
         horizon: int = 0,
+        *,
         leaf: str = HANDMADE,
         category_weights: CategoryWeights | None = None,
     ) -> None:
@@ -202,11 +203,20 @@ def make_solver(
     root_side: int,
     nsides: int,
     horizon: int = 0,
+    *,
     leaf: str = HANDMADE,
     final_value: Callable[[RoundState], float] | None = None,
     category_weights: CategoryWeights | None = None,
 ) -> WorldSolver:
     """The native solver where the core runs and can take these arguments, else the reference."""
     if NATIVE is not None and final_value is None:
-        return NativeSolver(rules, root_side, nsides, horizon, leaf, category_weights)
-    return Solver(rules, root_side, nsides, horizon, leaf, final_value, category_weights)
+        return NativeSolver(rules, root_side, nsides, horizon, leaf=leaf, category_weights=category_weights)
+    return Solver(
+        rules,
+        root_side,
+        nsides,
+        horizon,
+        leaf=leaf,
+        final_value=final_value,
+        category_weights=category_weights,
+    )

@@ -171,6 +171,7 @@ class Solver:
         root_side: int,
         nsides: int,
         horizon: int = 0,
+        *,
         leaf: str = HANDMADE,
         final_value: Callable[[RoundState], float] | None = None,
         category_weights: CategoryWeights | None = None,
