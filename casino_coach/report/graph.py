@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx  # type: ignore[import-untyped]
 import orjson
 
 from casino_coach.engine.cards import card_name, iter_cards
@@ -23,6 +23,9 @@ from casino_coach.engine.notation import move_text
 from casino_coach.errors import CoachError, quoted
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.tree import SearchTree
+
+if TYPE_CHECKING:
+    import networkx as nx  # type: ignore[import-untyped]
 
 FORMATS = {".graphml": "graphml", ".dot": "dot", ".gv": "dot", ".json": "json"}
 
@@ -33,6 +36,8 @@ def _finite(x: float) -> float:
 
 def tree_graph(tree: SearchTree, max_depth: int | None = None) -> nx.DiGraph:
     """The recorded tree as a directed graph (nodes numbered breadth first, the root 0)."""
+    import networkx as nx  # here, not at the top: a tenth of a second that every other command would pay
+
     g = nx.DiGraph(root_seat=tree.root_seat, players=tree.nplayers, exact=tree.exact)
     index = tree.children_index()
     root = tree.nodes.get(())
@@ -90,10 +95,14 @@ def graph_format(path: str | Path) -> str:
 def graph_bytes(g: nx.DiGraph, fmt: str) -> bytes:
     """The graph serialised as ``graphml``, ``dot`` or ``json``."""
     if fmt == "graphml":
+        import networkx as nx
+
         return ("\n".join(nx.generate_graphml(g)) + "\n").encode("utf-8")
     if fmt == "dot":
         return dot_text(g).encode("utf-8")
     if fmt == "json":
+        import networkx as nx
+
         data = nx.node_link_data(g, edges="edges")
         return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
     raise CoachError(f"unknown graph format {quoted(fmt)}: choose graphml, dot or json")
