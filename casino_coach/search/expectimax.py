@@ -26,7 +26,6 @@ from functools import cache
 from itertools import islice
 from typing import Any, Final
 
-from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
@@ -36,7 +35,7 @@ from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
-from casino_coach.search.native import NativeSolver, WorldSolver, make_solver
+from casino_coach.search.native import NativeSolver, WorldSolver, core_legal_moves, make_solver
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -336,7 +335,7 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
     state = as_state(obs, tuple(hands), obs.stock_count > 0)
-    moves = _legal_moves(rules, state)
+    moves = core_legal_moves(rules, state)
     if not moves:
         raise SearchError("no legal move in this position")
     return sorted(moves, key=_move_order(rules))
@@ -346,18 +345,6 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
 def _move_order(rules: RuleSet) -> MoveOrder:
     """The rules' ``MoveOrder`` (its weights never change), made once per rule set."""
     return MoveOrder(rules)
-
-
-def _legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
-    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
-    if NATIVE is not None:
-        try:
-            listed = NATIVE.legal_moves(native_rules(rules), state)
-        except ValueError:
-            pass
-        else:
-            return [_new(Move, t) for t in listed]
-    return legal_moves(rules, state)
 
 
 # Limits fields left out of ``decision_seed`` at their default values.

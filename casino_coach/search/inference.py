@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from casino_coach.core import NATIVE, native_rules
-from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move, legal_moves
+from casino_coach.engine.movegen import BUILD, CAPTURE, TRAIL, Move
 from casino_coach.engine.observation import (
     Observation,
     as_state,
@@ -39,6 +39,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import HAND_SIZE, RoundState
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import IllegalMoveError, SearchError
+from casino_coach.search.native import core_legal_moves
 from casino_coach.search.worlds import World, sample_world
 
 REGRET_SCALE = 3.0  # per point given up: passing up an ace (1.25 points) makes a world 40x less likely
@@ -100,14 +101,7 @@ def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int
 def _captures(rules: RuleSet, state: RoundState) -> list[Move]:
     """The legal captures of the seat to move, in ``legal_moves``' order (listed by the core where it
     runs and takes the state)."""
-    if NATIVE is not None:
-        try:
-            listed = NATIVE.legal_moves(native_rules(rules), state)
-        except ValueError:
-            pass
-        else:
-            return [_new(Move, t) for t in listed if t[1] == CAPTURE]
-    return [m for m in legal_moves(rules, state) if m.action == CAPTURE]
+    return [m for m in core_legal_moves(rules, state) if m.action == CAPTURE]
 
 
 def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:

@@ -198,6 +198,18 @@ def _outcome(value: float, found: tuple[Any, dict[str, float], list[int], list[i
     return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
+def core_legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
+    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
+    if NATIVE is not None:
+        try:
+            listed = NATIVE.legal_moves(native_rules(rules), state)
+        except ValueError:
+            pass
+        else:
+            return [_new(Move, t) for t in listed]
+    return legal_moves(rules, state)
+
+
 def make_solver(
     rules: RuleSet,
     root_side: int,
