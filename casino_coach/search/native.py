@@ -186,14 +186,14 @@ class NativeSolver:
     def follow(self, state: RoundState, rv: RootValue) -> Outcome:
         """``expectimax.follow`` in the core: what happens along ``rv``'s line in this world."""
         with _core_calls():
-            return _outcome(rv.value, self._core.follow(state, rv.move, rv.reply, rv.value))
+            return outcome_of(rv.value, self._core.follow(state, rv.move, rv.reply, rv.value))
 
     def proving_line(self, state: RoundState, value: float, limit: int = 64) -> tuple[Move, ...]:
         with _core_calls():
             return _line(self._core.proving_line(state, value))[:limit]
 
 
-def _outcome(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
+def outcome_of(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
     _, parts, gained, sweeps, end = found
     return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
 

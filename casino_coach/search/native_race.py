@@ -27,7 +27,7 @@ from casino_coach.errors import SearchError
 from casino_coach.search import inference
 from casino_coach.search.inference import Likelihood
 from casino_coach.search.leaf import CategoryWeights
-from casino_coach.search.native import _outcome, move_order, native_evaluator
+from casino_coach.search.native import move_order, native_evaluator, outcome_of
 from casino_coach.search.race import Race, Stopping
 from casino_coach.search.worlds import World
 
@@ -123,7 +123,7 @@ def run(
     race = Race(moves, focus, alike)
     if outcomes is not None:
         outcomes = [
-            [None if o is None else _outcome(v, (None, *o)) for o, v in zip(per, vs, strict=True)]
+            [None if o is None else outcome_of(v, (None, *o)) for o, v in zip(per, vs, strict=True)]
             for per, vs in zip(outcomes, values, strict=True)
         ]
     race.load(values, weights, groups, outcomes)
