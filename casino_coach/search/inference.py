@@ -233,7 +233,11 @@ def next_evidence(
     if now.nplayers != 2 or previous.seat != now.seat:
         return ()
     try:
-        mid = observe_move(rules, previous, played)
+        # The observer's own play, judged by the core's move list where it runs (``_card_moves``).
+        listed = _card_moves(rules, previous, played.card)
+        if listed is not None and tuple(played) not in listed:
+            return ()
+        mid = observe_move(rules, previous, played, checked=listed is not None)
         if mid.stock_count != now.stock_count and not any(mid.hand_sizes):
             mid = observe_deal(mid, now.hand, HAND_SIZE)  # the other seat led the new deal
             evidence = ()
