@@ -57,9 +57,8 @@ const TOP: usize = 14;
 /// Families of at most this many sets are walked one by one (as the Python's `_unions` does);
 /// more are decided card set by card set (`unions_by_subsets`).
 const WALK_SETS: usize = 8;
-/// Tables of at most this many summable loose cards list the subsets one by one (cheaper than the
-/// table by totals for a few cards, and in the same order).
-const ENUMERATE_SUMS: usize = 5;
+/// Families of at most this many pairwise-disjoint sets list their unions subset by subset.
+const DISJOINT_SETS: usize = 8;
 /// The most cards whose subsets `unions_by_subsets` tabulates (a bit each: 512 KiB).
 const MAX_SUBSET_CARDS: u32 = 22;
 
@@ -145,15 +144,33 @@ fn subset_sums(
     }
 }
 
-/// Appends to `out` every non-empty union of pairwise-disjoint members of `sets`, each once,
-/// sorted (`_unions`; one set is its own union).
+/// Appends to `out` every non-empty union of pairwise-disjoint members of `sets`, each once
+/// (`_unions`; one set is its own union), in no particular order.
 fn unions_of(sets: &[Mask], out: &mut Vec<Mask>, sc: &mut Scratch) {
     let start = out.len();
     if sets.len() <= 1 {
         out.extend_from_slice(sets);
         return;
     }
-    let universe = sets.iter().fold(0, |m, s| m | s);
+    let mut universe = 0;
+    let mut cards = 0;
+    for &s in sets {
+        universe |= s;
+        cards += s.count_ones();
+    }
+    if cards == universe.count_ones() && sets.len() <= DISJOINT_SETS {
+        // Disjoint sets: every non-empty family is a union, and no two the same. The union of
+        // family `f` (a bit per set) is that of `f` without its lowest set, and that set.
+        let n = sets.len();
+        out.resize(start + (1 << n) - 1, 0);
+        let region = &mut out[start..];
+        for f in 1usize..1 << n {
+            let rest = f & (f - 1);
+            let low = sets[f.trailing_zeros() as usize];
+            region[f - 1] = if rest == 0 { low } else { region[rest - 1] | low };
+        }
+        return;
+    }
     if sets.len() <= WALK_SETS || universe.count_ones() > MAX_SUBSET_CARDS {
         // Every family once, depth first: from the union `acc`, add a set from index `from` on.
         sc.stack.clear();
@@ -240,14 +257,16 @@ fn unions_by_subsets(sets: &[Mask], universe: Mask, out: &mut Vec<Mask>, sc: &mu
 }
 
 /// The value sets of one table's loose cards (`_Table`): built once per position, for every value
-/// the hand (and a partner one builds for) can capture.
+/// the hand (and a partner one builds for) can capture. The sets and unions of a value come in no
+/// particular order, and a union may come twice: every move is sorted and made unique at the end.
 #[derive(Default)]
 struct Table {
     loose: Mask,
     limit: usize,
-    /// `sets(w)` = `sums[w]`, w = 0..=14 (classic courts' pairing values 11..13 hold the loose
-    /// courts of that rank, one each).
-    sums: [Vec<Mask>; TOP + 1],
+    /// `sets(w)` = `sums[sum_at[w]..sum_at[w + 1]]`, w = 0..=14 (classic courts' pairing values
+    /// 11..13 hold the loose courts of that rank, one each).
+    sums: Vec<Mask>,
+    sum_at: [u32; TOP + 2],
     /// `unions(w)` = `unions[union_at[w].0..union_at[w].1]`, made for the values asked for.
     unions: Vec<Mask>,
     union_at: [(u32, u32); TOP + 1],
@@ -264,67 +283,71 @@ impl Table {
             loose & NUMERALS
         };
         let pv = &rules.pair_value;
-        let limit = self.limit;
-        for b in &mut self.sums {
-            b.clear();
-        }
-        // The cards that enter sums.
-        let mut eligible: Mask = 0;
-        for c in iter_cards(summable) {
-            let v = pv[c as usize] as usize;
-            if v != 0 && v <= limit {
-                eligible |= 1 << c;
+        let limit = rules.max_build as u32;
+        // Every non-empty subset of the cards that enter sums with a total up to the limit, each
+        // card alone and joining the subsets made before it; then grouped by total.
+        let subs = &mut sc.subs;
+        subs.clear();
+        let mut counts = [0u32; TOP + 2];
+        let mut rest = summable;
+        while rest != 0 {
+            let c = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let v = pv[c] as u32;
+            if v == 0 || v > limit {
+                continue;
             }
-        }
-        let k = eligible.count_ones() as usize;
-        if k <= ENUMERATE_SUMS {
-            // Every subset in increasing order of its mask, each from the one without its lowest
-            // card: the sets of each total come in the order the table below makes them.
-            let mut cards = [0u8; ENUMERATE_SUMS];
-            for (slot, c) in cards.iter_mut().zip(iter_cards(eligible)) {
-                *slot = c;
-            }
-            let mut totals = [0u8; 1 << ENUMERATE_SUMS];
-            let mut masks = [0 as Mask; 1 << ENUMERATE_SUMS];
-            for sub in 1..1usize << k {
-                let rest = sub & (sub - 1);
-                let c = cards[sub.trailing_zeros() as usize];
-                let total = totals[rest] + pv[c as usize];
-                let mask = masks[rest] | 1 << c;
-                totals[sub] = total;
-                masks[sub] = mask;
-                if total as usize <= limit {
-                    self.sums[total as usize].push(mask);
+            let bit: Mask = 1 << c;
+            let n = subs.len();
+            subs.reserve(n + 1);
+            subs.push((bit, v));
+            counts[v as usize] += 1;
+            for i in 0..n {
+                let (m, t) = subs[i];
+                let nt = t + v;
+                if nt <= limit {
+                    subs.push((m | bit, nt));
+                    counts[nt as usize] += 1;
                 }
-            }
-        } else {
-            // Each card joins every subset made of the cards before it (`_sums_table`), totals
-            // taken from the top so that no subset takes the card twice.
-            for c in iter_cards(eligible) {
-                let v = pv[c as usize] as usize;
-                let bit: Mask = 1 << c;
-                for t in (1..=limit - v).rev() {
-                    let (low, high) = self.sums.split_at_mut(t + v);
-                    high[0].extend(low[t].iter().map(|&m| m | bit));
-                }
-                self.sums[v].push(bit);
             }
         }
         // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
-        for w in limit + 1..=TOP {
-            if w <= 13 {
-                self.sums[w].extend(iter_cards(loose & rank_mask(w as u8 - 1)).map(|c| 1 << c));
-            }
+        let courts = loose >> (4 * limit) << (4 * limit);
+        let mut c = courts;
+        while c != 0 {
+            counts[pv[c.trailing_zeros() as usize] as usize] += 1;
+            c &= c - 1;
+        }
+        let mut at = [0u32; TOP + 2];
+        let mut pos = 0;
+        for t in 0..TOP + 1 {
+            at[t] = pos;
+            pos += counts[t];
+        }
+        at[TOP + 1] = pos;
+        self.sum_at = at;
+        self.sums.clear();
+        self.sums.resize(pos as usize, 0);
+        for &(m, t) in subs.iter() {
+            self.sums[at[t as usize] as usize] = m;
+            at[t as usize] += 1;
+        }
+        let mut c = courts;
+        while c != 0 {
+            let card = c.trailing_zeros() as usize;
+            c &= c - 1;
+            let w = pv[card] as usize;
+            self.sums[at[w] as usize] = 1 << card;
+            at[w] += 1;
         }
         self.unions.clear();
         self.union_made = 0;
-        for w in 1..=TOP {
-            if has(need, w as u32) {
-                let start = self.unions.len() as u32;
-                unions_of(&self.sums[w], &mut self.unions, sc);
-                self.union_at[w] = (start, self.unions.len() as u32);
-                self.union_made |= 1 << w;
-            }
+        for w in BitIter(need & ((2 << TOP) - 2)) {
+            let start = self.unions.len() as u32;
+            let (a, b) = (self.sum_at[w] as usize, self.sum_at[w + 1] as usize);
+            unions_of(&self.sums[a..b], &mut self.unions, sc);
+            self.union_at[w] = (start, self.unions.len() as u32);
+            self.union_made |= 1 << w;
         }
     }
 
@@ -333,7 +356,7 @@ impl Table {
         if w > TOP {
             return &[];
         }
-        &self.sums[w]
+        &self.sums[self.sum_at[w] as usize..self.sum_at[w + 1] as usize]
     }
 
     /// Non-empty loose masks that split into sets each worth `w` (rules.md 1.6.1).
@@ -1168,7 +1191,7 @@ mod tests {
     }
 
     #[test]
-    fn sums_listed_one_by_one_come_as_the_table_makes_them() {
+    fn sums_are_the_tables_by_totals() {
         let mut rng = crate::engine::playout::SplitMix64(3);
         let mut sc = Scratch::default();
         let mut table = Table::default();
@@ -1181,7 +1204,12 @@ mod tests {
                 table.build(&rules, loose, 0, &mut sc);
                 let want = sums_by_table(&rules, loose);
                 for (w, sets) in want.iter().enumerate().take(rules.max_build as usize + 1).skip(1) {
-                    assert_eq!(table.sets(w), &sets[..], "{loose:#x} {w}");
+                    // The same sets, in any order (every move is sorted at the end).
+                    let mut got = table.sets(w).to_vec();
+                    got.sort();
+                    let mut sets = sets.clone();
+                    sets.sort();
+                    assert_eq!(got, sets, "{loose:#x} {w}");
                 }
             }
         }
@@ -1213,7 +1241,53 @@ mod tests {
             walk.sort();
             walk.dedup();
             assert_eq!(fast, walk);
-            assert_eq!(table.unions(w), &walk[..]);
+            let mut got = table.unions(w).to_vec();
+            got.sort();
+            assert_eq!(got, walk);
+        }
+    }
+
+    #[test]
+    fn unions_of_few_sets_are_the_walks() {
+        // Disjoint families (listed subset by subset) and overlapping ones (walked), 0 to 8 sets.
+        let mut rng = crate::engine::playout::SplitMix64(5);
+        let mut sc = Scratch::default();
+        for _ in 0..5000 {
+            let n = rng.below(9) as usize;
+            let disjoint = rng.below(2) == 0;
+            let mut sets = Vec::new();
+            let mut used: Mask = 0;
+            while sets.len() < n {
+                let mut s: Mask = 0;
+                for _ in 0..1 + rng.below(3) {
+                    s |= 1 << rng.below(20);
+                }
+                if disjoint && s & used != 0 {
+                    continue;
+                }
+                used |= s;
+                sets.push(s);
+            }
+            let mut got = Vec::new();
+            unions_of(&sets, &mut got, &mut sc);
+            let mut walk = Vec::new();
+            let mut stack = vec![(0usize, 0 as Mask)];
+            while let Some((from, acc)) = stack.pop() {
+                for (j, &s) in sets.iter().enumerate().skip(from) {
+                    if s & acc == 0 {
+                        walk.push(acc | s);
+                        stack.push((j + 1, acc | s));
+                    }
+                }
+            }
+            walk.sort();
+            walk.dedup();
+            if disjoint {
+                assert_eq!(got.len(), walk.len(), "{sets:?}");
+            }
+            got.sort();
+            got.dedup();
+            assert_eq!(got, walk, "{sets:?}");
         }
     }
 
