@@ -409,13 +409,8 @@ pub struct MoveGen {
     spare: Vec<Move>,
 }
 
-/// One card's moves by action, as `key`s.
-#[derive(Default)]
-struct Keys {
-    trails: Vec<u64>,
-    caps: Vec<u64>,
-    made: Vec<u64>,
-}
+/// One card's moves, as `key`s.
+type Keys = Vec<u64>;
 
 thread_local! {
     static GEN: RefCell<MoveGen> = RefCell::new(MoveGen::default());
@@ -560,20 +555,17 @@ impl MoveGen {
                 }
             }
             let keeps = |take: Mask| BitIter(exposed).all(|i| take & builds[i].cards != 0);
-            // The card's moves by action, each as its take and value (`key`), sorted below: so the
+            // The card's moves, each as its action, take and value (`key`), sorted below: so the
             // moves come out in order, card by card, without sorting the whole list.
-            let Keys { trails, caps, made } = keys;
-            trails.clear();
-            caps.clear();
-            made.clear();
+            keys.clear();
 
             // Captures (1.6).
             captures(rules, s, table, sc, c, &mut |t| {
                 if keeps(t) {
-                    caps.push(key(t, 0));
+                    keys.push(key(CAPTURE, t, 0));
                 }
             });
-            let can_capture = !caps.is_empty();
+            let can_capture = !keys.is_empty();
 
             // Builds (1.7).
             let b = bv[c as usize] as u32;
@@ -585,7 +577,7 @@ impl MoveGen {
             {
                 build_moves(rules, s, table, sc, c, rest, &mut |take, v| {
                     if keeps(take) {
-                        made.push(key(take, v));
+                        keys.push(key(BUILD, take, v));
                     }
                 });
             }
@@ -606,7 +598,7 @@ impl MoveGen {
                     }
                     for &u in table.unions(v as usize) {
                         if u.count_ones() >= 2 {
-                            trails.push(key(u, v));
+                            keys.push(key(TRAIL, u, v));
                         }
                     }
                 }
@@ -615,52 +607,41 @@ impl MoveGen {
             // Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both
             // in one move, so an owner of builds of 1 and 14 needs two aces.
             if strict && dual_ace && (hand & !(1 << c) & ACES_MASK).count_ones() + partner_aces < 2 {
-                let both = |k: &u64, action: u8| {
-                    let (take, value) = unkey(*k);
-                    let m = Move {
-                        card: c,
-                        action,
-                        take,
-                        value,
-                    };
-                    needs_both_ace_values(&m, builds, owned)
-                };
-                plain_trail &= !both(&0, TRAIL);
-                trails.retain(|k| !both(k, TRAIL));
-                caps.retain(|k| !both(k, CAPTURE));
-                made.retain(|k| !both(k, BUILD));
+                let both = |k: &u64| needs_both_ace_values(&unkey(c, *k), builds, owned);
+                plain_trail &= !both(&0);
+                keys.retain(|k| !both(k));
             }
 
             if plain_trail {
                 out.push(Move::trail(c));
             }
-            for (action, keys) in [(TRAIL, trails), (CAPTURE, caps), (BUILD, made)] {
+            // Often made in order already (one capture value, no builds).
+            if !keys.windows(2).all(|w| w[0] < w[1]) {
                 keys.sort_unstable();
                 keys.dedup();
-                out.extend(keys.iter().map(|&k| {
-                    let (take, value) = unkey(k);
-                    Move {
-                        card: c,
-                        action,
-                        take,
-                        value,
-                    }
-                }));
             }
+            out.extend(keys.iter().map(|&k| unkey(c, k)));
         }
     }
 }
 
-/// A move's take and value as one sortable number (a value fits 4 bits: at most 14).
+/// A card's move as one number that sorts as the move: its action, take (52 bits) and value (4
+/// bits: at most 14).
 #[inline]
-fn key(take: Mask, value: u32) -> u64 {
-    debug_assert!(value < 16);
-    take << 4 | value as u64
+fn key(action: u8, take: Mask, value: u32) -> u64 {
+    debug_assert!(value < 16 && take >> 52 == 0);
+    (action as u64) << 56 | take << 4 | value as u64
 }
 
+/// The move of card `c` that `key` made.
 #[inline]
-fn unkey(k: u64) -> (Mask, u8) {
-    (k >> 4, (k & 15) as u8)
+fn unkey(c: u8, k: u64) -> Move {
+    Move {
+        card: c,
+        action: (k >> 56) as u8,
+        take: k >> 4 & FULL_DECK,
+        value: (k & 15) as u8,
+    }
 }
 
 /// Whether, after `m`, its player owns (or creates) builds of both 1 and 14.
@@ -716,6 +697,17 @@ fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, em
     let equal_loose = rules.trail_restriction == TrailRestriction::EqualLoose;
     let classic_court = rules.build_value[c as usize] == 0;
     let mut ws = rules.capture_masks[c as usize];
+    if builds.is_empty() && !equal_loose && !classic_court {
+        // Loose cards only (C4 counts builds, and there are none).
+        while ws != 0 {
+            let w = ws.trailing_zeros() as usize;
+            ws &= ws - 1;
+            for &t in table.unions(w) {
+                emit(t);
+            }
+        }
+        return;
+    }
     while ws != 0 {
         let w = ws.trailing_zeros() as usize;
         ws &= ws - 1;
@@ -729,13 +721,9 @@ fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, em
             use_opts = with_builds_in_sums(rules, s, table, sc, w);
         }
         let loose_opts: &[Mask] = if use_opts { &sc.opts } else { table.unions(w) };
-        let mut bmasks = [0 as Mask; MAX_BUILDS];
         let mut nb = 0;
         for b in builds {
-            if b.value as usize == w {
-                bmasks[nb] = b.cards;
-                nb += 1;
-            }
+            nb += (b.value as usize == w) as usize;
         }
         let equal = if equal_loose && w <= 13 {
             s.loose & rank_mask(w as u8 - 1)
@@ -750,6 +738,14 @@ fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, em
         }
         // Every choice of the builds of value w, with nothing loose or each loose option.
         let at_least_one = rules.equal_loose_capture == EqualLooseCapture::AtLeastOne;
+        let mut bmasks = [0 as Mask; MAX_BUILDS];
+        let mut at = 0;
+        for b in builds {
+            if b.value as usize == w {
+                bmasks[at] = b.cards;
+                at += 1;
+            }
+        }
         for pick in 0u32..1 << nb {
             let mut bm = 0;
             for (i, m) in bmasks[..nb].iter().enumerate() {
