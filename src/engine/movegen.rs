@@ -271,9 +271,14 @@ struct Table {
     unions: Vec<Mask>,
     union_at: [(u32, u32); TOP + 1],
     union_made: u32,
+    /// Values whose unions are read from `sums` (one set or none).
+    union_in_sums: u32,
 }
 
 impl Table {
+    /// The sets and unions of the values in `need` (a bit per value): every value a move can take
+    /// or build is one the hand captures (or the partner's, or any with table_only_builds), so
+    /// sets of totals above the highest of them are never read and not made.
     fn build(&mut self, rules: &Rules, loose: Mask, need: u32, sc: &mut Scratch) {
         self.loose = loose;
         self.limit = rules.max_build as usize;
@@ -284,7 +289,9 @@ impl Table {
         };
         let pv = &rules.pair_value;
         let limit = rules.max_build as u32;
-        // Every non-empty subset of the cards that enter sums with a total up to the limit, each
+        let need = need & ((2 << TOP) - 2);
+        let top = (31 - (need | 1).leading_zeros()).min(limit);
+        // Every non-empty subset of the cards that enter sums with a total up to `top`, each
         // card alone and joining the subsets made before it; then grouped by total.
         let subs = &mut sc.subs;
         subs.clear();
@@ -294,7 +301,7 @@ impl Table {
             let c = rest.trailing_zeros() as usize;
             rest &= rest - 1;
             let v = pv[c] as u32;
-            if v == 0 || v > limit {
+            if v == 0 || v > top {
                 continue;
             }
             let bit: Mask = 1 << c;
@@ -305,18 +312,17 @@ impl Table {
             for i in 0..n {
                 let (m, t) = subs[i];
                 let nt = t + v;
-                if nt <= limit {
+                if nt <= top {
                     subs.push((m | bit, nt));
                     counts[nt as usize] += 1;
                 }
             }
         }
         // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
-        let courts = loose >> (4 * limit) << (4 * limit);
-        let mut c = courts;
-        while c != 0 {
-            counts[pv[c.trailing_zeros() as usize] as usize] += 1;
-            c &= c - 1;
+        let mut courts = 0;
+        for w in BitIter(need >> (limit + 1)) {
+            courts |= loose & rank_mask(limit as u8 + w as u8);
+            counts[limit as usize + 1 + w] = (loose & rank_mask(limit as u8 + w as u8)).count_ones();
         }
         let mut at = [0u32; TOP + 2];
         let mut pos = 0;
@@ -332,22 +338,27 @@ impl Table {
             self.sums[at[t as usize] as usize] = m;
             at[t as usize] += 1;
         }
-        let mut c = courts;
-        while c != 0 {
-            let card = c.trailing_zeros() as usize;
-            c &= c - 1;
+        while courts != 0 {
+            let card = courts.trailing_zeros() as usize;
+            courts &= courts - 1;
             let w = pv[card] as usize;
             self.sums[at[w] as usize] = 1 << card;
             at[w] += 1;
         }
+        // A value of at most one set is its own union: read from the sums.
         self.unions.clear();
-        self.union_made = 0;
-        for w in BitIter(need & ((2 << TOP) - 2)) {
-            let start = self.unions.len() as u32;
-            let (a, b) = (self.sum_at[w] as usize, self.sum_at[w + 1] as usize);
-            unions_of(&self.sums[a..b], &mut self.unions, sc);
-            self.union_at[w] = (start, self.unions.len() as u32);
-            self.union_made |= 1 << w;
+        self.union_made = need;
+        self.union_in_sums = 0;
+        for w in BitIter(need) {
+            let (a, b) = (self.sum_at[w], self.sum_at[w + 1]);
+            if b - a <= 1 {
+                self.union_at[w] = (a, b);
+                self.union_in_sums |= 1 << w;
+            } else {
+                let start = self.unions.len() as u32;
+                unions_of(&self.sums[a as usize..b as usize], &mut self.unions, sc);
+                self.union_at[w] = (start, self.unions.len() as u32);
+            }
         }
     }
 
@@ -366,7 +377,11 @@ impl Table {
         }
         debug_assert!(self.union_made >> w & 1 != 0, "unions of {w} were not made");
         let (a, b) = self.union_at[w];
-        &self.unions[a as usize..b as usize]
+        if self.union_in_sums >> w & 1 != 0 {
+            &self.sums[a as usize..b as usize]
+        } else {
+            &self.unions[a as usize..b as usize]
+        }
     }
 
     /// Loose masks S such that a played card worth `b` and S split into sets worth `v` (with
@@ -1197,7 +1212,7 @@ mod tests {
                 for _ in 0..rng.below(11) {
                     loose |= 1 << rng.below(52);
                 }
-                table.build(&rules, loose, 0, &mut sc);
+                table.build(&rules, loose, (2 << TOP) - 2, &mut sc);
                 let want = sums_by_table(&rules, loose);
                 for (w, sets) in want.iter().enumerate().take(rules.max_build as usize + 1).skip(1) {
                     // The same sets, in any order (every move is sorted at the end).
