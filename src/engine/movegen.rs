@@ -490,12 +490,120 @@ impl MoveGen {
         debug_assert!(out.windows(2).all(|w| w[0] < w[1]));
     }
 
+    /// `generate` for a table without builds (most positions), the same moves in the same
+    /// order: no build to own, keep (1.8.2), extend or raise, so no must-hold filter; option C4
+    /// counts builds, so it changes nothing; table_only_builds and classic court_builds take the
+    /// general path.
+    fn generate_loose(&mut self, rules: &Rules, s: &State, cards: Mask, out: &mut Vec<Move>) {
+        let seat = s.to_move as usize;
+        let hand = s.hands[seat];
+        let capm = &rules.capture_masks;
+        let bv = &rules.build_value;
+        let pv = &rules.pair_value;
+        let mut partner_capm = 0u32;
+        if rules.build_for_partner != BuildForPartner::Never && s.nplayers == 4 && s.nsides == 2 {
+            for c in iter_cards(s.hands[(seat + 2) % 4]) {
+                partner_capm |= capm[c as usize];
+            }
+        }
+        // The values the hand captures, and those it captures with two cards or more: a card's
+        // `rest` (the values kept after playing it) without a loop over the hand.
+        let mut once = 0u32;
+        let mut twice = 0u32;
+        for c in iter_cards(hand) {
+            let m = capm[c as usize];
+            twice |= once & m;
+            once |= m;
+        }
+        let MoveGen { table, sc, keys, .. } = self;
+        table.build(rules, s.loose, partner_capm | once, sc);
+        let table = &*table;
+        let equal_loose = rules.trail_restriction == TrailRestriction::EqualLoose;
+        let at_least_one = rules.equal_loose_capture == EqualLooseCapture::AtLeastOne;
+        let mut loose_pvs = 0u32;
+        if equal_loose {
+            for c in iter_cards(s.loose) {
+                loose_pvs |= 1 << pv[c as usize];
+            }
+        }
+        let maxb = rules.max_build as u32;
+        let multi = rules.multi_set_build_creation;
+        let ace14_rule = rules.ace_singleton_set_in_build && maxb == 14;
+        let any_capture = rules.trail_restriction == TrailRestriction::AnyCapture;
+
+        for c in iter_cards(hand & cards) {
+            let cm = capm[c as usize];
+            let rest = partner_capm | twice | (once & !cm);
+            let equal_held = equal_loose && has(loose_pvs, pv[c as usize] as u32);
+            keys.clear();
+
+            // Captures (1.6); Dominican (1.9): a capture with value w takes every loose card
+            // worth w (or one).
+            let classic_court = bv[c as usize] == 0;
+            for w in BitIter(cm) {
+                let equal = if equal_loose && w <= 13 {
+                    s.loose & rank_mask(w as u8 - 1)
+                } else {
+                    0
+                };
+                let opts: &[Mask] = if classic_court {
+                    sc.opts.clear();
+                    court_takes(rules, table, w, &mut sc.opts);
+                    &sc.opts
+                } else {
+                    table.unions(w)
+                };
+                for &t in opts {
+                    let takes_equal = if at_least_one {
+                        t & equal != 0
+                    } else {
+                        t & equal == equal
+                    };
+                    if equal == 0 || takes_equal {
+                        keys.push(key(CAPTURE, t, 0));
+                    }
+                }
+            }
+            let can_capture = !keys.is_empty();
+
+            // Create a build (1.7.1) onto loose cards, declaring a value kept in hand (1.8.2).
+            let b = bv[c as usize] as u32;
+            if b > 0 && (rules.equal_loose_build_ok || !equal_held) {
+                let ace14 = ace14_rule && rank(c) == 0;
+                let vs = rest >> b << b & ((2 << maxb) - 1);
+                for v in BitIter(vs) {
+                    let v = v as u32;
+                    table.gatherings(b, v, ace14 && v == 14, multi, |t| {
+                        if t != 0 {
+                            keys.push(key(BUILD, t, v));
+                        }
+                    });
+                }
+            }
+
+            // Trail (1.9).
+            if !(equal_held || any_capture && can_capture) {
+                out.push(Move::trail(c));
+            }
+            if !keys.windows(2).all(|w| w[0] < w[1]) {
+                keys.sort_unstable();
+                keys.dedup();
+            }
+            out.extend(keys.iter().map(|&k| unkey(c, k)));
+        }
+    }
+
     /// Python's `_generate`: the moves, unsorted and maybe repeated, appended to `out` (`strict`
     /// off: must-hold waived for the builds owned already).
     fn generate(&mut self, rules: &Rules, s: &State, cards: Mask, strict: bool, out: &mut Vec<Move>) {
         let seat = s.to_move as usize;
         let hand = s.hands[seat];
         if hand == 0 {
+            return;
+        }
+        let classic_court_builds = rules.court_builds && !rules.numeric_courts;
+        if s.builds.is_empty() && !rules.table_only_builds && !classic_court_builds {
+            self.generate_loose(rules, s, cards, out);
             return;
         }
         let capm = &rules.capture_masks;
