@@ -620,10 +620,15 @@ impl MoveGen {
                 partner_capm |= capm[c as usize];
             }
         }
-        let mut need = partner_capm;
+        // The values the hand captures, and those it captures with two cards or more.
+        let mut once = 0u32;
+        let mut twice = 0u32;
         for c in iter_cards(hand) {
-            need |= capm[c as usize];
+            let m = capm[c as usize];
+            twice |= once & m;
+            once |= m;
         }
+        let mut need = partner_capm | once;
         if rules.table_only_builds {
             need |= (2 << rules.max_build) - 2;
         }
@@ -662,12 +667,7 @@ impl MoveGen {
             if cards >> c & 1 == 0 {
                 continue;
             }
-            let mut rest = partner_capm;
-            for o in iter_cards(hand) {
-                if o != c {
-                    rest |= capm[o as usize];
-                }
-            }
+            let rest = partner_capm | twice | (once & !capm[c as usize]);
             // Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
             let mut exposed = 0u32;
             if strict {
@@ -946,12 +946,15 @@ fn build_moves(
     let multi = rules.multi_set_build_creation;
 
     // Create: onto a non-empty set of loose cards, declaring v; must-hold makes v a value kept.
-    let mut vs = rest;
+    let mut vs = if court {
+        rest & 1 << b
+    } else {
+        rest >> b << b & ((2 << maxb) - 1)
+    };
     while vs != 0 {
         let v = vs.trailing_zeros();
         vs &= vs - 1;
-        let wrong = if court { v != b } else { v < b || v > maxb };
-        if wrong || !value_free(rules, builds, v, None) {
+        if !value_free(rules, builds, v, None) {
             continue;
         }
         let own_set = if court { v } else { b };
