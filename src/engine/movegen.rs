@@ -57,6 +57,10 @@ const TOP: usize = 14;
 /// Families of at most this many sets are walked one by one (as the Python's `_unions` does);
 /// more are decided card set by card set (`unions_by_subsets`).
 const WALK_SETS: usize = 8;
+/// Tables of at most this many cards that enter sums keep their sets in rows of `GRID` a total:
+/// sets of one total are an antichain (a superset has a larger total), so at most C(6, 3) = 20.
+const GRID_CARDS: u32 = 6;
+const GRID: usize = 32;
 /// Families of at most this many pairwise-disjoint sets list their unions subset by subset.
 const DISJOINT_SETS: usize = 8;
 /// The most cards whose subsets `unions_by_subsets` tabulates (a bit each: 512 KiB).
@@ -271,8 +275,14 @@ struct Table {
     unions: Vec<Mask>,
     union_at: [(u32, u32); TOP + 1],
     union_made: u32,
-    /// Values whose unions are read from `sums` (one set or none).
+    /// Values whose unions are their sets (one set or none).
     union_in_sums: u32,
+    /// The sets are in `grid` (few cards): `sets(w)` = `grid[w * GRID..][..grid_row[w]]`.
+    gridded: bool,
+    grid: Vec<Mask>,
+    grid_row: [u8; TOP + 2],
+    /// The subsets made so far, (mask, total), for the grid.
+    grid_subs: Vec<(Mask, u32)>,
 }
 
 impl Table {
@@ -291,75 +301,122 @@ impl Table {
         let limit = rules.max_build as u32;
         let need = need & ((2 << TOP) - 2);
         let top = (31 - (need | 1).leading_zeros()).min(limit);
-        // Every non-empty subset of the cards that enter sums with a total up to `top`, each
-        // card alone and joining the subsets made before it; then grouped by total.
-        let subs = &mut sc.subs;
-        subs.clear();
-        let mut counts = [0u32; TOP + 2];
-        let mut rest = summable;
-        while rest != 0 {
-            let c = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let v = pv[c] as u32;
-            if v == 0 || v > top {
-                continue;
-            }
-            let bit: Mask = 1 << c;
-            let n = subs.len();
-            subs.reserve(n + 1);
-            subs.push((bit, v));
-            counts[v as usize] += 1;
-            for i in 0..n {
-                let (m, t) = subs[i];
-                let nt = t + v;
-                if nt <= top {
-                    subs.push((m | bit, nt));
-                    counts[nt as usize] += 1;
-                }
-            }
-        }
+        // The cards that enter sums with a value up to `top` (a card's pairing value is its
+        // rank's, 1 to 13).
+        let eligible = summable & ((1 << (4 * top)) - 1);
         // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
         let mut courts = 0;
         for w in BitIter(need >> (limit + 1)) {
             courts |= loose & rank_mask(limit as u8 + w as u8);
-            counts[limit as usize + 1 + w] = (loose & rank_mask(limit as u8 + w as u8)).count_ones();
         }
-        let mut at = [0u32; TOP + 2];
-        let mut pos = 0;
-        for t in 0..TOP + 1 {
-            at[t] = pos;
-            pos += counts[t];
-        }
-        at[TOP + 1] = pos;
-        self.sum_at = at;
-        self.sums.clear();
-        self.sums.resize(pos as usize, 0);
-        for &(m, t) in subs.iter() {
-            self.sums[at[t as usize] as usize] = m;
-            at[t as usize] += 1;
-        }
-        while courts != 0 {
-            let card = courts.trailing_zeros() as usize;
-            courts &= courts - 1;
-            let w = pv[card] as usize;
-            self.sums[at[w] as usize] = 1 << card;
-            at[w] += 1;
+        // Every non-empty subset of the eligible cards with a total up to `top`, each card alone
+        // and joining the subsets made before it, grouped by total: few cards (the most that
+        // play leaves on a table) in rows of GRID sets a total, more in one list sorted by total.
+        self.gridded = eligible.count_ones() <= GRID_CARDS;
+        if self.gridded {
+            if self.grid.len() < (TOP + 1) * GRID {
+                self.grid.resize((TOP + 1) * GRID, 0);
+                self.grid_subs.resize(1 << GRID_CARDS, (0, 0));
+            }
+            let mut row = [0u8; TOP + 2];
+            let mut n = 0;
+            let mut rest = eligible;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let v = pv[c] as u32;
+                debug_assert!(v >= 1 && v <= top);
+                let bit: Mask = 1 << c;
+                let made = n;
+                for i in 0..made {
+                    let (m, t) = self.grid_subs[i];
+                    let nt = t + v;
+                    if nt <= top {
+                        self.grid_subs[n] = (m | bit, nt);
+                        n += 1;
+                        self.grid[nt as usize * GRID + row[nt as usize] as usize] = m | bit;
+                        row[nt as usize] += 1;
+                    }
+                }
+                self.grid_subs[n] = (bit, v);
+                n += 1;
+                self.grid[v as usize * GRID + row[v as usize] as usize] = bit;
+                row[v as usize] += 1;
+            }
+            while courts != 0 {
+                let card = courts.trailing_zeros() as usize;
+                courts &= courts - 1;
+                let w = pv[card] as usize;
+                self.grid[w * GRID + row[w] as usize] = 1 << card;
+                row[w] += 1;
+            }
+            self.grid_row = row;
+        } else {
+            let subs = &mut sc.subs;
+            subs.clear();
+            let mut counts = [0u32; TOP + 2];
+            let mut rest = eligible;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let v = pv[c] as u32;
+                let bit: Mask = 1 << c;
+                let n = subs.len();
+                subs.reserve(n + 1);
+                subs.push((bit, v));
+                counts[v as usize] += 1;
+                for i in 0..n {
+                    let (m, t) = subs[i];
+                    let nt = t + v;
+                    if nt <= top {
+                        subs.push((m | bit, nt));
+                        counts[nt as usize] += 1;
+                    }
+                }
+            }
+            let mut c = courts;
+            while c != 0 {
+                counts[pv[c.trailing_zeros() as usize] as usize] += 1;
+                c &= c - 1;
+            }
+            let mut at = [0u32; TOP + 2];
+            let mut pos = 0;
+            for t in 0..TOP + 1 {
+                at[t] = pos;
+                pos += counts[t];
+            }
+            at[TOP + 1] = pos;
+            self.sum_at = at;
+            self.sums.clear();
+            self.sums.resize(pos as usize, 0);
+            for &(m, t) in subs.iter() {
+                self.sums[at[t as usize] as usize] = m;
+                at[t as usize] += 1;
+            }
+            while courts != 0 {
+                let card = courts.trailing_zeros() as usize;
+                courts &= courts - 1;
+                let w = pv[card] as usize;
+                self.sums[at[w] as usize] = 1 << card;
+                at[w] += 1;
+            }
         }
         // A value of at most one set is its own union: read from the sums.
         self.unions.clear();
         self.union_made = need;
         self.union_in_sums = 0;
+        let mut unions = std::mem::take(&mut self.unions);
         for w in BitIter(need) {
-            let (a, b) = (self.sum_at[w], self.sum_at[w + 1]);
-            if b - a <= 1 {
-                self.union_at[w] = (a, b);
+            let sets = self.sets(w);
+            if sets.len() <= 1 {
                 self.union_in_sums |= 1 << w;
             } else {
-                let start = self.unions.len() as u32;
-                unions_of(&self.sums[a as usize..b as usize], &mut self.unions, sc);
-                self.union_at[w] = (start, self.unions.len() as u32);
+                let start = unions.len() as u32;
+                unions_of(sets, &mut unions, sc);
+                self.union_at[w] = (start, unions.len() as u32);
             }
         }
+        self.unions = unions;
     }
 
     /// Loose value sets worth `w`.
@@ -367,7 +424,11 @@ impl Table {
         if w > TOP {
             return &[];
         }
-        &self.sums[self.sum_at[w] as usize..self.sum_at[w + 1] as usize]
+        if self.gridded {
+            &self.grid[w * GRID..w * GRID + self.grid_row[w] as usize]
+        } else {
+            &self.sums[self.sum_at[w] as usize..self.sum_at[w + 1] as usize]
+        }
     }
 
     /// Non-empty loose masks that split into sets each worth `w` (rules.md 1.6.1).
@@ -376,12 +437,11 @@ impl Table {
             return &[];
         }
         debug_assert!(self.union_made >> w & 1 != 0, "unions of {w} were not made");
-        let (a, b) = self.union_at[w];
         if self.union_in_sums >> w & 1 != 0 {
-            &self.sums[a as usize..b as usize]
-        } else {
-            &self.unions[a as usize..b as usize]
+            return self.sets(w);
         }
+        let (a, b) = self.union_at[w];
+        &self.unions[a as usize..b as usize]
     }
 
     /// Loose masks S such that a played card worth `b` and S split into sets worth `v` (with
