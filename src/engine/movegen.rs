@@ -156,13 +156,15 @@ fn unions_of(sets: &[Mask], out: &mut Vec<Mask>, sc: &mut Scratch) {
         out.extend_from_slice(sets);
         return;
     }
+    // (Without a popcount instruction in the portable build, overlaps are cheaper to gather
+    // than cards to count.)
     let mut universe = 0;
-    let mut cards = 0;
+    let mut overlap = 0;
     for &s in sets {
+        overlap |= universe & s;
         universe |= s;
-        cards += s.count_ones();
     }
-    if cards == universe.count_ones() && sets.len() <= DISJOINT_SETS {
+    if overlap == 0 && sets.len() <= DISJOINT_SETS {
         // Disjoint sets: every non-empty family is a union, and no two the same. The union of
         // family `f` (a bit per set) is that of `f` without its lowest set, and that set.
         let n = sets.len();
@@ -312,7 +314,11 @@ impl Table {
         // Every non-empty subset of the eligible cards with a total up to `top`, each card alone
         // and joining the subsets made before it, grouped by total: few cards (the most that
         // play leaves on a table) in rows of GRID sets a total, more in one list sorted by total.
-        self.gridded = eligible.count_ones() <= GRID_CARDS;
+        let mut beyond = eligible;
+        for _ in 0..GRID_CARDS {
+            beyond &= beyond.wrapping_sub(1);
+        }
+        self.gridded = beyond == 0;
         if self.gridded {
             if self.grid.len() < (TOP + 1) * GRID {
                 self.grid.resize((TOP + 1) * GRID, 0);
@@ -606,7 +612,9 @@ impl MoveGen {
                 } else {
                     0
                 };
-                let opts: &[Mask] = if classic_court {
+                let opts: &[Mask] = if classic_court && rules.court_pairing_count == CourtPairingCount::One {
+                    table.sets(w)
+                } else if classic_court {
                     sc.opts.clear();
                     court_takes(rules, table, w, &mut sc.opts);
                     &sc.opts
