@@ -883,6 +883,7 @@ fn court_takes(rules: &Rules, table: &Table, w: usize, opts: &mut Vec<Mask>) {
 
 /// Every take mask card `c` may capture, before the must-hold filter (`_captures`); a take may
 /// come more than once.
+#[inline(always)]
 fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, emit: &mut impl FnMut(Mask)) {
     let builds = s.builds.as_slice();
     let equal_loose = rules.trail_restriction == TrailRestriction::EqualLoose;
@@ -902,16 +903,23 @@ fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, em
     while ws != 0 {
         let w = ws.trailing_zeros() as usize;
         ws &= ws - 1;
-        sc.opts.clear();
         let mut use_opts = false;
-        if classic_court {
+        let court_singles = classic_court && rules.court_pairing_count == CourtPairingCount::One;
+        if classic_court && !court_singles {
+            sc.opts.clear();
             court_takes(rules, table, w, &mut sc.opts);
             use_opts = true;
         }
         if rules.build_as_card_in_sums && !classic_court {
             use_opts = with_builds_in_sums(rules, s, table, sc, w);
         }
-        let loose_opts: &[Mask] = if use_opts { &sc.opts } else { table.unions(w) };
+        let loose_opts: &[Mask] = if court_singles {
+            table.sets(w)
+        } else if use_opts {
+            &sc.opts
+        } else {
+            table.unions(w)
+        };
         let mut nb = 0;
         for b in builds {
             nb += (b.value as usize == w) as usize;
@@ -991,6 +999,7 @@ fn with_builds_in_sums(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch
 
 /// Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card `c`; must-hold of the new value
 /// (`rest`: the capture values kept). A move may come more than once.
+#[inline(always)]
 fn build_moves(
     rules: &Rules,
     s: &State,
