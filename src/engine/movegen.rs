@@ -4,9 +4,12 @@
 //! legal moves is that of Python's `legal_moves`: each move once, sorted. Generation follows the
 //! Python step by step: loose cards are split into value sets by a subset-sum table, disjoint unions
 //! of those sets give every capture and every gathering of loose cards, and the must-hold, owner,
-//! Dominican and partner rules filter the candidates. Where the Python takes a fast path (a table
-//! without builds, `_generate_simple`) its moves are those of the general path, so there is one
-//! path here. The rules are cited in the Python; the comments here name the section.
+//! Dominican and partner rules filter the candidates. A table without builds (most positions) takes
+//! a path of its own here (`generate_loose`), as the Python's does (`_generate_simple`): the same
+//! moves as the general path, without the checks that only builds need. Sets and unions are made
+//! in no particular order; each card's moves are sorted (when they did not come in order) and made
+//! unique at the end. The rules are cited in the Python; the comments here name the section.
+//! `examples/movegen_bench.rs` times this module and digests its moves over many rule variants.
 //!
 //! The work is done in reusable buffers (`MoveGen`): after the first few calls of a thread no call
 //! allocates. The free functions use one `MoveGen` per thread. The cost, and the memory, grow with
@@ -57,9 +60,12 @@ const TOP: usize = 14;
 /// Families of at most this many sets are walked one by one (as the Python's `_unions` does);
 /// more are decided card set by card set (`unions_by_subsets`).
 const WALK_SETS: usize = 8;
-/// Tables of at most this many summable loose cards list the subsets one by one (cheaper than the
-/// table by totals for a few cards, and in the same order).
-const ENUMERATE_SUMS: usize = 5;
+/// Tables of at most this many cards that enter sums keep their sets in rows of `GRID` a total:
+/// sets of one total are an antichain (a superset has a larger total), so at most C(6, 3) = 20.
+const GRID_CARDS: u32 = 6;
+const GRID: usize = 32;
+/// Families of at most this many pairwise-disjoint sets list their unions subset by subset.
+const DISJOINT_SETS: usize = 8;
 /// The most cards whose subsets `unions_by_subsets` tabulates (a bit each: 512 KiB).
 const MAX_SUBSET_CARDS: u32 = 22;
 
@@ -145,15 +151,35 @@ fn subset_sums(
     }
 }
 
-/// Appends to `out` every non-empty union of pairwise-disjoint members of `sets`, each once,
-/// sorted (`_unions`; one set is its own union).
+/// Appends to `out` every non-empty union of pairwise-disjoint members of `sets`, each once
+/// (`_unions`; one set is its own union), in no particular order.
 fn unions_of(sets: &[Mask], out: &mut Vec<Mask>, sc: &mut Scratch) {
     let start = out.len();
     if sets.len() <= 1 {
         out.extend_from_slice(sets);
         return;
     }
-    let universe = sets.iter().fold(0, |m, s| m | s);
+    // (Without a popcount instruction in the portable build, overlaps are cheaper to gather
+    // than cards to count.)
+    let mut universe = 0;
+    let mut overlap = 0;
+    for &s in sets {
+        overlap |= universe & s;
+        universe |= s;
+    }
+    if overlap == 0 && sets.len() <= DISJOINT_SETS {
+        // Disjoint sets: every non-empty family is a union, and no two the same. The union of
+        // family `f` (a bit per set) is that of `f` without its lowest set, and that set.
+        let n = sets.len();
+        out.resize(start + (1 << n) - 1, 0);
+        let region = &mut out[start..];
+        for f in 1usize..1 << n {
+            let rest = f & (f - 1);
+            let low = sets[f.trailing_zeros() as usize];
+            region[f - 1] = if rest == 0 { low } else { region[rest - 1] | low };
+        }
+        return;
+    }
     if sets.len() <= WALK_SETS || universe.count_ones() > MAX_SUBSET_CARDS {
         // Every family once, depth first: from the union `acc`, add a set from index `from` on.
         sc.stack.clear();
@@ -240,21 +266,34 @@ fn unions_by_subsets(sets: &[Mask], universe: Mask, out: &mut Vec<Mask>, sc: &mu
 }
 
 /// The value sets of one table's loose cards (`_Table`): built once per position, for every value
-/// the hand (and a partner one builds for) can capture.
+/// the hand (and a partner one builds for) can capture. The sets and unions of a value come in no
+/// particular order, and a union may come twice: every move is sorted and made unique at the end.
 #[derive(Default)]
 struct Table {
     loose: Mask,
     limit: usize,
-    /// `sets(w)` = `sums[w]`, w = 0..=14 (classic courts' pairing values 11..13 hold the loose
-    /// courts of that rank, one each).
-    sums: [Vec<Mask>; TOP + 1],
+    /// `sets(w)` = `sums[sum_at[w]..sum_at[w + 1]]`, w = 0..=14 (classic courts' pairing values
+    /// 11..13 hold the loose courts of that rank, one each).
+    sums: Vec<Mask>,
+    sum_at: [u32; TOP + 2],
     /// `unions(w)` = `unions[union_at[w].0..union_at[w].1]`, made for the values asked for.
     unions: Vec<Mask>,
     union_at: [(u32, u32); TOP + 1],
     union_made: u32,
+    /// Values whose unions are their sets (one set or none).
+    union_in_sums: u32,
+    /// The sets are in `grid` (few cards): `sets(w)` = `grid[w * GRID..][..grid_row[w]]`.
+    gridded: bool,
+    grid: Vec<Mask>,
+    grid_row: [u8; TOP + 2],
+    /// The subsets made so far, (mask, total), for the grid.
+    grid_subs: Vec<(Mask, u32)>,
 }
 
 impl Table {
+    /// The sets and unions of the values in `need` (a bit per value): every value a move can take
+    /// or build is one the hand captures (or the partner's, or any with table_only_builds), so
+    /// sets of totals above the highest of them are never read and not made.
     fn build(&mut self, rules: &Rules, loose: Mask, need: u32, sc: &mut Scratch) {
         self.loose = loose;
         self.limit = rules.max_build as usize;
@@ -264,68 +303,129 @@ impl Table {
             loose & NUMERALS
         };
         let pv = &rules.pair_value;
-        let limit = self.limit;
-        for b in &mut self.sums {
-            b.clear();
-        }
-        // The cards that enter sums.
-        let mut eligible: Mask = 0;
-        for c in iter_cards(summable) {
-            let v = pv[c as usize] as usize;
-            if v != 0 && v <= limit {
-                eligible |= 1 << c;
-            }
-        }
-        let k = eligible.count_ones() as usize;
-        if k <= ENUMERATE_SUMS {
-            // Every subset in increasing order of its mask, each from the one without its lowest
-            // card: the sets of each total come in the order the table below makes them.
-            let mut cards = [0u8; ENUMERATE_SUMS];
-            for (slot, c) in cards.iter_mut().zip(iter_cards(eligible)) {
-                *slot = c;
-            }
-            let mut totals = [0u8; 1 << ENUMERATE_SUMS];
-            let mut masks = [0 as Mask; 1 << ENUMERATE_SUMS];
-            for sub in 1..1usize << k {
-                let rest = sub & (sub - 1);
-                let c = cards[sub.trailing_zeros() as usize];
-                let total = totals[rest] + pv[c as usize];
-                let mask = masks[rest] | 1 << c;
-                totals[sub] = total;
-                masks[sub] = mask;
-                if total as usize <= limit {
-                    self.sums[total as usize].push(mask);
-                }
-            }
-        } else {
-            // Each card joins every subset made of the cards before it (`_sums_table`), totals
-            // taken from the top so that no subset takes the card twice.
-            for c in iter_cards(eligible) {
-                let v = pv[c as usize] as usize;
-                let bit: Mask = 1 << c;
-                for t in (1..=limit - v).rev() {
-                    let (low, high) = self.sums.split_at_mut(t + v);
-                    high[0].extend(low[t].iter().map(|&m| m | bit));
-                }
-                self.sums[v].push(bit);
-            }
-        }
+        let limit = rules.max_build as u32;
+        let need = need & ((2 << TOP) - 2);
+        let top = (31 - (need | 1).leading_zeros()).min(limit);
+        // The cards that enter sums with a value up to `top` (a card's pairing value is its
+        // rank's, 1 to 13).
+        let eligible = summable & ((1 << (4 * top)) - 1);
         // Past the numerals' limit (classic): a court of pairing value w makes a set of its own.
-        for w in limit + 1..=TOP {
-            if w <= 13 {
-                self.sums[w].extend(iter_cards(loose & rank_mask(w as u8 - 1)).map(|c| 1 << c));
+        let mut courts = 0;
+        for w in BitIter(need >> (limit + 1)) {
+            courts |= loose & rank_mask(limit as u8 + w as u8);
+        }
+        // Every non-empty subset of the eligible cards with a total up to `top`, each card alone
+        // and joining the subsets made before it, grouped by total: few cards (the most that
+        // play leaves on a table) in rows of GRID sets a total, more in one list sorted by total.
+        let mut beyond = eligible;
+        for _ in 0..GRID_CARDS {
+            beyond &= beyond.wrapping_sub(1);
+        }
+        self.gridded = beyond == 0;
+        if self.gridded {
+            if self.grid.len() < (TOP + 1) * GRID {
+                self.grid.resize((TOP + 1) * GRID, 0);
+                self.grid_subs.resize(1 << GRID_CARDS, (0, 0));
+            }
+            let mut row = [0u8; TOP + 2];
+            let mut n = 0;
+            let mut rest = eligible;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let v = pv[c] as u32;
+                debug_assert!(v >= 1 && v <= top);
+                let bit: Mask = 1 << c;
+                let made = n;
+                for i in 0..made {
+                    let (m, t) = self.grid_subs[i];
+                    let nt = t + v;
+                    if nt <= top {
+                        self.grid_subs[n] = (m | bit, nt);
+                        n += 1;
+                        self.grid[nt as usize * GRID + row[nt as usize] as usize] = m | bit;
+                        row[nt as usize] += 1;
+                    }
+                }
+                self.grid_subs[n] = (bit, v);
+                n += 1;
+                self.grid[v as usize * GRID + row[v as usize] as usize] = bit;
+                row[v as usize] += 1;
+            }
+            while courts != 0 {
+                let card = courts.trailing_zeros() as usize;
+                courts &= courts - 1;
+                let w = pv[card] as usize;
+                self.grid[w * GRID + row[w] as usize] = 1 << card;
+                row[w] += 1;
+            }
+            self.grid_row = row;
+        } else {
+            let subs = &mut sc.subs;
+            subs.clear();
+            let mut counts = [0u32; TOP + 2];
+            let mut rest = eligible;
+            while rest != 0 {
+                let c = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let v = pv[c] as u32;
+                let bit: Mask = 1 << c;
+                let n = subs.len();
+                subs.reserve(n + 1);
+                subs.push((bit, v));
+                counts[v as usize] += 1;
+                for i in 0..n {
+                    let (m, t) = subs[i];
+                    let nt = t + v;
+                    if nt <= top {
+                        subs.push((m | bit, nt));
+                        counts[nt as usize] += 1;
+                    }
+                }
+            }
+            let mut c = courts;
+            while c != 0 {
+                counts[pv[c.trailing_zeros() as usize] as usize] += 1;
+                c &= c - 1;
+            }
+            let mut at = [0u32; TOP + 2];
+            let mut pos = 0;
+            for t in 0..TOP + 1 {
+                at[t] = pos;
+                pos += counts[t];
+            }
+            at[TOP + 1] = pos;
+            self.sum_at = at;
+            self.sums.clear();
+            self.sums.resize(pos as usize, 0);
+            for &(m, t) in subs.iter() {
+                self.sums[at[t as usize] as usize] = m;
+                at[t as usize] += 1;
+            }
+            while courts != 0 {
+                let card = courts.trailing_zeros() as usize;
+                courts &= courts - 1;
+                let w = pv[card] as usize;
+                self.sums[at[w] as usize] = 1 << card;
+                at[w] += 1;
             }
         }
+        // A value of at most one set is its own union: read from the sums.
         self.unions.clear();
-        self.union_made = 0;
-        for w in 1..=TOP {
-            if has(need, w as u32) {
-                let start = self.unions.len() as u32;
-                unions_of(&self.sums[w], &mut self.unions, sc);
-                self.union_at[w] = (start, self.unions.len() as u32);
-                self.union_made |= 1 << w;
+        self.union_made = need;
+        self.union_in_sums = 0;
+        let mut unions = std::mem::take(&mut self.unions);
+        for w in BitIter(need) {
+            let sets = self.sets(w);
+            if sets.len() <= 1 {
+                self.union_in_sums |= 1 << w;
+            } else {
+                let start = unions.len() as u32;
+                unions_of(sets, &mut unions, sc);
+                self.union_at[w] = (start, unions.len() as u32);
             }
         }
+        self.unions = unions;
     }
 
     /// Loose value sets worth `w`.
@@ -333,7 +433,11 @@ impl Table {
         if w > TOP {
             return &[];
         }
-        &self.sums[w]
+        if self.gridded {
+            &self.grid[w * GRID..w * GRID + self.grid_row[w] as usize]
+        } else {
+            &self.sums[self.sum_at[w] as usize..self.sum_at[w + 1] as usize]
+        }
     }
 
     /// Non-empty loose masks that split into sets each worth `w` (rules.md 1.6.1).
@@ -342,6 +446,9 @@ impl Table {
             return &[];
         }
         debug_assert!(self.union_made >> w & 1 != 0, "unions of {w} were not made");
+        if self.union_in_sums >> w & 1 != 0 {
+            return self.sets(w);
+        }
         let (a, b) = self.union_at[w];
         &self.unions[a as usize..b as usize]
     }
@@ -386,13 +493,8 @@ pub struct MoveGen {
     spare: Vec<Move>,
 }
 
-/// One card's moves by action, as `key`s.
-#[derive(Default)]
-struct Keys {
-    trails: Vec<u64>,
-    caps: Vec<u64>,
-    made: Vec<u64>,
-}
+/// One card's moves, as `key`s.
+type Keys = Vec<u64>;
 
 thread_local! {
     static GEN: RefCell<MoveGen> = RefCell::new(MoveGen::default());
@@ -457,12 +559,122 @@ impl MoveGen {
         debug_assert!(out.windows(2).all(|w| w[0] < w[1]));
     }
 
+    /// `generate` for a table without builds (most positions), the same moves in the same
+    /// order: no build to own, keep (1.8.2), extend or raise, so no must-hold filter; option C4
+    /// counts builds, so it changes nothing; table_only_builds and classic court_builds take the
+    /// general path.
+    fn generate_loose(&mut self, rules: &Rules, s: &State, cards: Mask, out: &mut Vec<Move>) {
+        let seat = s.to_move as usize;
+        let hand = s.hands[seat];
+        let capm = &rules.capture_masks;
+        let bv = &rules.build_value;
+        let pv = &rules.pair_value;
+        let mut partner_capm = 0u32;
+        if rules.build_for_partner != BuildForPartner::Never && s.nplayers == 4 && s.nsides == 2 {
+            for c in iter_cards(s.hands[(seat + 2) % 4]) {
+                partner_capm |= capm[c as usize];
+            }
+        }
+        // The values the hand captures, and those it captures with two cards or more: a card's
+        // `rest` (the values kept after playing it) without a loop over the hand.
+        let mut once = 0u32;
+        let mut twice = 0u32;
+        for c in iter_cards(hand) {
+            let m = capm[c as usize];
+            twice |= once & m;
+            once |= m;
+        }
+        let MoveGen { table, sc, keys, .. } = self;
+        table.build(rules, s.loose, partner_capm | once, sc);
+        let table = &*table;
+        let equal_loose = rules.trail_restriction == TrailRestriction::EqualLoose;
+        let at_least_one = rules.equal_loose_capture == EqualLooseCapture::AtLeastOne;
+        let mut loose_pvs = 0u32;
+        if equal_loose {
+            for c in iter_cards(s.loose) {
+                loose_pvs |= 1 << pv[c as usize];
+            }
+        }
+        let maxb = rules.max_build as u32;
+        let multi = rules.multi_set_build_creation;
+        let ace14_rule = rules.ace_singleton_set_in_build && maxb == 14;
+        let any_capture = rules.trail_restriction == TrailRestriction::AnyCapture;
+
+        for c in iter_cards(hand & cards) {
+            let cm = capm[c as usize];
+            let rest = partner_capm | twice | (once & !cm);
+            let equal_held = equal_loose && has(loose_pvs, pv[c as usize] as u32);
+            keys.clear();
+
+            // Captures (1.6); Dominican (1.9): a capture with value w takes every loose card
+            // worth w (or one).
+            let classic_court = bv[c as usize] == 0;
+            for w in BitIter(cm) {
+                let equal = if equal_loose && w <= 13 {
+                    s.loose & rank_mask(w as u8 - 1)
+                } else {
+                    0
+                };
+                let opts: &[Mask] = if classic_court && rules.court_pairing_count == CourtPairingCount::One {
+                    table.sets(w)
+                } else if classic_court {
+                    sc.opts.clear();
+                    court_takes(rules, table, w, &mut sc.opts);
+                    &sc.opts
+                } else {
+                    table.unions(w)
+                };
+                for &t in opts {
+                    let takes_equal = if at_least_one {
+                        t & equal != 0
+                    } else {
+                        t & equal == equal
+                    };
+                    if equal == 0 || takes_equal {
+                        keys.push(key(CAPTURE, t, 0));
+                    }
+                }
+            }
+            let can_capture = !keys.is_empty();
+
+            // Create a build (1.7.1) onto loose cards, declaring a value kept in hand (1.8.2).
+            let b = bv[c as usize] as u32;
+            if b > 0 && (rules.equal_loose_build_ok || !equal_held) {
+                let ace14 = ace14_rule && rank(c) == 0;
+                let vs = rest >> b << b & ((2 << maxb) - 1);
+                for v in BitIter(vs) {
+                    let v = v as u32;
+                    table.gatherings(b, v, ace14 && v == 14, multi, |t| {
+                        if t != 0 {
+                            keys.push(key(BUILD, t, v));
+                        }
+                    });
+                }
+            }
+
+            // Trail (1.9).
+            if !(equal_held || any_capture && can_capture) {
+                out.push(Move::trail(c));
+            }
+            if !keys.windows(2).all(|w| w[0] < w[1]) {
+                keys.sort_unstable();
+                keys.dedup();
+            }
+            out.extend(keys.iter().map(|&k| unkey(c, k)));
+        }
+    }
+
     /// Python's `_generate`: the moves, unsorted and maybe repeated, appended to `out` (`strict`
     /// off: must-hold waived for the builds owned already).
     fn generate(&mut self, rules: &Rules, s: &State, cards: Mask, strict: bool, out: &mut Vec<Move>) {
         let seat = s.to_move as usize;
         let hand = s.hands[seat];
         if hand == 0 {
+            return;
+        }
+        let classic_court_builds = rules.court_builds && !rules.numeric_courts;
+        if s.builds.is_empty() && !rules.table_only_builds && !classic_court_builds {
+            self.generate_loose(rules, s, cards, out);
             return;
         }
         let capm = &rules.capture_masks;
@@ -479,10 +691,15 @@ impl MoveGen {
                 partner_capm |= capm[c as usize];
             }
         }
-        let mut need = partner_capm;
+        // The values the hand captures, and those it captures with two cards or more.
+        let mut once = 0u32;
+        let mut twice = 0u32;
         for c in iter_cards(hand) {
-            need |= capm[c as usize];
+            let m = capm[c as usize];
+            twice |= once & m;
+            once |= m;
         }
+        let mut need = partner_capm | once;
         if rules.table_only_builds {
             need |= (2 << rules.max_build) - 2;
         }
@@ -521,12 +738,7 @@ impl MoveGen {
             if cards >> c & 1 == 0 {
                 continue;
             }
-            let mut rest = partner_capm;
-            for o in iter_cards(hand) {
-                if o != c {
-                    rest |= capm[o as usize];
-                }
-            }
+            let rest = partner_capm | twice | (once & !capm[c as usize]);
             // Must-hold (1.8.2): every build the mover still owns after the move needs a capture card.
             let mut exposed = 0u32;
             if strict {
@@ -537,20 +749,17 @@ impl MoveGen {
                 }
             }
             let keeps = |take: Mask| BitIter(exposed).all(|i| take & builds[i].cards != 0);
-            // The card's moves by action, each as its take and value (`key`), sorted below: so the
+            // The card's moves, each as its action, take and value (`key`), sorted below: so the
             // moves come out in order, card by card, without sorting the whole list.
-            let Keys { trails, caps, made } = keys;
-            trails.clear();
-            caps.clear();
-            made.clear();
+            keys.clear();
 
             // Captures (1.6).
             captures(rules, s, table, sc, c, &mut |t| {
                 if keeps(t) {
-                    caps.push(key(t, 0));
+                    keys.push(key(CAPTURE, t, 0));
                 }
             });
-            let can_capture = !caps.is_empty();
+            let can_capture = !keys.is_empty();
 
             // Builds (1.7).
             let b = bv[c as usize] as u32;
@@ -562,7 +771,7 @@ impl MoveGen {
             {
                 build_moves(rules, s, table, sc, c, rest, &mut |take, v| {
                     if keeps(take) {
-                        made.push(key(take, v));
+                        keys.push(key(BUILD, take, v));
                     }
                 });
             }
@@ -583,7 +792,7 @@ impl MoveGen {
                     }
                     for &u in table.unions(v as usize) {
                         if u.count_ones() >= 2 {
-                            trails.push(key(u, v));
+                            keys.push(key(TRAIL, u, v));
                         }
                     }
                 }
@@ -592,52 +801,41 @@ impl MoveGen {
             // Must-hold, one card per build value: a Royal ace captures as 1 or as 14, never both
             // in one move, so an owner of builds of 1 and 14 needs two aces.
             if strict && dual_ace && (hand & !(1 << c) & ACES_MASK).count_ones() + partner_aces < 2 {
-                let both = |k: &u64, action: u8| {
-                    let (take, value) = unkey(*k);
-                    let m = Move {
-                        card: c,
-                        action,
-                        take,
-                        value,
-                    };
-                    needs_both_ace_values(&m, builds, owned)
-                };
-                plain_trail &= !both(&0, TRAIL);
-                trails.retain(|k| !both(k, TRAIL));
-                caps.retain(|k| !both(k, CAPTURE));
-                made.retain(|k| !both(k, BUILD));
+                let both = |k: &u64| needs_both_ace_values(&unkey(c, *k), builds, owned);
+                plain_trail &= !both(&0);
+                keys.retain(|k| !both(k));
             }
 
             if plain_trail {
                 out.push(Move::trail(c));
             }
-            for (action, keys) in [(TRAIL, trails), (CAPTURE, caps), (BUILD, made)] {
+            // Often made in order already (one capture value, no builds).
+            if !keys.windows(2).all(|w| w[0] < w[1]) {
                 keys.sort_unstable();
                 keys.dedup();
-                out.extend(keys.iter().map(|&k| {
-                    let (take, value) = unkey(k);
-                    Move {
-                        card: c,
-                        action,
-                        take,
-                        value,
-                    }
-                }));
             }
+            out.extend(keys.iter().map(|&k| unkey(c, k)));
         }
     }
 }
 
-/// A move's take and value as one sortable number (a value fits 4 bits: at most 14).
+/// A card's move as one number that sorts as the move: its action, take (52 bits) and value (4
+/// bits: at most 14).
 #[inline]
-fn key(take: Mask, value: u32) -> u64 {
-    debug_assert!(value < 16);
-    take << 4 | value as u64
+fn key(action: u8, take: Mask, value: u32) -> u64 {
+    debug_assert!(value < 16 && take >> 52 == 0);
+    (action as u64) << 56 | take << 4 | value as u64
 }
 
+/// The move of card `c` that `key` made.
 #[inline]
-fn unkey(k: u64) -> (Mask, u8) {
-    (k >> 4, (k & 15) as u8)
+fn unkey(c: u8, k: u64) -> Move {
+    Move {
+        card: c,
+        action: (k >> 56) as u8,
+        take: k >> 4 & FULL_DECK,
+        value: (k & 15) as u8,
+    }
 }
 
 /// Whether, after `m`, its player owns (or creates) builds of both 1 and 14.
@@ -688,31 +886,46 @@ fn court_takes(rules: &Rules, table: &Table, w: usize, opts: &mut Vec<Mask>) {
 
 /// Every take mask card `c` may capture, before the must-hold filter (`_captures`); a take may
 /// come more than once.
+#[inline(always)]
 fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, emit: &mut impl FnMut(Mask)) {
     let builds = s.builds.as_slice();
     let equal_loose = rules.trail_restriction == TrailRestriction::EqualLoose;
     let classic_court = rules.build_value[c as usize] == 0;
     let mut ws = rules.capture_masks[c as usize];
+    if builds.is_empty() && !equal_loose && !classic_court {
+        // Loose cards only (C4 counts builds, and there are none).
+        while ws != 0 {
+            let w = ws.trailing_zeros() as usize;
+            ws &= ws - 1;
+            for &t in table.unions(w) {
+                emit(t);
+            }
+        }
+        return;
+    }
     while ws != 0 {
         let w = ws.trailing_zeros() as usize;
         ws &= ws - 1;
-        sc.opts.clear();
         let mut use_opts = false;
-        if classic_court {
+        let court_singles = classic_court && rules.court_pairing_count == CourtPairingCount::One;
+        if classic_court && !court_singles {
+            sc.opts.clear();
             court_takes(rules, table, w, &mut sc.opts);
             use_opts = true;
         }
         if rules.build_as_card_in_sums && !classic_court {
             use_opts = with_builds_in_sums(rules, s, table, sc, w);
         }
-        let loose_opts: &[Mask] = if use_opts { &sc.opts } else { table.unions(w) };
-        let mut bmasks = [0 as Mask; MAX_BUILDS];
+        let loose_opts: &[Mask] = if court_singles {
+            table.sets(w)
+        } else if use_opts {
+            &sc.opts
+        } else {
+            table.unions(w)
+        };
         let mut nb = 0;
         for b in builds {
-            if b.value as usize == w {
-                bmasks[nb] = b.cards;
-                nb += 1;
-            }
+            nb += (b.value as usize == w) as usize;
         }
         let equal = if equal_loose && w <= 13 {
             s.loose & rank_mask(w as u8 - 1)
@@ -727,6 +940,14 @@ fn captures(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch, c: u8, em
         }
         // Every choice of the builds of value w, with nothing loose or each loose option.
         let at_least_one = rules.equal_loose_capture == EqualLooseCapture::AtLeastOne;
+        let mut bmasks = [0 as Mask; MAX_BUILDS];
+        let mut at = 0;
+        for b in builds {
+            if b.value as usize == w {
+                bmasks[at] = b.cards;
+                at += 1;
+            }
+        }
         for pick in 0u32..1 << nb {
             let mut bm = 0;
             for (i, m) in bmasks[..nb].iter().enumerate() {
@@ -781,6 +1002,7 @@ fn with_builds_in_sums(rules: &Rules, s: &State, table: &Table, sc: &mut Scratch
 
 /// Create (1.7.1), extend (1.7.2) and raise (1.7.3) with card `c`; must-hold of the new value
 /// (`rest`: the capture values kept). A move may come more than once.
+#[inline(always)]
 fn build_moves(
     rules: &Rules,
     s: &State,
@@ -804,12 +1026,15 @@ fn build_moves(
     let multi = rules.multi_set_build_creation;
 
     // Create: onto a non-empty set of loose cards, declaring v; must-hold makes v a value kept.
-    let mut vs = rest;
+    let mut vs = if court {
+        rest & 1 << b
+    } else {
+        rest >> b << b & ((2 << maxb) - 1)
+    };
     while vs != 0 {
         let v = vs.trailing_zeros();
         vs &= vs - 1;
-        let wrong = if court { v != b } else { v < b || v > maxb };
-        if wrong || !value_free(rules, builds, v, None) {
+        if !value_free(rules, builds, v, None) {
             continue;
         }
         let own_set = if court { v } else { b };
@@ -1168,7 +1393,7 @@ mod tests {
     }
 
     #[test]
-    fn sums_listed_one_by_one_come_as_the_table_makes_them() {
+    fn sums_are_the_tables_by_totals() {
         let mut rng = crate::engine::playout::SplitMix64(3);
         let mut sc = Scratch::default();
         let mut table = Table::default();
@@ -1178,10 +1403,15 @@ mod tests {
                 for _ in 0..rng.below(11) {
                     loose |= 1 << rng.below(52);
                 }
-                table.build(&rules, loose, 0, &mut sc);
+                table.build(&rules, loose, (2 << TOP) - 2, &mut sc);
                 let want = sums_by_table(&rules, loose);
                 for (w, sets) in want.iter().enumerate().take(rules.max_build as usize + 1).skip(1) {
-                    assert_eq!(table.sets(w), &sets[..], "{loose:#x} {w}");
+                    // The same sets, in any order (every move is sorted at the end).
+                    let mut got = table.sets(w).to_vec();
+                    got.sort();
+                    let mut sets = sets.clone();
+                    sets.sort();
+                    assert_eq!(got, sets, "{loose:#x} {w}");
                 }
             }
         }
@@ -1213,7 +1443,53 @@ mod tests {
             walk.sort();
             walk.dedup();
             assert_eq!(fast, walk);
-            assert_eq!(table.unions(w), &walk[..]);
+            let mut got = table.unions(w).to_vec();
+            got.sort();
+            assert_eq!(got, walk);
+        }
+    }
+
+    #[test]
+    fn unions_of_few_sets_are_the_walks() {
+        // Disjoint families (listed subset by subset) and overlapping ones (walked), 0 to 8 sets.
+        let mut rng = crate::engine::playout::SplitMix64(5);
+        let mut sc = Scratch::default();
+        for _ in 0..5000 {
+            let n = rng.below(9) as usize;
+            let disjoint = rng.below(2) == 0;
+            let mut sets = Vec::new();
+            let mut used: Mask = 0;
+            while sets.len() < n {
+                let mut s: Mask = 0;
+                for _ in 0..1 + rng.below(3) {
+                    s |= 1 << rng.below(20);
+                }
+                if disjoint && s & used != 0 {
+                    continue;
+                }
+                used |= s;
+                sets.push(s);
+            }
+            let mut got = Vec::new();
+            unions_of(&sets, &mut got, &mut sc);
+            let mut walk = Vec::new();
+            let mut stack = vec![(0usize, 0 as Mask)];
+            while let Some((from, acc)) = stack.pop() {
+                for (j, &s) in sets.iter().enumerate().skip(from) {
+                    if s & acc == 0 {
+                        walk.push(acc | s);
+                        stack.push((j + 1, acc | s));
+                    }
+                }
+            }
+            walk.sort();
+            walk.dedup();
+            if disjoint {
+                assert_eq!(got.len(), walk.len(), "{sets:?}");
+            }
+            got.sort();
+            got.dedup();
+            assert_eq!(got, walk, "{sets:?}");
         }
     }
 

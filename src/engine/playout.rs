@@ -39,7 +39,7 @@ pub struct PlayoutCount {
 }
 
 /// A round's deal from one shuffled pack: the table cards, then each deal's hands by seat.
-fn shuffled_round(rng: &mut SplitMix64, nplayers: u8) -> (Mask, [[Mask; MAX_SEATS]; 6]) {
+pub fn shuffled_round(rng: &mut SplitMix64, nplayers: u8) -> (Mask, [[Mask; MAX_SEATS]; 6]) {
     let mut pack: [u8; 52] = std::array::from_fn(|i| i as u8);
     for i in (1..52).rev() {
         let j = rng.below(i as u32 + 1) as usize;
