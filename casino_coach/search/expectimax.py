@@ -551,7 +551,7 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
     seed = decision_seed(rules, obs, limits, ask.evidence)
     weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
     in_hands = sum(obs.hand_sizes)
-    per_partner = rules.build_for_partner != "never" and obs.nplayers == 4
+    per_partner = _per_partner(rules, obs)
     with_replies = bool(limits.reply_worlds) and obs.stock_count > 0
     # The race runs in the core where it can (``native_race``), else here, world by world.
     native = None
@@ -616,6 +616,11 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
     )
 
 
+def _per_partner(rules: RuleSet, obs: Observation) -> bool:
+    """Whether a seat may build for its partner here (4 players): each world then has its own moves."""
+    return rules.build_for_partner != "never" and obs.nplayers == 4
+
+
 def _race(d: _Decision) -> _Raced:
     """The decision's race, at its depth, then shallower while too few worlds fit in the node budget."""
     limits, ask, obs = d.limits, d.ask, d.obs
@@ -662,8 +667,7 @@ def _race(d: _Decision) -> _Raced:
             )
             race = Race(d.moves, ask.focus, d.alike)
             tree = SearchTree(obs.seat, obs.nplayers) if ask.record else None
-            per_partner = d.rules.build_for_partner != "never" and obs.nplayers == 4
-            value = _CasinoValuer(d.rules, obs, solver, per_partner, ask.detail, tree)
+            value = _CasinoValuer(d.rules, obs, solver, _per_partner(d.rules, obs), ask.detail, tree)
             done, out_of_nodes = run_race(race, d.drawn, d.stream, value, d.stop, solver.over_budget)
             nodes += solver.nodes
             shallow = solver.shallow
