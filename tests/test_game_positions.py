@@ -491,3 +491,43 @@ def test_moves_equal_for_the_round_are_still_judged_for_the_game() -> None:
     assert v.game.cls == MoveClass.BLUNDER
     # Far from the target nothing tells the moves apart: forced.
     assert verdict_of(pos.rules, obs, res, build, Thresholds(), scores=(5, 5)).forced
+
+
+# Issue 41: the last deal of a typed position with the other hand unknown (the worlds are sampled, not
+# one): at 19-5 with 10♠ 9♣ in hand, the search for the game ranks 9♣ taking five cards first by its
+# linear weights; the chances after the worlds' outcomes show that in Dominican, where a side at 19
+# wins only by Big Casino, 10♠ taking 10♦ wins the game at once. suggest names the game's move best,
+# with the round's value beside it. In classic and royal the five-card capture is best for both.
+_TYPED_19_5 = ["--hand", "TS 9C", "--table", "TD 4H 5C 2S 7S 9H", "--hand-sizes", "2,2", "--scores", "19,5"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "best"),
+    [
+        ("dominican", "10♠ captures 10♦"),
+        ("classic", None),
+        ("royal", None),
+    ],
+)
+def test_suggest_names_the_game_winning_move_best(preset: str, best: str | None) -> None:
+    env = {"COLUMNS": "300", "NO_COLOR": "1"}
+    args = ["suggest", "--preset", preset, *_TYPED_19_5]
+    got = runner.invoke(app, [*args, "--json"], env=env)
+    assert got.exit_code == 0, got.output
+    out = orjson.loads(got.stdout)
+    choice = out["win_chance"]["best_for_game"]
+    round_best = "9♣ captures 2♠ 4♥ 5♣ 7♠ 9♥"
+    assert move_from_json(out["moves"][0])[1].describe() == round_best
+    text = runner.invoke(app, args, env=env)
+    assert text.exit_code == 0, text.output
+    if best is None:
+        assert choice is None
+        assert f"Best: {round_best}." in text.stdout
+        return
+    assert move_from_json(choice)[1].describe() == best
+    _, p_best = _chance(out, best, 0)
+    _, p_round = _chance(out, round_best, 0)
+    assert p_best == 1.0 > p_round and choice["gain"] > 0
+    assert f"Best: {best}, for the game: 100% to win it, against 98% after {round_best}, which is worth" in (
+        text.stdout
+    )

@@ -269,7 +269,7 @@ def test_the_hint_plays_for_the_game_as_the_bot_does(tmp_path: Path) -> None:
     assert card.move == other.move
     (whole,) = s.handle("hint")
     assert whole.move == other.move
-    assert f"Why: for the game, play {other.move.describe()}: " in whole.text
+    assert f"Hint: {other.move.describe()} — " in whole.text and "\nWhy: for the game: " in whole.text
     assert "a gain of 20.0% over the same worlds, 10.0% to 30.0%" in whole.text
 
 

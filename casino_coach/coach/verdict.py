@@ -24,6 +24,7 @@ from casino_coach.coach.winning import (
     for_the_game,
     game_edges,
     game_search_weights,
+    surest_gain,
 )
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -160,12 +161,8 @@ def game_verdict_of(
     edges = game_edges(rules, obs, scores, res, move, memo)
     if edges is None:
         return None
-    # Against the move that beats it with most confidence (the highest low end), not the highest
-    # mean: a move searched in a handful of worlds before it left the race can show a large mean
-    # edge by chance alone. Edges within CHANCE_EPSILON of 0 are none (chances equal but for the
-    # rounding of floats).
-    ahead_of = [e for e in edges if e.gain > CHANCE_EPSILON]
-    top = max(ahead_of, key=lambda e: (e.low, e.gain)) if ahead_of else None
+    # Against the move that beats it most surely (``surest_gain``), as the move for the game is chosen.
+    top = surest_gain(edges)
     lost = top.gain if top is not None else 0.0
     low = max(0.0, top.low) if top is not None else 0.0
     # The interval of the loss against that move; where no move is ahead, how much the move played

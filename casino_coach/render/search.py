@@ -8,9 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from casino_coach.coach.assessment import why_not_second
+from casino_coach.coach.assessment import Assessment, why_not_second
 from casino_coach.coach.verdict import Verdict
-from casino_coach.coach.winning import GameEdge, WinChances
+from casino_coach.coach.winning import WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
@@ -142,18 +142,17 @@ def suggestion_view(
     names: Sequence[str] = (),
     typed: bool = False,
     win: WinChances | None = None,
-    for_game: GameEdge | None = None,
     game_words: str | None = None,
     near: str | None = None,
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
-    reason, the best line in words (when the values are exact over one world: otherwise a line would be
-    played with cards the player cannot see), the verdict on the move the log plays here, and what the values
-    mean; once the game is close, the move to play for the game instead of the round's best
-    (``for_game``) and the verdict for the game on the move played, with ``game_words`` where the game
-    and the round disagree on it; ``near``: what the values mean where a side is under the near-21
-    rule (``report.words.near_target_values_words``)."""
+    reason (``why``: which move is best, and why), the best line in words (when the values are exact
+    over one world: otherwise a line would be played with cards the player cannot see), the verdict on
+    the move the log plays here, and what the values mean; once the game is close, the verdict for the
+    game on the move played, with ``game_words`` where the game and the round disagree on it;
+    ``near``: what the values mean where a side is under the near-21 rule
+    (``report.words.near_target_values_words``)."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -170,8 +169,6 @@ def suggestion_view(
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
     parts += [Text(""), Text(why)]
-    if for_game is not None and result.moves:
-        parts.append(Text(for_game_words(for_game, result, win, side)))
     if near is not None:
         parts.append(Text(near))
     if result.moves:
@@ -257,6 +254,17 @@ def _played_parts(
     return parts
 
 
+def best_words(a: Assessment) -> str:
+    """The "Best:" sentence of a decision's assessment: where a move is better for the game than the
+    round's best (``Assessment.for_game``), that move, with its chance to win the game beside the
+    round's best and its value (``for_game_words``); else the round's best, and what the runner-up
+    loses against it (``why_not_second``)."""
+    if a.for_game is None:
+        return why_not_second(a)
+    words = for_game_words(a.for_game, a.result, a.chances, a.side)
+    return f"Best: {a.for_game.move.move.describe()}, {words}."
+
+
 def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
     """What ``suggest`` shows of a decision's assessment (``services.decision.suggest``):
     ``suggestion_view`` of it, with the ``top`` best moves."""
@@ -264,14 +272,13 @@ def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
     return suggestion_view(
         d.obs,
         a.result,
-        why_not_second(a),
+        best_words(a),
         top=top,
         ply=q.ply,
         played=d.played,
         verdict=a.verdict,
         names=d.names,
         win=shown_chances(a, top),
-        for_game=a.for_game,
         game_words=played_game_words(a),
         typed=q.typed,
         near=near_target_values_words(d.rules, d.scores, side_labels(d.obs, d.names, typed=q.typed)),

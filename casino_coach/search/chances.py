@@ -792,25 +792,35 @@ def game_source(result: SearchResult) -> SearchResult:
     return result.for_game if result.for_game is not None else result
 
 
+def surest_gain(edges: Sequence[GameEdge]) -> GameEdge | None:
+    """Of the ``edges`` over one move, the move ahead of it for the game most surely: of those whose
+    gain is above 0 at the low end of its interval, the highest low end, then the highest gain (a
+    move searched in a handful of worlds before it left the race can show a large mean edge by
+    chance alone); where none is, the highest gain above ``CHANCE_EPSILON``. None where no move is
+    ahead. The move to play for the game (``choose_for_game``) and the verdict for the game
+    (``coach.verdict.game_verdict_of``) both pick by it."""
+    clear = [e for e in edges if e.low > CHANCE_EPSILON]
+    if clear:
+        return max(clear, key=lambda e: (e.low, e.gain))
+    ahead = [e for e in edges if e.gain > CHANCE_EPSILON]
+    return max(ahead, key=lambda e: e.gain) if ahead else None
+
+
 def choose_for_game(
     rules: RuleSet, obs: Observation, scores: Sequence[Points] | None, result: SearchResult
 ) -> GameEdge | None:
     """The root move to play for the game instead of the best move for the round (the first of
     ``result``, a search made with ``detail``), with its edge, where the decision is played for the
-    game (``for_the_game``). With a search for the game (``SearchResult.for_game``, before the last
-    deal), the move that search values most, as the searcher bot plays it, where it leaves more
-    chance than the round's best (``game_edges``). Else (the last deal, solved for the game): of the
-    moves whose edge over the round's best is above 0 at the low end of its interval, the one ahead
-    most surely (the highest low end, as the verdict for the game judges). None elsewhere, and when
-    no move is better for the game: a choice by noisier chances than the margin's would lose rounds
-    and gain nothing (a few sampled worlds rarely show a gain clearly; an enumeration of the last deal
-    shows it exactly)."""
+    game (``for_the_game``): of the moves that leave more chance to win the game than the round's
+    best over the same worlds (``game_edges``, read from the search for the game where one was made,
+    ``SearchResult.for_game``), the one ahead most surely (``surest_gain``). None elsewhere, and when
+    no move leaves more chance than the round's best.
+
+    The chances decide, not the order of the search for the game: that search values each category
+    by a linear weight (``game_weights``), and where one card wins the game at once (a Dominican side
+    at 19 taking Big Casino) the weights can rank a big capture above the move that wins outright,
+    while the chances after the worlds' outcomes tell them apart."""
     if scores is None or not result.moves or not for_the_game(rules, obs, scores):
         return None
-    best = result.moves[0].move
-    edges = game_edges(rules, obs, scores, result, best) or []
-    if result.for_game is not None:
-        top = result.for_game.moves[0].move
-        return next((e for e in edges if e.move.move == top and e.gain > CHANCE_EPSILON), None)
-    clear = [e for e in edges if e.low > CHANCE_EPSILON]
-    return max(clear, key=lambda e: (e.low, e.gain)) if clear else None
+    edges = game_edges(rules, obs, scores, result, result.moves[0].move)
+    return surest_gain(edges) if edges else None

@@ -629,8 +629,7 @@ class PlaySession:
         if len(res.moves) == 1:
             return "Why: it is your only legal move.", ()
         if for_game is not None:
-            words = for_game_words(for_game, res, a.chances, a.side)
-            return f"Why: {words[0].lower()}{words[1:]}", ()
+            return f"Why: {for_game_words(for_game, res, a.chances, a.side)}.", ()
         second = res.moves[1]
         loss = max(0.0, best.ev - second.ev)
         reasons = a.runner_up
