@@ -371,7 +371,9 @@ def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
 
 def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_players() -> None:
     # Three players in the last deal with two cards each: searched to the end of the round (6 plies,
-    # no leaf estimate left; the worlds, 6 ways, are enumerated, so the values are exact); with four
+    # no leaf estimate left; the worlds, 6 ways, are enumerated; not exact all the same, issue 41: each
+    # world is solved as if every hand were seen, and the two others play together against the
+    # mover, one model of their play among others); with four
     # cards each, more than DEAL_END_CARDS, the analysis depth stays, as with four players (5 plies:
     # the mover's next turn).
     limits = analysis_limits(nplayers=3)
@@ -380,7 +382,7 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     obs = observe(few, 0)._replace(unseen=parse_hand("9H 4H 5D 6D"))
     assert decision_limits(limits, obs).depth == 6
     rated = rate_move(CLASSIC, obs, parse_move("2C t"), limits)
-    assert rated.exact
+    assert not rated.exact and rated.samples == 6 and not rated.shallow
     more = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD"], "KD 7S")
     obs = observe(more, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD"))
     assert decision_limits(limits, obs).depth == 5
@@ -404,3 +406,17 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     early = position(CLASSIC, ["2C 3C", "9H 4H"], "KD 7S", stock=parse_hand("AS AD AH"))
     obs = observe(early, 0)._replace(unseen=parse_hand("9H 4H AS AD AH"))
     assert decision_limits(analysis_limits(nplayers=2), obs).depth == 8  # the whole deal already
+
+
+def test_exact_only_where_the_value_is_the_games() -> None:
+    # Issue 41: "exact" (and its point interval) only where the value is the game's own: one world,
+    # two sides, searched to the end of the round. Two players in the last deal with every card out
+    # in the other hand: exact. With a card the mover cannot place (out of play, or in the other hand:
+    # 3 ways), each world is solved as if the hands were seen, and their mean is not exact.
+    limits = analysis_limits(nplayers=2)
+    known = position(CLASSIC, ["2C 3C", "9H 4H"], "KD 7S")
+    obs = observe(known, 0)._replace(unseen=parse_hand("9H 4H"))
+    assert rate_move(CLASSIC, obs, parse_move("2C t"), limits).exact
+    unplaced = observe(known, 0)._replace(unseen=parse_hand("9H 4H 5D"))
+    rated = rate_move(CLASSIC, unplaced, parse_move("2C t"), limits)
+    assert not rated.exact and rated.samples == 3 and not rated.shallow

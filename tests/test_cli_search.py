@@ -227,9 +227,10 @@ def test_suggest_names_the_mover_and_writes_the_line_in_words(tmp_path: Path) ->
 
 
 def test_no_line_where_the_mover_cannot_tell_who_holds_the_cards_out() -> None:
-    # Regression: in the last deal of a 3-player round the values are exact, but the two other hands
-    # can hold the cards still out in several ways: the line showed one of them ("Ben A♠ trails",
-    # "Ana K♣ captures A♠ Q♠"; Ben held the K♣).
+    # Regression: in the last deal of a 3-player round the two other hands can hold the cards still
+    # out in several ways: the line showed one of them ("Ben A♠ trails", "Ana K♣ captures A♠ Q♠"; Ben
+    # held the K♣). Nor are the values exact (issue 41): they hold if the others play together
+    # against the mover, and the output says so.
     result = cli("suggest", str(REPLAYS / "royal-3p-full.json"), "--at", "42")
     assert result.exit_code == 0, result.output
     words = " ".join(result.stdout.split())
@@ -238,7 +239,9 @@ def test_no_line_where_the_mover_cannot_tell_who_holds_the_cards_out() -> None:
         "No line of play: the player to move knows the cards still out but not who holds which (6 ways)"
         in words
     )
-    assert "blunder, lost 1.00 (exact)" in words  # an exact loss of one point is a blunder
+    assert "blunder, lost 1.00 (over all 3 worlds)" in words  # a loss of one point is a blunder
+    assert "(exact)" not in words and "exact:" not in words
+    assert "the other players as if they played together against the mover" in words
 
 
 def test_suggest_judges_a_move_as_analyze_does_at_other_settings(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from casino_coach.report.words import (
     chance_words,
     for_game_words,
     game_class_words,
+    model_words,
     near_target_values_words,
 )
 from casino_coach.search.result import MoveValue, SearchResult
@@ -175,7 +176,8 @@ def suggestion_view(
         parts += _line_parts(obs, result, names, ply, typed)
     if played is not None and verdict is not None:
         parts += _played_parts(played, verdict, result, game_words)
-    parts += [Text(effort_text(result), style="dim"), Text(value_basis(obs, names, typed=typed), style="dim")]
+    basis = f"{value_basis(obs, names, typed=typed)} The search: {model_words(obs.nplayers, obs.nsides)}."
+    parts += [Text(effort_text(result), style="dim"), Text(basis, style="dim")]
     if win is not None:
         who = seat_label(obs.to_move, names, you)
         who = who if obs.nsides == obs.nplayers else f"{who}'s side"
@@ -216,15 +218,19 @@ def _moves_table(moves: Sequence[MoveValue], exact: bool, win: WinChances | None
 def _line_parts(
     obs: Observation, result: SearchResult, names: Sequence[str], ply: int | None, typed: bool
 ) -> list[RenderableType]:
-    """The best line in words where the values are exact over one world; else why there is none."""
-    ways = count_worlds(obs) if result.exact else 0
-    if result.exact and ways == 1:
+    """The best line in words where every card is known to the mover and the search went to the end
+    of the round (the others playing together against the mover, with three or more sides); else why
+    there is none."""
+    known = obs.stock_count == 0 and obs.unseen.bit_count() == obs.hidden_count()
+    ways = count_worlds(obs) if known else 0
+    if ways == 1 and result.depth is None and not result.shallow:
+        model = "" if obs.nsides == 2 else ", the others playing together against the mover"
         return [
             Text(""),
-            Text("Best line (every card is known to the player to move):"),
+            Text(f"Best line (every card is known to the player to move{model}):"),
             best_line(obs, result, names, ply, typed=typed),
         ]
-    if result.exact:
+    if ways > 1:
         return [
             Text(
                 f"No line of play: the player to move knows the cards still out but not who holds "

@@ -241,8 +241,23 @@ def settings_words(a: GameAnalysis) -> str:
         "read as clues: a verdict should not rest on a model of how they play); classes by "
         f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
         f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
-        f"{th.noise:g} standard errors"
+        f"{th.noise:g} standard errors; {model_words(len(a.players), a.nsides)}"
     )
+
+
+def model_words(nplayers: int, nsides: int) -> str:
+    """The model of play the values assume, said once where they are shown: every world is searched
+    as if each player saw every hand, so a value is the game's own only over one world of two sides
+    ("exact"); with three or more sides the others play together against the mover."""
+    text = "each world is searched as if every player saw every hand"
+    if nsides > 2:
+        return (
+            text + ", and the other players as if they played together against the mover (the worst case "
+            "for the mover: where each would play for himself a loss can be smaller)"
+        )
+    if nplayers > nsides:
+        return text + ", partners' hands too"
+    return text
 
 
 def luck_words(s: SeatSummary) -> str:

@@ -701,8 +701,21 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
                 continue  # a build for a partner that no searched world's partner can take
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
+    # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
+    # with no leaf, and there was one world (classes of twins alike; every card known to the mover, as
+    # in the last deal of two players), played by two sides. Over several worlds each is solved as if
+    # every player saw every hand, and their mean is not the value of the game where they do not; with
+    # three or more sides the solver has the others play together against the mover (paranoid), one
+    # model of their play among others.
     complete = d.population is not None and done == d.population
-    exact = complete and obs.stock_count == 0 and r.horizon == 0 and not r.shallow
+    exact = (
+        complete
+        and d.population == 1
+        and obs.nsides == 2
+        and obs.stock_count == 0
+        and r.horizon == 0
+        and not r.shallow
+    )
     if r.tree is not None:
         r.tree.exact = exact
         r.tree.set_root(done, out[0].ev)
@@ -790,7 +803,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
-    exact = not state.more and horizon == 0 and not solver.shallow
+    exact = not state.more and horizon == 0 and not solver.shallow and state.nsides == 2
     return SearchResult(
         seat=seat,
         exact=exact,

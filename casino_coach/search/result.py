@@ -246,7 +246,7 @@ class SearchResult(Frozen):
     """Every legal move of one decision, best first, with the effort spent."""
 
     seat: int
-    exact: bool  # every world enumerated and solved to the end of the round
+    exact: bool  # the game's value: one world, two sides, solved to the end of the round (expectimax._result)
     moves: tuple[MoveValue, ...]
     samples: int  # worlds searched
     nodes: int
