@@ -64,7 +64,7 @@ def main() -> None:
         preset, bots, _ = GAMES[gi]
         log = game_log(gi)
         plies = replay_log(log).plies
-        a = analyze(log, AnalysisOptions(limits=analysis_limits(nplayers=log.nplayers), jobs=args.jobs))
+        a = analyze(log, AnalysisOptions(limits=analysis_limits(), jobs=args.jobs))
         g_lost = g_other = 0.0
         picked = 0
         for m in a.moves:

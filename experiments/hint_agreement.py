@@ -54,7 +54,7 @@ def _both(task: tuple[int, int]) -> dict[str, Any] | None:
     ply = plies[index]
     obs = ply.observation
     assert obs is not None
-    limits = analysis_limits(nplayers=obs.nplayers)
+    limits = analysis_limits()
     out: dict[str, Any] = {"game": game, "ply": index}
     for name, focus in (("hint", None), ("verdict", ply.move)):
         t0 = time.process_time()

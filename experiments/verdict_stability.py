@@ -1,7 +1,7 @@
 """Are the verdicts stable? The same games analysed with several seeds, and against a heavy reference.
 
-Twelve one-round games that are not in ``replays/`` (self-play of the counter and greedy bots with
-fixed seeds: classic and royal 2-player, classic 3-player, royal 4-player) are each analysed at default
+Seventeen one-round games that are not in ``replays/`` (self-play of the counter and greedy bots with
+fixed seeds: 2, 3 and 4 players in each of the three presets) are each analysed at default
 settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
 
 * the share of unforced moves whose class is the same under every seed (target >= 97%), and the number
@@ -13,11 +13,16 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
   two-second game moves by a third from run to run); a process that has analysed other games has its
   worker pool started and its tables warm: timed so, the code here looked 1.29 times the old code
   where fresh processes give 1.6-1.7;
-* with ``--reference``: the classes and losses at default settings against a heavy reference (10 times
-  the worlds, 2 plies deeper, one seed): class agreement (target >= 90%) and mean absolute loss error.
+* the median analysis time per game by number of players (targets: 2 players <= 3 s, 4 players <= 6 s
+  with ``--jobs 2``);
+* with ``--reference``: the classes and losses at default settings against a heavy reference
+  (``--scale`` 10 times the worlds and nodes, ``--deeper`` 4 plies deeper, one seed), by number of
+  players: class agreement (target >= 95%), the share of the reference's losses inside the reported
+  interval (target >= 93%), and the mean absolute loss error.
 
-    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference] [--compare /tmp/base]
-                                        [--repeat 3] [--games 12 | --game N ...] [--save results.json]
+    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference [--scale 10] [--deeper 4]]
+                                        [--compare /tmp/base] [--repeat 3] [--games 17 | --game N ...]
+                                        [--save results.json]
 """
 
 from __future__ import annotations
@@ -68,6 +73,13 @@ GAMES: tuple[tuple[str, tuple[str, ...], int], ...] = (
     ("classic", ("counter", "counter", "greedy"), 7203),
     ("royal", ("counter", "greedy", "counter", "greedy"), 7301),
     ("royal", ("greedy", "counter", "greedy", "counter"), 7302),
+    # Dominican at every player count, royal 3 and classic 4 players (issue 41's check: 2, 3 and 4
+    # players in all three presets).
+    ("dominican", ("counter", "greedy"), 7401),
+    ("dominican", ("greedy", "counter", "counter"), 7402),
+    ("dominican", ("counter", "greedy", "counter", "greedy"), 7403),
+    ("royal", ("counter", "greedy", "greedy"), 7404),
+    ("classic", ("greedy", "counter", "greedy", "counter"), 7405),
 )
 
 _GOOD = {"best", "good"}
@@ -87,7 +99,7 @@ def run(
     log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0
 ) -> tuple[list[dict[str, Any]], float]:
     """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
-    limits = dataclasses.replace(analysis_limits(seed=seed, nplayers=log.nplayers), **OVERRIDES)
+    limits = dataclasses.replace(analysis_limits(seed=seed), **OVERRIDES)
     if scale != 1 or deeper:
         limits = dataclasses.replace(
             limits,
@@ -144,6 +156,8 @@ def main() -> None:
         "--game", type=int, action="append", default=[], metavar="N", help="only game N (1-based; repeatable)"
     )
     ap.add_argument("--reference", action="store_true")
+    ap.add_argument("--scale", type=int, default=10, help="the reference's worlds and nodes, x default")
+    ap.add_argument("--deeper", type=int, default=4, help="the reference's plies beyond the defaults")
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
     ap.add_argument(
         "--repeat", type=int, default=1, metavar="N", help="with --compare: time each game N times per code"
@@ -168,7 +182,12 @@ def main() -> None:
     spreads: list[float] = []
     times: list[float] = []
     old_times: list[float] = []
-    ref_agree = ref_total = 0
+    # Per number of players: the reference's class agreements, its losses inside the interval of the
+    # first seed, the unforced moves compared, and the analysis times.
+    ref_agree: dict[int, int] = {}
+    ref_inside: dict[int, int] = {}
+    ref_total: dict[int, int] = {}
+    by_players_times: dict[int, list[float]] = {}
     ref_err: list[float] = []
     saved: list[dict[str, Any]] = []
     t_start = time.perf_counter()
@@ -182,6 +201,7 @@ def main() -> None:
             per_seed.append({r["ply"]: r for r in rows})
             if s == 0:
                 times.append(dt)
+                by_players_times.setdefault(len(bots), []).append(dt)
         if args.compare:
             # Both codes cold, in processes of their own, in turn, --repeat times each: the median.
             sets = [f"--set={item}" for item in args.set]
@@ -190,7 +210,7 @@ def main() -> None:
             for r in range(args.repeat):
                 for code, extra in pair[:: 1 - 2 * ((gi + r) % 2)]:
                     timed[code].append(_time_elsewhere(code, gi, args.jobs, extra))
-            times[-1] = statistics.median(timed[HERE])
+            times[-1] = by_players_times[len(bots)][-1] = statistics.median(timed[HERE])
             old_times.append(statistics.median(timed[args.compare]))
         g_same = g_total = g_flips = 0
         for ply, first in per_seed[0].items():
@@ -206,18 +226,21 @@ def main() -> None:
         ref_note = ""
         ref_rows: list[dict[str, Any]] = []
         if args.reference:
-            ref_rows, _ = run(log, 0, args.jobs, scale=10, deeper=2)
+            ref_rows, _ = run(log, 0, args.jobs, scale=args.scale, deeper=args.deeper)
             ref = {r["ply"]: r for r in ref_rows}
-            g_agree = g_n = 0
+            g_agree = g_inside = g_n = 0
             for ply, first in per_seed[0].items():
                 if first["forced"] or ref[ply]["forced"]:
                     continue
                 g_n += 1
                 g_agree += first["cls"] == ref[ply]["cls"]
+                g_inside += first["low"] - 1e-9 <= ref[ply]["loss"] <= first["high"] + 1e-9
                 ref_err.append(abs(first["loss"] - ref[ply]["loss"]))
-            ref_agree += g_agree
-            ref_total += g_n
-            ref_note = f", reference agrees {g_agree}/{g_n}"
+            n = len(bots)
+            ref_agree[n] = ref_agree.get(n, 0) + g_agree
+            ref_inside[n] = ref_inside.get(n, 0) + g_inside
+            ref_total[n] = ref_total.get(n, 0) + g_n
+            ref_note = f", reference agrees {g_agree}/{g_n}, inside the interval {g_inside}/{g_n}"
         same += g_same
         total += g_total
         flips += g_flips
@@ -256,12 +279,20 @@ def main() -> None:
             end="",
         )
     print()
+    for n, ts in sorted(by_players_times.items()):
+        print(f"  {n} players: median {statistics.median(ts):.1f} s a game over {len(ts)} games")
     if args.reference:
         print(
-            f"agreement with the heavy reference (10x worlds, 2 plies deeper): {ref_agree}/{ref_total} = "
-            f"{100 * ref_agree / max(1, ref_total):.1f}% (target >= 90%); mean absolute loss error "
-            f"{statistics.fmean(ref_err or [0]):.3f} points"
+            f"against the heavy reference ({args.scale}x worlds, {args.deeper} plies deeper): mean absolute "
+            f"loss error {statistics.fmean(ref_err or [0]):.3f} points"
         )
+        for n in sorted(ref_total):
+            t = max(1, ref_total[n])
+            print(
+                f"  {n} players: class agrees {ref_agree[n]}/{ref_total[n]} = {100 * ref_agree[n] / t:.1f}% "
+                f"(target >= 95%); reference loss inside the interval {ref_inside[n]}/{ref_total[n]} = "
+                f"{100 * ref_inside[n] / t:.1f}% (target >= 93%)"
+            )
     print(f"({time.perf_counter() - t_start:.0f} s in all; load average {os.getloadavg()[0]:.1f})")
     if args.save:
         Path(args.save).write_text(json.dumps(saved))

@@ -105,7 +105,7 @@ def _engine(body: bytes) -> None:
     import orjson
 
     es = modules["engine_session"]
-    session = es.EngineSession(modules["limits"], depth_by_players=False)
+    session = es.EngineSession(modules["limits"])
     for line in body.split(b"\n")[:20]:
         try:
             req = orjson.loads(line)

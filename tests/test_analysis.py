@@ -24,6 +24,7 @@ from casino_coach.coach.analysis import (
     seat_of,
 )
 from casino_coach.coach.verdict import (
+    ANALYSIS_DEPTH,
     CLASSES,
     DEAL_END_CARDS,
     MoveClass,
@@ -370,42 +371,37 @@ def test_a_player_given_as_a_superscript_digit_is_a_clear_error() -> None:
 
 
 def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_players() -> None:
-    # Three players in the last deal with two cards each: searched to the end of the round (6 plies,
-    # no leaf estimate left; the worlds, 6 ways, are enumerated; not exact all the same, issue 41: each
-    # world is solved as if every hand were seen, and the two others play together against the
-    # mover, one model of their play among others); with four
-    # cards each, more than DEAL_END_CARDS, the analysis depth stays, as with four players (5 plies:
-    # the mover's next turn).
-    limits = analysis_limits(nplayers=3)
-    assert limits.depth == 5
+    # Every player count is searched ANALYSIS_DEPTH (8) plies deep (issue 41: 3 and 4 players were
+    # searched 5 deep, and their losses ran about half a point too high). Three players in the last
+    # deal with two cards each: 8 plies reach the end of the round (6 plies, no leaf estimate left; the
+    # worlds, 6 ways, are enumerated; not exact all the same: each world is solved as if every hand
+    # were seen, and the two others play together against the mover, one model of their play among
+    # others). With three cards each (9, DEAL_END_CARDS) the search goes one ply past the depth, to the
+    # end of the deal; with more the depth stays.
+    limits = analysis_limits()
+    assert limits.depth == ANALYSIS_DEPTH == 8
     few = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S")
     obs = observe(few, 0)._replace(unseen=parse_hand("9H 4H 5D 6D"))
-    assert decision_limits(limits, obs).depth == 6
+    assert decision_limits(limits, obs).depth == 8
     rated = rate_move(CLASSIC, obs, parse_move("2C t"), limits)
     assert not rated.exact and rated.samples == 6 and not rated.shallow
-    more = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD"], "KD 7S")
-    obs = observe(more, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD"))
-    assert decision_limits(limits, obs).depth == 5
-    many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
-    obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
-    assert decision_limits(analysis_limits(nplayers=4), obs).depth == 5
-    # Cards still to come: however few the worlds, the search stops at the end of the deal, the
-    # leaf estimating the rest of the round; with at most DEAL_END_CARDS cards left in the hands it
-    # goes to that end whatever the depth (here 6 cards, 6 plies), with more the depth stays.
-    stocked = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S", stock=parse_hand("AS AD AH"))
-    obs = observe(stocked, 0)._replace(unseen=parse_hand("9H 4H 5D 6D AS AD AH"))
-    assert DEAL_END_CARDS == 9 and decision_limits(limits, obs).depth == 6
+    nine = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D"], "KD 7S")
+    obs = observe(nine, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D"))
+    assert DEAL_END_CARDS == 9 and decision_limits(limits, obs).depth == 9
     quick = dataclasses.replace(limits, depth=2)  # a quick look stays one
     assert decision_limits(quick, obs).depth == 2
+    more = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD"], "KD 7S")
+    obs = observe(more, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD"))
+    assert decision_limits(limits, obs).depth == 8
+    many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
+    obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
+    assert decision_limits(limits, obs).depth == 8
     # What the settings line says of the rule (report.words.settings_words) is the same test.
-    assert searches_deal_end(5, 3) and searches_deal_end(5, 4) and not searches_deal_end(4, 4)
-    assert not searches_deal_end(2, 3) and not searches_deal_end(9, 3) and not searches_deal_end(None, 3)
-    crowded = position(CLASSIC, ["2C 3C 4C", "9H 4H 8H", "5D 6D 8D TD"], "KD 7S", stock=parse_hand("AS AD"))
-    obs = observe(crowded, 0)._replace(unseen=parse_hand("9H 4H 8H 5D 6D 8D TD AS AD"))
-    assert decision_limits(limits, obs).depth == 5
+    assert searches_deal_end(8) and not searches_deal_end(5) and not searches_deal_end(9)
+    assert not searches_deal_end(None)
     early = position(CLASSIC, ["2C 3C", "9H 4H"], "KD 7S", stock=parse_hand("AS AD AH"))
     obs = observe(early, 0)._replace(unseen=parse_hand("9H 4H AS AD AH"))
-    assert decision_limits(analysis_limits(nplayers=2), obs).depth == 8  # the whole deal already
+    assert decision_limits(limits, obs).depth == 8  # the whole deal already
 
 
 def test_exact_only_where_the_value_is_the_games() -> None:
@@ -413,7 +409,7 @@ def test_exact_only_where_the_value_is_the_games() -> None:
     # two sides, searched to the end of the round. Two players in the last deal with every card out
     # in the other hand: exact. With a card the mover cannot place (out of play, or in the other hand:
     # 3 ways), each world is solved as if the hands were seen, and their mean is not exact.
-    limits = analysis_limits(nplayers=2)
+    limits = analysis_limits()
     known = position(CLASSIC, ["2C 3C", "9H 4H"], "KD 7S")
     obs = observe(known, 0)._replace(unseen=parse_hand("9H 4H"))
     assert rate_move(CLASSIC, obs, parse_move("2C t"), limits).exact

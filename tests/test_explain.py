@@ -200,7 +200,7 @@ def test_a_build_comes_home_only_where_the_lines_reach_the_next_turn() -> None:
     for ply in (4, 6):
         obs = rep.plies[ply].observation
         assert obs is not None
-        limits = analysis_limits(40, nplayers=4, depth=4)
+        limits = analysis_limits(40, depth=4)
         m = rate_move(log.rules, obs, rep.plies[ply].move, limits, names=log.players)
         texts = [e.text for e in m.explanations]
         assert texts and not any("comes home" in t for t in texts), texts
@@ -299,7 +299,7 @@ def test_points_the_lines_do_not_account_for_are_said_to_be_the_estimate(tmp_pat
     obs = rep.plies[131].observation
     assert obs is not None
     # At 4 plies (at 5, the default since, the lines settle this card differently).
-    limits = analysis_limits(nplayers=4, depth=4)
+    limits = analysis_limits(depth=4)
     m = rate_move(log.rules, obs, rep.plies[131].move, limits, names=log.players)
     (big,) = [e.text for e in m.explanations if e.text.startswith("Big Casino")]
     assert big.startswith("Big Casino 10♦: 0.") and "in 3% after 10♦ trails" in big, big

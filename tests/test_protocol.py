@@ -312,7 +312,7 @@ def test_limits_from_requests_and_defaults() -> None:
     assert limits_from({}) == base
 
 
-def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_depth_is_the_analysis_depth_for_any_players(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[Any] = []
     real = protocol.assess
 
@@ -327,11 +327,7 @@ def test_default_depth_follows_the_number_of_players(monkeypatch: pytest.MonkeyP
     ask(s, deal_request(game, 0, True))
     ask(s, {"type": "go", "samples": 1})
     ask(s, {"type": "go", "samples": 1, "depth": 2})
-    fixed = EngineSession(protocol.DEFAULT_LIMITS, depth_by_players=False)
-    ask(fixed, {"type": "new_game", "rules": {"preset": "royal"}, "players": 3, "seat": 0})
-    ask(fixed, deal_request(game, 0, True))
-    ask(fixed, {"type": "go", "samples": 1})
-    assert [lim.depth for lim in seen] == [5, 2, protocol.DEFAULT_LIMITS.depth]
+    assert [lim.depth for lim in seen] == [8, 2] and protocol.DEFAULT_LIMITS.depth == 8
 
 
 def test_analyze_judges_a_given_move_and_refuses_a_bad_one() -> None:

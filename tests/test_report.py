@@ -540,7 +540,7 @@ def test_an_exact_last_deal_is_judged_with_both_sides_playing_for_the_game() -> 
     # played is the best for the game and nothing is said against it.
     log = read_log(REPLAYS / "dominican-2p-full.json")
     ply = replay_log(log).plies[88]
-    m = analysis._rate(log.rules, ply, Settings(analysis_limits(nplayers=2)), tuple(log.players))
+    m = analysis._rate(log.rules, ply, Settings(analysis_limits()), tuple(log.players))
     assert m.exact and m.cls == MoveClass.BEST and m.view is not None and m.view.scores[m.side] == 2
     assert game_verdict_words(m) is None
     g = m.game
@@ -561,9 +561,7 @@ def test_suggest_at_a_ply_says_what_analyze_says_for_the_game(log_name: str, ply
     # (Dominican, ply 73) were in analyze's report only; suggest --at said nothing of them (QA).
 
     log = read_log(REPLAYS / log_name)
-    m = analysis._rate(
-        log.rules, replay_log(log).plies[ply], Settings(analysis_limits(nplayers=2)), tuple(log.players)
-    )
+    m = analysis._rate(log.rules, replay_log(log).plies[ply], Settings(analysis_limits()), tuple(log.players))
     words = game_verdict_words(m)
     assert words is not None
     out = CliRunner().invoke(app, ["suggest", str(REPLAYS / log_name), "--at", str(ply), "--json"])

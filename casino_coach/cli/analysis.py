@@ -50,7 +50,7 @@ def _run(
     if seats is not None:
         check_seats(log, seats)
     options = AnalysisOptions(
-        limits=analysis_limits(samples, seed, log.nplayers, depth),
+        limits=analysis_limits(samples, seed, depth),
         thresholds=class_thresholds(*edges),
         seats=seats,
         world=world,

@@ -56,4 +56,4 @@ def engine_command(
         out.flush()
 
     with contextlib.suppress(BrokenPipeError):  # the controller went away: nothing left to answer
-        serve(bounded_lines(sys.stdin.buffer), write, EngineSession(limits, depth_by_players=depth is None))
+        serve(bounded_lines(sys.stdin.buffer), write, EngineSession(limits))

@@ -235,7 +235,7 @@ def play_command(
             tutor=tutor,
             out=out if out is not None else default_out(seed, today),
             date=today.isoformat(),
-            limits=analysis_limits(samples, nplayers=players) if samples else None,
+            limits=analysis_limits(samples) if samples else None,
             literal=not interactive,
         )
     console = Console(highlight=False)

@@ -183,16 +183,12 @@ def game_verdict_of(
     )
 
 
-# Plies searched per sampled world before the leaf estimate, by number of players: with more hands in
-# play each ply costs more, and a whole game must stay a matter of a minute or two. Each reaches the
-# mover's next turn: at 4 plies four players' lines stopped just before it, so a build was never seen
-# to come home and the leaf, which knows no owners, gave its cards to nobody (a multiple build of 9
-# whose every other 9 was seen, a 1.82-point blunder; best at 5 plies). Against a reference of four
-# times the worlds at 8 plies (the two royal 4-player games of experiments/verdict_stability.py), 5 plies
-# gave mean absolute loss errors of 0.118 and 0.077 where 4 gave 0.155 and 0.090 (0.49 and 0.02 on
-# builds, against 0.80 and 0.21), classes agreeing 35/42 and 24/36 (33/42 and 24/36), in 1.3 and 1.6
-# times the time.
-ANALYSIS_DEPTH = {2: 8, 3: 5, 4: 5}
+# Plies searched per sampled world before the leaf estimate, with any number of players: a 2-player
+# deal (8 plies) to its end, and 3 and 4 players as deep (issue 41). At 5 plies, the depth before
+# the native core, an outside audit against the same moves searched 8 deep found 4-player losses about
+# 0.5 points too high (4 of 10 mistakes and blunders milder at 8); on the bundled 3- and 4-player logs
+# 8 plies changed the class of 10-22% of the unforced moves (performance.md, "Search depth").
+ANALYSIS_DEPTH: Final = 8
 # With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
 # the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
 # of the deal is what misled most, and a search to its end costs no more than the early plies of the
@@ -218,9 +214,7 @@ VERDICT_NODES = 1_600_000
 VERDICT_EXACT_WORLDS = 200
 
 
-def analysis_limits(
-    samples: int | None = None, seed: int = 0, nplayers: int = 2, depth: int | None = None
-) -> Limits:
+def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None = None) -> Limits:
     """The search limits every verdict uses by default: at most ``samples`` (``VERDICT_WORLDS``)
     sampled deals of the unseen cards per move, at least ``VERDICT_MIN_WORLDS`` before sampling may
     stop, ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a
@@ -230,17 +224,17 @@ def analysis_limits(
         samples=samples,
         min_samples=min(samples, VERDICT_MIN_WORLDS),
         seed=seed,
-        depth=depth if depth is not None else ANALYSIS_DEPTH.get(nplayers, 4),
+        depth=depth if depth is not None else ANALYSIS_DEPTH,
         nodes=VERDICT_NODES,
         exact_worlds=VERDICT_EXACT_WORLDS,
     )
 
 
-def searches_deal_end(depth: int | None, nplayers: int) -> bool:
+def searches_deal_end(depth: int | None) -> bool:
     """Whether a search ``depth`` plies deep goes on to the end of the deal once at most
     ``DEAL_END_CARDS`` cards are left in the hands (``decision_limits``): at the analysis's depth or
     deeper (a quick look stays quick), where that depth stops short of those cards."""
-    return depth is not None and ANALYSIS_DEPTH.get(nplayers, 4) <= depth < DEAL_END_CARDS
+    return depth is not None and ANALYSIS_DEPTH <= depth < DEAL_END_CARDS
 
 
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
@@ -254,7 +248,7 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
-    if searches_deal_end(limits.depth, obs.nplayers) and limits.depth < left <= DEAL_END_CARDS:
+    if searches_deal_end(limits.depth) and limits.depth < left <= DEAL_END_CARDS:
         return dataclasses.replace(limits, depth=left)
     return limits
 

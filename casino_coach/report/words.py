@@ -231,7 +231,7 @@ def settings_words(a: GameAnalysis) -> str:
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
-    elif searches_deal_end(lim.depth, len(a.players)):
+    elif searches_deal_end(lim.depth):
         depth += f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands)"
     return (
         f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "

@@ -100,9 +100,9 @@ class BatchSettings:
         """The canonical JSON that identifies these settings in the store."""
         return orjson.dumps(self.to_json(), option=orjson.OPT_SORT_KEYS).decode()
 
-    def options(self, nplayers: int, seats: frozenset[int] | None = None) -> AnalysisOptions:
-        """The analysis options for a game of ``nplayers`` (rating only ``seats``, None: all)."""
-        limits = analysis_limits(self.samples, self.seed, nplayers, self.depth)
+    def options(self, seats: frozenset[int] | None = None) -> AnalysisOptions:
+        """The analysis options (rating only ``seats``, None: all)."""
+        limits = analysis_limits(self.samples, self.seed, self.depth)
         return AnalysisOptions(
             limits=limits, thresholds=self.thresholds, seats=seats, world=self.world, jobs=1
         )
@@ -202,7 +202,7 @@ def analyse_log(data: bytes, settings_json: dict[str, Any]) -> dict[str, Any] | 
             seats = frozenset({seat_of(log, settings.player)})
         except CoachError:
             return None
-    return to_obj(analyze(log, settings.options(log.nplayers, seats)))
+    return to_obj(analyze(log, settings.options(seats)))
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -81,8 +81,8 @@ class Effort(Frozen):
     time: float | None = None
     depth: int | None = None
 
-    def limits(self, nplayers: int) -> Limits:
-        base = analysis_limits(self.samples, self.seed, nplayers, self.depth)
+    def limits(self) -> Limits:
+        base = analysis_limits(self.samples, self.seed, self.depth)
         return dataclasses.replace(base, time=self.time) if self.time is not None else base
 
 
@@ -109,9 +109,7 @@ def suggest(
     names the file it came from."""
     path = source if isinstance(source, Path) else None
     query = decision_from_file(source, at) if isinstance(source, Path) else typed_decision(source)
-    settings = Settings(
-        effort.limits(query.decision.obs.nplayers), thresholds, record=record, runner_up=runner_up
-    )
+    settings = Settings(effort.limits(), thresholds, record=record, runner_up=runner_up)
     with about(path):
         return Suggestion(query, assess(query.decision, settings))
 

@@ -51,7 +51,7 @@ import orjson
 
 from casino_coach import __version__
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.verdict import ANALYSIS_DEPTH, Thresholds, analysis_limits, verdict_json
+from casino_coach.coach.verdict import Thresholds, analysis_limits, verdict_json
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
@@ -87,9 +87,8 @@ MAX_LINE = 1 << 20  # bytes of one request line (a position is about 1 kB)
 MAX_TOP = 100_000  # moves an analysis lists (a decision searched has at most 300)
 
 # What a ``go`` or ``analyze`` searches when the request gives no limits: what ``casino-coach analyze``
-# searches (``analysis.analysis_limits``), as deep as the analysis does for the number of players
-# (``analysis.ANALYSIS_DEPTH``: 8 plies with 2 players, 5 with 3 or 4) unless a depth is given, so
-# the engine's values for a position are the analysis's, bit for bit.
+# searches (``analysis.analysis_limits``: ``ANALYSIS_DEPTH`` plies deep with any number of players)
+# unless a depth is given, so the engine's values for a position are the analysis's, bit for bit.
 DEFAULT_LIMITS = analysis_limits()
 
 Answer = dict[str, Any]
@@ -263,16 +262,14 @@ def _start_observation(seat: int, n: int, nsides: int, dealer: int, table: int, 
 class EngineSession:
     """One engine: answers request lines one at a time. ``closed`` turns true after ``quit``.
 
-    ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own; with
-    ``depth_by_players`` their depth is the analysis's for the game's number of players.
+    ``limits`` are the search limits of a ``go`` or ``analyze`` that gives none of its own.
     """
 
-    def __init__(self, limits: Limits = DEFAULT_LIMITS, *, depth_by_players: bool = True) -> None:
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         self.game: EngineGame | None = None
         self.closed = False
         self.lines = 0
         self.limits = limits
-        self.depth_by_players = depth_by_players
 
     # --- entry points ------------------------------------------------------------------------------
 
@@ -499,10 +496,7 @@ class EngineSession:
 
     def _limits(self, req: Mapping[str, Any]) -> Limits:
         """The search limits of a ``go`` or ``analyze``: the request's, else the session's."""
-        base = self.limits
-        if self.depth_by_players:
-            base = dataclasses.replace(base, depth=ANALYSIS_DEPTH.get(self._game().nplayers, base.depth))
-        return limits_from(req, base)
+        return limits_from(req, self.limits)
 
     def _assess(self, limits: Limits, move: Move | None = None) -> Assessment:
         obs = self._own_turn()

@@ -231,7 +231,7 @@ class PlaySession:
         self.seed = seed
         self.practice = practice
         self.tutor = tutor
-        self.limits = limits or analysis_limits(nplayers=players)
+        self.limits = limits or analysis_limits()
         self.out = Path(out) if out is not None else None
         self.date = date
         self.literal = literal
@@ -290,7 +290,7 @@ class PlaySession:
         record = loads(data).get("play")
         seat, opponent = _resume_seat(path, log.players, record, seat, opponent)
         if samples:
-            options["limits"] = analysis_limits(samples, nplayers=log.nplayers)
+            options["limits"] = analysis_limits(samples)
         session = cls(
             log.rules,
             players=log.nplayers,
