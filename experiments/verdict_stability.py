@@ -120,6 +120,14 @@ def run(
             "high": getattr(m, "loss_high", None),
             "forced": m.forced,
             "worlds": m.samples,
+            # What an interval's calibration needs (experiments/calibrate_intervals.py): the standard
+            # error, whether the values were exact or searched shallower, and how many cards were left
+            # in the hands and the stock.
+            "stderr": getattr(m, "stderr", None),
+            "exact": getattr(m, "exact", None),
+            "shallow": getattr(m, "shallow", None),
+            "left": sum(m.view.hand_sizes) if getattr(m, "view", None) is not None else None,
+            "stock": m.view.stock if getattr(m, "view", None) is not None else None,
         }
         for m in a.moves
         if m.rated
