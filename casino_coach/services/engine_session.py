@@ -447,7 +447,8 @@ class EngineSession:
         return {"type": "legal", "seat": obs.seat, "moves": [move_to_json(m, obs.seat) for m in moves]}
 
     def _go(self, req: Mapping[str, Any]) -> Answer:
-        res = self._assess(self._limits(req)).result
+        a = self._assess(self._limits(req))
+        res = a.result
         best = res.best
         return {
             "type": "best_move",
@@ -455,7 +456,7 @@ class EngineSession:
             "move": move_to_json(best.move, res.seat),
             "ev": _num(best.ev),
             "stderr": _num(best.stderr),
-            **_effort(res),
+            **_effort(a),
         }
 
     def _analyze(self, req: Mapping[str, Any]) -> Answer:
@@ -592,7 +593,7 @@ def analysis_answer(a: Assessment, top: int | None) -> Answer:
             for mv in moves
         ],
         "legal": len(res.moves),
-        **_effort(res),
+        **_effort(a),
     }
     if win is not None:
         out["win_chance"] = {
@@ -618,8 +619,32 @@ def _awaiting_words(awaiting: str) -> str:
     }[awaiting]
 
 
-def _effort(res: SearchResult) -> dict[str, Any]:
-    return {"exact": res.exact, "samples": res.samples, "nodes": res.nodes, "seconds": round(res.seconds, 3)}
+def _effort(a: Assessment) -> dict[str, Any]:
+    res = a.result
+    return {
+        "exact": res.exact,
+        "samples": res.samples,
+        "nodes": res.nodes,
+        "seconds": round(res.seconds, 3),
+        "stopped": stopped(res, a.settings.limits, a.decision.played),
+    }
+
+
+def stopped(res: SearchResult, limits: Limits, focus: Move | None) -> str:
+    """Why the search of a decision stopped sampling worlds, so that two answers on one decision that
+    differ can say why (engine-protocol.md): ``every_world`` (all were searched), ``sample_limit``
+    (``limits.samples``), ``time_limit``, or the race's own rule: ``best_apart`` (without a move to
+    judge, once the best move stood apart from the others: a ``go``, or an ``analyze`` without
+    ``move``) or ``class_settled`` (with one, once its loss lay inside one class: an ``analyze`` with
+    ``move``, as ``casino-coach analyze`` judges a move). The last two stop at different numbers of
+    worlds, so their values of one move differ by their sampling error."""
+    if res.population is not None and res.samples >= res.population:
+        return "every_world"
+    if res.samples >= limits.samples:
+        return "sample_limit"
+    if limits.time is not None and res.seconds >= limits.time:
+        return "time_limit"
+    return "best_apart" if focus is None else "class_settled"
 
 
 def _error(message: str, request: Any, rid: Any = None) -> Answer:
