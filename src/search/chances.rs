@@ -5,13 +5,22 @@
 //! (`_undecided_points`). Each step does the reference's operations in its order, so every chance
 //! is the reference's to the last bit: the products and sums are the same left-to-right loops, and
 //! a distribution of points keeps its entries in the order a Python dict inserts them.
+//!
+//! The last deal solved for the game (`solved_chance`) values each end of the round the solver
+//! reaches by the same scoring and table (`GameFinal`, the reference's `game_final`), so that a
+//! solver of the core plays the deal for the game without a call back into Python.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::engine::cards::{ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK};
 
 use crate::engine::rules::{CountOutItem, Rules};
 use crate::engine::rules::{
     MajorityTie, NearTarget20, NearTargetMode, NearTargetPrecedence, NearTargetRules,
 };
+use crate::engine::state::State;
+use crate::search::leaf::FinalValue;
 
 /// Below this a probability is 0, above 1 less it is 1 (`chances._SNAP`).
 pub const SNAP: f64 = 1e-9;
@@ -428,6 +437,97 @@ impl GameTable {
     fn at_key(&self, key: [i64; 2], dealer_side: usize) -> [f64; 2] {
         let n = self.rules.target as usize + 1;
         self.chances[(dealer_side * n + key[0] as usize) * n + key[1] as usize]
+    }
+}
+
+/// The tally of a played-out round of two sides as scoring reads it
+/// (`canonical_tally(rules, tally_of(state))`): the majorities as marks (1 for each side with the
+/// most, none when nobody took any), who holds Big and Little Casino and each ace (-1: nobody, the
+/// residue set aside), the sweeps, and the last capture only where it scores.
+pub fn round_tally(rules: &Rules, s: &State) -> Tally {
+    let piles = [s.captured[0], s.captured[1]];
+    let marks = |counts: [u32; 2]| -> [u8; 2] {
+        let top = counts[0].max(counts[1]);
+        [
+            (top != 0 && counts[0] == top) as u8,
+            (top != 0 && counts[1] == top) as u8,
+        ]
+    };
+    let holder = |card: u8| -> i8 {
+        match piles.iter().position(|p| p >> card & 1 != 0) {
+            Some(side) => side as i8,
+            None => -1,
+        }
+    };
+    Tally {
+        cards: marks([piles[0].count_ones(), piles[1].count_ones()]),
+        spades: marks([
+            (piles[0] & SPADES_MASK).count_ones(),
+            (piles[1] & SPADES_MASK).count_ones(),
+        ]),
+        big: holder(BIG_CASINO),
+        little: holder(LITTLE_CASINO),
+        aces: ACES_COUNT_OUT.map(holder),
+        sweeps: [s.sweeps[0] as i64, s.sweeps[1] as i64],
+        last: if rules.last_capture_point != 0 {
+            s.last_capturer
+        } else {
+            -1
+        },
+    }
+}
+
+/// What a played-out round is worth to one side for the game (`chances.game_final`, the final
+/// value of a solver of the last deal played for the game): 1 or 0 where the round decides the
+/// game (`score_tally` at the score the round started at), else the side's chance in the table at
+/// the score it leads to, with the next side dealing.
+#[derive(Clone, Debug)]
+pub struct GameFinal {
+    table: Arc<GameTable>,
+    start: [f64; 2],
+    next_dealer: usize,
+    side: usize,
+}
+
+impl GameFinal {
+    /// For `side` in a round dealt by seat `dealer` from the game score `start` (per side).
+    pub fn new(table: Arc<GameTable>, start: [f64; 2], dealer: usize, side: usize) -> Self {
+        GameFinal {
+            table,
+            start,
+            next_dealer: (dealer + 1) % 2,
+            side: side % 2,
+        }
+    }
+
+    pub fn side(&self) -> usize {
+        self.side
+    }
+
+    /// The chance `side` wins the game once the round ends as `s` (played out, two sides).
+    pub fn value(&self, s: &State) -> f64 {
+        assert_eq!(s.nsides, 2, "the chance to win the game of a round of two sides");
+        let rules = &self.table.rules;
+        let (winner, points) = score_tally(rules, &round_tally(rules, s), self.start);
+        match winner {
+            Some(w) => {
+                if w == self.side {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            None => {
+                let after = next_state(rules.target, self.start, points);
+                self.table
+                    .at([after[0] as f64, after[1] as f64], self.next_dealer)[self.side]
+            }
+        }
+    }
+
+    /// This value as an evaluator's final value (`Evaluator::new`).
+    pub fn into_final_value(self) -> FinalValue {
+        Arc::new(move |s: &State| self.value(s))
     }
 }
 
