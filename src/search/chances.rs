@@ -722,6 +722,8 @@ impl WorldChances {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::cards::{card, Mask, FULL_DECK, SPADES};
+    use crate::search::leaf::{Evaluator, Leaf};
 
     fn table(rules: &Rules) -> GameTable {
         let n = rules.target as usize + 1;
@@ -772,6 +774,72 @@ mod tests {
         assert_eq!(c.to_bits(), wc.chance(&outcome(0.7)).to_bits());
         let near = WorldChances::new(table(&rules), [20.0, 1.0], [0, 0], 1, 0);
         assert!(near.undecided_points(&outcome(0.7)).is_none());
+    }
+
+    /// A played-out round of two players: side 0 with every card but the spades 2 to 7, Little
+    /// Casino among them, and the ace of hearts set aside.
+    fn over(sweeps: [u32; 2], last: i8) -> State {
+        let low_spades: Mask = (1..7).fold(0, |m, r| m | 1 << card(r, SPADES));
+        let aside = 1 << ACES_COUNT_OUT[2];
+        let mut s = State {
+            hands: [0; 4],
+            nplayers: 2,
+            loose: 0,
+            builds: Default::default(),
+            captured: [0; 4],
+            sweeps: [sweeps[0], sweeps[1], 0, 0],
+            to_move: 0,
+            last_capturer: last,
+            stock: 0,
+            more: false,
+            dealer: 1,
+            nsides: 2,
+            set_aside: aside,
+        };
+        s.captured[1] = low_spades;
+        s.captured[0] = FULL_DECK & !low_spades & !aside;
+        s
+    }
+
+    #[test]
+    fn the_tally_of_a_played_out_round_keeps_what_scoring_reads() {
+        let rules = Rules::classic();
+        let t = round_tally(&rules, &over([2, 1], 1));
+        assert_eq!(t.cards, [1, 0]);
+        assert_eq!(t.spades, [1, 0]); // 7 spades to 6
+        assert_eq!((t.big, t.little), (0, 1));
+        assert_eq!(t.aces, [0, 0, -1, 0]);
+        assert_eq!((t.sweeps, t.last), ([2, 1], -1)); // the last capture scores nothing in classic
+        let mut with_last = Rules::classic();
+        with_last.last_capture_point = 1;
+        assert_eq!(round_tally(&with_last, &over([0, 0], 1)).last, 1);
+        let mut nobody = over([0, 0], -1);
+        nobody.set_aside |= nobody.captured[0] | nobody.captured[1];
+        nobody.captured = [0; 4];
+        let t = round_tally(&rules, &nobody);
+        assert_eq!((t.cards, t.spades, t.big, t.aces), ([0, 0], [0, 0], -1, [-1; 4]));
+    }
+
+    #[test]
+    fn the_chance_at_the_end_of_a_round_is_won_lost_or_read_from_the_table() {
+        let rules = Rules::classic();
+        let table = Arc::new(table(&rules));
+        let s = over([0, 0], 0);
+        // 3 cards + 1 spades + 2 Big Casino + 3 aces = 9 for side 0, Little Casino 1 for side 1.
+        assert_eq!(
+            score_tally(&rules, &round_tally(&rules, &s), [0.0, 0.0]),
+            (None, [9.0, 1.0])
+        );
+        for side in 0..2 {
+            let won = GameFinal::new(table.clone(), [12.0, 0.0], 0, side);
+            assert_eq!(won.value(&s), if side == 0 { 1.0 } else { 0.0 });
+            // 2 + 9 and 10 + 1 decide nothing: the table at 11-11, side 0 dealing after seat 1.
+            let read = GameFinal::new(table.clone(), [2.0, 10.0], 1, side);
+            assert_eq!(read.value(&s), table.at([11.0, 11.0], 0)[side]);
+            let fv = read.clone().into_final_value();
+            let ev = Evaluator::new(&rules, 2, side as u8, Leaf::Handmade, Some(fv), None);
+            assert_eq!(ev.final_value(&s), read.value(&s));
+        }
     }
 
     #[test]
