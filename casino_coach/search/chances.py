@@ -511,7 +511,8 @@ def solved_chance(
     """The mover's side's chance to win the game after ``move`` in a last deal of two sides whose cards
     lie one way (``exact_deal``), both sides playing the rest of the deal for the game: the minimax
     value of the deal for the chance, its ends valued by ``game_final``. (The chances of
-    ``world_tallies`` follow instead the lines in which both sides play for the round's margin.)"""
+    ``world_tallies`` follow instead the lines in which both sides play for the round's margin.) The
+    core solves it where it runs (``native_chances.game_solver``: the same values to the bit)."""
     memo = ChanceMemo() if memo is None else memo
     key = (obs, tuple(scores))
     got = memo.solvers.get(key)
