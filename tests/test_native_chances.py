@@ -366,7 +366,8 @@ def test_the_chance_at_the_end_refuses_what_it_cannot_mirror() -> None:
 
 def test_a_fault_in_the_solver_for_the_game_is_one_line() -> None:
     """A move that would make a seventeenth build (more than the core holds) stops the core's solver
-    for the game with a ``SearchError`` of one line, not a crash."""
+    for the game with a ``SearchError`` of one line, not a crash, and a position that has one is a
+    ``SearchError`` of one line too."""
     rules = RULES[0]
     hand0 = (1 << parse_card("3C")) | (1 << parse_card("5C"))
     hand1 = 1 << parse_card("9H")
@@ -390,3 +391,7 @@ def test_a_fault_in_the_solver_for_the_game_is_one_line() -> None:
     ) as e:
         solver.root_values(s, made)
     assert "\n" not in str(e.value)
+    # A position past the core's builds is refused in one line as well.
+    (past,) = [c for c in (apply(rules, s, m) for m in made) if len(c.builds) == 17]
+    with pytest.raises(SearchError, match=r"^17 builds on the table: the native core holds at most 16$"):
+        solver.value(past)

@@ -32,13 +32,14 @@ _new = tuple.__new__
 @contextmanager
 def _core_calls() -> Iterator[None]:
     """The core's exceptions as the search's: its node limit as ``OutOfNodes``, a fault inside it (a
-    bug) as one line, a ``SearchError``."""
+    bug) and a position it cannot hold (more builds than ``_core.MAX_BUILDS``) as one line, a
+    ``SearchError``."""
     assert NATIVE is not None
     try:
         yield
     except NATIVE.OutOfNodes:
         raise OutOfNodes from None
-    except NATIVE.CoreFault as e:
+    except (NATIVE.CoreFault, ValueError) as e:
         raise SearchError(str(e)) from None
 
 
