@@ -74,11 +74,22 @@ class Recorder:
                 root_side: int,
                 nsides: int,
                 horizon: int = 0,
+                *,
                 leaf: str = HANDMADE,
+                final_value: Any = None,
                 category_weights: Any = None,
             ) -> None:
-                super().__init__(rules, root_side, nsides, horizon, leaf, category_weights)
+                super().__init__(
+                    rules,
+                    root_side,
+                    nsides,
+                    horizon,
+                    leaf=leaf,
+                    final_value=final_value,
+                    category_weights=category_weights,
+                )
                 assert leaf == HANDMADE and category_weights is None, "only the handmade leaf"
+                assert final_value is None, "only the round's margin"
                 assert rules == RuleSet.from_preset(rec.preset), "only presets"
                 self._id = next(rec.ids)
                 order = self._core_order

@@ -74,6 +74,7 @@ from casino_coach.errors import CoachError
 from casino_coach.frozen import Frozen
 from casino_coach.search import native_chances
 from casino_coach.search.leaf import CategoryWeights, Evaluator
+from casino_coach.search.native import NativeSolver
 from casino_coach.search.result import MoveValue, Outcome, SearchResult, t_factor
 from casino_coach.search.solver import Solver, canonical
 from casino_coach.search.worlds import count_worlds, enumerate_worlds, world_state
@@ -492,7 +493,9 @@ class ChanceMemo:
     def __init__(self) -> None:
         self.outcomes: dict[tuple[Any, ...], float] = {}
         self.tallies: dict[Tally, float] = {}
-        self.solvers: dict[tuple[Observation, tuple[Points, ...]], tuple[Solver, RoundState]] = {}
+        self.solvers: dict[
+            tuple[Observation, tuple[Points, ...]], tuple[Solver | NativeSolver, RoundState]
+        ] = {}
         self.native: dict[tuple[Any, ...], Any] = {}
 
 
@@ -508,13 +511,18 @@ def solved_chance(
     """The mover's side's chance to win the game after ``move`` in a last deal of two sides whose cards
     lie one way (``exact_deal``), both sides playing the rest of the deal for the game: the minimax
     value of the deal for the chance, its ends valued by ``game_final``. (The chances of
-    ``world_tallies`` follow instead the lines in which both sides play for the round's margin.)"""
+    ``world_tallies`` follow instead the lines in which both sides play for the round's margin.) The
+    core solves it where it runs (``native_chances.game_solver``: the same values to the bit)."""
     memo = ChanceMemo() if memo is None else memo
     key = (obs, tuple(scores))
     got = memo.solvers.get(key)
     if got is None:
         side = obs.seat % 2
-        solver = Solver(table.rules, side, 2, final_value=game_final(table, scores, obs.dealer, side))
+        # The core's solver values the ends by the same chance, computed in the core
+        # (``native_chances.game_solver``); the reference's calls ``game_final`` at every end.
+        solver: Solver | NativeSolver | None = native_chances.game_solver(table, scores, obs.dealer, side)
+        if solver is None:
+            solver = Solver(table.rules, side, 2, final_value=game_final(table, scores, obs.dealer, side))
         (world,) = enumerate_worlds(table.rules, obs)
         got = memo.solvers[key] = (solver, canonical(world_state(obs, world)))
     solver, state = got

@@ -4,8 +4,9 @@
 search in the native core (``src/search/solver.rs``): the same values, lines and node counts, move for
 move, in a fraction of the time. ``make_solver`` picks one by ``casino_coach.core``; the search calls
 it rather than either class. A solver whose played-out rounds are valued by a Python function
-(``final_value``: the chance to win the game) stays the reference's, as does a table with more builds
-than the core holds.
+(``final_value``) stays the reference's, as does a table with more builds than the core holds; the
+chance to win the game at the end of a round (``chances.game_final``) is computed in the core too, as
+a ``_core.GameFinal`` (``native_chances.game_solver``).
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ _new = tuple.__new__
 @contextmanager
 def _core_calls() -> Iterator[None]:
     """The core's exceptions as the search's: its node limit as ``OutOfNodes``, a fault inside it (a
-    bug) as one line, a ``SearchError``."""
+    bug) and a position it cannot hold (more builds than ``_core.MAX_BUILDS``) as one line, a
+    ``SearchError``."""
     assert NATIVE is not None
     try:
         yield
     except NATIVE.OutOfNodes:
         raise OutOfNodes from None
-    except NATIVE.CoreFault as e:
+    except (NATIVE.CoreFault, ValueError) as e:
         raise SearchError(str(e)) from None
 
 
@@ -88,13 +90,19 @@ def move_order(rules: RuleSet) -> tuple[int, ...]:
 
 
 def native_evaluator(
-    rules: RuleSet, root_side: int, nsides: int, leaf: str, category_weights: CategoryWeights | None
+    rules: RuleSet,
+    root_side: int,
+    nsides: int,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    final_value: Any = None,
 ) -> Any:
     """The core's leaf evaluator (``_core.Evaluator``, immutable: solvers copy it), made once per
-    rules, sides and leaf when no category weights are given."""
-    if category_weights is None:
+    rules, sides and leaf when no category weights and no final value (a ``_core.GameFinal``) are
+    given."""
+    if category_weights is None and final_value is None:
         return _plain_evaluator(rules, root_side, nsides, leaf)
-    return _evaluator(rules, root_side, nsides, leaf, category_weights)
+    return _evaluator(rules, root_side, nsides, leaf, category_weights, final_value)
 
 
 @lru_cache(maxsize=64)
@@ -103,7 +111,12 @@ def _plain_evaluator(rules: RuleSet, root_side: int, nsides: int, leaf: str) -> 
 
 
 def _evaluator(
-    rules: RuleSet, root_side: int, nsides: int, leaf: str, category_weights: CategoryWeights | None
+    rules: RuleSet,
+    root_side: int,
+    nsides: int,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    final_value: Any = None,
 ) -> Any:
     assert NATIVE is not None
     learned = {}
@@ -112,11 +125,14 @@ def _evaluator(
             w = learned_weights(rules, n, nsides)
             if w is not None:
                 learned[n] = w
-    return NATIVE.Evaluator(native_rules(rules), nsides, root_side, leaf, None, category_weights, learned)
+    return NATIVE.Evaluator(
+        native_rules(rules), nsides, root_side, leaf, final_value, category_weights, learned
+    )
 
 
 class NativeSolver:
-    """``solver.Solver`` in the native core: the same arguments, methods and counters."""
+    """``solver.Solver`` in the native core: the same arguments, methods and counters; a
+    ``final_value`` is the core's (a ``_core.GameFinal``), not a Python function."""
 
     def __init__(
         self,
@@ -126,11 +142,12 @@ class NativeSolver:
         horizon: int = 0,
         *,
         leaf: str = HANDMADE,
+        final_value: Any = None,
         category_weights: CategoryWeights | None = None,
     ) -> None:
         assert NATIVE is not None
         core_rules = native_rules(rules)
-        evaluator = native_evaluator(rules, root_side, nsides, leaf, category_weights)
+        evaluator = native_evaluator(rules, root_side, nsides, leaf, category_weights, final_value)
         order = move_order(rules)
         self.rules = rules
         self.root_side = root_side

@@ -8,6 +8,11 @@ scores it with two sides, the same distribution of points where the round cannot
 reference's to the last bit. ``chances.world_chances`` asks here first, and runs the reference where
 the core does not run or cannot take the table or the outcomes (more than two sides). A fault
 inside the core (a bug) is the reference's ``SearchError``, in one line.
+
+The last deal solved for the game (``chances.solved_chance``) runs in the core as well
+(``game_solver``): a ``NativeSolver`` whose played-out rounds are valued by ``_core.GameFinal``, the
+reference's ``game_final`` (the round's tally scored at the game score, then the winner or the
+table), so the solver never calls back into Python and gives the reference's values to the bit.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.errors import SearchError
+from casino_coach.search.native import NativeSolver
 from casino_coach.search.result import Outcome
 
 
@@ -78,3 +84,18 @@ def outcome_chances(
         raise SearchError(str(e)) from None
     except (ValueError, TypeError):
         return None
+
+
+def game_solver(table: Table, scores: Sequence[Points], dealer: int, side: int) -> NativeSolver | None:
+    """The solver of ``chances.solved_chance`` in the core: for ``side`` of two, each played-out
+    round valued by the chance that side wins the game (``game_final(table, scores, dealer, side)``,
+    computed in the core). None where the core does not run or cannot take the table (more than two
+    sides)."""
+    if NATIVE is None or table.nsides != 2:
+        return None
+    s0, s1 = scores
+    try:
+        final = NATIVE.GameFinal(_native_table(table), (s0, s1), dealer, side)
+    except (ValueError, TypeError):
+        return None
+    return NativeSolver(table.rules, side, 2, final_value=final)

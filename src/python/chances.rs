@@ -1,20 +1,26 @@
 //! The bindings of the game chances (`search::chances`): `_core.GameTable`, a shipped table of two
-//! sides, and `_core.WorldChances`, the chances of one decision's outcomes with what they share, for
+//! sides, `_core.WorldChances`, the chances of one decision's outcomes with what they share, and
+//! `_core.GameFinal`, the chance to win the game at the end of a round (the final value of a
+//! `_core.Evaluator` for the last deal solved for the game), for
 //! `casino_coach/search/native_chances.py`. One call values every world of one move.
+
+use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use super::{guarded, PyRules};
+use super::{guarded, state_from_py, PyRules};
 use crate::engine::cards::ACES_COUNT_OUT;
-use crate::search::chances::{GameTable, Outcome, WorldChances, ACES, BIG, CARDS, LAST, LITTLE, SPADES};
+use crate::search::chances::{
+    GameFinal, GameTable, Outcome, WorldChances, ACES, BIG, CARDS, LAST, LITTLE, SPADES,
+};
 
 /// A table of the chances of two sides (`chances.GameTable`).
 #[pyclass(name = "GameTable", module = "casino_coach._core", frozen)]
 pub struct PyGameTable {
-    table: GameTable,
+    table: Arc<GameTable>,
 }
 
 #[pymethods]
@@ -25,7 +31,9 @@ impl PyGameTable {
     fn new(rules: &Bound<'_, PyRules>, chances: Vec<(f64, f64)>) -> PyResult<Self> {
         let chances = chances.into_iter().map(|(a, b)| [a, b]).collect();
         let table = GameTable::new(rules.get().rules.clone(), chances).map_err(PyValueError::new_err)?;
-        Ok(PyGameTable { table })
+        Ok(PyGameTable {
+            table: Arc::new(table),
+        })
     }
 
     /// `GameTable.at(scores, dealer_side)`, for the tests.
@@ -86,7 +94,7 @@ impl PyWorldChances {
         names[LAST] = "last".into();
         PyWorldChances {
             chances: WorldChances::new(
-                table.get().table.clone(),
+                GameTable::clone(&table.get().table),
                 [scores.0, scores.1],
                 [sweeps.0, sweeps.1],
                 side,
@@ -121,9 +129,48 @@ impl PyWorldChances {
     }
 }
 
+/// The chance of one side to win the game once a round is played out (`chances.game_final`): the
+/// final value of a `_core.Evaluator` (and so of a `_core.Solver`) for the last deal solved for the
+/// game, computed in the core.
+#[pyclass(name = "GameFinal", module = "casino_coach._core", frozen)]
+pub struct PyGameFinal {
+    pub(crate) game: GameFinal,
+}
+
+#[pymethods]
+impl PyGameFinal {
+    /// As `game_final(table, scores, dealer, side)`: for `side`, in a round dealt by seat `dealer`
+    /// from the game score `scores` (per side).
+    #[new]
+    fn new(table: &Bound<'_, PyGameTable>, scores: (f64, f64), dealer: usize, side: usize) -> PyResult<Self> {
+        if side > 1 || !scores.0.is_finite() || !scores.1.is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "the chance to win the game of side {side} from the score {scores:?}"
+            )));
+        }
+        Ok(PyGameFinal {
+            game: GameFinal::new(table.get().table.clone(), [scores.0, scores.1], dealer, side),
+        })
+    }
+
+    /// The chance of the side once the round ends as `state` (played out, two sides; any other
+    /// state of two sides is valued by what its piles hold, as the reference values it).
+    fn __call__(&self, state: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let s = state_from_py(state)?;
+        if s.nsides != 2 {
+            return Err(PyValueError::new_err(format!(
+                "the chance to win the game after a round of two sides, not {}",
+                s.nsides
+            )));
+        }
+        guarded(|| self.game.value(&s))
+    }
+}
+
 /// Adds these classes to the module `_core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGameTable>()?;
     m.add_class::<PyWorldChances>()?;
+    m.add_class::<PyGameFinal>()?;
     Ok(())
 }

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::engine::state::{State, MAX_SEATS};
+use crate::python::chances::PyGameFinal;
 use crate::python::{state_from_py, PyRules};
 use crate::search::leaf::{self, CategoryWeights, Evaluator, Leaf, LearnedWeights, MajorityOdds};
 
@@ -35,7 +36,8 @@ impl PyEvaluator {
 #[pymethods]
 impl PyEvaluator {
     /// As `Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)`, with
-    /// `rules` a `_core.Rules`; `final_value` must be None (a callable stays in Python), and
+    /// `rules` a `_core.Rules`; `final_value` None or a `_core.GameFinal` of two sides for the root
+    /// side (a Python callable stays in Python), and
     /// `learned_weights` maps a number of players to its fitted rows (`leaf.learned_weights`).
     #[new]
     #[pyo3(signature = (
@@ -57,11 +59,27 @@ impl PyEvaluator {
                 "an evaluator of {nsides} sides for side {root_side}"
             )));
         }
-        if final_value.is_some() {
-            return Err(PyValueError::new_err(
-                "the native Evaluator takes no Python final_value (give Evaluator::new a Rust one)",
-            ));
-        }
+        // The chance to win the game is computed in the core; any other final value is a Python
+        // function, which stays with the reference.
+        let final_value = match final_value {
+            None => None,
+            Some(f) => match f.cast::<PyGameFinal>() {
+                Ok(game) if nsides == 2 && game.get().game.side() == root_side as usize => {
+                    Some(game.get().game.clone().into_final_value())
+                }
+                Ok(_) => {
+                    return Err(PyValueError::new_err(format!(
+                        "a GameFinal is a final_value of two sides for its own side, not of {nsides} \
+                         sides for side {root_side}"
+                    )))
+                }
+                Err(_) => {
+                    return Err(PyValueError::new_err(
+                        "the native Evaluator takes no Python final_value, only a _core.GameFinal",
+                    ))
+                }
+            },
+        };
         let leaf = match leaf {
             "handmade" => Leaf::Handmade,
             "learned" => {
@@ -95,7 +113,7 @@ impl PyEvaluator {
         };
         let rules = &rules.get().rules;
         Ok(PyEvaluator {
-            ev: Evaluator::new(rules, nsides, root_side, leaf, None, weights),
+            ev: Evaluator::new(rules, nsides, root_side, leaf, final_value, weights),
         })
     }
 

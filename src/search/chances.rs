@@ -5,13 +5,22 @@
 //! (`_undecided_points`). Each step does the reference's operations in its order, so every chance
 //! is the reference's to the last bit: the products and sums are the same left-to-right loops, and
 //! a distribution of points keeps its entries in the order a Python dict inserts them.
+//!
+//! The last deal solved for the game (`solved_chance`) values each end of the round the solver
+//! reaches by the same scoring and table (`GameFinal`, the reference's `game_final`), so that a
+//! solver of the core plays the deal for the game without a call back into Python.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::engine::cards::{ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK};
 
 use crate::engine::rules::{CountOutItem, Rules};
 use crate::engine::rules::{
     MajorityTie, NearTarget20, NearTargetMode, NearTargetPrecedence, NearTargetRules,
 };
+use crate::engine::state::State;
+use crate::search::leaf::FinalValue;
 
 /// Below this a probability is 0, above 1 less it is 1 (`chances._SNAP`).
 pub const SNAP: f64 = 1e-9;
@@ -431,6 +440,97 @@ impl GameTable {
     }
 }
 
+/// The tally of a played-out round of two sides as scoring reads it
+/// (`canonical_tally(rules, tally_of(state))`): the majorities as marks (1 for each side with the
+/// most, none when nobody took any), who holds Big and Little Casino and each ace (-1: nobody, the
+/// residue set aside), the sweeps, and the last capture only where it scores.
+pub fn round_tally(rules: &Rules, s: &State) -> Tally {
+    let piles = [s.captured[0], s.captured[1]];
+    let marks = |counts: [u32; 2]| -> [u8; 2] {
+        let top = counts[0].max(counts[1]);
+        [
+            (top != 0 && counts[0] == top) as u8,
+            (top != 0 && counts[1] == top) as u8,
+        ]
+    };
+    let holder = |card: u8| -> i8 {
+        match piles.iter().position(|p| p >> card & 1 != 0) {
+            Some(side) => side as i8,
+            None => -1,
+        }
+    };
+    Tally {
+        cards: marks([piles[0].count_ones(), piles[1].count_ones()]),
+        spades: marks([
+            (piles[0] & SPADES_MASK).count_ones(),
+            (piles[1] & SPADES_MASK).count_ones(),
+        ]),
+        big: holder(BIG_CASINO),
+        little: holder(LITTLE_CASINO),
+        aces: ACES_COUNT_OUT.map(holder),
+        sweeps: [s.sweeps[0] as i64, s.sweeps[1] as i64],
+        last: if rules.last_capture_point != 0 {
+            s.last_capturer
+        } else {
+            -1
+        },
+    }
+}
+
+/// What a played-out round is worth to one side for the game (`chances.game_final`, the final
+/// value of a solver of the last deal played for the game): 1 or 0 where the round decides the
+/// game (`score_tally` at the score the round started at), else the side's chance in the table at
+/// the score it leads to, with the next side dealing.
+#[derive(Clone, Debug)]
+pub struct GameFinal {
+    table: Arc<GameTable>,
+    start: [f64; 2],
+    next_dealer: usize,
+    side: usize,
+}
+
+impl GameFinal {
+    /// For `side` in a round dealt by seat `dealer` from the game score `start` (per side).
+    pub fn new(table: Arc<GameTable>, start: [f64; 2], dealer: usize, side: usize) -> Self {
+        GameFinal {
+            table,
+            start,
+            next_dealer: (dealer + 1) % 2,
+            side: side % 2,
+        }
+    }
+
+    pub fn side(&self) -> usize {
+        self.side
+    }
+
+    /// The chance `side` wins the game once the round ends as `s` (played out, two sides).
+    pub fn value(&self, s: &State) -> f64 {
+        assert_eq!(s.nsides, 2, "the chance to win the game of a round of two sides");
+        let rules = &self.table.rules;
+        let (winner, points) = score_tally(rules, &round_tally(rules, s), self.start);
+        match winner {
+            Some(w) => {
+                if w == self.side {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            None => {
+                let after = next_state(rules.target, self.start, points);
+                self.table
+                    .at([after[0] as f64, after[1] as f64], self.next_dealer)[self.side]
+            }
+        }
+    }
+
+    /// This value as an evaluator's final value (`Evaluator::new`).
+    pub fn into_final_value(self) -> FinalValue {
+        Arc::new(move |s: &State| self.value(s))
+    }
+}
+
 /// The chances of one decision's outcomes (`world_chances` with its `ChanceMemo`): the table, the
 /// game score the round started at, the sweeps made before the decision, the mover's side and the
 /// next dealer's side, and what the outcomes and tallies met so far gave.
@@ -622,6 +722,8 @@ impl WorldChances {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::cards::{card, Mask, FULL_DECK, SPADES};
+    use crate::search::leaf::{Evaluator, Leaf};
 
     fn table(rules: &Rules) -> GameTable {
         let n = rules.target as usize + 1;
@@ -672,6 +774,72 @@ mod tests {
         assert_eq!(c.to_bits(), wc.chance(&outcome(0.7)).to_bits());
         let near = WorldChances::new(table(&rules), [20.0, 1.0], [0, 0], 1, 0);
         assert!(near.undecided_points(&outcome(0.7)).is_none());
+    }
+
+    /// A played-out round of two players: side 0 with every card but the spades 2 to 7, Little
+    /// Casino among them, and the ace of hearts set aside.
+    fn over(sweeps: [u32; 2], last: i8) -> State {
+        let low_spades: Mask = (1..7).fold(0, |m, r| m | 1 << card(r, SPADES));
+        let aside = 1 << ACES_COUNT_OUT[2];
+        let mut s = State {
+            hands: [0; 4],
+            nplayers: 2,
+            loose: 0,
+            builds: Default::default(),
+            captured: [0; 4],
+            sweeps: [sweeps[0], sweeps[1], 0, 0],
+            to_move: 0,
+            last_capturer: last,
+            stock: 0,
+            more: false,
+            dealer: 1,
+            nsides: 2,
+            set_aside: aside,
+        };
+        s.captured[1] = low_spades;
+        s.captured[0] = FULL_DECK & !low_spades & !aside;
+        s
+    }
+
+    #[test]
+    fn the_tally_of_a_played_out_round_keeps_what_scoring_reads() {
+        let rules = Rules::classic();
+        let t = round_tally(&rules, &over([2, 1], 1));
+        assert_eq!(t.cards, [1, 0]);
+        assert_eq!(t.spades, [1, 0]); // 7 spades to 6
+        assert_eq!((t.big, t.little), (0, 1));
+        assert_eq!(t.aces, [0, 0, -1, 0]);
+        assert_eq!((t.sweeps, t.last), ([2, 1], -1)); // the last capture scores nothing in classic
+        let mut with_last = Rules::classic();
+        with_last.last_capture_point = 1;
+        assert_eq!(round_tally(&with_last, &over([0, 0], 1)).last, 1);
+        let mut nobody = over([0, 0], -1);
+        nobody.set_aside |= nobody.captured[0] | nobody.captured[1];
+        nobody.captured = [0; 4];
+        let t = round_tally(&rules, &nobody);
+        assert_eq!((t.cards, t.spades, t.big, t.aces), ([0, 0], [0, 0], -1, [-1; 4]));
+    }
+
+    #[test]
+    fn the_chance_at_the_end_of_a_round_is_won_lost_or_read_from_the_table() {
+        let rules = Rules::classic();
+        let table = Arc::new(table(&rules));
+        let s = over([0, 0], 0);
+        // 3 cards + 1 spades + 2 Big Casino + 3 aces = 9 for side 0, Little Casino 1 for side 1.
+        assert_eq!(
+            score_tally(&rules, &round_tally(&rules, &s), [0.0, 0.0]),
+            (None, [9.0, 1.0])
+        );
+        for side in 0..2 {
+            let won = GameFinal::new(table.clone(), [12.0, 0.0], 0, side);
+            assert_eq!(won.value(&s), if side == 0 { 1.0 } else { 0.0 });
+            // 2 + 9 and 10 + 1 decide nothing: the table at 11-11, side 0 dealing after seat 1.
+            let read = GameFinal::new(table.clone(), [2.0, 10.0], 1, side);
+            assert_eq!(read.value(&s), table.at([11.0, 11.0], 0)[side]);
+            let fv = read.clone().into_final_value();
+            let ev = Evaluator::new(&rules, 2, side as u8, Leaf::Handmade, Some(fv), None);
+            assert_eq!(ev.final_value(&s), read.value(&s));
+        }
     }
 
     #[test]
