@@ -99,7 +99,11 @@ def run(
     log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0
 ) -> tuple[list[dict[str, Any]], float]:
     """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
-    limits = dataclasses.replace(analysis_limits(seed=seed), **OVERRIDES)
+    try:  # an older tree, whose depth depended on the number of players (run with --compare)
+        base = analysis_limits(seed=seed, nplayers=log.nplayers)  # type: ignore[call-arg]
+    except TypeError:
+        base = analysis_limits(seed=seed)
+    limits = dataclasses.replace(base, **OVERRIDES)
     if scale != 1 or deeper:
         limits = dataclasses.replace(
             limits,
@@ -126,11 +130,12 @@ def run(
             "stderr": getattr(m, "stderr", None),
             "exact": getattr(m, "exact", None),
             "shallow": getattr(m, "shallow", None),
-            "left": sum(m.view.hand_sizes) if getattr(m, "view", None) is not None else None,
-            "stock": m.view.stock if getattr(m, "view", None) is not None else None,
+            "left": sum(view.hand_sizes) if view is not None else None,
+            "stock": view.stock if view is not None else None,
         }
         for m in a.moves
         if m.rated
+        for view in [getattr(m, "view", None)]
     ]
     return rows, dt
 
