@@ -17,9 +17,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from casino_coach.errors import MESSAGE_WIDTH, CoachError, UsageError
+from casino_coach.errors import MESSAGE_WIDTH, CoachError, Terminated, UsageError
 from casino_coach.formats.text import printable
-from casino_coach.workers import Terminated
 
 
 class _Argument(TyperArgument):
@@ -110,7 +109,7 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Map CoachError (and unreadable files) to one line on stderr and exit status 1 (2 for a
     UsageError, as for the parser's own usage errors), Ctrl-C to one "interrupted" line and
     status 130 (Typer would end the command silently), and SIGTERM or SIGHUP while worker
-    processes run (``workers.Terminated``) to one "terminated" line and status 128 + the signal."""
+    processes run (``errors.Terminated``) to one "terminated" line and status 128 + the signal."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

@@ -27,7 +27,7 @@ from casino_coach.cli.options import (
     class_thresholds,
     jobs_option,
 )
-from casino_coach.coach.verdict import Thresholds
+from casino_coach.coach.classes import Thresholds
 from casino_coach.errors import MESSAGE_WIDTH, StoreError, UsageError
 from casino_coach.formats.files import check_target
 from casino_coach.formats.text import printable

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from casino_coach.coach.verdict import Thresholds
+from casino_coach.coach.classes import Thresholds
 from casino_coach.errors import CoachError, UsageError
 from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
 

@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, PositionView, SeatSummary
-from casino_coach.coach.verdict import CLASSES, game_class_json
+from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.verdict import game_class_json
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
