@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         core.check()
     except CoachError as e:
-        err_console.print(f"error: {e}", markup=False)
+        err_console().print(f"error: {e}", markup=False)
         sys.exit(1)
     try:
         rv = app(args=args, prog_name="casino-coach", standalone_mode=False)
@@ -61,10 +61,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(USAGE)
         where = f"{ctx.command_path}: " if ctx is not None else ""
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        err_console.print(f"error: {where}{e.format_message()}{hint}", markup=False)
+        err_console().print(f"error: {where}{e.format_message()}{hint}", markup=False)
         sys.exit(USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("error: interrupted", markup=False)
+        err_console().print("error: interrupted", markup=False)
         sys.exit(INTERRUPTED)
     except typer.Exit as e:
         sys.exit(e.exit_code)

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import functools
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, get_args, get_origin
 
 import typer
-from rich.console import Console
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from casino_coach.errors import MESSAGE_WIDTH, CoachError, Terminated, UsageError
 from casino_coach.formats.text import printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _Argument(TyperArgument):
@@ -90,13 +93,37 @@ def seed_option(default: int | None, help: str) -> Any:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+@functools.cache
+def err_console() -> Console:
+    """Standard error as Rich writes it: one-line errors and progress bars. Made on first use: Rich
+    is imported by the commands that print with it, not by every start-up."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def progress_task(text: str, description: str) -> Iterator[Callable[..., None]]:
+    """A progress bar of one task on stderr while the block runs, gone when it ends, at a terminal
+    only; ``text`` is the bar's words (``{task.description}`` stands for ``description``). Yields
+    the task's ``update(completed=, total=, description=)``, which does nothing elsewhere (Rich's
+    Progress is then not even imported)."""
+    console = err_console()
+    if not console.is_terminal:
+        yield lambda **fields: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn(text), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        yield functools.partial(progress.update, progress.add_task(description, total=None))
 
 
 def fail(message: str, status: int = 1) -> typer.Exit:
     """Print ``error: message`` on one line of stderr and return the Exit(``status``) to raise
     (control characters escaped: a file name with a newline made the error two lines)."""
-    err_console.print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
+    err_console().print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
     return typer.Exit(status)
 
 
@@ -116,10 +143,10 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt:
-            err_console.print("error: interrupted", markup=False)
+            err_console().print("error: interrupted", markup=False)
             raise typer.Exit(INTERRUPTED) from None
         except Terminated as e:  # SIGTERM or SIGHUP while workers ran: they are ended already
-            err_console.print(f"error: terminated ({signal.Signals(e.signum).name})", markup=False)
+            err_console().print(f"error: terminated ({signal.Signals(e.signum).name})", markup=False)
             raise typer.Exit(128 + e.signum) from None
         except UsageError as e:
             raise fail(str(e), USAGE) from None
