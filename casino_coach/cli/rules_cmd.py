@@ -22,10 +22,6 @@ def rules_command(
 
     Example: casino-coach rules dominican -r near_target_20=most_spades
     """
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
     from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet
     from casino_coach.formats.codec import parse_options
 
@@ -38,6 +34,10 @@ def rules_command(
             ).decode()
         )
         return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"Rules: {rules.describe()}")
     table.add_column("option: what it settles (rules.md)", ratio=3)
     table.add_column("value", ratio=2)
