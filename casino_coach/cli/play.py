@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
-from typer.core import TyperCommand
 
-from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
+from casino_coach.cli.app import INTERRUPTED, Command, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
 from casino_coach.errors import UsageError, about, printable, quoted
 
@@ -105,7 +104,7 @@ def _enable_editing(complete: Callable[[str], list[str]] | None) -> None:
     readline.parse_and_bind("tab: complete")
 
 
-class _PlayCommand(TyperCommand):
+class _PlayCommand(Command):
     """``--tutor`` takes an optional level: a bare ``--tutor`` (last, or before another option) means
     ``--tutor mistake``. Typer has no optional option values, so the arguments are completed here."""
 
