@@ -1,6 +1,9 @@
 """The ``casino-coach`` command line: a thin Typer layer over the library.
 
-Each command module registers itself on ``app`` when imported below. ``main`` runs the app and turns
+Each command module registers itself on ``app`` when imported below, and imports the library its
+commands use only when one of them runs: every command, ``--help`` and ``--version`` too, starts by
+importing this package, so it imports Typer and little else (``tests/test_cli_conventions.py`` checks
+it, and ``coercion`` keeps Pydantic out of the options). ``main`` runs the app and turns
 usage errors (an unknown option, a missing argument) into one line on stderr and exit status 2, as
 Click does (other bad input is status 1).
 """
