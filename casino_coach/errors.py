@@ -7,6 +7,7 @@ is a ``CoachError``; the CLI maps it to one line on stderr and exit status 1. Ea
 
 from __future__ import annotations
 
+import signal
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -92,6 +93,17 @@ class NotALogError(CoachError):
 
 class StoreError(CoachError):
     """A results store that cannot be opened or read (not SQLite, another schema, a bad record)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP while a pool of workers is open (``workers.py``): raised in the parent, so
+    that leaving the pool's ``with`` block ends the workers (a BaseException: no ``except Exception``
+    swallows it). Here, not in ``workers``, so that the CLI can catch it without importing
+    multiprocessing at start-up."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 # Text from the input (a player's name, a file name, a line typed or read, a value quoted in an

@@ -39,7 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from types import FrameType, TracebackType
 from typing import Any, TypeVar
 
-from casino_coach.errors import WorkerError
+from casino_coach.errors import Terminated, WorkerError
 
 PRELOAD = ["casino_coach.coach.analysis", "casino_coach.bots.arena", "casino_coach.services.batch"]
 
@@ -75,15 +75,6 @@ def _one_thread() -> bool:
         return len(os.listdir("/proc/self/task")) == 1
     except OSError:
         return False
-
-
-class Terminated(BaseException):
-    """SIGTERM or SIGHUP while a pool is open: raised in the parent, so that leaving the pool's
-    ``with`` block ends the workers (a BaseException: no ``except Exception`` swallows it)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
-        self.signum = signum
 
 
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)

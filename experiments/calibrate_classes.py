@@ -41,14 +41,8 @@ from dataclasses import dataclass
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
-from casino_coach.coach.verdict import (
-    CLASSES,
-    GAME_THRESHOLDS,
-    Thresholds,
-    analysis_limits,
-    game_verdict_of,
-    judge,
-)
+from casino_coach.coach.classes import CLASSES, GAME_THRESHOLDS, Thresholds
+from casino_coach.coach.verdict import analysis_limits, game_verdict_of, judge
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet

@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from verdict_stability import GAMES, game_log
 
-from casino_coach.coach.verdict import Thresholds, analysis_limits, judge
+from casino_coach.coach.classes import Thresholds
+from casino_coach.coach.verdict import analysis_limits, judge
 from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import Ply, replay_log
 

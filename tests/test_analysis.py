@@ -23,16 +23,9 @@ from casino_coach.coach.analysis import (
     rate_move,
     seat_of,
 )
-from casino_coach.coach.verdict import (
-    ANALYSIS_DEPTH,
-    CLASSES,
-    DEAL_END_CARDS,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
-    decision_limits,
-    searches_deal_end,
-)
+from casino_coach.coach.budget import ANALYSIS_DEPTH, DEAL_END_CARDS
+from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
+from casino_coach.coach.verdict import analysis_limits, decision_limits, searches_deal_end
 from casino_coach.engine.cards import card_name
 from casino_coach.engine.movegen import CAPTURE, Move, apply, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move

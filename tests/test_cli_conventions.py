@@ -180,3 +180,71 @@ def test_by_and_top_without_player_are_usage_errors(tmp_path: Path) -> None:
         assert proc.returncode == 2 and proc.stdout == "", proc
         (line,) = proc.stderr.splitlines()
         assert f"{flag}: it " in line and "give --player NAME too" in line
+
+
+# Values every kind of option is given below: plain ones (taken by cli.coercion without Pydantic) and
+# ones only Typer's adapter reads or refuses (its value or its error message must come out).
+_VALUES = [
+    *("0", "1", "5", "-3", "007", "-0", "64", "65", "100000", "100001", "9223372036854775807"),
+    *("9223372036854775808", "9" * 30, "+5", " 5", "5 ", "5.0", "1_000", "0.25", ".5", "5.", "-0.0"),
+    *("1e3", "inf", "nan", "0x10", "x", "", "-", "a b", "café.json", "x\udcff.json", "~/games"),
+    *("html", "HTML", "md", "json", "dot", "graphml", "month", "game", "nope"),
+]
+
+
+def _outcome(runtime: Any, param: Any, ctx: Any, value: Any) -> tuple[str, str]:
+    import typer
+
+    try:
+        out = runtime.coerce(value, param=param, ctx=ctx)
+    except typer.BadParameter as e:
+        return "error", e.format_message()
+    return type(out).__name__, repr(out)  # (a repr: nan is not nan's equal)
+
+
+def test_options_take_the_values_typers_adapter_gives() -> None:
+    """cli.coercion takes plain values without importing Pydantic: for every option and argument
+    of every command, on defaults and many typed values, the value or the error is Typer's own."""
+    import typer.main
+    from typer._click import Context
+    from typer._coercion import build_runtime_param
+
+    from casino_coach.cli.coercion import QUICK
+
+    assert QUICK, "Typer's coercion layer moved: cli.coercion coerces nothing now (slower start-up)"
+    group = typer.main.get_command(app)
+    checked = 0
+    for command in [group, *group.commands.values()]:  # type: ignore[attr-defined]
+        ctx = Context(command, info_name=command.name)
+        for param in command.params:
+            quick, own = param.get_runtime_param(), build_runtime_param(param.type_descriptor)
+            assert type(quick).__name__ == "_Quick", (command.name, param.name)
+            multi = param.multiple or param.nargs == -1
+            values = [(v,) if multi else v for v in _VALUES] + [param.default]
+            values += [("5", v) for v in _VALUES] if multi else []
+            for value in values:
+                assert _outcome(quick, param, ctx, value) == _outcome(own, param, ctx, value), (
+                    command.name,
+                    param.name,
+                    value,
+                )
+                checked += 1
+    assert checked > 5000
+
+
+def test_the_command_line_starts_without_the_library() -> None:
+    """Start-up: the command line imports a command's modules when it runs, and coerces its options
+    without Pydantic; the help and --version import none of the analysis, search, Rich or workers."""
+    heavy = ["pydantic", "rich", "multiprocessing", "casino_coach.search", "casino_coach.coach.analysis"]
+    heavy += ["casino_coach.engine.movegen", "casino_coach.services.store", "jinja2", "networkx"]
+    code = (
+        "import sys\nfrom casino_coach.cli import main\n"
+        "def run(*args):\n    try:\n        main(list(args))\n    except SystemExit:\n        pass\n"
+        "for args in (['--help'], ['--version'], ['analyze', '--help'], ['rules', '--json']):\n"
+        "    run(*args)\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))\n"
+        "run('analyze', 'no-such-log.json', '--json', '--samples', '4', '--inaccuracy', '0.3', '-j', '1')\n"
+        "print('pydantic' in sys.modules, 'casino_coach.search' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-2:] == ["['casino_coach.engine.movegen']", "False True"]  # rules: rule sets

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from test_search_worlds import random_state
 
 from casino_coach.coach.analysis import rate_move
+from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.explain import KINDS, _Words
-from casino_coach.coach.verdict import MoveClass, Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.coach.verdict import analysis_limits, judge, verdict_of
 from casino_coach.engine.cards import ACES_MASK, BIG_CASINO, LITTLE_CASINO, card_symbol, iter_cards
 from casino_coach.engine.movegen import BUILD, CAPTURE, legal_moves
 from casino_coach.engine.notation import parse_hand, parse_move

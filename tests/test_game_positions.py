@@ -24,15 +24,8 @@ from casino_coach.bots.policies import make_policy
 from casino_coach.bots.searcher import SearcherPolicy
 from casino_coach.cli import app
 from casino_coach.coach import verdict
-from casino_coach.coach.verdict import (
-    GAME_THRESHOLDS,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
-    game_verdict_of,
-    judge,
-    verdict_of,
-)
+from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass, Thresholds
+from casino_coach.coach.verdict import analysis_limits, game_verdict_of, judge, verdict_of
 from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import card_name, parse_card
 from casino_coach.formats.codec import move_from_json, move_to_json

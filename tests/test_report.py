@@ -23,8 +23,9 @@ from casino_coach.coach.analysis import (
     summarize,
 )
 from casino_coach.coach.assessment import Settings, WorldCost
+from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass
 from casino_coach.coach.explain import Explanation
-from casino_coach.coach.verdict import GAME_THRESHOLDS, GameVerdict, MoveClass, analysis_limits
+from casino_coach.coach.verdict import GameVerdict, analysis_limits
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.notation import parse_hand, parse_move, parse_table
 from casino_coach.engine.rules import RuleSet

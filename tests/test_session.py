@@ -482,7 +482,8 @@ def test_a_hint_after_the_tutor_holds_a_move_back_names_the_warnings_best_move()
     # A hint in the tutor's prompt searched the decision again without the move played, drew other
     # worlds and could name another move best (for the game: "A♦ builds 10 with 9♦" in the warning,
     # "2♥ builds 10 with 8♣" in the hint, QA). The search that judged the move serves the hint.
-    from casino_coach.coach.verdict import Thresholds, analysis_limits, judge
+    from casino_coach.coach.classes import Thresholds
+    from casino_coach.coach.verdict import analysis_limits, judge
 
     s = PlaySession(RuleSet.from_preset("classic"), seed=2, tutor="inaccuracy", limits=analysis_limits(12))
     s.run_bots()

@@ -17,7 +17,8 @@ from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.verdict import MoveClass, Thresholds, analysis_limits, judge, verdict_of
+from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.verdict import analysis_limits, judge, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet

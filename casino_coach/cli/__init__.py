@@ -1,6 +1,9 @@
 """The ``casino-coach`` command line: a thin Typer layer over the library.
 
-Each command module registers itself on ``app`` when imported below. ``main`` runs the app and turns
+Each command module registers itself on ``app`` when imported below, and imports the library its
+commands use only when one of them runs: every command, ``--help`` and ``--version`` too, starts by
+importing this package, so it imports Typer and little else (``tests/test_cli_conventions.py`` checks
+it, and ``coercion`` keeps Pydantic out of the options). ``main`` runs the app and turns
 usage errors (an unknown option, a missing argument) into one line on stderr and exit status 2, as
 Click does (other bad input is status 1).
 """
@@ -50,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         core.check()
     except CoachError as e:
-        err_console.print(f"error: {e}", markup=False)
+        err_console().print(f"error: {e}", markup=False)
         sys.exit(1)
     try:
         rv = app(args=args, prog_name="casino-coach", standalone_mode=False)
@@ -61,10 +64,10 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(USAGE)
         where = f"{ctx.command_path}: " if ctx is not None else ""
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        err_console.print(f"error: {where}{e.format_message()}{hint}", markup=False)
+        err_console().print(f"error: {where}{e.format_message()}{hint}", markup=False)
         sys.exit(USAGE)
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("error: interrupted", markup=False)
+        err_console().print("error: interrupted", markup=False)
         sys.exit(INTERRUPTED)
     except typer.Exit as e:
         sys.exit(e.exit_code)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import app, err_console, handle_errors, seed_option
+from casino_coach.cli.app import app, err_console, handle_errors, progress_task, seed_option
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
@@ -20,16 +19,15 @@ from casino_coach.cli.options import (
     class_thresholds,
     jobs_option,
 )
-from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze, check_seats, seat_of
-from casino_coach.coach.verdict import analysis_limits
+from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.errors import CoachError, UsageError, about
-from casino_coach.formats.files import atomic_write_bytes, check_target
-from casino_coach.formats.log import read_log
 from casino_coach.formats.text import printable
-from casino_coach.render.analysis import analysis_view
-from casino_coach.report.document import ReportFormat, render, to_json
+from casino_coach.report import ReportFormat
 
-DEFAULT_SAMPLES = analysis_limits().samples
+if TYPE_CHECKING:
+    from casino_coach.coach.analysis import GameAnalysis
+
+DEFAULT_SAMPLES = VERDICT_WORLDS  # analysis_limits().samples, without importing the search for --help
 
 
 def _run(
@@ -42,6 +40,10 @@ def _run(
 ) -> GameAnalysis:
     """Read, check and analyse the log with a progress bar on stderr: ``effort`` is the samples,
     the seed and the depth, ``edges`` the class edges (inaccuracy, mistake, blunder, noise)."""
+    from casino_coach.coach.analysis import AnalysisOptions, analyze, check_seats, seat_of
+    from casino_coach.coach.verdict import analysis_limits
+    from casino_coach.formats.log import read_log
+
     samples, seed, depth = effort
     check_ranges(samples=samples, depth=depth, jobs=jobs)
     with about(file):
@@ -56,19 +58,10 @@ def _run(
         world=world,
         jobs=jobs,
     )
-    with Progress(
-        TextColumn("analysing {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-        disable=not err_console.is_terminal,
-    ) as progress:
-        task = progress.add_task(file.name, total=None)
+    with progress_task("analysing {task.description}", file.name) as update:
 
         def step(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+            update(completed=done, total=total)
 
         with about(file):  # the log is re-played there: an illegal move names the file
             return analyze(log, options, progress=step)
@@ -173,8 +166,14 @@ def analyze_command(
         raise UsageError(f"--worst must be 0 or more, got {worst}")
     result = _run(file, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world)
     if json:
+        from casino_coach.report.document import to_json
+
         typer.echo(to_json(result).decode(), nl=False)
         return
+    from rich.console import Console
+
+    from casino_coach.render.analysis import analysis_view
+
     console = Console(highlight=False)
     console.print(analysis_view(result, worst=worst, whole_game=moves, wide=console.width >= 120))
 
@@ -225,8 +224,11 @@ def export_command(
 
     Example: casino-coach export replays/classic-2p-full.json --format html --out game.html
     """
+    from casino_coach.formats.files import atomic_write_bytes, check_target
+    from casino_coach.report.document import render
+
     check_target(out, [file])  # a folder, a device or a log read fails before the analysis, not after
     fmt = fmt or _format_of(out)
     result = _run(file, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world)
     atomic_write_bytes(out, render(result, fmt))
-    err_console.print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)
+    err_console().print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import functools
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, get_args, get_origin
 
 import typer
-from rich.console import Console
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from casino_coach.errors import MESSAGE_WIDTH, CoachError, UsageError
+from casino_coach.cli.coercion import quick_coercion
+from casino_coach.errors import MESSAGE_WIDTH, CoachError, Terminated, UsageError
 from casino_coach.formats.text import printable
-from casino_coach.workers import Terminated
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class _Argument(TyperArgument):
@@ -51,13 +54,32 @@ def _placeholder(option: TyperOption) -> str:
     return {int: "N", float: "X"}.get(annotation, "TEXT")
 
 
+def _quick(param: Any) -> None:
+    """Let ``param`` take its plain values without Typer's Pydantic adapter (``coercion``), which
+    costs importing Pydantic (55-60 ms) at every command's start."""
+    if isinstance(param, TyperArgument | TyperOption) and param._runtime_param is None:
+        param._runtime_param = quick_coercion(param.type_descriptor)  # None: Typer's own, as before
+
+
+class Command(TyperCommand):
+    """A command of ``casino-coach``: its ``--help`` option too takes its value without Pydantic."""
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:  # typer.Context
+        option = super().get_help_option(ctx)
+        _quick(option)
+        return option
+
+
 class CommandLine(TyperGroup):
     """The ``casino-coach`` group: every command's arguments and options (play's too, whatever
-    module declares them) show clean placeholders in ``--help``: ``LOG...``, ``N``, ``PATH``."""
+    module declares them) show clean placeholders in ``--help``: ``LOG...``, ``N``, ``PATH``, and
+    take their plain values without importing Pydantic (``coercion.quick_coercion``)."""
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         for command in [self, *self.commands.values()]:
+            if type(command) is TyperCommand:
+                command.__class__ = Command
             for param in command.params:
                 if type(param) is TyperArgument:
                     if param.metavar is None:
@@ -65,6 +87,12 @@ class CommandLine(TyperGroup):
                     param.__class__ = _Argument
                 elif isinstance(param, TyperOption) and not (param.is_flag or param.count or param.metavar):
                     param.metavar = _placeholder(param)
+                _quick(param)
+
+    def get_help_option(self, ctx: Any) -> TyperOption | None:  # typer.Context
+        option = super().get_help_option(ctx)
+        _quick(option)
+        return option
 
 
 app = typer.Typer(
@@ -91,13 +119,37 @@ def seed_option(default: int | None, help: str) -> Any:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+@functools.cache
+def err_console() -> Console:
+    """Standard error as Rich writes it: one-line errors and progress bars. Made on first use: Rich
+    is imported by the commands that print with it, not by every start-up."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def progress_task(text: str, description: str) -> Iterator[Callable[..., None]]:
+    """A progress bar of one task on stderr while the block runs, gone when it ends, at a terminal
+    only; ``text`` is the bar's words (``{task.description}`` stands for ``description``). Yields
+    the task's ``update(completed=, total=, description=)``, which does nothing elsewhere (Rich's
+    Progress is then not even imported)."""
+    console = err_console()
+    if not console.is_terminal:
+        yield lambda **fields: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn(text), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        yield functools.partial(progress.update, progress.add_task(description, total=None))
 
 
 def fail(message: str, status: int = 1) -> typer.Exit:
     """Print ``error: message`` on one line of stderr and return the Exit(``status``) to raise
     (control characters escaped: a file name with a newline made the error two lines)."""
-    err_console.print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
+    err_console().print(f"error: {printable(message, MESSAGE_WIDTH)}", markup=False)
     return typer.Exit(status)
 
 
@@ -110,17 +162,17 @@ def handle_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Map CoachError (and unreadable files) to one line on stderr and exit status 1 (2 for a
     UsageError, as for the parser's own usage errors), Ctrl-C to one "interrupted" line and
     status 130 (Typer would end the command silently), and SIGTERM or SIGHUP while worker
-    processes run (``workers.Terminated``) to one "terminated" line and status 128 + the signal."""
+    processes run (``errors.Terminated``) to one "terminated" line and status 128 + the signal."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except KeyboardInterrupt:
-            err_console.print("error: interrupted", markup=False)
+            err_console().print("error: interrupted", markup=False)
             raise typer.Exit(INTERRUPTED) from None
         except Terminated as e:  # SIGTERM or SIGHUP while workers ran: they are ended already
-            err_console.print(f"error: terminated ({signal.Signals(e.signum).name})", markup=False)
+            err_console().print(f"error: terminated ({signal.Signals(e.signum).name})", markup=False)
             raise typer.Exit(128 + e.signum) from None
         except UsageError as e:
             raise fail(str(e), USAGE) from None

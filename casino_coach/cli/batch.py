@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from casino_coach.cli.app import app, err_console, handle_errors, seed_option
+from casino_coach.cli.app import app, err_console, handle_errors, progress_task, seed_option
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
@@ -27,13 +26,13 @@ from casino_coach.cli.options import (
     class_thresholds,
     jobs_option,
 )
-from casino_coach.coach.verdict import Thresholds
+from casino_coach.coach.budget import VERDICT_WORLDS
+from casino_coach.coach.classes import Thresholds
 from casino_coach.errors import MESSAGE_WIDTH, StoreError, UsageError
-from casino_coach.formats.files import check_target
 from casino_coach.formats.text import printable
-from casino_coach.render.stats import batch_view, player_stats_view, players_view
-from casino_coach.services.batch import BatchReport, BatchSettings, check_cluster_address, run_batch
-from casino_coach.services.store import Store, all_players, player_stats, remove_if_empty
+
+if TYPE_CHECKING:
+    from casino_coach.services.batch import BatchReport, BatchSettings
 
 DEFAULT_STORE = Path("casino-results.db")
 
@@ -71,6 +70,13 @@ def analyze_many(
     status: 1 when a file failed, else 0. A store this run would create is left uncreated when
     nothing is stored in it (no log found, a bad cluster address, every file failed, stopped before
     the first game was done)."""
+    from rich.console import Console
+
+    from casino_coach.formats.files import check_target
+    from casino_coach.render.stats import batch_view
+    from casino_coach.services.batch import check_cluster_address
+    from casino_coach.services.store import remove_if_empty
+
     if cluster is not None:
         check_cluster_address(cluster)
     check_target(store)  # a store in a missing folder is refused, as any output file is
@@ -84,7 +90,7 @@ def analyze_many(
     if created and not report.analysed:
         remove_if_empty(store)
     for source, reason in report.failed:
-        err_console.print(f"error: {printable(source)}: {printable(reason, MESSAGE_WIDTH)}", markup=False)
+        err_console().print(f"error: {printable(source)}: {printable(reason, MESSAGE_WIDTH)}", markup=False)
     if json:
         typer.echo(
             orjson.dumps({"store": str(store), **report.to_json()}, option=orjson.OPT_INDENT_2).decode()
@@ -97,29 +103,30 @@ def analyze_many(
 def _analyze_into(
     inputs: list[str], store: Path, settings: BatchSettings, jobs: int, cluster: str | None, limit: int | None
 ) -> BatchReport:
-    with (
-        Store(store) as st,
-        Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console,
-            transient=True,
-            disable=not err_console.is_terminal,
-        ) as progress,
-    ):
-        task = progress.add_task("analysing", total=None)
+    from casino_coach.services.batch import run_batch
+    from casino_coach.services.store import Store
+
+    with Store(store) as st, progress_task("{task.description}", "analysing") as update:
 
         def step(event: str, source: str, done: int, total: int) -> None:
-            progress.update(
-                task,
+            update(
                 completed=done,
                 total=total,
                 description=f"analysing {printable(Path(source).name)}" if source else "analysing",
             )
 
         return run_batch(inputs, st, settings, jobs=jobs, cluster=cluster, progress=step, limit=limit)
+
+
+def _settings(
+    samples: int, seed: int, depth: int | None, world: bool, player: str | None, thresholds: Thresholds
+) -> BatchSettings:
+    """How every game is analysed, from the options of analyze-all (or analyze given many logs)."""
+    from casino_coach.services.batch import BatchSettings
+
+    return BatchSettings(
+        samples=samples, seed=seed, depth=depth, world=world, player=player, thresholds=thresholds
+    )
 
 
 def analyze_command_many(
@@ -139,13 +146,10 @@ def analyze_command_many(
     """``casino-coach analyze`` given many logs or ``--store``: its options, handed to ``analyze_many``
     (``--jobs`` is then the number of games analysed at once). Returns the exit status."""
     check_ranges(samples=samples, depth=depth, jobs=jobs)
-    settings = BatchSettings(
-        samples=samples, seed=seed, depth=depth, world=world, player=player, thresholds=thresholds
-    )
     return analyze_many(
         [str(p) for p in inputs],
         store or DEFAULT_STORE,
-        settings=settings,
+        settings=_settings(samples, seed, depth, world, player, thresholds),
         jobs=jobs,
         cluster=cluster,
         json=json,
@@ -177,7 +181,7 @@ def analyze_all_command(
         help="Rate only this player's moves; games without the player are skipped.",
     ),
     samples: int = typer.Option(
-        BatchSettings.samples,
+        VERDICT_WORLDS,  # BatchSettings.samples, without importing the batch for --help
         "--samples",
         help="At most this many sampled deals of the unseen cards per move.",
     ),
@@ -201,13 +205,8 @@ def analyze_all_command(
     check_ranges(samples=samples, depth=depth, jobs=jobs)
     if limit is not None and limit < 1:
         raise UsageError(f"--limit must be at least 1, got {limit}")
-    settings = BatchSettings(
-        samples=samples,
-        seed=seed,
-        depth=depth,
-        world=world,
-        player=player,
-        thresholds=class_thresholds(inaccuracy, mistake, blunder, noise),
+    settings = _settings(
+        samples, seed, depth, world, player, class_thresholds(inaccuracy, mistake, blunder, noise)
     )
     status = analyze_many(
         inputs, store, settings=settings, jobs=jobs, cluster=cluster, limit=limit, json=json
@@ -267,6 +266,11 @@ def stats_command(
         )
     if top is not None and top < 0:
         raise UsageError(f"--top must be 0 or more, got {top}")
+    from rich.console import Console
+
+    from casino_coach.render.stats import player_stats_view, players_view
+    from casino_coach.services.store import Store, all_players, player_stats
+
     with Store(store, readonly=True) as st:
         if player is None:
             records = all_players(st)

@@ -9,20 +9,14 @@ import typer
 
 from casino_coach.cli.app import app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
-from casino_coach.services.engine_session import (
-    DEFAULT_LIMITS,
-    EngineSession,
-    bounded_lines,
-    engine_limits,
-    serve,
-)
+from casino_coach.coach.budget import VERDICT_WORLDS
 
 
 @app.command("engine")
 @handle_errors
 def engine_command(
     samples: int = typer.Option(
-        DEFAULT_LIMITS.samples,
+        VERDICT_WORLDS,  # engine_session.DEFAULT_LIMITS.samples, without importing the session for --help
         "--samples",
         help="Sampled deals of the unseen cards per go/analyze, unless the request says.",
     ),
@@ -47,6 +41,8 @@ def engine_command(
 
     Example: echo '{"type": "hello", "id": 1}' | casino-coach engine
     """
+    from casino_coach.services.engine_session import EngineSession, bounded_lines, engine_limits, serve
+
     check_ranges(samples=samples, depth=depth, time=time)
     limits = engine_limits(samples, time, seed, depth)
     out = sys.stdout.buffer

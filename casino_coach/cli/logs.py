@@ -3,51 +3,43 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 
-from casino_coach.bots.arena import play
-from casino_coach.bots.policies import make_policy
 from casino_coach.cli.app import SEED_MAX, app, handle_errors, seed_option
 from casino_coach.cli.options import rule_option
-from casino_coach.engine.movegen import Move
-from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import CoachError, LogError, OutputError, TooManyMovesError, UsageError, about
-from casino_coach.formats.codec import dumps, move_to_json, parse_options
-from casino_coach.formats.files import atomic_write_bytes, check_target
-from casino_coach.formats.game import CREATED_BY
-from casino_coach.formats.log import GameLog, log_to_json
-from casino_coach.formats.position import Position, read_any
-from casino_coach.formats.replay import (
-    Ply,
-    Replay,
-    end_legal,
-    end_observation,
-    legal_at,
-    legal_in,
-    replay_log,
-)
 from casino_coach.formats.text import player_name, printable, side_names
-from casino_coach.render import seat_name
-from casino_coach.render.replay import LegalAt, describe_log, legal_view, replay_view
+
+if TYPE_CHECKING:
+    from casino_coach.engine.movegen import Move
+    from casino_coach.formats.log import GameLog
+    from casino_coach.formats.position import Position
+    from casino_coach.formats.replay import Ply, Replay
+    from casino_coach.render.replay import LegalAt
 
 # Games one selfplay run plays (a log each): a folder of 100,000 logs is already more than any use.
 MAX_GAMES = 100_000
 
 
 def _read(path: Path) -> GameLog | Position:
+    from casino_coach.formats.position import read_any
+
     with about(path):
         return read_any(path)
 
 
 def _replay(path: Path, log: GameLog) -> Replay:
+    from casino_coach.formats.replay import replay_log
+
     with about(path):
         return replay_log(log)
 
 
 def _print_json(obj: Any) -> None:
+    from casino_coach.formats.codec import dumps
+
     typer.echo(dumps(obj).decode(), nl=False)
 
 
@@ -60,6 +52,10 @@ def validate_command(
 
     Example: casino-coach validate replays/royal-2p-full.json
     """
+    from casino_coach.formats.position import Position
+    from casino_coach.formats.replay import legal_in
+    from casino_coach.render.replay import describe_log
+
     doc = _read(file)
     if isinstance(doc, Position):
         obs = doc.observation
@@ -89,6 +85,11 @@ def replay_command(
 
     Example: casino-coach replay replays/classic-2p-full.json --json
     """
+    from rich.console import Console
+
+    from casino_coach.formats.log import GameLog
+    from casino_coach.render.replay import replay_view
+
     doc = _read(file)
     if not isinstance(doc, GameLog):
         raise LogError(f"{file}: a casino-position has no moves to replay (use 'moves' or 'validate')")
@@ -121,6 +122,13 @@ def moves_command(
 
     Example: casino-coach moves replays/royal-2p-full.json --at 12 --json
     """
+    from rich.console import Console
+
+    from casino_coach.formats.position import Position
+    from casino_coach.formats.replay import end_legal, end_observation, legal_at, legal_in
+    from casino_coach.render import seat_name
+    from casino_coach.render.replay import LegalAt, legal_view
+
     doc = _read(file)
     with about(file):  # an unknown hand or a table too big to list names the file
         if isinstance(doc, Position):
@@ -180,11 +188,16 @@ def _count(legal: list[Move]) -> str:
 
 
 def _legal_json(ply: int, seat: int, legal: list[Move]) -> dict[str, Any]:
+    from casino_coach.formats.codec import move_to_json
+
     return {"ply": ply, "seat": seat, "legal": [move_to_json(m) for m in legal]}
 
 
 def _legal_at(ply: Ply, names: list[str], legal: list[Move] | None) -> LegalAt:
     """What ``moves`` shows of one ply of a log: where, who, the hand and table, the legal moves."""
+    from casino_coach.render import seat_name
+    from casino_coach.render.replay import LegalAt
+
     where = f"ply {ply.index} (round {ply.round + 1}, deal {ply.deal + 1}, move {ply.move_index + 1})"
     who = seat_name(ply.seat, names)
     if ply.state is not None:
@@ -231,6 +244,14 @@ def selfplay_command(
     Example: casino-coach selfplay --bots greedy,counter --preset royal --players 2 --games 20
     --seed 7 --out games/
     """
+    from casino_coach.bots.arena import play
+    from casino_coach.bots.policies import make_policy
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.formats.codec import parse_options
+    from casino_coach.formats.files import atomic_write_bytes, check_target
+    from casino_coach.formats.game import CREATED_BY
+    from casino_coach.formats.log import log_to_json
+
     if seed * 1000 + games - 1 > SEED_MAX:  # game i's seed is written into its log, a 64-bit integer
         raise UsageError(
             f"--seed {seed} with --games {games}: the last game's seed, seed*1000+{games - 1}, would pass "

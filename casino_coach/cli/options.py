@@ -9,9 +9,8 @@ from typing import Any
 
 import typer
 
-from casino_coach.coach.verdict import Thresholds
+from casino_coach.coach.classes import Thresholds
 from casino_coach.errors import CoachError, UsageError
-from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS
 
 _DEFAULT = Thresholds()
 
@@ -35,6 +34,8 @@ def check_ranges(
 ) -> None:
     """UsageError naming the option for a search limit or a process count out of its range, before
     any work (the engine's requests take the same ranges: ``search.result.MAX_SAMPLES`` and co.)."""
+    from casino_coach.search.result import MAX_PLIES, MAX_SAMPLES, MAX_SECONDS  # the search, for its bounds
+
     if samples is not None and not 1 <= samples <= MAX_SAMPLES:
         raise UsageError(f"--samples must be from 1 to {MAX_SAMPLES:,}, got {samples}")
     if depth is not None and not 1 <= depth <= MAX_PLIES:

@@ -13,23 +13,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
-from rich.console import Console
-from typer.core import TyperCommand
 
-from casino_coach.bots.policies import BOT_NAMES, bot_kind
-from casino_coach.cli.app import INTERRUPTED, app, handle_errors, seed_option
+from casino_coach.cli.app import INTERRUPTED, Command, app, handle_errors, seed_option
 from casino_coach.cli.options import check_ranges
-from casino_coach.coach.verdict import analysis_limits
-from casino_coach.engine.reasons import article
-from casino_coach.engine.rules import RuleSet
 from casino_coach.errors import UsageError, about, printable, quoted
-from casino_coach.formats.codec import parse_options
-from casino_coach.formats.files import check_target
-from casino_coach.render.play import note_view, turn_view, words
-from casino_coach.services.play_session import TUTOR_LEVELS, NoteKind, PlaySession
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from casino_coach.services.play_session import PlaySession
 
 PROMPT = "your move> "
 TUTOR_PROMPT = "r rethink / p play anyway / h hint> "
@@ -109,7 +104,7 @@ def _enable_editing(complete: Callable[[str], list[str]] | None) -> None:
     readline.parse_and_bind("tab: complete")
 
 
-class _PlayCommand(TyperCommand):
+class _PlayCommand(Command):
     """``--tutor`` takes an optional level: a bare ``--tutor`` (last, or before another option) means
     ``--tutor mistake``. Typer has no optional option values, so the arguments are completed here."""
 
@@ -185,6 +180,15 @@ def play_command(
 
     Type moves in the compact notation (8C x 3H 5S) or by number; help lists the commands.
     """
+    from rich.console import Console
+
+    from casino_coach.bots.policies import BOT_NAMES, bot_kind
+    from casino_coach.coach.verdict import analysis_limits
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.formats.codec import parse_options
+    from casino_coach.formats.files import check_target
+    from casino_coach.services.play_session import TUTOR_LEVELS, PlaySession
+
     if tutor is not None and tutor not in TUTOR_LEVELS:
         raise UsageError(f"--tutor: unknown level {quoted(tutor)}: choose one of {', '.join(TUTOR_LEVELS)}")
     check_ranges(samples=samples)
@@ -256,6 +260,9 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 def run(session: PlaySession, console: Console, source: LineSource) -> None:
     """The game loop: bots play, the table is shown, a line is read and handled, until the end."""
+    from casino_coach.engine.reasons import article
+    from casino_coach.render.play import note_view, words
+
     opponents = ", ".join(p for s, p in enumerate(session.names) if s != session.human)
     extras = ["practice: undo allowed"] if session.practice else []
     if session.tutor is not None:
@@ -284,6 +291,9 @@ def run(session: PlaySession, console: Console, source: LineSource) -> None:
 
 
 def _loop(session: PlaySession, console: Console, source: LineSource) -> None:
+    from casino_coach.render.play import note_view, turn_view
+    from casino_coach.services.play_session import NoteKind
+
     shown = -1
     while not session.over:
         if session.bot_to_move:

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from casino_coach.cli.app import app, handle_errors
 from casino_coach.cli.options import rule_option
-from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet
-from casino_coach.formats.codec import parse_options
 
 
 @app.command("rules")
@@ -27,6 +22,9 @@ def rules_command(
 
     Example: casino-coach rules dominican -r near_target_20=most_spades
     """
+    from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet
+    from casino_coach.formats.codec import parse_options
+
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     full = {name: getattr(rules, name) for name in OPTION_NAMES}
     if json:
@@ -36,6 +34,10 @@ def rules_command(
             ).decode()
         )
         return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"Rules: {rules.describe()}")
     table.add_column("option: what it settles (rules.md)", ratio=3)
     table.add_column("value", ratio=2)

@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import typer
-from rich.console import Console
 
 from casino_coach.cli.app import app, err_console, handle_errors, seed_option
 from casino_coach.cli.options import (
@@ -26,14 +26,12 @@ from casino_coach.cli.options import (
     class_thresholds,
     rule_option,
 )
-from casino_coach.coach.verdict import analysis_limits
+from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.errors import UsageError
-from casino_coach.formats.files import atomic_write_bytes, check_target
 from casino_coach.formats.text import printable
-from casino_coach.render.search import suggestion_render
-from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
-from casino_coach.search.tree import SearchTree
-from casino_coach.services.decision import Effort, TypedPosition, result_json, suggest
+
+if TYPE_CHECKING:
+    from casino_coach.services.decision import TypedPosition
 
 _FILE = typer.Argument(None, help="A casino-replay log or casino-position file (JSON).", show_default=False)
 _AT = typer.Option(
@@ -45,7 +43,7 @@ _AT = typer.Option(
 _SAMPLES = typer.Option(
     None,
     "--samples",
-    help=f"At most this many deals of the hidden cards (default {analysis_limits().samples}, as analyze).",
+    help=f"At most this many deals of the hidden cards (default {VERDICT_WORLDS}, as analyze).",
 )
 _SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", metavar="SECONDS", help="Stop sampling after this many seconds.")
@@ -161,6 +159,11 @@ def suggest_command(
     --hand, --table, --seen or --captured is unseen: the search deals the other hands (--hand-sizes)
     and the stock (--stock) from them; any left over count as captured by no one known.
     """
+    from rich.console import Console
+
+    from casino_coach.render.search import suggestion_render
+    from casino_coach.services.decision import Effort, TypedPosition, result_json, suggest
+
     if top is not None and top < 1:
         raise UsageError(f"--top must be at least 1, got {top}")
     check_ranges(samples=samples, time=time, depth=depth)
@@ -255,6 +258,11 @@ def tree_command(
     Example: casino-coach tree game.json --at 12 --out tree.graphml
     Example: casino-coach tree game.json | dot -Tsvg > tree.svg
     """
+    from casino_coach.formats.files import atomic_write_bytes, check_target
+    from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
+    from casino_coach.search.tree import SearchTree
+    from casino_coach.services.decision import Effort, suggest
+
     to_stdout = out == "-"
     if fmt is None:  # an unknown extension fails before any work
         fmt = GraphFormat.DOT if to_stdout else GraphFormat(graph_format(out))
@@ -272,7 +280,7 @@ def tree_command(
         sys.stdout.buffer.flush()
     else:
         atomic_write_bytes(out, data)
-    err_console.print(
+    err_console().print(
         f"wrote {'the tree' if to_stdout else printable(out)} ({fmt.value}): {g.number_of_nodes()} nodes, "
         f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
         markup=False,

@@ -46,14 +46,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from casino_coach.coach.assessment import Assessment, Decision, Settings, WorldCost, assess
+from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation
-from casino_coach.coach.verdict import (
-    CLASSES,
-    GameVerdict,
-    MoveClass,
-    Thresholds,
-    analysis_limits,
-)
+from casino_coach.coach.verdict import GameVerdict, analysis_limits
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation, explain_move
 from casino_coach.coach.verdict import (
     GameVerdict,
-    MoveClass,
-    Thresholds,
     Verdict,
     analysis_limits,
     decision_limits,

@@ -5,7 +5,8 @@
 its loss with an interval, its class (``Thresholds``: best, good, inaccuracy, mistake, blunder),
 whether it was forced, the explanations of the loss, and, once the game is close, the verdict for the
 game (``game_verdict_of``, classed by ``GAME_THRESHOLDS``). ``coach.assessment.assess`` puts them
-together for one decision; ``coach.analysis`` does it for every move of a log.
+together for one decision; ``coach.analysis`` does it for every move of a log. The classes and
+their thresholds are in ``coach.classes``, the limits' numbers in ``coach.budget``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,17 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Final
+from typing import Any
 
+from casino_coach.coach.budget import (
+    ANALYSIS_DEPTH,
+    DEAL_END_CARDS,
+    VERDICT_EXACT_WORLDS,
+    VERDICT_MIN_WORLDS,
+    VERDICT_NODES,
+    VERDICT_WORLDS,
+)
+from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation, explain_move
 from casino_coach.coach.winning import (
     CHANCE_EPSILON,
@@ -30,92 +39,8 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
-from casino_coach.errors import CoachError
 from casino_coach.formats.codec import move_to_json
 from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
-
-
-class MoveClass(StrEnum):
-    """How good a move was, from its loss in expected points."""
-
-    BEST = "best"
-    GOOD = "good"
-    INACCURACY = "inaccuracy"
-    MISTAKE = "mistake"
-    BLUNDER = "blunder"
-
-
-CLASSES: tuple[MoveClass, ...] = tuple(MoveClass)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """Loss thresholds in expected round points (calibrated by experiments/calibrate_classes.py).
-
-    A move is *best* when it is the search's best move or within ``best`` of it; *good* below
-    ``inaccuracy``; an *inaccuracy* below ``mistake``; a *mistake* below ``blunder``; a *blunder* from
-    ``blunder`` up. A loss no larger than ``noise`` standard errors is at most an inaccuracy.
-    """
-
-    inaccuracy: float = 0.2
-    mistake: float = 0.5
-    blunder: float = 1.0
-    best: float = 0.01
-    noise: float = 2.0
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.best <= self.inaccuracy <= self.mistake <= self.blunder:
-            raise CoachError(
-                f"class thresholds must grow: best {self.best} <= inaccuracy {self.inaccuracy} <= "
-                f"mistake {self.mistake} <= blunder {self.blunder}"
-            )
-        if self.noise < 0 or not all(math.isfinite(x) for x in dataclasses.astuple(self)):
-            raise CoachError("class thresholds must be finite and the noise factor at least 0")
-
-    @property
-    def bands(self) -> tuple[float, float, float]:
-        """The class edges above *good*, in points: where the loss's interval must not straddle."""
-        return (self.inaccuracy, self.mistake, self.blunder)
-
-    def classify(self, loss: float, stderr: float = 0.0, is_best: bool = False) -> MoveClass:
-        """The class of a move that lost ``loss`` points, measured with standard error ``stderr``
-        (``classify_interval`` on ``noise`` standard errors either side)."""
-        if is_best:
-            return MoveClass.BEST
-        return self.classify_interval(loss, loss - self.noise * stderr)
-
-    def band(self, loss: float) -> int:
-        """How many class edges above *good* (``bands``) the loss reaches, at ``EDGE_DECIMALS``."""
-        x = round(loss, EDGE_DECIMALS)
-        return sum(1 for edge in self.bands if x >= edge)
-
-    def classify_interval(self, loss: float, low: float) -> MoveClass:
-        """The class of a move whose loss is ``loss`` and at least ``low`` with confidence: the class
-        of the lower end of its interval. When the search could not pin the loss inside one class,
-        this is the lower class, never a harsher one than the evidence supports; *best* is a move the
-        search cannot tell from the best move by more than ``best`` points (and whose loss is below
-        the *inaccuracy* edge: a move that probably loses more is at best *good*)."""
-        loss = round(loss, EDGE_DECIMALS)
-        low = max(0.0, min(round(low, EDGE_DECIMALS), loss))
-        if loss <= self.best or (low <= self.best and loss < self.inaccuracy):
-            return MoveClass.BEST
-        return _ABOVE_BEST[self.band(low)]
-
-
-# Losses are sums of floats: an exact loss of one point can come out as 0.9999999999999996, a mistake
-# where the edge says blunder. A loss is set against the edges rounded to this many decimals.
-EDGE_DECIMALS: Final = 9
-_ABOVE_BEST: Final = (MoveClass.GOOD, MoveClass.INACCURACY, MoveClass.MISTAKE, MoveClass.BLUNDER)
-
-
-# The classes of the chance of winning the game a move gave up, once the game is close, in
-# fractions of a game, by the same rules as the round's classes (``Thresholds``), calibrated from
-# self-play at close game scores (experiments/calibrate_classes.py --game: 245 royal positions from 8
-# counter games to 21, two searches each at the analysis's limits). The noise is small, 95% of the
-# chances lost by the first search's best move for the game in the second search under 0.06% (max
-# 1.3%), so the rules' floors set the edges: inaccuracy 2%, mistake 5%, blunder 10% of a game.
-# ``best``: a move that gives up less than a tenth of a percent is as good as the best for the game.
-GAME_THRESHOLDS: Final = Thresholds(inaccuracy=0.02, mistake=0.05, blunder=0.10, best=0.001)
 
 
 @dataclass(frozen=True)
@@ -181,37 +106,6 @@ def game_verdict_of(
         ahead,
         any(abs(e.gain) > CHANCE_EPSILON for e in edges),
     )
-
-
-# Plies searched per sampled world before the leaf estimate, with any number of players: a 2-player
-# deal (8 plies) to its end, and 3 and 4 players as deep (issue 41). At 5 plies, the depth before
-# the native core, an outside audit against the same moves searched 8 deep found 4-player losses about
-# 0.5 points too high (4 of 10 mistakes and blunders milder at 8); on the bundled 3- and 4-player logs
-# 8 plies changed the class of 10-22% of the unforced moves (performance.md, "Search depth").
-ANALYSIS_DEPTH: Final = 8
-# With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
-# the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
-# of the deal is what misled most, and a search to its end costs no more than the early plies of the
-# deal (experiments/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
-# rule, a 3- or 4-player last deal whose worlds were enumerated was meant to be searched to its end,
-# but a depth of None there means 4 plies (``expectimax.AUTO_DEPTH_MANY``): it was searched 4 deep.
-DEAL_END_CARDS = 9
-
-
-# How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
-# while the loss of the move played still straddles a class edge (``judge``); the node budget is large
-# enough that those worlds fit at the analysis depth, or the decision is searched shallower.
-VERDICT_WORLDS = 320
-VERDICT_MIN_WORLDS = 16
-VERDICT_NODES = 1_600_000
-# Enumerate the consistent worlds when they fall into at most this many classes (worlds that differ
-# only by where unseen twins lie are one class, ``search.worlds.world_classes``): with two players that
-# covers most decisions where the other player holds two cards (100-400 classes), and every one where
-# it holds one; then the values are exact for the search's depth. Measured with
-# experiments/verdict_stability.py: 50 classes (as many raw worlds before) 89.2% of the classes the same
-# under 5 seeds, 200 classes 92.2% in less time (99 s against 108 s for the twelve games), 400 92.0%
-# and 1,000 92.4% in 154 s and 188 s.
-VERDICT_EXACT_WORLDS = 200
 
 
 def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None = None) -> Limits:

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
-from casino_coach.coach.verdict import CLASSES
+from casino_coach.coach.classes import CLASSES
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (

@@ -13,13 +13,13 @@ opens offline and can be mailed as one file. The words the formats share are in 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from enum import StrEnum
 from typing import Any
 
 import orjson
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, PositionView, SeatSummary
-from casino_coach.coach.verdict import CLASSES, game_class_json
+from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.verdict import game_class_json
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
@@ -27,6 +27,7 @@ from casino_coach.engine.notation import table_words
 from casino_coach.engine.state import Build
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.text import markdown, side_names
+from casino_coach.report import ReportFormat
 from casino_coach.report.words import (
     accuracy_words,
     game_verdict_words,
@@ -42,14 +43,6 @@ from casino_coach.report.words import (
 
 FORMAT_NAME = "casino-analysis"
 FORMAT_VERSION = 1
-
-
-class ReportFormat(StrEnum):
-    """The formats of ``export``."""
-
-    HTML = "html"
-    MD = "md"
-    JSON = "json"
 
 
 def render(analysis: GameAnalysis, fmt: ReportFormat) -> bytes:

@@ -30,7 +30,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
-from casino_coach.coach.verdict import CLASSES
+from casino_coach.coach.classes import CLASSES
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,

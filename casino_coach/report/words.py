@@ -7,13 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
-from casino_coach.coach.verdict import (
-    DEAL_END_CARDS,
-    GAME_THRESHOLDS,
-    GameVerdict,
-    MoveClass,
-    searches_deal_end,
-)
+from casino_coach.coach.budget import DEAL_END_CARDS
+from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass
+from casino_coach.coach.verdict import GameVerdict, searches_deal_end
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
 from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move

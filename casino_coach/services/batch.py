@@ -30,7 +30,8 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import AnalysisOptions, analyze, seat_of
-from casino_coach.coach.verdict import Thresholds, analysis_limits
+from casino_coach.coach.classes import Thresholds
+from casino_coach.coach.verdict import analysis_limits
 from casino_coach.errors import BatchError, CoachError, NotALogError, StoreError, WorkerError, shown
 from casino_coach.formats import jsonio
 from casino_coach.formats.log import log_to_json, read_log

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.verdict import Thresholds, analysis_limits, verdict_json
+from casino_coach.coach.classes import Thresholds
+from casino_coach.coach.verdict import analysis_limits, verdict_json
 from casino_coach.coach.winning import GameEdge, WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import parse_hand, parse_table

@@ -51,7 +51,8 @@ import orjson
 
 from casino_coach import __version__
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.verdict import Thresholds, analysis_limits, verdict_json
+from casino_coach.coach.classes import Thresholds
+from casino_coach.coach.verdict import analysis_limits, verdict_json
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move

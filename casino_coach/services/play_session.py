@@ -36,7 +36,8 @@ from typing import Any
 
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.verdict import GameVerdict, MoveClass, Thresholds, analysis_limits
+from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.verdict import GameVerdict, analysis_limits
 from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import card_symbol, mask_symbols
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply

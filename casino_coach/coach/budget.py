@@ -1,0 +1,40 @@
+"""The search budget of a verdict: how many worlds, how deep and how many nodes each decision is
+searched with by default (``verdict.analysis_limits`` makes them the search's limits).
+
+Plain numbers, apart from the search they limit: the command line shows the default number of
+worlds (``--samples``) in its help without importing the search.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Plies searched per sampled world before the leaf estimate, with any number of players: a 2-player
+# deal (8 plies) to its end, and 3 and 4 players as deep (issue 41). At 5 plies, the depth before
+# the native core, an outside audit against the same moves searched 8 deep found 4-player losses about
+# 0.5 points too high (4 of 10 mistakes and blunders milder at 8); on the bundled 3- and 4-player logs
+# 8 plies changed the class of 10-22% of the unforced moves (performance.md, "Search depth").
+ANALYSIS_DEPTH: Final = 8
+# With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
+# the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
+# of the deal is what misled most, and a search to its end costs no more than the early plies of the
+# deal (experiments/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
+# rule, a 3- or 4-player last deal whose worlds were enumerated was meant to be searched to its end,
+# but a depth of None there means 4 plies (``expectimax.AUTO_DEPTH_MANY``): it was searched 4 deep.
+DEAL_END_CARDS = 9
+
+
+# How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
+# while the loss of the move played still straddles a class edge (``judge``); the node budget is large
+# enough that those worlds fit at the analysis depth, or the decision is searched shallower.
+VERDICT_WORLDS = 320
+VERDICT_MIN_WORLDS = 16
+VERDICT_NODES = 1_600_000
+# Enumerate the consistent worlds when they fall into at most this many classes (worlds that differ
+# only by where unseen twins lie are one class, ``search.worlds.world_classes``): with two players that
+# covers most decisions where the other player holds two cards (100-400 classes), and every one where
+# it holds one; then the values are exact for the search's depth. Measured with
+# experiments/verdict_stability.py: 50 classes (as many raw worlds before) 89.2% of the classes the same
+# under 5 seeds, 200 classes 92.2% in less time (99 s against 108 s for the twelve games), 400 92.0%
+# and 1,000 92.4% in 154 s and 188 s.
+VERDICT_EXACT_WORLDS = 200
