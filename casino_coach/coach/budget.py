@@ -33,8 +33,8 @@ VERDICT_NODES = 1_600_000
 # Enumerate the consistent worlds when they fall into at most this many classes (worlds that differ
 # only by where unseen twins lie are one class, ``search.worlds.world_classes``): with two players that
 # covers most decisions where the other player holds two cards (100-400 classes), and every one where
-# it holds one; then the values are exact for the search's depth. Measured with
-# experiments/verdict_stability.py: 50 classes (as many raw worlds before) 89.2% of the classes the same
-# under 5 seeds, 200 classes 92.2% in less time (99 s against 108 s for the twelve games), 400 92.0%
-# and 1,000 92.4% in 154 s and 188 s.
+# it holds one; then the values carry no sampling error (though they are not exact:
+# ``expectimax._result``). Measured with experiments/verdict_stability.py: 50 classes (as many raw
+# worlds before) 89.2% of the classes the same under 5 seeds, 200 classes 92.2% in less time (99 s
+# against 108 s for the twelve games), 400 92.0% and 1,000 92.4% in 154 s and 188 s.
 VERDICT_EXACT_WORLDS = 200
