@@ -48,8 +48,9 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     out = orjson.loads(result.stdout)
     # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
-    # a log carries the game score, and the preset has a game table).
-    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance"]
+    # a log carries the game score, and the preset has a game table), then the moves equal to the
+    # best (issue 42).
+    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best"]
     assert list(out["win_chance"]) == ["scores", "dealer", "round_start", "best_for_game"]
     assert out["win_chance"]["scores"] == [0, 0] and sum(out["win_chance"]["round_start"]) == 1.0
     assert out["win_chance"]["best_for_game"] is None  # at 0-0 the game is not close
@@ -324,3 +325,28 @@ def test_a_typed_position_takes_the_game_score() -> None:
     assert "dealer: seat 1 cannot have dealt" in one_error_line(cli(*args, "--dealer", "1"))
     usage = one_usage_line(cli("suggest", "replays/royal-2p-position.json", "--scores", "1,2"))
     assert "--scores and --dealer are for a typed position" in usage
+
+
+def test_equal_moves_are_named_as_equal() -> None:
+    # Issue 42: at ply 42 of classic-2p-full three moves are worth -3.00 exactly, and at ply 0 five
+    # moves lie within 0.02 of each other (each within the noise of the best); suggest taught the
+    # first of them as best. Now they share the first rank, the sentence names them as equal, and the
+    # explanation is of the next move that is not.
+    log = str(REPLAYS / "classic-2p-full.json")
+    words = " ".join(cli("suggest", log, "--at", "42").stdout.split())
+    assert (
+        "Best, equal: A♠ builds 8 with 7♦, A♠ trails or 9♥ trails. The next best, 8♦ trails, loses 4.00"
+        in words
+    )
+    out = orjson.loads(cli("suggest", log, "--at", "42", "--json").stdout)
+    assert [move_from_json(m)[1].describe() for m in out["equal_to_best"]] == ["A♠ trails", "9♥ trails"]
+    table = cli("suggest", log, "--at", "42").stdout.splitlines()
+    ranks = [line.split()[0] for line in table if line.strip()[:1].isdigit()]
+    assert ranks == ["1", "1", "1", "4"]
+    early = " ".join(cli("suggest", log, "--at", "0").stdout.split())
+    assert "Best, equal within the noise: 5♦ trails, 3♠ builds 10 with 7♣ 10♠" in early
+    first = orjson.loads(cli("suggest", log, "--at", "0", "--json").stdout)
+    assert len(first["equal_to_best"]) >= 2
+    # A decision with one clear best move has none, and says "Best:".
+    assert orjson.loads(cli("suggest", log, "--at", "1", "--json").stdout)["equal_to_best"] == []
+    assert "Best: " in cli("suggest", log, "--at", "1").stdout

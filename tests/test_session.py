@@ -200,12 +200,15 @@ def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     assert best.describe() not in first.text
     (second,) = s.handle("hint")
     assert best.describe() in second.text and typed_text(best) in second.text
-    # ... and why: what the next best move would lose, in analyze's words (explain.explain).
+    # ... and why: the moves as good, then what the next best move would lose, in analyze's words
+    # (explain.explain).
     res = s.search()
-    runner_up = res.moves[1]
+    equal = s.assessment().equal
+    runner_up = next(mv for mv in res.moves[1:] if mv.move not in equal)
     loss = round(res.best.ev - runner_up.ev, 2)
     reasons = explain_move(CLASSIC, s.observation(), res, runner_up.move, loss, names=s.players, yours="it")
-    assert f"Why: the next best, {runner_up.move.describe()}, " in second.text
+    assert f"the next best, {runner_up.move.describe()}, " in second.text
+    assert all(f"{m.describe()} " in second.text for m in equal)
     assert second.reasons == tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
     assert all(f"  - {r}" in second.text for r in second.reasons)
 

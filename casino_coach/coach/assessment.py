@@ -34,7 +34,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import RoundState
 from casino_coach.frozen import Frozen
-from casino_coach.search import Limits, SearchResult, evaluate_world
+from casino_coach.search import Limits, MoveValue, SearchResult, evaluate_world
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,10 @@ class Assessment(Frozen):
     before the round and after every move valued (None without a game score or a table for the
     rules); ``for_game``: the move to play for the game instead of the round's best, where one is
     clearly better for it; ``world``: the move played against the real cards (None unless asked and
-    known, or when the move was forced); ``runner_up``: what the runner-up loses against the best
-    move, category by category (empty unless asked). ``headline`` and ``detail``: the decision in
+    known, or when the move was forced); ``equal``: the other moves that the search cannot tell from
+    the best (``equal_moves``: each would be classed *best*), best first; ``runner_up``: what the
+    next move that is not equal loses against the best move, category by category (empty unless
+    asked). ``headline`` and ``detail``: the decision in
     words, for a front end to show as they are (not written yet: None and empty)."""
 
     decision: Decision
@@ -99,6 +101,7 @@ class Assessment(Frozen):
     chances: WinChances | None = None
     for_game: GameEdge | None = None
     world: WorldCost | None = None
+    equal: tuple[Move, ...] = ()
     runner_up: tuple[Explanation, ...] = ()
     headline: str | None = None
     detail: tuple[Explanation, ...] = ()
@@ -128,6 +131,7 @@ def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
     chances = None
     if scores is not None:
         chances = decision_chances(rules, obs, scores, res.moves, res, memo)
+    equal = equal_moves(res, th)
     return Assessment(
         decision,
         settings,
@@ -136,8 +140,29 @@ def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
         chances,
         choose_for_game(rules, obs, scores, res),
         _world_cost(decision, settings, verdict),
-        _runner_up(rules, obs, res, decision.names) if settings.runner_up else (),
+        equal,
+        _runner_up(rules, obs, res, equal, decision.names) if settings.runner_up else (),
     )
+
+
+def equal_moves(res: SearchResult, th: Thresholds) -> tuple[Move, ...]:
+    """The moves other than the best that the search cannot tell from it: each would be classed
+    *best* (``Thresholds.classify_interval``: a loss of at most ``best``, or an interval reaching
+    down to it with a loss below the *inaccuracy* edge), in the search's order. Moves that left the
+    race early were clearly behind and are not among them."""
+    out = []
+    for mv in res.moves[1:]:
+        if not mv.values or any(v != v for v in mv.values):
+            continue
+        loss, low, _ = res.loss(mv.move, th.noise)
+        if th.classify_interval(loss, low) == MoveClass.BEST:
+            out.append(mv.move)
+    return tuple(out)
+
+
+def next_best(a: Assessment) -> MoveValue | None:
+    """The best move after the best and the moves equal to it (``Assessment.equal``), or None."""
+    return next((mv for mv in a.result.moves[1:] if mv.move not in a.equal), None)
 
 
 def _world_cost(decision: Decision, settings: Settings, verdict: Verdict | None) -> WorldCost | None:
@@ -155,27 +180,37 @@ def _world_cost(decision: Decision, settings: Settings, verdict: Verdict | None)
 
 
 def _runner_up(
-    rules: RuleSet, obs: Observation, res: SearchResult, names: tuple[str, ...]
+    rules: RuleSet, obs: Observation, res: SearchResult, equal: tuple[Move, ...], names: tuple[str, ...]
 ) -> tuple[Explanation, ...]:
-    """What the runner-up loses against the best move, in the explanations' words (``explain``)."""
-    if len(res.moves) < 2:
+    """What the next move that is not equal to the best (``equal``) loses against the best move, in
+    the explanations' words (``explain``)."""
+    second = next((mv for mv in res.moves[1:] if mv.move not in equal), None)
+    if second is None:
         return ()
-    loss = max(0.0, res.moves[0].ev - res.moves[1].ev)
-    return tuple(
-        explain_move(rules, obs, res, res.moves[1].move, round(loss, 2), names=names or None, yours="it")
-    )
+    loss = max(0.0, res.moves[0].ev - second.ev)
+    return tuple(explain_move(rules, obs, res, second.move, round(loss, 2), names=names or None, yours="it"))
 
 
 def why_not_second(a: Assessment) -> str:
-    """Why the best move beats the runner-up, in the explanations' words (``Assessment.runner_up``,
-    assessed with ``Settings.runner_up``): what the runner-up would lose, category by category."""
+    """Which move is best and why it beats the next one, in the explanations' words: the best move,
+    with the moves equal to it named as equal (``Assessment.equal``: "Best, equal within the noise:
+    5♦ trails or 3♠ builds 10 with 7♣"), then what the next move that is not equal would lose,
+    category by category (``Assessment.runner_up``, assessed with ``Settings.runner_up``)."""
     res = a.result
     best = res.moves[0]
     if len(res.moves) == 1:
         return f"{best.move.describe()} is the only legal move."
-    second = res.moves[1]
+    if a.equal:
+        moves = [best.move.describe(), *(m.describe() for m in a.equal)]
+        named = f"{', '.join(moves[:-1])} or {moves[-1]}"
+        head = f"Best, equal{'' if res.exact else ' within the noise'}: {named}"
+    else:
+        head = f"Best: {best.move.describe()}"
+    second = next_best(a)
+    if second is None:
+        return head + "."
     loss = max(0.0, best.ev - second.ev)
-    head = f"Best: {best.move.describe()}. The next best, {second.move.describe()}, loses {loss:.2f}"
+    head += f". The next best, {second.move.describe()}, loses {loss:.2f}"
     if not a.runner_up:
         return head + ": about as good."
     return head + ":\n" + "\n".join(f"  - {e.text} ({e.points:.2f})" for e in a.runner_up)

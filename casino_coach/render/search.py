@@ -143,6 +143,7 @@ def suggestion_view(
     names: Sequence[str] = (),
     typed: bool = False,
     win: WinChances | None = None,
+    equal: Sequence[Move] = (),
     game_words: str | None = None,
     near: str | None = None,
 ) -> Group:
@@ -165,7 +166,12 @@ def suggestion_view(
     table_line.append_text(table_text(obs.loose, obs.builds, [player_name(n) for n in names] or None))
     side = obs.to_move % obs.nsides
     moves = result.moves if top is None else result.moves[:top]
-    parts: list[RenderableType] = [head, table_line, Text(""), _moves_table(moves, result.exact, win, side)]
+    parts: list[RenderableType] = [
+        head,
+        table_line,
+        Text(""),
+        _moves_table(moves, result.exact, win, side, equal),
+    ]
     hidden = len(result.moves) - len(moves)
     if hidden:
         parts.append(Text(f"   … and {hidden} more move{'s' if hidden != 1 else ''}", style="dim"))
@@ -192,8 +198,11 @@ def suggestion_view(
     return Group(*parts)
 
 
-def _moves_table(moves: Sequence[MoveValue], exact: bool, win: WinChances | None, side: int) -> Table:
-    """The ranked moves: value ± standard error, and with ``win`` the side's chance to win the game."""
+def _moves_table(
+    moves: Sequence[MoveValue], exact: bool, win: WinChances | None, side: int, equal: Sequence[Move]
+) -> Table:
+    """The ranked moves: value ± standard error, and with ``win`` the side's chance to win the game;
+    the moves ``equal`` to the best share its rank."""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("move")
@@ -203,7 +212,7 @@ def _moves_table(moves: Sequence[MoveValue], exact: bool, win: WinChances | None
         table.add_column("game", justify="right")
     for i, mv in enumerate(moves, 1):
         row: list[str | Text] = [
-            str(i),
+            "1" if mv.move in equal else str(i),
             move_words(mv.move),
             f"{mv.ev:+.2f}",
             "exact" if exact else f"{mv.stderr:.2f}",
@@ -285,6 +294,7 @@ def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
         verdict=a.verdict,
         names=d.names,
         win=shown_chances(a, top),
+        equal=a.equal,
         game_words=played_game_words(a),
         typed=q.typed,
         near=near_target_values_words(d.rules, d.scores, side_labels(d.obs, d.names, typed=q.typed)),

@@ -593,6 +593,7 @@ def analysis_answer(a: Assessment, top: int | None) -> Answer:
             | chances(mv.move)
             for mv in moves
         ],
+        "equal_to_best": [move_to_json(m, res.seat) for m in a.equal],
         "legal": len(res.moves),
         **_effort(a),
     }

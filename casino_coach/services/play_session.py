@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
-from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.assessment import Assessment, Decision, Settings, assess, next_best
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import GameVerdict, analysis_limits
 from casino_coach.coach.winning import GameEdge
@@ -631,12 +631,17 @@ class PlaySession:
             return "Why: it is your only legal move.", ()
         if for_game is not None:
             return f"Why: {for_game_words(for_game, res, a.chances, a.side)}.", ()
-        second = res.moves[1]
+        names = [m.describe() for m in a.equal]
+        equal = f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} as good; " if names else ""
+        second = next_best(a)
+        if second is None:
+            return f"Why: {equal}every other move is too.", ()
         loss = max(0.0, best.ev - second.ev)
         reasons = a.runner_up
+        lead = f"Why: {equal}the next best, {second.move.describe()},"
         if not reasons:
-            return f"Why: the next best, {second.move.describe()}, is about as good ({loss:.2f} less).", ()
-        lead = f"Why: the next best, {second.move.describe()}, loses {loss:.2f} points:"
+            return f"{lead} is about as good ({loss:.2f} less).", ()
+        lead += f" loses {loss:.2f} points:"
         return lead, tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
 
     def why(self, arg: str) -> list[Note]:
