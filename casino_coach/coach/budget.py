@@ -16,12 +16,14 @@ from typing import Final
 # 8 plies changed the class of 10-22% of the unforced moves (performance.md, "Search depth").
 ANALYSIS_DEPTH: Final = 8
 # With at most this many cards left in the hands, a decision is searched to the end of the deal whatever
-# the depth (with 3 or 4 players: three cards each, or 3-2-2-2): there the leaf's estimate of the rest
-# of the deal is what misled most, and a search to its end costs no more than the early plies of the
-# deal (experiments/verdict_stability.py's 3- and 4-player games: under a second a decision). Until this
-# rule, a 3- or 4-player last deal whose worlds were enumerated was meant to be searched to its end,
-# but a depth of None there means 4 plies (``expectimax.AUTO_DEPTH_MANY``): it was searched 4 deep.
-DEAL_END_CARDS = 9
+# the depth: with 3 players the whole last deal (four cards each), with 4 players from 4-3-3-3. In
+# the last deal that is the end of the round, where the leaf's estimate misled most: 8 plies with ten
+# cards left called a 3-player move best where searched to the end it lost 5.55 points. Raised from 9
+# to 13 against experiments/verdict_stability.py's heavy reference (performance.md, "Verdict
+# stability"): 3 players' classes agree 94.3% (92.0% at 9), the reference inside the interval 96.0%
+# (90.8%), 4 players 83.2% and 89.7% (81.3%, 85.8%), for 2-3 times the 3-player time. At 16 (a
+# 4-player last deal whole) one 4-player game took 6.8 times as long.
+DEAL_END_CARDS = 13
 
 
 # How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS,
