@@ -248,7 +248,7 @@ class Race(Generic[M]):
         difference to the best complete move over the worlds it was searched in, so every value
         rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
         nworlds = len(self.weights)
-        stats = {i: self._stats(i, population, controls) for i in range(len(self.moves)) if self.complete(i)}
+        stats = {i: self._stats(i, population, controls) for i, vs in enumerate(self.values) if _complete(vs)}
         ref = max(stats, key=lambda i: stats[i][0]) if stats else None
         out = []
         for i in range(len(self.moves)):
@@ -272,7 +272,7 @@ class Race(Generic[M]):
 
     def complete(self, i: int) -> bool:
         """Whether move ``i`` was searched in every world (it never left the race)."""
-        return all(v == v for v in self.values[i])
+        return _complete(self.values[i])
 
     def _stats(self, i: int, population: int | None, controls: Controls | None) -> tuple[float, float]:
         """Mean and standard error of move ``i``'s value over the worlds (``paired_stats``: weighted;
@@ -284,6 +284,11 @@ class Race(Generic[M]):
         if n == 1 and population == 1:
             return mean, 0.0
         return mean, se if math.isfinite(se) else UNKNOWN_STDERR
+
+
+def _complete(values: list[float]) -> bool:
+    """Whether a move's values hold one for every world (no NaN: it never left the race)."""
+    return all(v == v for v in values)
 
 
 @dataclass(frozen=True)
