@@ -22,7 +22,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import islice
 from typing import Any, Final
 
@@ -362,16 +362,37 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     judges: the move played only decides how many of them are searched)."""
     # The options added since (the leaf, the replies) are part of the key only when they are not
     # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
-    fields = [
-        f.name
-        for f in dataclasses.fields(limits)
-        if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default)
-    ]
-    settings = tuple(getattr(limits, name) for name in fields)
-    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set.
-    played = tuple((tuple(e.before), tuple(e.move)) for e in evidence)
-    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, {played!r})"
+    later = tuple(getattr(limits, name) != default for name, default in _later_defaults())
+    settings = tuple(getattr(limits, name) for name in _seeded_fields(later))
+    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
+    # and each play's once per play (a deal's plays come back in every later decision of the deal).
+    played = ", ".join([_play_repr(e) for e in evidence]) + ("," if len(evidence) == 1 else "")
+    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, ({played}))"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+@cache
+def _later_defaults() -> tuple[tuple[str, object], ...]:
+    """The options of ``_LATER_OPTIONS`` with their defaults, in field order."""
+    return tuple((f.name, f.default) for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS)
+
+
+@cache
+def _seeded_fields(later: tuple[bool, ...]) -> tuple[str, ...]:
+    """The fields of ``Limits`` in a decision's seed, in field order, where ``later`` says which of
+    ``_later_defaults`` differ from their defaults."""
+    differ = {name for (name, _), d in zip(_later_defaults(), later, strict=True) if d}
+    return tuple(
+        f.name
+        for f in dataclasses.fields(Limits)
+        if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or f.name in differ)
+    )
+
+
+@lru_cache(maxsize=256)
+def _play_repr(e: Evidence) -> str:
+    """One play as ``decision_seed`` writes it: repr((tuple(before), tuple(move)))."""
+    return repr((tuple(e.before), tuple(e.move)))
 
 
 @cache
@@ -685,13 +706,15 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     variates where they apply), best first."""
     obs, moves, race, done = d.obs, d.moves, r.race, r.done
     controls = None
-    if d.population is None and d.weigh is None:
+    # (Too few worlds fit no control variates, whatever their features: the worlds are not fetched.)
+    if d.population is None and d.weigh is None and Controls.enough(done, 0):
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
+    complete = [race.complete(i) for i in range(len(moves))]
     order = sorted(
         range(len(moves)),
-        key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
+        key=lambda i: (value_key(values_se[i][0]), not complete[i], natural_key(moves[i]), moves[i]),
     )
     out: list[MoveValue] = []
     for i in order:
