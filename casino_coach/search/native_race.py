@@ -95,7 +95,7 @@ def run(
     earlier attempt first), as ``run_race`` runs it with a ``_Ladder`` of these arguments."""
     assert NATIVE is not None and stop.deadline is None
     try:
-        done, spent, nodes, shallow, values, weights, groups, lines, outcomes = worlds.run(
+        done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = worlds.run(
             native_evaluator(rules, side, nsides, leaf, category_weights),
             move_order(rules),
             side,
@@ -126,7 +126,7 @@ def run(
             [None if o is None else outcome_of(v, (None, *o)) for o, v in zip(per, vs, strict=True)]
             for per, vs in zip(outcomes, values, strict=True)
         ]
-    race.load(values, weights, groups, outcomes)
+    race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)
 

@@ -144,6 +144,9 @@ class Race(Generic[M]):
         # The running sums of each move's values and of the pairs' differences asked for so far.
         self._means = [_Running() for _ in moves]
         self._pairs: dict[tuple[int, int], _Running] = {}
+        # ``results`` without control variates, with the population they were taken at, where the
+        # race ran elsewhere and worked them out there (``load``).
+        self._results: tuple[int | None, list[tuple[float, float]]] | None = None
 
     def add(
         self,
@@ -172,14 +175,18 @@ class Race(Generic[M]):
         weights: list[float],
         groups: list[int],
         outcomes: list[list[Any]] | None = None,
+        results: tuple[int | None, list[tuple[float, float]]] | None = None,
     ) -> None:
         """The worlds of this race run elsewhere (in the native core: ``native_race``), kept as
-        ``add`` keeps them, so that ``results`` reads them as its own. The lines are not kept."""
+        ``add`` keeps them, so that ``results`` reads them as its own, and what ``results`` gives
+        without control variates at a population, where it was worked out there. The lines are not
+        kept."""
         self.values = values
         self.weights = weights
         self.groups = groups
         if outcomes is not None:
             self.outcomes = outcomes
+        self._results = results
 
     def mean(self, i: int) -> float:
         """The weighted mean of move ``i``'s values over the worlds that valued it."""
@@ -247,6 +254,8 @@ class Race(Generic[M]):
         they apply (``result.Controls``). A move that left the race early is valued by its paired
         difference to the best complete move over the worlds it was searched in, so every value
         rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
+        if controls is None and self._results is not None and self._results[0] == population:
+            return list(self._results[1])
         nworlds = len(self.weights)
         stats = {i: self._stats(i, population, controls) for i, vs in enumerate(self.values) if _complete(vs)}
         ref = max(stats, key=lambda i: stats[i][0]) if stats else None

@@ -106,8 +106,9 @@ impl PyDecisionWorlds {
     /// rule (`race.Stopping`, no deadline) says so. With `detail`, what happens along each line.
     ///
     /// Returns (worlds searched, whether the budget stopped it, nodes, whether shallower, per move
-    /// its values per world, the weights, the groups, per move its most frequent line or None, and
-    /// with `detail` per move per world None or (parts, gained, sweeps, end)).
+    /// its values per world, the weights, the groups, per move its most frequent line or None,
+    /// with `detail` per move per world None or (parts, gained, sweeps, end), and per move its
+    /// (ev, stderr) as `Race.results` gives them without control variates).
     #[pyo3(signature = (
         evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
         alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
@@ -173,8 +174,9 @@ impl PyDecisionWorlds {
             every,
             careful,
         };
+        let population = self.worlds.population;
         let worlds = &mut self.worlds;
-        let (got, ladder, race) = py.detach(|| {
+        let (got, ladder, race, results) = py.detach(|| {
             guarded(|| {
                 let mut ladder = Ladder::new(
                     worlds.rules(),
@@ -190,7 +192,8 @@ impl PyDecisionWorlds {
                 );
                 let mut race = Race::new(n, focus, &alike);
                 let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
-                (got, ladder, race)
+                let results = race.results(population);
+                (got, ladder, race, results)
             })
         })?;
         let (done, spent) = got.map_err(raised)?;
@@ -237,14 +240,38 @@ impl PyDecisionWorlds {
             race.groups.clone(),
             lines,
             outcomes,
+            results,
         )
             .into_pyobject(py)
     }
 }
 
+/// `Race.results` without control variates over worlds given (per move its values, NaN where it
+/// was not searched; the weights; the groups; the population of an enumeration), for the test that
+/// they are the reference's.
+#[pyfunction]
+fn race_results(
+    values: Vec<Vec<f64>>,
+    weights: Vec<f64>,
+    groups: Vec<u64>,
+    population: Option<usize>,
+) -> PyResult<Vec<(f64, f64)>> {
+    let n = weights.len();
+    if values.is_empty() || groups.len() != n || values.iter().any(|v| v.len() != n) {
+        return Err(bad("values, weights and groups of other lengths"));
+    }
+    let alike: Vec<usize> = (0..values.len()).collect();
+    let mut race = Race::new(values.len(), None, &alike);
+    race.values = values;
+    race.weights = weights;
+    race.groups = groups;
+    guarded(|| race.results(population))
+}
+
 /// Adds the class and the race's constants (for the test that they are the reference's).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecisionWorlds>()?;
+    m.add_function(wrap_pyfunction!(race_results, m)?)?;
     m.add(
         "RACE_CONSTANTS",
         (MIN_PAIRED, SETTLE, MIN_GROUPS, UNKNOWN_STDERR, RARE_WORLDS_SPREAD),
