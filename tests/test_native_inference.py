@@ -152,18 +152,30 @@ def test_plays_the_core_cannot_take_go_to_the_reference() -> None:
         N.Likelihood([(1, 1, 0.0, {2: "x"})])
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+# Sweeps that the last capture does not make, and other points for the cards, the spades and a sweep.
+SWEEPS = RuleSet.from_preset(
+    "classic",
+    sweeps=True,
+    final_capture_can_sweep=False,
+    points_cards=5,
+    points_spades=3,
+    points_ace=2,
+    points_sweep=2,
+)
+
+
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
 def test_the_prepared_plays_are_the_references(rules: RuleSet, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Likelihood``'s plays from the core's move generator: the same captures in the same order,
-    so the same gains and the same dicts in the same order."""
+    """``Likelihood``'s plays from the core (its move generator, and the best capture of each card
+    worked out there): the same gains to the last bit, and the same dicts in the same order."""
     positions = [p for seed in range(12) for p in _with_evidence(rules, seed)]
     got = [Likelihood(rules, evidence).plays for _, evidence in positions]
     monkeypatch.setattr(inference, "NATIVE", None)
     inference._prepared.cache_clear()  # each play is prepared once: again, by the reference
     want = [Likelihood(rules, evidence).plays for _, evidence in positions]
     inference._prepared.cache_clear()
-    assert [[(s, c, g, list(b.items())) for s, c, g, b in p] for p in got] == [
-        [(s, c, g, list(b.items())) for s, c, g, b in p] for p in want
+    assert [[(s, c, g.hex(), [(k, v.hex()) for k, v in b.items()]) for s, c, g, b in p] for p in got] == [
+        [(s, c, g.hex(), [(k, v.hex()) for k, v in b.items()]) for s, c, g, b in p] for p in want
     ]
     assert sum(len(b) for p in want for _, _, _, b in p) > 50
 

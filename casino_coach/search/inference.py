@@ -90,11 +90,14 @@ def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int
     seat = before.to_move
     possible = before.unseen | before.known[seat]
     hands = tuple(possible if s == seat else 0 for s in range(before.nplayers))
-    best: dict[int, float] = {}
-    for m in _captures(rules, as_state(before, hands, False)):
-        gain = immediate_gain(rules, before, m)
-        if gain > best.get(m.card, 0.0):
-            best[m.card] = gain
+    state = as_state(before, hands, False)
+    best = _native_best(rules, before, state)
+    if best is None:
+        best = {}
+        for m in _captures(rules, state):
+            gain = immediate_gain(rules, before, m)
+            if gain > best.get(m.card, 0.0):
+                best[m.card] = gain
     return seat, move.card, immediate_gain(rules, before, move), best
 
 
@@ -102,6 +105,18 @@ def _captures(rules: RuleSet, state: RoundState) -> list[Move]:
     """The legal captures of the seat to move, in ``legal_moves``' order (listed by the core where it
     runs and takes the state)."""
     return [m for m in core_legal_moves(rules, state) if m.action == CAPTURE]
+
+
+def _native_best(rules: RuleSet, before: Observation, state: RoundState) -> dict[int, float] | None:
+    """``_prepared``'s best capture per card worked out in the core (its moves listed and their
+    gains summed there, ``immediate_gain`` to the last bit), or None where the reference runs."""
+    if NATIVE is None:
+        return None
+    last = before.stock_count == 0 and sum(before.hand_sizes) == 1
+    try:
+        return dict(NATIVE.best_captures(native_rules(rules), state, before.table, last))
+    except ValueError:
+        return None
 
 
 def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:

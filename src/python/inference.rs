@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::guarded;
+use super::movegen::checked_state;
 use super::worlds::{observation_from_py, raised, world_to_py, PyRandom};
 use super::PyRules;
 use crate::engine::cards::Mask;
@@ -102,9 +103,24 @@ fn sample_with_evidence<'py>(
     world_to_py(py, &w, o.nplayers())
 }
 
+/// Per card, the best capture gain of the seat to move in `state` (`inference._prepared`'s
+/// `best`, as (card, gain) pairs in its dict's order), with the observer's `table` and whether the
+/// round is at its `last` card.
+#[pyfunction]
+fn best_captures(
+    rules: &Bound<'_, PyRules>,
+    state: &Bound<'_, PyAny>,
+    table: Mask,
+    last: bool,
+) -> PyResult<Vec<(u8, f64)>> {
+    let s = checked_state(state, true)?;
+    guarded(|| inference::best_captures(&rules.get().rules, &s, table, last))
+}
+
 /// Adds these functions and classes to the module `_core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLikelihood>()?;
+    m.add_function(wrap_pyfunction!(best_captures, m)?)?;
     m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
     Ok(())
 }

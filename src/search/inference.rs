@@ -7,11 +7,12 @@
 //! CPython-equal generator, so a generator in the state a Python one is in deals the Python one's
 //! world and is left where the Python one is left.
 
-use crate::engine::cards::Mask;
+use crate::engine::cards::{Mask, ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK};
+use crate::engine::movegen::{legal_moves, Move, CAPTURE};
 use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
-use crate::engine::state::MAX_SEATS;
+use crate::engine::state::{State, MAX_SEATS};
 use crate::search::worlds::{sample_world, World, WorldsError};
 
 /// A regret at most this small is no regret (`Likelihood.__call__`'s `1e-9`).
@@ -67,6 +68,71 @@ impl Likelihood {
     }
 }
 
+/// The worth of taking each card into one's pile, in points (`values.card_values`, rules.md 1.12):
+/// a twelfth of "most cards", an eighth of "most spades" for a spade, and the cash cards' points,
+/// added in the reference's order.
+pub fn card_values(rules: &Rules) -> [f64; 52] {
+    let per_card = rules.points_cards as f64 / 12.0;
+    let per_spade = rules.points_spades as f64 / 8.0;
+    std::array::from_fn(|c| {
+        let mut v = per_card;
+        if SPADES_MASK >> c & 1 != 0 {
+            v += per_spade;
+        }
+        if c == BIG_CASINO as usize {
+            v += rules.points_big as f64;
+        }
+        if c == LITTLE_CASINO as usize {
+            v += rules.points_little as f64;
+        }
+        if ACES_MASK >> c & 1 != 0 {
+            v += rules.points_ace as f64;
+        }
+        v
+    })
+}
+
+/// The points a capture takes at once (`values.immediate_gain`): its cards and the card played,
+/// summed lowest card first, plus a sweep where it takes the whole `table`, unless it is the round's
+/// `last` card and the rules give the last capture no sweep.
+fn capture_gain(rules: &Rules, values: &[f64; 52], m: &Move, table: Mask, last: bool) -> f64 {
+    let mut gain = 0.0;
+    let mut mask = m.take | 1 << m.card;
+    while mask != 0 {
+        gain += values[mask.trailing_zeros() as usize];
+        mask &= mask - 1;
+    }
+    if m.take == table && (!last || rules.final_capture_can_sweep) {
+        gain += if rules.sweeps {
+            rules.points_sweep as f64
+        } else {
+            0.0
+        };
+    }
+    gain
+}
+
+/// Per card, the best capture gain the seat to move in `state` could make with it (`inference`'s
+/// prepared play: its `best`), where the capture takes something: cards in the order their first
+/// gain above 0 comes among the legal moves, as the reference's dict keeps them. `table` and
+/// `last` are the observer's (`capture_gain`).
+pub fn best_captures(rules: &Rules, state: &State, table: Mask, last: bool) -> Vec<(u8, f64)> {
+    let values = card_values(rules);
+    let mut moves = Vec::new();
+    legal_moves(rules, state, &mut moves);
+    let mut best: Vec<(u8, f64)> = Vec::new();
+    for m in moves.iter().filter(|m| m.action == CAPTURE) {
+        let gain = capture_gain(rules, &values, m, table, last);
+        match best.iter_mut().find(|(c, _)| *c == m.card) {
+            Some((_, g)) if gain > *g => *g = gain,
+            Some(_) => {}
+            None if gain > 0.0 => best.push((m.card, gain)),
+            None => {}
+        }
+    }
+    best
+}
+
 /// A world drawn with probability proportional to prior x `weigh` by rejection
 /// (`sample_with_evidence`): up to `max_draws` worlds (`MAX_DRAWS`), each kept when a uniform draw
 /// falls below its weight; past them the last is taken as it is. `weigh`'s plays must fit `obs`'s
@@ -94,6 +160,34 @@ pub fn sample_with_evidence(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cards_are_worth_their_share_of_the_majorities_and_their_points() {
+        let v = card_values(&Rules::classic());
+        assert_eq!(v[BIG_CASINO as usize], 3.0 / 12.0 + 2.0);
+        assert_eq!(v[LITTLE_CASINO as usize], 3.0 / 12.0 + 1.0 / 8.0 + 1.0);
+        let spade_ace = (SPADES_MASK & ACES_MASK).trailing_zeros() as usize;
+        assert_eq!(v[spade_ace], 3.0 / 12.0 + 1.0 / 8.0 + 1.0);
+        let m = Move {
+            card: BIG_CASINO,
+            action: CAPTURE,
+            take: 1 << LITTLE_CASINO,
+            value: 0,
+        };
+        let mut sweeps = Rules::classic();
+        sweeps.sweeps = true;
+        let took = v[LITTLE_CASINO as usize] + v[BIG_CASINO as usize];
+        assert_eq!(
+            capture_gain(&sweeps, &v, &m, 1 << LITTLE_CASINO, false),
+            took + 1.0
+        );
+        sweeps.final_capture_can_sweep = false;
+        assert_eq!(capture_gain(&sweeps, &v, &m, 1 << LITTLE_CASINO, true), took);
+        assert_eq!(
+            capture_gain(&Rules::classic(), &v, &m, 1 << LITTLE_CASINO, false),
+            took
+        );
+    }
 
     fn play(seat: u8, card: u8, gain: f64, best: &[(u8, f64)]) -> Play {
         Play {
