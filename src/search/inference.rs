@@ -13,7 +13,7 @@ use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
 use crate::engine::state::{State, MAX_SEATS};
-use crate::search::worlds::{sample_world, World, WorldsError};
+use crate::search::worlds::{Sampler, World, WorldsError};
 
 /// A regret at most this small is no regret (`Likelihood.__call__`'s `1e-9`).
 const NO_REGRET: f64 = 1e-9;
@@ -144,7 +144,20 @@ pub fn sample_with_evidence(
     weigh: Option<(&Likelihood, f64)>,
     max_draws: u32,
 ) -> Result<World, WorldsError> {
-    let mut world = sample_world(rules, obs, rng)?;
+    let mut sampler = Sampler::new(rules, obs)?;
+    draw_with_evidence(&mut sampler, rules, obs, rng, weigh, max_draws)
+}
+
+/// `sample_with_evidence` from the `sampler` of `obs` (made once for all of a decision's draws).
+pub fn draw_with_evidence(
+    sampler: &mut Sampler,
+    rules: &Rules,
+    obs: &Observation,
+    rng: &mut Random,
+    weigh: Option<(&Likelihood, f64)>,
+    max_draws: u32,
+) -> Result<World, WorldsError> {
+    let mut world = sampler.draw(rules, obs, rng)?;
     let Some((likelihood, scale)) = weigh else {
         return Ok(world);
     };
@@ -152,7 +165,7 @@ pub fn sample_with_evidence(
         if rng.random() < likelihood.weight(&world.hands, scale) {
             return Ok(world);
         }
-        world = sample_world(rules, obs, rng)?;
+        world = sampler.draw(rules, obs, rng)?;
     }
     Ok(world)
 }

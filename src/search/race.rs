@@ -22,10 +22,10 @@ use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
 use crate::engine::state::State;
-use crate::search::inference::{sample_with_evidence, Likelihood};
+use crate::search::inference::{draw_with_evidence, Likelihood};
 use crate::search::leaf::{Evaluator, Margins};
 use crate::search::solver::{canonical, MoveOrder, OutOfNodes, RootValue, Solver};
-use crate::search::worlds::{self, world_state, BalancedPasses, Canon, World, WorldsError};
+use crate::search::worlds::{self, world_state, BalancedPasses, Canon, Sampler, World, WorldsError};
 
 /// Worlds before a move may leave the race (`race.MIN_PAIRED`).
 pub const MIN_PAIRED: usize = 4;
@@ -731,8 +731,9 @@ impl Ladder {
 pub enum Source {
     /// Every world or class, shuffled, with its weight (an enumeration, `_weighted`).
     Listed(Vec<(World, f64)>),
-    /// Draws in proportion to the evidence (`_with_evidence`), at a regret scale, in so many draws.
-    Evidence(Likelihood, f64, u32),
+    /// Draws in proportion to the evidence (`_with_evidence`), at a regret scale, in so many draws,
+    /// from the observation's sampler once the first world is asked for (where its errors come).
+    Evidence(Likelihood, f64, u32, Option<Sampler>),
     /// Balanced passes (`balanced_passes`), each world made its class's with a canon.
     Passes(Box<BalancedPasses>, Option<Canon>),
 }
@@ -796,7 +797,7 @@ impl Worlds {
                     .collect();
                 Source::Listed(weighted)
             }
-            Dealing::Evidence { weigh, max_draws } => Source::Evidence(weigh.0, weigh.1, max_draws),
+            Dealing::Evidence { weigh, max_draws } => Source::Evidence(weigh.0, weigh.1, max_draws, None),
             Dealing::Passes { canonical } => {
                 let canon = if canonical { Canon::of(obs).ok() } else { None };
                 Source::Passes(Box::new(BalancedPasses::new(rules, obs)), canon)
@@ -831,8 +832,13 @@ impl Worlds {
                     .ok_or_else(|| WorldsError("no world left in the enumeration".into()))?;
                 (w, weight, i)
             }
-            Source::Evidence(lk, scale, max_draws) => {
-                let w = sample_with_evidence(
+            Source::Evidence(lk, scale, max_draws, sampler) => {
+                let sampler = match sampler {
+                    Some(sampler) => sampler,
+                    None => sampler.insert(Sampler::new(&self.rules, &self.obs)?),
+                };
+                let w = draw_with_evidence(
+                    sampler,
                     &self.rules,
                     &self.obs,
                     &mut self.rng,
