@@ -297,7 +297,7 @@ class Race(Generic[M]):
 
 def _complete(values: list[float]) -> bool:
     """Whether a move's values hold one for every world (no NaN: it never left the race)."""
-    return all(v == v for v in values)
+    return not any(map(math.isnan, values))
 
 
 @dataclass(frozen=True)
