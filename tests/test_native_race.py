@@ -280,3 +280,19 @@ def test_the_cores_results_are_the_references(
     want = ref.results(population)
     got = N.race_results(values, weights, groups, population)
     assert [(a.hex(), b.hex()) for a, b in got] == [(a.hex(), b.hex()) for a, b in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(raced=_raced(), grouped=st.booleans())
+def test_the_cores_paired_stats_are_the_references(
+    raced: tuple[list[list[float]], list[float], list[int], int | None], grouped: bool
+) -> None:
+    """``paired_stats`` without control variates (``SearchResult.stats`` takes the core's), to the
+    last bit, for each move's values and each pair's differences."""
+    values, weights, groups, population = raced
+    series = [*values, *([a - b for a, b in zip(va, vb, strict=True)] for va in values for vb in values)]
+    for diffs in series:
+        args = (diffs, weights, population, groups if grouped else None)
+        want = result.paired_stats(*args)
+        got = N.paired_stats(*args)
+        assert (got[0].hex(), got[1].hex(), got[2]) == (want[0].hex(), want[1].hex(), want[2])

@@ -711,10 +711,10 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
-    complete = [race.complete(i) for i in range(len(moves))]
+    searched_in_all = [race.complete(i) for i in range(len(moves))]
     order = sorted(
         range(len(moves)),
-        key=lambda i: (value_key(values_se[i][0]), not complete[i], natural_key(moves[i]), moves[i]),
+        key=lambda i: (value_key(values_se[i][0]), not searched_in_all[i], natural_key(moves[i]), moves[i]),
     )
     out: list[MoveValue] = []
     for i in order:

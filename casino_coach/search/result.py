@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import mul, sub
 from typing import Final
 
+from casino_coach.core import NATIVE
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.errors import SearchError
 from casino_coach.frozen import Frozen
@@ -313,7 +314,17 @@ class SearchResult(Frozen):
             and all(v == v for v in per_world)
         ):
             return controls.stats(per_world, self.groups or None)
-        return paired_stats(per_world, self.weights, self.population, self.groups or None)
+        groups = self.groups or None
+        if NATIVE is not None:  # the same sums in the core, without a Python frame per world
+            try:
+                got: tuple[float, float, int] = NATIVE.paired_stats(
+                    per_world, self.weights, self.population, groups
+                )
+            except (ValueError, TypeError, OverflowError):
+                pass
+            else:
+                return got
+        return paired_stats(per_world, self.weights, self.population, groups)
 
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
@@ -392,8 +403,8 @@ def paired_stats(
     n = len(pairs)
     if n == 0:
         return 0.0, math.inf, 0
-    sw = sum(w for _, w, _ in pairs)
-    mean = sum(d * w for d, w, _ in pairs) / sw
+    sw = plain_sum(w for _, w, _ in pairs)
+    mean = plain_sum(d * w for d, w, _ in pairs) / sw
     if population is not None and n >= population:
         return mean, 0.0, n
     if n == 1:
@@ -402,9 +413,9 @@ def paired_stats(
         se_groups = grouped_stderr([(d - mean, w, groups[i]) for d, w, i in pairs], sw)
         if se_groups is not None:
             return mean, se_groups * t_factor(len({groups[i] for _, _, i in pairs})) / t_factor(n), n
-    sw2 = sum(w * w for _, w, _ in pairs)
+    sw2 = plain_sum(w * w for _, w, _ in pairs)
     neff = sw * sw / sw2
-    var = sum(w * (d - mean) ** 2 for d, w, _ in pairs) / sw * n / (n - 1)
+    var = plain_sum(w * (d - mean) ** 2 for d, w, _ in pairs) / sw * n / (n - 1)
     se = math.sqrt(var / neff)
     if population is not None:
         se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
@@ -426,7 +437,16 @@ def grouped_stderr(residuals: Sequence[tuple[float, float, int]], total_weight: 
     k = len(totals)
     if k < MIN_GROUPS or k == len(residuals):
         return None
-    return math.sqrt(k / (k - 1) * sum(t * t for t in totals.values())) / total_weight
+    return math.sqrt(k / (k - 1) * plain_sum(t * t for t in totals.values())) / total_weight
+
+
+def plain_sum(xs: Iterable[float]) -> float:
+    """The sum of ``xs`` added left to right, as the core adds (``paired_stats`` is also the core's,
+    ``race.rs``): Python 3.12's ``sum`` of floats compensates, which can differ in the last bit."""
+    total = 0.0
+    for x in xs:
+        total += x
+    return total
 
 
 # Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.

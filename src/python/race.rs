@@ -17,7 +17,7 @@ use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom
 use super::{guarded, PyRules};
 use crate::engine::movegen::Move;
 use crate::search::race::{
-    race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
+    self, race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
     SETTLE, UNKNOWN_STDERR,
 };
 use crate::search::solver::MoveOrder;
@@ -246,6 +246,24 @@ impl PyDecisionWorlds {
     }
 }
 
+/// `result.paired_stats` without control variates: the weighted mean, standard error and count of
+/// `diffs` (NaN: not searched) over worlds of `weights`, by `groups` or at an enumeration's
+/// `population` (`SearchResult.stats` asks it for each quantity a verdict takes per world).
+#[pyfunction]
+#[pyo3(signature = (diffs, weights, population=None, groups=None))]
+fn paired_stats(
+    diffs: Vec<f64>,
+    weights: Vec<f64>,
+    population: Option<usize>,
+    groups: Option<Vec<u64>>,
+) -> PyResult<(f64, f64, usize)> {
+    let n = diffs.len();
+    if weights.len() != n || groups.as_ref().is_some_and(|g| g.len() != n) {
+        return Err(bad("values, weights and groups of other lengths"));
+    }
+    guarded(|| race::paired_stats(&diffs, &weights, population, groups.as_deref()))
+}
+
 /// `Race.results` without control variates over worlds given (per move its values, NaN where it
 /// was not searched; the weights; the groups; the population of an enumeration), for the test that
 /// they are the reference's.
@@ -272,6 +290,7 @@ fn race_results(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecisionWorlds>()?;
     m.add_function(wrap_pyfunction!(race_results, m)?)?;
+    m.add_function(wrap_pyfunction!(paired_stats, m)?)?;
     m.add(
         "RACE_CONSTANTS",
         (MIN_PAIRED, SETTLE, MIN_GROUPS, UNKNOWN_STDERR, RARE_WORLDS_SPREAD),
