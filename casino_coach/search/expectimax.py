@@ -45,6 +45,7 @@ from casino_coach.search.result import (
     Outcome,
     SearchResult,
     natural_key,
+    plain_sum,
     value_key,
 )
 from casino_coach.search.solver import (
@@ -782,7 +783,7 @@ def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue
     parts = solver.eval.parts(s)
     end = s.is_over
     sweeps = tuple(a - b for a, b in zip(s.sweeps, state.sweeps, strict=True))
-    return Outcome(parts, rv.value - sum(parts.values()), tuple(gained), sweeps, end)
+    return Outcome(parts, rv.value - plain_sum(parts.values()), tuple(gained), sweeps, end)
 
 
 @without_cycle_collection

@@ -22,7 +22,7 @@ from casino_coach.engine.state import RoundState
 from casino_coach.engine.values import cached_values
 from casino_coach.errors import SearchError
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights, learned_weights
-from casino_coach.search.result import Outcome
+from casino_coach.search.result import Outcome, plain_sum
 from casino_coach.search.solver import MoveOrder, OutOfNodes, RootValue, Solver, canonical
 
 _new = tuple.__new__
@@ -195,7 +195,7 @@ class NativeSolver:
 
 def outcome_of(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
     _, parts, gained, sweeps, end = found
-    return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
+    return Outcome(parts, value - plain_sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
 def core_legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:

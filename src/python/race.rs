@@ -107,8 +107,8 @@ impl PyDecisionWorlds {
     ///
     /// Returns (worlds searched, whether the budget stopped it, nodes, whether shallower, per move
     /// its values per world, the weights, the groups, per move its most frequent line or None,
-    /// with `detail` per move per world None or (parts, gained, sweeps, end), and per move its
-    /// (ev, stderr) as `Race.results` gives them without control variates).
+    /// with `detail` per move per world None or `Outcome`'s (parts, other, gained, sweeps, end),
+    /// and per move its (ev, stderr) as `Race.results` gives them without control variates).
     #[pyo3(signature = (
         evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
         alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
@@ -210,17 +210,23 @@ impl PyDecisionWorlds {
         }
         let outcomes = if detail {
             let per_move = PyList::empty(py);
-            for got in &race.outcomes {
+            for (got, values) in race.outcomes.iter().zip(&race.values) {
                 let list = PyList::empty(py);
-                for o in got {
+                for (o, &value) in got.iter().zip(values) {
                     match o {
                         None => list.append(py.None())?,
                         Some(o) => {
+                            // `result.Outcome`'s fields: its `other` is the value less the parts,
+                            // added in the dict's order (`plain_sum`).
                             let parts = PyDict::new(py);
+                            let mut total = 0.0;
                             for (name, v) in o.parts.iter() {
                                 parts.set_item(name, v)?;
+                                total += v;
                             }
-                            list.append((parts, o.gained.clone(), o.sweeps.clone(), o.end))?;
+                            let gained = PyTuple::new(py, &o.gained)?;
+                            let sweeps = PyTuple::new(py, &o.sweeps)?;
+                            list.append((parts, value - total, gained, sweeps, o.end))?;
                         }
                     }
                 }
