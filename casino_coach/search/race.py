@@ -141,8 +141,8 @@ class Race(Generic[M]):
         self.groups: list[int] = []
         self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
         self.active = list(range(len(moves)))
-        # The running sums of each move's values and of the pairs' differences asked for so far.
-        self._means = [_Running() for _ in moves]
+        # The running sums of the moves' values and of the pairs' differences asked for so far.
+        self._means: dict[int, _Running] = {}
         self._pairs: dict[tuple[int, int], _Running] = {}
         # ``results`` without control variates, with the population they were taken at, where the
         # race ran elsewhere and worked them out there (``load``).
@@ -190,7 +190,9 @@ class Race(Generic[M]):
 
     def mean(self, i: int) -> float:
         """The weighted mean of move ``i``'s values over the worlds that valued it."""
-        run = self._means[i]
+        run = self._means.get(i)
+        if run is None:
+            run = self._means[i] = _Running()
         values = self.values[i]
         for k in range(run.read, len(values)):
             run.add(values[k], self.weights[k], self.groups[k])
