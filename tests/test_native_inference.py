@@ -180,12 +180,12 @@ def test_the_prepared_plays_are_the_references(rules: RuleSet, monkeypatch: pyte
     assert sum(len(b) for p in want for _, _, _, b in p) > 50
 
 
-def _view_pairs(rules: RuleSet, seed: int) -> list[tuple[Observation, Observation]]:
-    """Each seat's views before and after every play of a seeded 2-player round (its own plays and
-    the other's), and some two plays apart, which no single play explains."""
+def _view_pairs(rules: RuleSet, seed: int, nplayers: int = 2) -> list[tuple[Observation, Observation]]:
+    """Each seat's views before and after every play of a seeded round (its own plays and the
+    others'), and some two plays apart, which no single play explains."""
     rng = random.Random(seed)
-    sh = shuffle_round(rng, 2)
-    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
     nxt = 1
     views: list[list[Observation]] = []
     while not s.is_over:
@@ -201,18 +201,20 @@ def _view_pairs(rules: RuleSet, seed: int) -> list[tuple[Observation, Observatio
     pairs = []
     for deal_states in views:
         for a, b in zip(deal_states[::2], deal_states[1::2], strict=True):
-            pairs += [(observe(a, seat), observe(b, seat)) for seat in range(2)]
+            pairs += [(observe(a, seat), observe(b, seat)) for seat in range(nplayers)]
         for a, b in zip(deal_states[::2], deal_states[3::2], strict=False):
             pairs.append((observe(a, 0), observe(b, 0)))
     return pairs
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
 def test_plays_are_read_back_as_the_reference_reads_them(
-    rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+    rules: RuleSet, nplayers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``infer_move`` skips the candidates the core does not list: the same play read back (or none)."""
-    pairs = [p for seed in range(10) for p in _view_pairs(rules, seed)]
+    """``infer_move`` in the core (its candidates listed and followed there) reads back the play
+    the reference reads (or none)."""
+    pairs = [p for seed in range(10) for p in _view_pairs(rules, seed, nplayers)]
     got = [inference.infer_move(rules, a, b) for a, b in pairs]
     monkeypatch.setattr(inference, "NATIVE", None)
     want = [inference.infer_move(rules, a, b) for a, b in pairs]

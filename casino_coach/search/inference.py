@@ -174,7 +174,15 @@ def reference_sample_with_evidence(
 
 def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move | None:
     """The play that took the observer's view from ``before`` to ``after``, or None when no single
-    play of the seat to move explains the change."""
+    play of the seat to move explains the change. Read in the core where it runs and takes the
+    views (the same candidates, listed and followed there)."""
+    if NATIVE is not None:
+        try:
+            got = NATIVE.infer_move(native_rules(rules), before, after)
+        except ValueError:
+            pass
+        else:
+            return None if got is None else _new(Move, got)
     mover = before.to_move
     shown = (before.unseen & ~after.unseen) | (before.known[mover] & ~after.known[mover])
     if shown.bit_count() != 1:

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::guarded;
-use super::movegen::checked_state;
+use super::movegen::{checked_state, move_tuple, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, world_to_py, PyRandom};
 use super::PyRules;
 use crate::engine::cards::Mask;
@@ -117,10 +117,31 @@ fn best_captures(
     guarded(|| inference::best_captures(&rules.get().rules, &s, table, last))
 }
 
+/// `inference.infer_move(rules, before, after)`: the play (a move tuple) that took the view
+/// `before` to `after`, or None. A ValueError where the core cannot read it (a table of more loose
+/// cards than it lists, or a play that would leave more builds than it holds): the reference reads
+/// it then.
+#[pyfunction]
+fn infer_move(
+    rules: &Bound<'_, PyRules>,
+    before: &Bound<'_, PyAny>,
+    after: &Bound<'_, PyAny>,
+) -> PyResult<Option<MoveTuple>> {
+    let b = observation_from_py(before)?;
+    let a = observation_from_py(after)?;
+    if b.loose.count_ones() > MAX_BOUND_LOOSE || b.to_move as usize >= b.nplayers() {
+        return Err(bad("a view whose moves the core does not list"));
+    }
+    let got = guarded(|| inference::infer_move(&rules.get().rules, &b, &a))?;
+    let mv = got.map_err(|_| bad("a play that would leave more builds than the core holds"))?;
+    Ok(mv.as_ref().map(move_tuple))
+}
+
 /// Adds these functions and classes to the module `_core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLikelihood>()?;
     m.add_function(wrap_pyfunction!(best_captures, m)?)?;
+    m.add_function(wrap_pyfunction!(infer_move, m)?)?;
     m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
     Ok(())
 }

@@ -27,7 +27,7 @@ fn one_line(e: &PyErr, py: Python<'_>) -> String {
 /// The most loose cards whose moves these bindings list. The Python lists any table, but past
 /// `MAX_LISTED_LOOSE` (16) its users refuse to (`check_listable`) and past about 20 it takes minutes;
 /// random play reaches 17 now and then. The bound keeps a call's memory in megabytes.
-const MAX_BOUND_LOOSE: u32 = 24;
+pub(crate) const MAX_BOUND_LOOSE: u32 = 24;
 
 /// A state the core can take: `state_from_py`, with every card mask inside the pack, and (to list
 /// moves) at most `MAX_BOUND_LOOSE` loose cards.

@@ -8,7 +8,7 @@
 //! world and is left where the Python one is left.
 
 use crate::engine::cards::{Mask, ACES_MASK, BIG_CASINO, LITTLE_CASINO, SPADES_MASK};
-use crate::engine::movegen::{legal_moves, Move, CAPTURE};
+use crate::engine::movegen::{legal_moves, legal_moves_of, try_apply, Move, BUILD, CAPTURE, TRAIL};
 use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
@@ -131,6 +131,117 @@ pub fn best_captures(rules: &Rules, state: &State, table: Mask, last: bool) -> V
         }
     }
     best
+}
+
+/// The state `observation.as_state` makes of a view: `hands` for the hands, no stock, `more` cards
+/// to come or not.
+fn as_state(obs: &Observation, hands: [Mask; MAX_SEATS], more: bool) -> State {
+    State {
+        hands,
+        nplayers: obs.nplayers,
+        loose: obs.loose,
+        builds: obs.builds,
+        captured: obs.captured,
+        sweeps: obs.sweeps,
+        to_move: obs.to_move,
+        last_capturer: obs.last_capturer,
+        stock: 0,
+        more,
+        dealer: obs.dealer,
+        nsides: obs.nsides,
+        set_aside: obs.set_aside,
+    }
+}
+
+/// A play the core cannot follow (it would leave more builds than a state holds): the reference
+/// reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unfollowed;
+
+/// Whether `view`, the observer's view after `mv` by the seat to move in `obs` (`observe_move` of
+/// a move known to be legal), shows the public part of `after` (`_same_public`).
+fn shows(rules: &Rules, obs: &Observation, mv: Move, after: &Observation) -> Result<bool, Unfollowed> {
+    let mover = obs.to_move as usize;
+    let bit: Mask = 1 << mv.card;
+    let mut sizes = obs.hand_sizes;
+    // (A seat without cards played nothing: the reference's count goes below 0 and shows nothing.)
+    let Some(left) = sizes[mover].checked_sub(1) else {
+        return Ok(false);
+    };
+    sizes[mover] = left;
+    let mut before = obs.known;
+    before[mover] |= bit;
+    let last_card = obs.stock_count == 0 && sizes.iter().all(|&n| n == 0);
+    let next = try_apply(rules, &as_state(obs, before, !last_card), mv).ok_or(Unfollowed)?;
+    Ok(next.loose == after.loose
+        && next.builds == after.builds
+        && next.captured == after.captured
+        && next.sweeps == after.sweeps
+        && next.to_move == after.to_move
+        && next.last_capturer == after.last_capturer
+        && sizes == after.hand_sizes
+        && obs.stock_count == after.stock_count
+        && obs.unseen & !bit == after.unseen
+        && next.set_aside == after.set_aside
+        && obs.dealer == after.dealer)
+}
+
+/// The play that took the observer's view from `before` to `after` (`inference.infer_move`): of the
+/// candidates the change allows (a trail, a capture of what left the table, a build holding the card
+/// shown), in that order, the first the core's move generator lists for the seat to move (as
+/// `observed_legal` judges it) and that leads to `after`; None when none does.
+pub fn infer_move(
+    rules: &Rules,
+    before: &Observation,
+    after: &Observation,
+) -> Result<Option<Move>, Unfollowed> {
+    let mover = before.to_move as usize;
+    let shown = (before.unseen & !after.unseen) | (before.known[mover] & !after.known[mover]);
+    if shown.count_ones() != 1 {
+        return Ok(None);
+    }
+    let card = shown.trailing_zeros() as u8;
+    let mut hands = before.known;
+    if mover != before.seat as usize {
+        // Another seat's play: the most permissive hand holding the card (`_open_state`); none
+        // when it holds no card or cannot hold this one (`observed_legal` refuses every candidate).
+        if before.hand_sizes[mover] == 0 || (before.unseen | before.known[mover]) & shown == 0 {
+            return Ok(None);
+        }
+        hands[mover] = before.known[mover] | before.unseen | shown;
+    }
+    let mut listed = Vec::new();
+    legal_moves_of(rules, &as_state(before, hands, false), shown, &mut listed);
+    let table = before.loose | before.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
+    let after_table = after.loose | after.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
+    let mut candidates = vec![
+        Move {
+            card,
+            action: TRAIL,
+            take: 0,
+            value: 0,
+        },
+        Move {
+            card,
+            action: CAPTURE,
+            take: table & !after_table,
+            value: 0,
+        },
+    ];
+    for b in after.builds.as_slice().iter().filter(|b| b.cards & shown != 0) {
+        candidates.push(Move {
+            card,
+            action: BUILD,
+            take: b.cards & !shown,
+            value: b.value,
+        });
+    }
+    for mv in candidates {
+        if listed.contains(&mv) && shows(rules, before, mv, after)? {
+            return Ok(Some(mv));
+        }
+    }
+    Ok(None)
 }
 
 /// A world drawn with probability proportional to prior x `weigh` by rejection
