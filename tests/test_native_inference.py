@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from casino_coach import core
 from casino_coach.engine.movegen import Move, apply, legal_moves
-from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import deal, new_round, shuffle_round
+from casino_coach.engine.state import Build, deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError
 from casino_coach.search import inference
@@ -220,3 +220,57 @@ def test_plays_are_read_back_as_the_reference_reads_them(
     want = [inference.infer_move(rules, a, b) for a, b in pairs]
     assert got == want
     assert sum(m is None for m in want) > 20 and sum(m is not None for m in want) > 200
+
+
+def _own_plays(rules: RuleSet, seed: int) -> list[tuple[Observation, Move]]:
+    """Every play of a seeded 2-player round as the seat to move made it: its view before, and the
+    play; the plays go half greedy, half random."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    nxt = 1
+    out = []
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        obs = observe(s, s.to_move)
+        moves = legal_moves(rules, s)
+        move = (
+            max(moves, key=lambda m: immediate_gain(rules, obs, m))
+            if rng.random() < 0.5
+            else rng.choice(moves)
+        )
+        s = apply(rules, s, move)
+        out.append((obs, move))
+    return out
+
+
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
+def test_the_evidence_is_read_as_the_reference_reads_it(
+    rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``next_evidence`` with the observer's own play followed in the core (``observe_own_play``): the
+    same evidence, its views made of the same types; a play not legal at the view gives none."""
+    cases = []
+    for seed in range(8):
+        plays = _own_plays(rules, seed)
+        # The observer's view at its next turn: before the play after the other seat's.
+        for (before, move), (now, _) in zip(plays, plays[2:], strict=False):
+            cases.append((before, move, now))
+            other = next(
+                (m for m in legal_moves(rules, as_state(before, before.known, False)) if m != move), None
+            )
+            # A play of a card the seat does not hold: refused.
+            cases.append((before, move._replace(card=(move.card + 1) % 52), now))
+            if other is not None:
+                cases.append((before, other, now))
+    got = [next_evidence(rules, b, m, (), n) for b, m, n in cases]
+    monkeypatch.setattr(inference, "NATIVE", None)
+    want = [next_evidence(rules, b, m, (), n) for b, m, n in cases]
+    assert got == want
+    assert all(type(x) is type(y) for g, w in zip(got, want, strict=True) for x, y in zip(g, w, strict=True))
+    assert all(type(b) is Build for g in got for e in g for b in e.before.builds) and any(
+        e.before.builds for g in got for e in g
+    )
+    assert sum(bool(g) for g in got) > 100 and sum(not g for g in got) > 100

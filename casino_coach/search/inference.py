@@ -36,7 +36,7 @@ from casino_coach.engine.observation import (
     observe_move,
 )
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE, RoundState
+from casino_coach.engine.state import HAND_SIZE, Build, RoundState
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import IllegalMoveError, SearchError
 from casino_coach.search.native import core_legal_moves
@@ -246,6 +246,27 @@ def _same_public(a: Observation, b: Observation) -> bool:
     )
 
 
+def _after_own_play(rules: RuleSet, previous: Observation, played: Move) -> Observation | None:
+    """The observer's view after its own play at ``previous`` (``observe_move``), None when the play
+    is not legal there; judged and followed by the core where it runs and takes the view, else judged
+    by the core's move list (``_card_moves``) where it can be."""
+    if NATIVE is not None:
+        try:
+            got = NATIVE.observe_own_play(native_rules(rules), previous, played)
+        except ValueError:
+            pass
+        else:
+            if got is None:
+                return None
+            builds = tuple([_new(Build, b) for b in got[3]])
+            view: Observation = _new(Observation, (*got[:3], builds, *got[4:]))
+            return view
+    listed = _card_moves(rules, previous, played.card)
+    if listed is not None and tuple(played) not in listed:
+        return None
+    return observe_move(rules, previous, played, checked=listed is not None)
+
+
 def next_evidence(
     rules: RuleSet, previous: Observation, played: Move, evidence: tuple[Evidence, ...], now: Observation
 ) -> tuple[Evidence, ...]:
@@ -256,11 +277,9 @@ def next_evidence(
     if now.nplayers != 2 or previous.seat != now.seat:
         return ()
     try:
-        # The observer's own play, judged by the core's move list where it runs (``_card_moves``).
-        listed = _card_moves(rules, previous, played.card)
-        if listed is not None and tuple(played) not in listed:
+        mid = _after_own_play(rules, previous, played)
+        if mid is None:
             return ()
-        mid = observe_move(rules, previous, played, checked=listed is not None)
         if mid.stock_count != now.stock_count and not any(mid.hand_sizes):
             mid = observe_deal(mid, now.hand, HAND_SIZE)  # the other seat led the new deal
             evidence = ()

@@ -158,32 +158,71 @@ fn as_state(obs: &Observation, hands: [Mask; MAX_SEATS], more: bool) -> State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unfollowed;
 
-/// Whether `view`, the observer's view after `mv` by the seat to move in `obs` (`observe_move` of
-/// a move known to be legal), shows the public part of `after` (`_same_public`).
-fn shows(rules: &Rules, obs: &Observation, mv: Move, after: &Observation) -> Result<bool, Unfollowed> {
+/// The observer's view after the seat to move in `obs` plays `mv` (`observe_move` of a move known
+/// to be legal): the mover's card leaves every hand and the unseen cards, the table and piles are
+/// `apply`'s on a state of the known hands (more cards to come until the round's last card). None
+/// where the mover holds no card (the reference's count goes below 0, and matches no view); an
+/// error where the core cannot follow the play.
+pub fn observe_move(rules: &Rules, obs: &Observation, mv: Move) -> Result<Option<Observation>, Unfollowed> {
     let mover = obs.to_move as usize;
     let bit: Mask = 1 << mv.card;
     let mut sizes = obs.hand_sizes;
-    // (A seat without cards played nothing: the reference's count goes below 0 and shows nothing.)
     let Some(left) = sizes[mover].checked_sub(1) else {
-        return Ok(false);
+        return Ok(None);
     };
     sizes[mover] = left;
     let mut before = obs.known;
     before[mover] |= bit;
     let last_card = obs.stock_count == 0 && sizes.iter().all(|&n| n == 0);
     let next = try_apply(rules, &as_state(obs, before, !last_card), mv).ok_or(Unfollowed)?;
-    Ok(next.loose == after.loose
-        && next.builds == after.builds
-        && next.captured == after.captured
-        && next.sweeps == after.sweeps
-        && next.to_move == after.to_move
-        && next.last_capturer == after.last_capturer
-        && sizes == after.hand_sizes
-        && obs.stock_count == after.stock_count
-        && obs.unseen & !bit == after.unseen
-        && next.set_aside == after.set_aside
-        && obs.dealer == after.dealer)
+    let known = obs.known.map(|k| k & !bit);
+    Ok(Some(Observation {
+        hand: known[obs.seat as usize],
+        loose: next.loose,
+        builds: next.builds,
+        captured: next.captured,
+        sweeps: next.sweeps,
+        to_move: next.to_move,
+        last_capturer: next.last_capturer,
+        hand_sizes: sizes,
+        unseen: obs.unseen & !bit,
+        known,
+        set_aside: next.set_aside,
+        ..*obs
+    }))
+}
+
+/// Whether two views show the same public part (`_same_public`).
+fn same_public(a: &Observation, b: &Observation) -> bool {
+    a.loose == b.loose
+        && a.builds == b.builds
+        && a.captured == b.captured
+        && a.sweeps == b.sweeps
+        && a.to_move == b.to_move
+        && a.last_capturer == b.last_capturer
+        && a.hand_sizes == b.hand_sizes
+        && a.stock_count == b.stock_count
+        && a.unseen == b.unseen
+        && a.set_aside == b.set_aside
+        && a.dealer == b.dealer
+}
+
+/// The moves of `card` by the seat to move in `obs` as `observed_legal` judges them (`_card_moves`):
+/// the known hands for the observer's own moves, else the most permissive hand holding the card;
+/// None when the seat holds no card or cannot hold this one (every move of it is refused).
+pub fn card_moves(rules: &Rules, obs: &Observation, card: u8) -> Option<Vec<Move>> {
+    let mover = obs.to_move as usize;
+    let bit: Mask = 1 << card;
+    let mut hands = obs.known;
+    if mover != obs.seat as usize {
+        if obs.hand_sizes[mover] == 0 || (obs.unseen | obs.known[mover]) & bit == 0 {
+            return None;
+        }
+        hands[mover] = obs.known[mover] | obs.unseen | bit;
+    }
+    let mut listed = Vec::new();
+    legal_moves_of(rules, &as_state(obs, hands, false), bit, &mut listed);
+    Some(listed)
 }
 
 /// The play that took the observer's view from `before` to `after` (`inference.infer_move`): of the
@@ -201,17 +240,10 @@ pub fn infer_move(
         return Ok(None);
     }
     let card = shown.trailing_zeros() as u8;
-    let mut hands = before.known;
-    if mover != before.seat as usize {
-        // Another seat's play: the most permissive hand holding the card (`_open_state`); none
-        // when it holds no card or cannot hold this one (`observed_legal` refuses every candidate).
-        if before.hand_sizes[mover] == 0 || (before.unseen | before.known[mover]) & shown == 0 {
-            return Ok(None);
-        }
-        hands[mover] = before.known[mover] | before.unseen | shown;
-    }
-    let mut listed = Vec::new();
-    legal_moves_of(rules, &as_state(before, hands, false), shown, &mut listed);
+    // None: `observed_legal` refuses every candidate.
+    let Some(listed) = card_moves(rules, before, card) else {
+        return Ok(None);
+    };
     let table = before.loose | before.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
     let after_table = after.loose | after.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
     let mut candidates = vec![
@@ -237,7 +269,7 @@ pub fn infer_move(
         });
     }
     for mv in candidates {
-        if listed.contains(&mv) && shows(rules, before, mv, after)? {
+        if listed.contains(&mv) && observe_move(rules, before, mv)?.is_some_and(|v| same_public(&v, after)) {
             return Ok(Some(mv));
         }
     }
