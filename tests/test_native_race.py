@@ -24,7 +24,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import TooBigToSearchError
-from casino_coach.search import expectimax, native_race, race, result
+from casino_coach.search import expectimax, native, native_race, race, result
 from casino_coach.search.expectimax import SearchRequest, check_moves, check_table, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits, SearchResult
@@ -296,3 +296,18 @@ def test_the_cores_paired_stats_are_the_references(
         want = result.paired_stats(*args)
         got = N.paired_stats(*args)
         assert (got[0].hex(), got[1].hex(), got[2]) == (want[0].hex(), want[1].hex(), want[2])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_the_root_moves_are_the_references_in_its_order(
+    preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``root_moves`` sorted by the move order in the core: the reference's list, in its order."""
+    rules = RuleSet.from_preset(preset)
+    views = [obs for seed in range(3) for obs, _, _ in _decisions(rules, nplayers, seed)]
+    got = [expectimax.root_moves(rules, obs) for obs in views]
+    monkeypatch.setattr(native, "NATIVE", None)
+    want = [expectimax.root_moves(rules, obs) for obs in views]
+    assert got == want and len(views) > 20
+    assert any(len(ms) > 8 for ms in want)

@@ -336,10 +336,10 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
     state = as_state(obs, tuple(hands), obs.stock_count > 0)
-    moves = core_legal_moves(rules, state)
+    moves = core_legal_moves(rules, state, _move_order(rules))
     if not moves:
         raise SearchError("no legal move in this position")
-    return sorted(moves, key=_move_order(rules))
+    return moves
 
 
 @cache

@@ -198,16 +198,19 @@ def outcome_of(value: float, found: tuple[Any, dict[str, float], list[int], list
     return Outcome(parts, value - plain_sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
-def core_legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
-    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
+def core_legal_moves(rules: RuleSet, state: RoundState, order: MoveOrder | None = None) -> list[Move]:
+    """``legal_moves``, listed by the core where it runs and takes the state (the same list); with
+    ``order``, sorted by it (``sorted(moves, key=order)``, in the core too)."""
     if NATIVE is not None:
         try:
-            listed = NATIVE.legal_moves(native_rules(rules), state)
+            weight = order.weight if order is not None else None
+            listed = NATIVE.legal_moves(native_rules(rules), state, None, weight)
         except ValueError:
             pass
         else:
             return [_new(Move, t) for t in listed]
-    return legal_moves(rules, state)
+    moves = legal_moves(rules, state)
+    return sorted(moves, key=order) if order is not None else moves
 
 
 def make_solver(
