@@ -693,7 +693,7 @@ def _race(d: _Decision) -> _Raced:
             done, out_of_nodes = run_race(race, d.drawn, d.stream, value, d.stop, solver.over_budget)
             nodes += solver.nodes
             shallow = solver.shallow
-            lines = [c.most_common(1)[0][0] if c else () for c in race.lines]
+            lines = race.best_lines()
         # Too few worlds fit in the node budget at this depth: search them again shallower.
         if not (out_of_nodes and done < floor and attempt < len(d.horizons) - 1):
             break

@@ -139,7 +139,9 @@ class Race(Generic[M]):
         self.outcomes: list[list[Any]] = [[] for _ in moves]
         self.weights: list[float] = []
         self.groups: list[int] = []
-        self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
+        # Per move, how often each line proved its value; made at the first world added (a race run
+        # elsewhere and loaded keeps none).
+        self.lines: list[Counter[tuple[M, ...]]] = []
         self.active = list(range(len(moves)))
         # The running sums of the moves' values and of the pairs' differences asked for so far.
         self._means: dict[int, _Running] = {}
@@ -159,6 +161,8 @@ class Race(Generic[M]):
         lines, and the group it was drawn in (``protocol.Worlds``; None: a group of its own)."""
         self.groups.append(len(self.weights) if group is None else group)
         self.weights.append(weight)
+        if not self.lines:
+            self.lines = [Counter() for _ in self.moves]
         for i, m in enumerate(self.moves):
             got = per_move.get(m)
             if got is None:
@@ -187,6 +191,13 @@ class Race(Generic[M]):
         if outcomes is not None:
             self.outcomes = outcomes
         self._results = results
+
+    def best_lines(self) -> list[tuple[M, ...]]:
+        """Per move, the line that proved its value most often, the first met of equals (``()``:
+        never searched)."""
+        if not self.lines:
+            return [() for _ in self.moves]
+        return [c.most_common(1)[0][0] if c else () for c in self.lines]
 
     def mean(self, i: int) -> float:
         """The weighted mean of move ``i``'s values over the worlds that valued it."""
