@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from casino_coach import core
 from casino_coach.engine.movegen import Move, apply, legal_moves
-from casino_coach.engine.observation import Observation, observe
+from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import deal, new_round, shuffle_round
+from casino_coach.engine.state import Build, deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError
 from casino_coach.search import inference
@@ -152,28 +152,40 @@ def test_plays_the_core_cannot_take_go_to_the_reference() -> None:
         N.Likelihood([(1, 1, 0.0, {2: "x"})])
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+# Sweeps that the last capture does not make, and other points for the cards, the spades and a sweep.
+SWEEPS = RuleSet.from_preset(
+    "classic",
+    sweeps=True,
+    final_capture_can_sweep=False,
+    points_cards=5,
+    points_spades=3,
+    points_ace=2,
+    points_sweep=2,
+)
+
+
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
 def test_the_prepared_plays_are_the_references(rules: RuleSet, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Likelihood``'s plays from the core's move generator: the same captures in the same order,
-    so the same gains and the same dicts in the same order."""
+    """``Likelihood``'s plays from the core (its move generator, and the best capture of each card
+    worked out there): the same gains to the last bit, and the same dicts in the same order."""
     positions = [p for seed in range(12) for p in _with_evidence(rules, seed)]
     got = [Likelihood(rules, evidence).plays for _, evidence in positions]
     monkeypatch.setattr(inference, "NATIVE", None)
     inference._prepared.cache_clear()  # each play is prepared once: again, by the reference
     want = [Likelihood(rules, evidence).plays for _, evidence in positions]
     inference._prepared.cache_clear()
-    assert [[(s, c, g, list(b.items())) for s, c, g, b in p] for p in got] == [
-        [(s, c, g, list(b.items())) for s, c, g, b in p] for p in want
+    assert [[(s, c, g.hex(), [(k, v.hex()) for k, v in b.items()]) for s, c, g, b in p] for p in got] == [
+        [(s, c, g.hex(), [(k, v.hex()) for k, v in b.items()]) for s, c, g, b in p] for p in want
     ]
     assert sum(len(b) for p in want for _, _, _, b in p) > 50
 
 
-def _view_pairs(rules: RuleSet, seed: int) -> list[tuple[Observation, Observation]]:
-    """Each seat's views before and after every play of a seeded 2-player round (its own plays and
-    the other's), and some two plays apart, which no single play explains."""
+def _view_pairs(rules: RuleSet, seed: int, nplayers: int = 2) -> list[tuple[Observation, Observation]]:
+    """Each seat's views before and after every play of a seeded round (its own plays and the
+    others'), and some two plays apart, which no single play explains."""
     rng = random.Random(seed)
-    sh = shuffle_round(rng, 2)
-    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    sh = shuffle_round(rng, nplayers)
+    s = new_round(nplayers, nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
     nxt = 1
     views: list[list[Observation]] = []
     while not s.is_over:
@@ -189,20 +201,76 @@ def _view_pairs(rules: RuleSet, seed: int) -> list[tuple[Observation, Observatio
     pairs = []
     for deal_states in views:
         for a, b in zip(deal_states[::2], deal_states[1::2], strict=True):
-            pairs += [(observe(a, seat), observe(b, seat)) for seat in range(2)]
+            pairs += [(observe(a, seat), observe(b, seat)) for seat in range(nplayers)]
         for a, b in zip(deal_states[::2], deal_states[3::2], strict=False):
             pairs.append((observe(a, 0), observe(b, 0)))
     return pairs
 
 
-@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.preset)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
 def test_plays_are_read_back_as_the_reference_reads_them(
-    rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+    rules: RuleSet, nplayers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``infer_move`` skips the candidates the core does not list: the same play read back (or none)."""
-    pairs = [p for seed in range(10) for p in _view_pairs(rules, seed)]
+    """``infer_move`` in the core (its candidates listed and followed there) reads back the play
+    the reference reads (or none)."""
+    pairs = [p for seed in range(10) for p in _view_pairs(rules, seed, nplayers)]
     got = [inference.infer_move(rules, a, b) for a, b in pairs]
     monkeypatch.setattr(inference, "NATIVE", None)
     want = [inference.infer_move(rules, a, b) for a, b in pairs]
     assert got == want
     assert sum(m is None for m in want) > 20 and sum(m is not None for m in want) > 200
+
+
+def _own_plays(rules: RuleSet, seed: int) -> list[tuple[Observation, Move]]:
+    """Every play of a seeded 2-player round as the seat to move made it: its view before, and the
+    play; the plays go half greedy, half random."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    nxt = 1
+    out = []
+    while not s.is_over:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        obs = observe(s, s.to_move)
+        moves = legal_moves(rules, s)
+        move = (
+            max(moves, key=lambda m: immediate_gain(rules, obs, m))
+            if rng.random() < 0.5
+            else rng.choice(moves)
+        )
+        s = apply(rules, s, move)
+        out.append((obs, move))
+    return out
+
+
+@pytest.mark.parametrize("rules", [*RULES, SWEEPS], ids=lambda r: r.describe())
+def test_the_evidence_is_read_as_the_reference_reads_it(
+    rules: RuleSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``next_evidence`` with the observer's own play followed in the core (``observe_own_play``): the
+    same evidence, its views made of the same types; a play not legal at the view gives none."""
+    cases = []
+    for seed in range(8):
+        plays = _own_plays(rules, seed)
+        # The observer's view at its next turn: before the play after the other seat's.
+        for (before, move), (now, _) in zip(plays, plays[2:], strict=False):
+            cases.append((before, move, now))
+            other = next(
+                (m for m in legal_moves(rules, as_state(before, before.known, False)) if m != move), None
+            )
+            # A play of a card the seat does not hold: refused.
+            cases.append((before, move._replace(card=(move.card + 1) % 52), now))
+            if other is not None:
+                cases.append((before, other, now))
+    got = [next_evidence(rules, b, m, (), n) for b, m, n in cases]
+    monkeypatch.setattr(inference, "NATIVE", None)
+    want = [next_evidence(rules, b, m, (), n) for b, m, n in cases]
+    assert got == want
+    assert all(type(x) is type(y) for g, w in zip(got, want, strict=True) for x, y in zip(g, w, strict=True))
+    assert all(type(b) is Build for g in got for e in g for b in e.before.builds) and any(
+        e.before.builds for g in got for e in g
+    )
+    assert sum(bool(g) for g in got) > 100 and sum(not g for g in got) > 100

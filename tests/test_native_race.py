@@ -9,6 +9,7 @@ shallower searches, and by class or world by world."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from typing import Any
 
@@ -23,7 +24,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import TooBigToSearchError
-from casino_coach.search import expectimax, native_race, race, result
+from casino_coach.search import expectimax, native, native_race, race, result
 from casino_coach.search.expectimax import SearchRequest, check_moves, check_table, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits, SearchResult
@@ -243,3 +244,70 @@ def test_the_constants_are_the_references() -> None:
         result.UNKNOWN_STDERR,
         result.RARE_WORLDS_SPREAD,
     )
+
+
+@st.composite
+def _raced(draw: st.DrawFn) -> tuple[list[list[float]], list[float], list[int], int | None]:
+    """Per move its values in each world (NaN once it left the race), the weights, the groups (a
+    few worlds to a group, so that enough groups take the groups' error) and a population or None."""
+    nworlds = draw(st.integers(0, 30))
+    nmoves = draw(st.integers(1, 5))
+    value = st.floats(-11.0, 11.0, allow_nan=False, allow_subnormal=False)
+    values = []
+    for _ in range(nmoves):
+        left = draw(st.integers(0, nworlds))
+        values.append([draw(value) if k < left else math.nan for k in range(nworlds)])
+    if draw(st.booleans()):
+        values[draw(st.integers(0, nmoves - 1))] = [draw(value) for _ in range(nworlds)]
+    same = draw(st.booleans())
+    weights = [1.0 if same else draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 1.5])) for _ in range(nworlds)]
+    per_group = draw(st.integers(1, 3))
+    groups = [k // per_group for k in range(nworlds)]
+    population = draw(st.one_of(st.none(), st.integers(max(nworlds, 1), nworlds + 20)))
+    return values, weights, groups, population
+
+
+@settings(max_examples=300, deadline=None)
+@given(raced=_raced())
+def test_the_cores_results_are_the_references(
+    raced: tuple[list[list[float]], list[float], list[int], int | None],
+) -> None:
+    """``Race.results`` without control variates, to the last bit: moves complete and not, weights
+    of 0, groups enough and too few, enumerations whole and not."""
+    values, weights, groups, population = raced
+    ref = race.Race(list(range(len(values))))
+    ref.load([list(v) for v in values], list(weights), list(groups))
+    want = ref.results(population)
+    got = N.race_results(values, weights, groups, population)
+    assert [(a.hex(), b.hex()) for a, b in got] == [(a.hex(), b.hex()) for a, b in want]
+
+
+@settings(max_examples=300, deadline=None)
+@given(raced=_raced(), grouped=st.booleans())
+def test_the_cores_paired_stats_are_the_references(
+    raced: tuple[list[list[float]], list[float], list[int], int | None], grouped: bool
+) -> None:
+    """``paired_stats`` without control variates (``SearchResult.stats`` takes the core's), to the
+    last bit, for each move's values and each pair's differences."""
+    values, weights, groups, population = raced
+    series = [*values, *([a - b for a, b in zip(va, vb, strict=True)] for va in values for vb in values)]
+    for diffs in series:
+        args = (diffs, weights, population, groups if grouped else None)
+        want = result.paired_stats(*args)
+        got = N.paired_stats(*args)
+        assert (got[0].hex(), got[1].hex(), got[2]) == (want[0].hex(), want[1].hex(), want[2])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_the_root_moves_are_the_references_in_its_order(
+    preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``root_moves`` sorted by the move order in the core: the reference's list, in its order."""
+    rules = RuleSet.from_preset(preset)
+    views = [obs for seed in range(3) for obs, _, _ in _decisions(rules, nplayers, seed)]
+    got = [expectimax.root_moves(rules, obs) for obs in views]
+    monkeypatch.setattr(native, "NATIVE", None)
+    want = [expectimax.root_moves(rules, obs) for obs in views]
+    assert got == want and len(views) > 20
+    assert any(len(ms) > 8 for ms in want)

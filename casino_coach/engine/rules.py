@@ -150,8 +150,17 @@ class RuleSet(Frozen):
     # Whether a table without builds needs none of the build, Dominican or C4 rules (movegen's fast
     # path): then the only trail restriction left is any_capture.
     simple_tables: bool = field(init=False, repr=False, compare=False)
+    # Every option in field order, and its hash: a rule set keys the caches of every layer
+    # (``functools.cache``, ``values.cached_values``, the core's rules), and the generated ``__eq__``
+    # and ``__hash__`` built a tuple of the 50-odd options at each look-up (a tenth of a searcher's
+    # decision went there).
+    _key: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        key = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+        object.__setattr__(self, "_key", key)
+        object.__setattr__(self, "_hash", hash(key))
         _check({name: getattr(self, name) for name in OPTION_NAMES})
         numeric = self.face_cards == "numeric"
         # rules.md 1.2: value of a card in a sum or a build (an ace counts 1 there, V3/B13);
@@ -177,6 +186,15 @@ class RuleSet(Frozen):
             self.trail_restriction != "equal_loose"
             and not (self.build_as_card_in_sums or self.table_only_builds or self.court_builds),
         )
+
+    # Written out, so the dataclass keeps them: equal when every option is (as the generated ones).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RuleSet):
+            return NotImplemented
+        return self is other or self._key == other._key
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @staticmethod
     def preset_names() -> tuple[str, ...]:

@@ -22,7 +22,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import islice
 from typing import Any, Final
 
@@ -45,6 +45,7 @@ from casino_coach.search.result import (
     Outcome,
     SearchResult,
     natural_key,
+    plain_sum,
     value_key,
 )
 from casino_coach.search.solver import (
@@ -335,10 +336,10 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
         partner = (obs.seat + 2) % 4
         hands[partner] |= obs.unseen
     state = as_state(obs, tuple(hands), obs.stock_count > 0)
-    moves = core_legal_moves(rules, state)
+    moves = core_legal_moves(rules, state, _move_order(rules))
     if not moves:
         raise SearchError("no legal move in this position")
-    return sorted(moves, key=_move_order(rules))
+    return moves
 
 
 @cache
@@ -362,16 +363,37 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     judges: the move played only decides how many of them are searched)."""
     # The options added since (the leaf, the replies) are part of the key only when they are not
     # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
-    fields = [
-        f.name
-        for f in dataclasses.fields(limits)
-        if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or getattr(limits, f.name) != f.default)
-    ]
-    settings = tuple(getattr(limits, name) for name in fields)
-    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set.
-    played = tuple((tuple(e.before), tuple(e.move)) for e in evidence)
-    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, {played!r})"
+    later = tuple(getattr(limits, name) != default for name, default in _later_defaults())
+    settings = tuple(getattr(limits, name) for name in _seeded_fields(later))
+    # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
+    # and each play's once per play (a deal's plays come back in every later decision of the deal).
+    played = ", ".join([_play_repr(e) for e in evidence]) + ("," if len(evidence) == 1 else "")
+    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, ({played}))"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+@cache
+def _later_defaults() -> tuple[tuple[str, object], ...]:
+    """The options of ``_LATER_OPTIONS`` with their defaults, in field order."""
+    return tuple((f.name, f.default) for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS)
+
+
+@cache
+def _seeded_fields(later: tuple[bool, ...]) -> tuple[str, ...]:
+    """The fields of ``Limits`` in a decision's seed, in field order, where ``later`` says which of
+    ``_later_defaults`` differ from their defaults."""
+    differ = {name for (name, _), d in zip(_later_defaults(), later, strict=True) if d}
+    return tuple(
+        f.name
+        for f in dataclasses.fields(Limits)
+        if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or f.name in differ)
+    )
+
+
+@lru_cache(maxsize=256)
+def _play_repr(e: Evidence) -> str:
+    """One play as ``decision_seed`` writes it: repr((tuple(before), tuple(move)))."""
+    return repr((tuple(e.before), tuple(e.move)))
 
 
 @cache
@@ -671,7 +693,7 @@ def _race(d: _Decision) -> _Raced:
             done, out_of_nodes = run_race(race, d.drawn, d.stream, value, d.stop, solver.over_budget)
             nodes += solver.nodes
             shallow = solver.shallow
-            lines = [c.most_common(1)[0][0] if c else () for c in race.lines]
+            lines = race.best_lines()
         # Too few worlds fit in the node budget at this depth: search them again shallower.
         if not (out_of_nodes and done < floor and attempt < len(d.horizons) - 1):
             break
@@ -685,13 +707,15 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     variates where they apply), best first."""
     obs, moves, race, done = d.obs, d.moves, r.race, r.done
     controls = None
-    if d.population is None and d.weigh is None:
+    # (Too few worlds fit no control variates, whatever their features: the worlds are not fetched.)
+    if d.population is None and d.weigh is None and Controls.enough(done, 0):
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
+    searched_in_all = [race.complete(i) for i in range(len(moves))]
     order = sorted(
         range(len(moves)),
-        key=lambda i: (value_key(values_se[i][0]), not race.complete(i), natural_key(moves[i]), moves[i]),
+        key=lambda i: (value_key(values_se[i][0]), not searched_in_all[i], natural_key(moves[i]), moves[i]),
     )
     out: list[MoveValue] = []
     for i in order:
@@ -772,7 +796,7 @@ def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue
     parts = solver.eval.parts(s)
     end = s.is_over
     sweeps = tuple(a - b for a, b in zip(s.sweeps, state.sweeps, strict=True))
-    return Outcome(parts, rv.value - sum(parts.values()), tuple(gained), sweeps, end)
+    return Outcome(parts, rv.value - plain_sum(parts.values()), tuple(gained), sweeps, end)
 
 
 @without_cycle_collection

@@ -36,7 +36,7 @@ from casino_coach.engine.observation import (
     observe_move,
 )
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import HAND_SIZE, RoundState
+from casino_coach.engine.state import HAND_SIZE, Build, RoundState
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import IllegalMoveError, SearchError
 from casino_coach.search.native import core_legal_moves
@@ -90,11 +90,14 @@ def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int
     seat = before.to_move
     possible = before.unseen | before.known[seat]
     hands = tuple(possible if s == seat else 0 for s in range(before.nplayers))
-    best: dict[int, float] = {}
-    for m in _captures(rules, as_state(before, hands, False)):
-        gain = immediate_gain(rules, before, m)
-        if gain > best.get(m.card, 0.0):
-            best[m.card] = gain
+    state = as_state(before, hands, False)
+    best = _native_best(rules, before, state)
+    if best is None:
+        best = {}
+        for m in _captures(rules, state):
+            gain = immediate_gain(rules, before, m)
+            if gain > best.get(m.card, 0.0):
+                best[m.card] = gain
     return seat, move.card, immediate_gain(rules, before, move), best
 
 
@@ -102,6 +105,18 @@ def _captures(rules: RuleSet, state: RoundState) -> list[Move]:
     """The legal captures of the seat to move, in ``legal_moves``' order (listed by the core where it
     runs and takes the state)."""
     return [m for m in core_legal_moves(rules, state) if m.action == CAPTURE]
+
+
+def _native_best(rules: RuleSet, before: Observation, state: RoundState) -> dict[int, float] | None:
+    """``_prepared``'s best capture per card worked out in the core (its moves listed and their
+    gains summed there, ``immediate_gain`` to the last bit), or None where the reference runs."""
+    if NATIVE is None:
+        return None
+    last = before.stock_count == 0 and sum(before.hand_sizes) == 1
+    try:
+        return dict(NATIVE.best_captures(native_rules(rules), state, before.table, last))
+    except ValueError:
+        return None
 
 
 def _native_likelihood(plays: list[tuple[int, int, float, dict[int, float]]]) -> Any:
@@ -159,7 +174,15 @@ def reference_sample_with_evidence(
 
 def infer_move(rules: RuleSet, before: Observation, after: Observation) -> Move | None:
     """The play that took the observer's view from ``before`` to ``after``, or None when no single
-    play of the seat to move explains the change."""
+    play of the seat to move explains the change. Read in the core where it runs and takes the
+    views (the same candidates, listed and followed there)."""
+    if NATIVE is not None:
+        try:
+            got = NATIVE.infer_move(native_rules(rules), before, after)
+        except ValueError:
+            pass
+        else:
+            return None if got is None else _new(Move, got)
     mover = before.to_move
     shown = (before.unseen & ~after.unseen) | (before.known[mover] & ~after.known[mover])
     if shown.bit_count() != 1:
@@ -223,6 +246,27 @@ def _same_public(a: Observation, b: Observation) -> bool:
     )
 
 
+def _after_own_play(rules: RuleSet, previous: Observation, played: Move) -> Observation | None:
+    """The observer's view after its own play at ``previous`` (``observe_move``), None when the play
+    is not legal there; judged and followed by the core where it runs and takes the view, else judged
+    by the core's move list (``_card_moves``) where it can be."""
+    if NATIVE is not None:
+        try:
+            got = NATIVE.observe_own_play(native_rules(rules), previous, played)
+        except ValueError:
+            pass
+        else:
+            if got is None:
+                return None
+            builds = tuple([_new(Build, b) for b in got[3]])
+            view: Observation = _new(Observation, (*got[:3], builds, *got[4:]))
+            return view
+    listed = _card_moves(rules, previous, played.card)
+    if listed is not None and tuple(played) not in listed:
+        return None
+    return observe_move(rules, previous, played, checked=listed is not None)
+
+
 def next_evidence(
     rules: RuleSet, previous: Observation, played: Move, evidence: tuple[Evidence, ...], now: Observation
 ) -> tuple[Evidence, ...]:
@@ -233,11 +277,9 @@ def next_evidence(
     if now.nplayers != 2 or previous.seat != now.seat:
         return ()
     try:
-        # The observer's own play, judged by the core's move list where it runs (``_card_moves``).
-        listed = _card_moves(rules, previous, played.card)
-        if listed is not None and tuple(played) not in listed:
+        mid = _after_own_play(rules, previous, played)
+        if mid is None:
             return ()
-        mid = observe_move(rules, previous, played, checked=listed is not None)
         if mid.stock_count != now.stock_count and not any(mid.hand_sizes):
             mid = observe_deal(mid, now.hand, HAND_SIZE)  # the other seat led the new deal
             evidence = ()

@@ -23,7 +23,7 @@ from casino_coach.engine.state import RoundState
 from casino_coach.engine.values import cached_values
 from casino_coach.errors import SearchError
 from casino_coach.search.leaf import HANDMADE, LEARNED, CategoryWeights, learned_weights
-from casino_coach.search.result import Outcome
+from casino_coach.search.result import Outcome, plain_sum
 from casino_coach.search.solver import MoveOrder, OutOfNodes, RootValue, Solver, canonical
 
 _new = tuple.__new__
@@ -212,19 +212,22 @@ class NativeSolver:
 
 def outcome_of(value: float, found: tuple[Any, dict[str, float], list[int], list[int], bool]) -> Outcome:
     _, parts, gained, sweeps, end = found
-    return Outcome(parts, value - sum(parts.values()), tuple(gained), tuple(sweeps), end)
+    return Outcome(parts, value - plain_sum(parts.values()), tuple(gained), tuple(sweeps), end)
 
 
-def core_legal_moves(rules: RuleSet, state: RoundState) -> list[Move]:
-    """``legal_moves``, listed by the core where it runs and takes the state (the same list)."""
+def core_legal_moves(rules: RuleSet, state: RoundState, order: MoveOrder | None = None) -> list[Move]:
+    """``legal_moves``, listed by the core where it runs and takes the state (the same list); with
+    ``order``, sorted by it (``sorted(moves, key=order)``, in the core too)."""
     if NATIVE is not None:
         try:
-            listed = NATIVE.legal_moves(native_rules(rules), state)
+            weight = order.weight if order is not None else None
+            listed = NATIVE.legal_moves(native_rules(rules), state, None, weight)
         except ValueError:
             pass
         else:
             return [_new(Move, t) for t in listed]
-    return legal_moves(rules, state)
+    moves = legal_moves(rules, state)
+    return sorted(moves, key=order) if order is not None else moves
 
 
 def make_solver(

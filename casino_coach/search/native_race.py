@@ -27,8 +27,9 @@ from casino_coach.errors import SearchError
 from casino_coach.search import inference
 from casino_coach.search.inference import Likelihood
 from casino_coach.search.leaf import CategoryWeights
-from casino_coach.search.native import move_order, native_evaluator, outcome_of
+from casino_coach.search.native import move_order, native_evaluator
 from casino_coach.search.race import Race, Stopping
+from casino_coach.search.result import Outcome
 from casino_coach.search.worlds import World
 
 _new = tuple.__new__
@@ -95,7 +96,7 @@ def run(
     earlier attempt first), as ``run_race`` runs it with a ``_Ladder`` of these arguments."""
     assert NATIVE is not None and stop.deadline is None
     try:
-        done, spent, nodes, shallow, values, weights, groups, lines, outcomes = worlds.run(
+        done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = worlds.run(
             native_evaluator(rules, side, nsides, leaf, category_weights),
             move_order(rules),
             side,
@@ -121,12 +122,9 @@ def run(
     except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
         raise SearchError(str(e)) from None
     race = Race(moves, focus, alike)
-    if outcomes is not None:
-        outcomes = [
-            [None if o is None else outcome_of(v, (None, *o)) for o, v in zip(per, vs, strict=True)]
-            for per, vs in zip(outcomes, values, strict=True)
-        ]
-    race.load(values, weights, groups, outcomes)
+    if outcomes is not None:  # each (parts, other, gained, sweeps, end), as ``outcome_of`` makes it
+        outcomes = [[None if o is None else Outcome(*o) for o in per] for per in outcomes]
+    race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)
 

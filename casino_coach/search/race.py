@@ -139,11 +139,16 @@ class Race(Generic[M]):
         self.outcomes: list[list[Any]] = [[] for _ in moves]
         self.weights: list[float] = []
         self.groups: list[int] = []
-        self.lines: list[Counter[tuple[M, ...]]] = [Counter() for _ in moves]
+        # Per move, how often each line proved its value; made at the first world added (a race run
+        # elsewhere and loaded keeps none).
+        self.lines: list[Counter[tuple[M, ...]]] = []
         self.active = list(range(len(moves)))
-        # The running sums of each move's values and of the pairs' differences asked for so far.
-        self._means = [_Running() for _ in moves]
+        # The running sums of the moves' values and of the pairs' differences asked for so far.
+        self._means: dict[int, _Running] = {}
         self._pairs: dict[tuple[int, int], _Running] = {}
+        # ``results`` without control variates, with the population they were taken at, where the
+        # race ran elsewhere and worked them out there (``load``).
+        self._results: tuple[int | None, list[tuple[float, float]]] | None = None
 
     def add(
         self,
@@ -156,6 +161,8 @@ class Race(Generic[M]):
         lines, and the group it was drawn in (``protocol.Worlds``; None: a group of its own)."""
         self.groups.append(len(self.weights) if group is None else group)
         self.weights.append(weight)
+        if not self.lines:
+            self.lines = [Counter() for _ in self.moves]
         for i, m in enumerate(self.moves):
             got = per_move.get(m)
             if got is None:
@@ -172,18 +179,31 @@ class Race(Generic[M]):
         weights: list[float],
         groups: list[int],
         outcomes: list[list[Any]] | None = None,
+        results: tuple[int | None, list[tuple[float, float]]] | None = None,
     ) -> None:
         """The worlds of this race run elsewhere (in the native core: ``native_race``), kept as
-        ``add`` keeps them, so that ``results`` reads them as its own. The lines are not kept."""
+        ``add`` keeps them, so that ``results`` reads them as its own, and what ``results`` gives
+        without control variates at a population, where it was worked out there. The lines are not
+        kept."""
         self.values = values
         self.weights = weights
         self.groups = groups
         if outcomes is not None:
             self.outcomes = outcomes
+        self._results = results
+
+    def best_lines(self) -> list[tuple[M, ...]]:
+        """Per move, the line that proved its value most often, the first met of equals (``()``:
+        never searched)."""
+        if not self.lines:
+            return [() for _ in self.moves]
+        return [c.most_common(1)[0][0] if c else () for c in self.lines]
 
     def mean(self, i: int) -> float:
         """The weighted mean of move ``i``'s values over the worlds that valued it."""
-        run = self._means[i]
+        run = self._means.get(i)
+        if run is None:
+            run = self._means[i] = _Running()
         values = self.values[i]
         for k in range(run.read, len(values)):
             run.add(values[k], self.weights[k], self.groups[k])
@@ -247,8 +267,10 @@ class Race(Generic[M]):
         they apply (``result.Controls``). A move that left the race early is valued by its paired
         difference to the best complete move over the worlds it was searched in, so every value
         rests on the same worlds as far as possible (and the ranking cannot flip by luck)."""
+        if controls is None and self._results is not None and self._results[0] == population:
+            return list(self._results[1])
         nworlds = len(self.weights)
-        stats = {i: self._stats(i, population, controls) for i in range(len(self.moves)) if self.complete(i)}
+        stats = {i: self._stats(i, population, controls) for i, vs in enumerate(self.values) if _complete(vs)}
         ref = max(stats, key=lambda i: stats[i][0]) if stats else None
         out = []
         for i in range(len(self.moves)):
@@ -272,7 +294,7 @@ class Race(Generic[M]):
 
     def complete(self, i: int) -> bool:
         """Whether move ``i`` was searched in every world (it never left the race)."""
-        return all(v == v for v in self.values[i])
+        return _complete(self.values[i])
 
     def _stats(self, i: int, population: int | None, controls: Controls | None) -> tuple[float, float]:
         """Mean and standard error of move ``i``'s value over the worlds (``paired_stats``: weighted;
@@ -284,6 +306,11 @@ class Race(Generic[M]):
         if n == 1 and population == 1:
             return mean, 0.0
         return mean, se if math.isfinite(se) else UNKNOWN_STDERR
+
+
+def _complete(values: list[float]) -> bool:
+    """Whether a move's values hold one for every world (no NaN: it never left the race)."""
+    return not any(map(math.isnan, values))
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import mul, sub
 from typing import Final
 
+from casino_coach.core import NATIVE
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
 from casino_coach.errors import SearchError
 from casino_coach.frozen import Frozen
@@ -197,13 +198,12 @@ class Controls(Frozen):
     def applies(self, values: Sequence[float], weights: Sequence[float]) -> bool:
         """Whether the correction applies: a value in every world, every world weighing the same,
         and worlds enough for the features."""
-        n = len(self.rows)
-        return (
-            len(values) == n
-            and Controls.enough(n, len(self.means))
-            and all(v == v for v in values)
-            and all(w == weights[0] for w in weights)
-        )
+        return len(values) == len(self.rows) and all(v == v for v in values) and self.fits(weights)
+
+    def fits(self, weights: Sequence[float]) -> bool:
+        """What ``applies`` asks of the worlds rather than the values: every world weighing the same,
+        and worlds enough for the features."""
+        return Controls.enough(len(self.rows), len(self.means)) and all(w == weights[0] for w in weights)
 
     def stats(self, values: Sequence[float], groups: Sequence[int] | None) -> tuple[float, float, int]:
         """The corrected mean of ``values`` (one per world, ``applies``), its standard error (over
@@ -264,6 +264,22 @@ class SearchResult(Frozen):
     # chances and its move come from this one (``chances.game_source``), the round's values from
     # ``moves``.
     for_game: SearchResult | None = None
+    # Derived, for the questions a verdict, its explanations and the game's chances ask again and
+    # again: each move's value by move, the paired statistics asked so far by pair of moves, and
+    # whether the control variates fit these worlds (``Controls.fits``).
+    _by_move: dict[Move, MoveValue] = field(init=False, repr=False, compare=False)
+    _paired: dict[tuple[Move, Move], tuple[float, float, int]] = field(init=False, repr=False, compare=False)
+    _controlled: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_move: dict[Move, MoveValue] = {}
+        for mv in self.moves:
+            by_move.setdefault(mv.move, mv)
+        object.__setattr__(self, "_by_move", by_move)
+        object.__setattr__(self, "_paired", {})
+        controls = self.controls
+        fits = controls is not None and self.population is None and controls.fits(self.weights)
+        object.__setattr__(self, "_controlled", fits)
 
     @property
     def best(self) -> MoveValue:
@@ -271,22 +287,44 @@ class SearchResult(Frozen):
 
     def value_of(self, move: Move) -> MoveValue:
         """The value of ``move``; SearchError when it is not a legal move of this decision."""
-        for mv in self.moves:
-            if mv.move == move:
-                return mv
-        raise SearchError("that move is not one of the legal moves of this decision")
+        mv = self._by_move.get(move)
+        if mv is None:
+            raise SearchError("that move is not one of the legal moves of this decision")
+        return mv
 
     def paired(self, a: Move, b: Move) -> tuple[float, float, int]:
         """Mean, standard error and number of worlds of value(a) - value(b) over the worlds in which
         both were searched: the same worlds value both, so the difference is far less noisy than
-        either value."""
-        va, vb = self.value_of(a).values, self.value_of(b).values
-        return self.stats([x - y for x, y in zip(va, vb, strict=True)])
+        either value. Worked out once per pair (a verdict asks for each pair more than once)."""
+        got = self._paired.get((a, b))
+        if got is None:
+            va, vb = self.value_of(a).values, self.value_of(b).values
+            got = self._paired[(a, b)] = self.stats([x - y for x, y in zip(va, vb, strict=True)])
+        return got
 
     def stats(self, per_world: Sequence[float]) -> tuple[float, float, int]:
         """Mean, standard error and number of worlds of a quantity given per searched world (NaN
-        where it is not known), as every verdict of this search takes them (``paired_stats``)."""
-        return paired_stats(per_world, self.weights, self.population, self.groups or None, self.controls)
+        where it is not known), as every verdict of this search takes them (``paired_stats``; the
+        controls' test of the worlds made once, ``Controls.fits``)."""
+        controls = self.controls
+        if (
+            self._controlled
+            and controls is not None
+            and len(per_world) == len(controls.rows)
+            and all(v == v for v in per_world)
+        ):
+            return controls.stats(per_world, self.groups or None)
+        groups = self.groups or None
+        if NATIVE is not None:  # the same sums in the core, without a Python frame per world
+            try:
+                got: tuple[float, float, int] = NATIVE.paired_stats(
+                    per_world, self.weights, self.population, groups
+                )
+            except (ValueError, TypeError, OverflowError):
+                pass
+            else:
+                return got
+        return paired_stats(per_world, self.weights, self.population, groups)
 
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
@@ -365,8 +403,8 @@ def paired_stats(
     n = len(pairs)
     if n == 0:
         return 0.0, math.inf, 0
-    sw = sum(w for _, w, _ in pairs)
-    mean = sum(d * w for d, w, _ in pairs) / sw
+    sw = plain_sum(w for _, w, _ in pairs)
+    mean = plain_sum(d * w for d, w, _ in pairs) / sw
     if population is not None and n >= population:
         return mean, 0.0, n
     if n == 1:
@@ -375,9 +413,9 @@ def paired_stats(
         se_groups = grouped_stderr([(d - mean, w, groups[i]) for d, w, i in pairs], sw)
         if se_groups is not None:
             return mean, se_groups * t_factor(len({groups[i] for _, _, i in pairs})) / t_factor(n), n
-    sw2 = sum(w * w for _, w, _ in pairs)
+    sw2 = plain_sum(w * w for _, w, _ in pairs)
     neff = sw * sw / sw2
-    var = sum(w * (d - mean) ** 2 for d, w, _ in pairs) / sw * n / (n - 1)
+    var = plain_sum(w * (d - mean) ** 2 for d, w, _ in pairs) / sw * n / (n - 1)
     se = math.sqrt(var / neff)
     if population is not None:
         se *= math.sqrt(max(0.0, (population - n) / (population - 1)))
@@ -399,7 +437,16 @@ def grouped_stderr(residuals: Sequence[tuple[float, float, int]], total_weight: 
     k = len(totals)
     if k < MIN_GROUPS or k == len(residuals):
         return None
-    return math.sqrt(k / (k - 1) * sum(t * t for t in totals.values())) / total_weight
+    return math.sqrt(k / (k - 1) * plain_sum(t * t for t in totals.values())) / total_weight
+
+
+def plain_sum(xs: Iterable[float]) -> float:
+    """The sum of ``xs`` added left to right, as the core adds (``paired_stats`` is also the core's,
+    ``race.rs``): Python 3.12's ``sum`` of floats compensates, which can differ in the last bit."""
+    total = 0.0
+    for x in xs:
+        total += x
+    return total
 
 
 # Student's t 97.5% quantiles over the normal one, by degrees of freedom (n - 1); 1 beyond 30.

@@ -149,13 +149,18 @@ impl Random {
         out
     }
 
-    /// `getrandbits(k)` for `k <= 64`.
+    /// `getrandbits(k)` for `k <= 64`: `getrandbits_words` put together, without a list (every
+    /// shuffle and draw of the worlds asks for one per card: a list each was most of their time).
     pub fn getrandbits(&mut self, k: u32) -> u64 {
         assert!(k <= 64, "getrandbits({k}) does not fit 64 bits");
-        self.getrandbits_words(k)
-            .iter()
-            .enumerate()
-            .fold(0, |acc, (i, &w)| acc | (w as u64) << (32 * i))
+        match k {
+            0 => 0,
+            1..=32 => (self.next_u32() >> (32 - k)) as u64,
+            _ => {
+                let low = self.next_u32() as u64;
+                low | ((self.next_u32() >> (64 - k)) as u64) << 32
+            }
+        }
     }
 
     /// `random()`: a float in [0, 1) of 53 random bits.
@@ -249,6 +254,22 @@ mod tests {
             KNOWN_1_BITS100.to_vec(),
             "getrandbits(100) of Random(1)"
         );
+    }
+
+    #[test]
+    fn getrandbits_puts_the_words_together() {
+        for k in 0..=64 {
+            let (mut a, mut b) = (Random::new(k as u64), Random::new(k as u64));
+            for _ in 0..3 {
+                let words = b.getrandbits_words(k);
+                let want = words
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (i, &w)| acc | (w as u64) << (32 * i));
+                assert_eq!(a.getrandbits(k), want, "getrandbits({k})");
+            }
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -12,9 +12,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::guarded;
+use super::movegen::{checked_state, move_tuple, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, world_to_py, PyRandom};
 use super::PyRules;
 use crate::engine::cards::Mask;
+use crate::engine::movegen::Move;
+use crate::engine::observation::Observation;
 use crate::engine::state::MAX_SEATS;
 use crate::search::inference::{self, Likelihood, Play};
 
@@ -102,9 +105,116 @@ fn sample_with_evidence<'py>(
     world_to_py(py, &w, o.nplayers())
 }
 
+/// Per card, the best capture gain of the seat to move in `state` (`inference._prepared`'s
+/// `best`, as (card, gain) pairs in its dict's order), with the observer's `table` and whether the
+/// round is at its `last` card.
+#[pyfunction]
+fn best_captures(
+    rules: &Bound<'_, PyRules>,
+    state: &Bound<'_, PyAny>,
+    table: Mask,
+    last: bool,
+) -> PyResult<Vec<(u8, f64)>> {
+    let s = checked_state(state, true)?;
+    guarded(|| inference::best_captures(&rules.get().rules, &s, table, last))
+}
+
+/// `inference.infer_move(rules, before, after)`: the play (a move tuple) that took the view
+/// `before` to `after`, or None. A ValueError where the core cannot read it (a table of more loose
+/// cards than it lists, or a play that would leave more builds than it holds): the reference reads
+/// it then.
+#[pyfunction]
+fn infer_move(
+    rules: &Bound<'_, PyRules>,
+    before: &Bound<'_, PyAny>,
+    after: &Bound<'_, PyAny>,
+) -> PyResult<Option<MoveTuple>> {
+    let b = observation_from_py(before)?;
+    let a = observation_from_py(after)?;
+    if b.loose.count_ones() > MAX_BOUND_LOOSE || b.to_move as usize >= b.nplayers() {
+        return Err(bad("a view whose moves the core does not list"));
+    }
+    let got = guarded(|| inference::infer_move(&rules.get().rules, &b, &a))?;
+    let mv = got.map_err(|_| bad("a play that would leave more builds than the core holds"))?;
+    Ok(mv.as_ref().map(move_tuple))
+}
+
+/// The observer's view after its own play `move` at `obs` (`observe_move`, the play judged as
+/// `next_evidence` judges it: among the core's moves of its card), as the fields of an
+/// `Observation` (builds as tuples); None when the play is not legal there. A ValueError where the
+/// core cannot say (not the observer's turn, a table of more loose cards than it lists, a play that
+/// would leave more builds than it holds): the reference observes it then.
+#[pyfunction]
+fn observe_own_play<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyRules>,
+    obs: &Bound<'py, PyAny>,
+    r#move: MoveTuple,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let o = observation_from_py(obs)?;
+    if o.to_move != o.seat || o.loose.count_ones() > MAX_BOUND_LOOSE || r#move.0 >= 52 {
+        return Err(bad("a view whose play the core does not follow"));
+    }
+    let (card, action, take, value) = r#move;
+    let mv = Move {
+        card,
+        action,
+        take,
+        value,
+    };
+    let r = &rules.get().rules;
+    let got = guarded(|| {
+        let listed = inference::card_moves(r, &o, card).unwrap_or_default();
+        if !listed.contains(&mv) {
+            return Ok(None);
+        }
+        inference::observe_move(r, &o, mv)?
+            .map(Some)
+            .ok_or(inference::Unfollowed)
+    })?;
+    match got.map_err(|_| bad("a play the core does not follow"))? {
+        None => Ok(None),
+        Some(v) => Ok(Some(observation_to_py(py, &v)?)),
+    }
+}
+
+/// An `Observation`'s fields as a tuple, its builds as (cards, value, owner, multiple) tuples.
+fn observation_to_py<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py, PyTuple>> {
+    let n = o.nplayers();
+    let k = o.nsides as usize;
+    let builds: Vec<(u64, u8, u8, bool)> = o
+        .builds
+        .as_slice()
+        .iter()
+        .map(|b| (b.cards, b.value, b.owner, b.multiple))
+        .collect();
+    // (Fifteen fields: past the tuples that convert whole.)
+    let fields: [Bound<'py, PyAny>; 15] = [
+        o.seat.into_pyobject(py)?.into_any(),
+        o.hand.into_pyobject(py)?.into_any(),
+        o.loose.into_pyobject(py)?.into_any(),
+        PyTuple::new(py, builds)?.into_any(),
+        PyTuple::new(py, &o.captured[..k])?.into_any(),
+        PyTuple::new(py, &o.sweeps[..k])?.into_any(),
+        o.to_move.into_pyobject(py)?.into_any(),
+        o.last_capturer.into_pyobject(py)?.into_any(),
+        o.dealer.into_pyobject(py)?.into_any(),
+        o.nsides.into_pyobject(py)?.into_any(),
+        PyTuple::new(py, &o.hand_sizes[..n])?.into_any(),
+        o.stock_count.into_pyobject(py)?.into_any(),
+        o.unseen.into_pyobject(py)?.into_any(),
+        PyTuple::new(py, &o.known[..n])?.into_any(),
+        o.set_aside.into_pyobject(py)?.into_any(),
+    ];
+    PyTuple::new(py, fields)
+}
+
 /// Adds these functions and classes to the module `_core`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLikelihood>()?;
+    m.add_function(wrap_pyfunction!(best_captures, m)?)?;
+    m.add_function(wrap_pyfunction!(infer_move, m)?)?;
+    m.add_function(wrap_pyfunction!(observe_own_play, m)?)?;
     m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
     Ok(())
 }

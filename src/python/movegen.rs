@@ -11,6 +11,7 @@ use crate::engine::cards::FULL_DECK;
 use crate::engine::movegen::{self, Move, MAX_LISTED_LOOSE};
 use crate::engine::playout;
 use crate::engine::state::State;
+use crate::search::solver::MoveOrder;
 
 pub(crate) type MoveTuple = (u8, u8, u64, u8);
 
@@ -27,7 +28,7 @@ fn one_line(e: &PyErr, py: Python<'_>) -> String {
 /// The most loose cards whose moves these bindings list. The Python lists any table, but past
 /// `MAX_LISTED_LOOSE` (16) its users refuse to (`check_listable`) and past about 20 it takes minutes;
 /// random play reaches 17 now and then. The bound keeps a call's memory in megabytes.
-const MAX_BOUND_LOOSE: u32 = 24;
+pub(crate) const MAX_BOUND_LOOSE: u32 = 24;
 
 /// A state the core can take: `state_from_py`, with every card mask inside the pack, and (to list
 /// moves) at most `MAX_BOUND_LOOSE` loose cards.
@@ -80,17 +81,31 @@ fn checked_move(mv: &Bound<'_, PyAny>) -> PyResult<Move> {
     })
 }
 
-/// `movegen.legal_moves(rules, state, cards)` as tuples, sorted.
+/// `movegen.legal_moves(rules, state, cards)` as tuples, sorted; with `order` (a move order's
+/// weight per card, `solver.MoveOrder`), sorted again by its key, stably, as Python's `sorted`
+/// with the order as key sorts them (the search's root moves).
 #[pyfunction]
-#[pyo3(signature = (rules, state, cards=None))]
+#[pyo3(signature = (rules, state, cards=None, order=None))]
 fn legal_moves(
     rules: &Bound<'_, PyRules>,
     state: &Bound<'_, PyAny>,
     cards: Option<u64>,
+    order: Option<Vec<i64>>,
 ) -> PyResult<Vec<MoveTuple>> {
     let s = checked_state(state, true)?;
+    let order = match order {
+        None => None,
+        Some(weight) => Some(MoveOrder {
+            weight: weight
+                .try_into()
+                .map_err(|_| PyValueError::new_err("a move order weighs each of 52 cards"))?,
+        }),
+    };
     let mut out = Vec::new();
     movegen::legal_moves_of(&rules.get().rules, &s, cards.unwrap_or(FULL_DECK), &mut out);
+    if let Some(order) = order {
+        out.sort_by_key(|m| order.key(m));
+    }
     Ok(out.iter().map(move_tuple).collect())
 }
 

@@ -17,7 +17,7 @@ use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom
 use super::{guarded, PyRules};
 use crate::engine::movegen::Move;
 use crate::search::race::{
-    race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
+    self, race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
     SETTLE, UNKNOWN_STDERR,
 };
 use crate::search::solver::MoveOrder;
@@ -106,8 +106,9 @@ impl PyDecisionWorlds {
     /// rule (`race.Stopping`, no deadline) says so. With `detail`, what happens along each line.
     ///
     /// Returns (worlds searched, whether the budget stopped it, nodes, whether shallower, per move
-    /// its values per world, the weights, the groups, per move its most frequent line or None, and
-    /// with `detail` per move per world None or (parts, gained, sweeps, end)).
+    /// its values per world, the weights, the groups, per move its most frequent line or None,
+    /// with `detail` per move per world None or `Outcome`'s (parts, other, gained, sweeps, end),
+    /// and per move its (ev, stderr) as `Race.results` gives them without control variates).
     #[pyo3(signature = (
         evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
         alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
@@ -173,8 +174,9 @@ impl PyDecisionWorlds {
             every,
             careful,
         };
+        let population = self.worlds.population;
         let worlds = &mut self.worlds;
-        let (got, ladder, race) = py.detach(|| {
+        let (got, ladder, race, results) = py.detach(|| {
             guarded(|| {
                 let mut ladder = Ladder::new(
                     worlds.rules(),
@@ -190,7 +192,8 @@ impl PyDecisionWorlds {
                 );
                 let mut race = Race::new(n, focus, &alike);
                 let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
-                (got, ladder, race)
+                let results = race.results(population);
+                (got, ladder, race, results)
             })
         })?;
         let (done, spent) = got.map_err(raised)?;
@@ -207,17 +210,23 @@ impl PyDecisionWorlds {
         }
         let outcomes = if detail {
             let per_move = PyList::empty(py);
-            for got in &race.outcomes {
+            for (got, values) in race.outcomes.iter().zip(&race.values) {
                 let list = PyList::empty(py);
-                for o in got {
+                for (o, &value) in got.iter().zip(values) {
                     match o {
                         None => list.append(py.None())?,
                         Some(o) => {
+                            // `result.Outcome`'s fields: its `other` is the value less the parts,
+                            // added in the dict's order (`plain_sum`).
                             let parts = PyDict::new(py);
+                            let mut total = 0.0;
                             for (name, v) in o.parts.iter() {
                                 parts.set_item(name, v)?;
+                                total += v;
                             }
-                            list.append((parts, o.gained.clone(), o.sweeps.clone(), o.end))?;
+                            let gained = PyTuple::new(py, &o.gained)?;
+                            let sweeps = PyTuple::new(py, &o.sweeps)?;
+                            list.append((parts, value - total, gained, sweeps, o.end))?;
                         }
                     }
                 }
@@ -237,14 +246,57 @@ impl PyDecisionWorlds {
             race.groups.clone(),
             lines,
             outcomes,
+            results,
         )
             .into_pyobject(py)
     }
 }
 
+/// `result.paired_stats` without control variates: the weighted mean, standard error and count of
+/// `diffs` (NaN: not searched) over worlds of `weights`, by `groups` or at an enumeration's
+/// `population` (`SearchResult.stats` asks it for each quantity a verdict takes per world).
+#[pyfunction]
+#[pyo3(signature = (diffs, weights, population=None, groups=None))]
+fn paired_stats(
+    diffs: Vec<f64>,
+    weights: Vec<f64>,
+    population: Option<usize>,
+    groups: Option<Vec<u64>>,
+) -> PyResult<(f64, f64, usize)> {
+    let n = diffs.len();
+    if weights.len() != n || groups.as_ref().is_some_and(|g| g.len() != n) {
+        return Err(bad("values, weights and groups of other lengths"));
+    }
+    guarded(|| race::paired_stats(&diffs, &weights, population, groups.as_deref()))
+}
+
+/// `Race.results` without control variates over worlds given (per move its values, NaN where it
+/// was not searched; the weights; the groups; the population of an enumeration), for the test that
+/// they are the reference's.
+#[pyfunction]
+fn race_results(
+    values: Vec<Vec<f64>>,
+    weights: Vec<f64>,
+    groups: Vec<u64>,
+    population: Option<usize>,
+) -> PyResult<Vec<(f64, f64)>> {
+    let n = weights.len();
+    if values.is_empty() || groups.len() != n || values.iter().any(|v| v.len() != n) {
+        return Err(bad("values, weights and groups of other lengths"));
+    }
+    let alike: Vec<usize> = (0..values.len()).collect();
+    let mut race = Race::new(values.len(), None, &alike);
+    race.values = values;
+    race.weights = weights;
+    race.groups = groups;
+    guarded(|| race.results(population))
+}
+
 /// Adds the class and the race's constants (for the test that they are the reference's).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecisionWorlds>()?;
+    m.add_function(wrap_pyfunction!(race_results, m)?)?;
+    m.add_function(wrap_pyfunction!(paired_stats, m)?)?;
     m.add(
         "RACE_CONSTANTS",
         (MIN_PAIRED, SETTLE, MIN_GROUPS, UNKNOWN_STDERR, RARE_WORLDS_SPREAD),

@@ -22,10 +22,10 @@ use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
 use crate::engine::state::State;
-use crate::search::inference::{sample_with_evidence, Likelihood};
+use crate::search::inference::{draw_with_evidence, Likelihood};
 use crate::search::leaf::{Evaluator, Margins};
 use crate::search::solver::{canonical, MoveOrder, OutOfNodes, RootValue, Solver};
-use crate::search::worlds::{self, world_state, BalancedPasses, Canon, World, WorldsError};
+use crate::search::worlds::{self, world_state, BalancedPasses, Canon, Sampler, World, WorldsError};
 
 /// Worlds before a move may leave the race (`race.MIN_PAIRED`).
 pub const MIN_PAIRED: usize = 4;
@@ -181,6 +181,104 @@ impl Running {
         let var = py_max(0.0, self.swx2 - self.sw * mean * mean) / self.sw * n as f64 / (n - 1) as f64;
         (mean, (var / neff).sqrt(), n)
     }
+}
+
+/// Python's `x ** 2` on a float: the C library's `pow`, which CPython calls (the compiler makes
+/// `x * x` of a constant exponent, which may round otherwise: `black_box` keeps the call).
+#[inline]
+fn py_square(x: f64) -> f64 {
+    x.powf(std::hint::black_box(2.0))
+}
+
+/// Python's `min(a, b)`: `b` only when it is less.
+#[inline]
+fn py_min(a: f64, b: f64) -> f64 {
+    if b < a {
+        b
+    } else {
+        a
+    }
+}
+
+/// `result.grouped_stderr` of the (residual, weight, group) of each world: None with fewer than
+/// `MIN_GROUPS` groups or a world to each group. The groups' totals are summed in the order the
+/// groups are first met, as the reference's dict keeps them.
+fn grouped_stderr(residuals: &[(f64, f64, u64)], total_weight: f64) -> Option<f64> {
+    let mut totals: Vec<(u64, f64)> = Vec::new();
+    for &(r, w, g) in residuals {
+        match totals.iter_mut().find(|(k, _)| *k == g) {
+            Some((_, t)) => *t += w * r,
+            None => totals.push((g, 0.0 + w * r)),
+        }
+    }
+    let k = totals.len();
+    if k < MIN_GROUPS || k == residuals.len() {
+        return None;
+    }
+    let mut squares = 0.0;
+    for &(_, t) in &totals {
+        squares += t * t;
+    }
+    Some((k as f64 / (k - 1) as f64 * squares).sqrt() / total_weight)
+}
+
+/// `result.paired_stats` without control variates: the weighted mean, standard error and count of
+/// the values of `diffs` that are not NaN (in worlds of weight above 0), by the groups (`groups`,
+/// for sampled worlds) or with the finite-population correction (worlds of an enumeration of
+/// `population`). Sums run left to right, as the reference's `sum` of floats does.
+pub fn paired_stats(
+    diffs: &[f64],
+    weights: &[f64],
+    population: Option<usize>,
+    groups: Option<&[u64]>,
+) -> (f64, f64, usize) {
+    let kept: Vec<usize> = (0..diffs.len())
+        .filter(|&i| !diffs[i].is_nan() && weights[i] > 0.0)
+        .collect();
+    let n = kept.len();
+    if n == 0 {
+        return (0.0, f64::INFINITY, 0);
+    }
+    let (mut sw, mut swd) = (0.0, 0.0);
+    for &i in &kept {
+        sw += weights[i];
+    }
+    for &i in &kept {
+        swd += diffs[i] * weights[i];
+    }
+    let mean = swd / sw;
+    if population.is_some_and(|p| n >= p) {
+        return (mean, 0.0, n);
+    }
+    if n == 1 {
+        return (mean, f64::INFINITY, 1);
+    }
+    if let (Some(groups), None) = (groups, population) {
+        let residuals: Vec<(f64, f64, u64)> = kept
+            .iter()
+            .map(|&i| (diffs[i] - mean, weights[i], groups[i]))
+            .collect();
+        if let Some(se) = grouped_stderr(&residuals, sw) {
+            let mut distinct: Vec<u64> = kept.iter().map(|&i| groups[i]).collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            return (mean, se * t_factor(distinct.len()) / t_factor(n), n);
+        }
+    }
+    let (mut sw2, mut spread) = (0.0, 0.0);
+    for &i in &kept {
+        sw2 += weights[i] * weights[i];
+    }
+    for &i in &kept {
+        spread += weights[i] * py_square(diffs[i] - mean);
+    }
+    let neff = sw * sw / sw2;
+    let var = spread / sw * n as f64 / (n - 1) as f64;
+    let mut se = (var / neff).sqrt();
+    if let Some(p) = population {
+        se *= py_max(0.0, (p - n) as f64 / (p - 1) as f64).sqrt();
+    }
+    (mean, se, n)
 }
 
 /// What happens along a root move's line in one world (`result.Outcome`, its fields that the core
@@ -361,6 +459,73 @@ impl Race {
         keep.sort_unstable();
         self.active = keep;
         decided
+    }
+
+    /// (ev, stderr) per move (`Race.results` without control variates): a complete move's
+    /// by `paired_stats`, a move that left the race by its paired difference to the best complete
+    /// move, never above it.
+    pub fn results(&mut self, population: Option<usize>) -> Vec<(f64, f64)> {
+        let nworlds = self.weights.len();
+        let stats: Vec<Option<(f64, f64)>> = (0..self.values.len())
+            .map(|i| {
+                self.values[i]
+                    .iter()
+                    .all(|v| !v.is_nan())
+                    .then(|| self.stats_of(i, population))
+            })
+            .collect();
+        // Python's max over the complete moves by their means: the first of equals.
+        let mut reference: Option<(usize, f64, f64)> = None;
+        for (i, got) in stats.iter().enumerate() {
+            if let Some((ev, se)) = *got {
+                if reference.is_none_or(|(_, top, _)| ev > top) {
+                    reference = Some((i, ev, se));
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(stats.len());
+        for (i, got) in stats.iter().enumerate() {
+            let Some((r, ref_ev, se_ref)) = reference else {
+                out.push(self.stats_of(i, population));
+                continue;
+            };
+            if let Some(ev_se) = *got {
+                out.push(ev_se);
+                continue;
+            }
+            let (d, se_d, n) = self.diff(r, i);
+            if n == 0 {
+                out.push(self.stats_of(i, population));
+                continue;
+            }
+            let mut se = if se_d.is_finite() {
+                (py_square(se_ref) + py_square(se_d)).sqrt()
+            } else {
+                UNKNOWN_STDERR
+            };
+            if population.is_some_and(|p| n >= p) {
+                se = 0.0;
+            }
+            let ev = if nworlds > 0 {
+                py_min(ref_ev - d, ref_ev)
+            } else {
+                self.mean(i)
+            };
+            out.push((ev, se));
+        }
+        out
+    }
+
+    /// Mean and standard error of move `i`'s values (`Race._stats` without control variates).
+    fn stats_of(&self, i: usize, population: Option<usize>) -> (f64, f64) {
+        let (mean, se, n) = paired_stats(&self.values[i], &self.weights, population, Some(&self.groups));
+        if n == 0 {
+            return (f64::NEG_INFINITY, UNKNOWN_STDERR);
+        }
+        if n == 1 && population == Some(1) {
+            return (mean, 0.0);
+        }
+        (mean, if se.is_finite() { se } else { UNKNOWN_STDERR })
     }
 
     /// The band the focus's loss lies in with confidence, or None (`Race.loss_band`).
@@ -566,8 +731,9 @@ impl Ladder {
 pub enum Source {
     /// Every world or class, shuffled, with its weight (an enumeration, `_weighted`).
     Listed(Vec<(World, f64)>),
-    /// Draws in proportion to the evidence (`_with_evidence`), at a regret scale, in so many draws.
-    Evidence(Likelihood, f64, u32),
+    /// Draws in proportion to the evidence (`_with_evidence`), at a regret scale, in so many draws,
+    /// from the observation's sampler once the first world is asked for (where its errors come).
+    Evidence(Likelihood, f64, u32, Option<Sampler>),
     /// Balanced passes (`balanced_passes`), each world made its class's with a canon.
     Passes(Box<BalancedPasses>, Option<Canon>),
 }
@@ -631,7 +797,7 @@ impl Worlds {
                     .collect();
                 Source::Listed(weighted)
             }
-            Dealing::Evidence { weigh, max_draws } => Source::Evidence(weigh.0, weigh.1, max_draws),
+            Dealing::Evidence { weigh, max_draws } => Source::Evidence(weigh.0, weigh.1, max_draws, None),
             Dealing::Passes { canonical } => {
                 let canon = if canonical { Canon::of(obs).ok() } else { None };
                 Source::Passes(Box::new(BalancedPasses::new(rules, obs)), canon)
@@ -666,8 +832,13 @@ impl Worlds {
                     .ok_or_else(|| WorldsError("no world left in the enumeration".into()))?;
                 (w, weight, i)
             }
-            Source::Evidence(lk, scale, max_draws) => {
-                let w = sample_with_evidence(
+            Source::Evidence(lk, scale, max_draws, sampler) => {
+                let sampler = match sampler {
+                    Some(sampler) => sampler,
+                    None => sampler.insert(Sampler::new(&self.rules, &self.obs)?),
+                };
+                let w = draw_with_evidence(
+                    sampler,
                     &self.rules,
                     &self.obs,
                     &mut self.rng,
@@ -751,6 +922,35 @@ mod tests {
         assert_eq!(py_max(1.0, 2.0), 2.0);
         assert_eq!(bisect_right(&[0.2, 0.5, 1.0], 0.5), 2);
         assert_eq!(bisect_right(&[0.2, 0.5, 1.0], f64::NAN), 3);
+    }
+
+    #[test]
+    fn paired_stats_take_the_worlds_searched_and_know_an_enumeration() {
+        let nan = f64::NAN;
+        // Worlds 1, 2 and 4 count (world 3 was not searched, world 5 weighs nothing).
+        let diffs = [1.0, 2.0, nan, 4.0, 9.0];
+        let weights = [1.0, 1.0, 1.0, 1.0, 0.0];
+        let groups = [0, 1, 2, 3, 4];
+        let (mean, se, n) = paired_stats(&diffs, &weights, None, Some(&groups));
+        assert_eq!((mean, n), (7.0 / 3.0, 3));
+        let spread = py_square(1.0 - mean) + py_square(2.0 - mean) + py_square(4.0 - mean);
+        assert_eq!(se, (spread / 3.0 * 3.0 / 2.0 / 3.0).sqrt());
+        assert_eq!(paired_stats(&diffs, &weights, Some(3), None).1, 0.0);
+        assert!(paired_stats(&diffs, &weights, Some(4), None).1 < se);
+        assert_eq!(paired_stats(&[nan], &[1.0], None, None), (0.0, f64::INFINITY, 0));
+    }
+
+    #[test]
+    fn a_move_that_left_the_race_is_valued_by_its_difference_to_the_best_and_never_above_it() {
+        let mut race = Race::new(2, None, &[0, 1]);
+        race.values = vec![vec![1.0, 2.0, 3.0, 4.0, 5.0], vec![3.0, 4.5, 5.0, 6.0, f64::NAN]];
+        race.weights = vec![1.0; 5];
+        race.groups = (0..5).collect();
+        let got = race.results(None);
+        assert_eq!(got[0].0, 3.0);
+        // Ahead of the complete move where it was searched, it is not valued above it.
+        assert_eq!(got[1].0, 3.0);
+        assert!(got[1].1 > got[0].1);
     }
 
     #[test]

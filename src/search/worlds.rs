@@ -604,17 +604,49 @@ pub fn world_state(obs: &Observation, world: &World) -> State {
 /// whole shuffles of the free cards, cut into the places, until the build owners hold their cards;
 /// then the owners' hands first (`owners_first`).
 pub fn sample_world(rules: &Rules, obs: &Observation, rng: &mut Random) -> Result<World> {
-    let sl = slots(obs)?;
-    let constraints = checked_constraints(rules, obs, &sl)?;
-    let mut cards: Vec<u8> = iter_cards(sl.free).collect();
-    for _ in 0..REJECTION_TRIES {
-        rng.shuffle(&mut cards);
-        let w = cut(obs, &sl, &cards);
-        if holds_every(rules, &w.hands, &constraints) {
-            return Ok(w);
-        }
+    Sampler::new(rules, obs)?.draw(rules, obs, rng)
+}
+
+/// What `sample_world` works out of an observation before it draws: its slots, the build owners'
+/// constraints (checked) and the free cards in order, with a list to shuffle them in. The draws in
+/// proportion to the evidence reject most of theirs, and drew them each from scratch, allocating
+/// as much as they shuffled.
+#[derive(Clone, Debug)]
+pub struct Sampler {
+    sl: Slots,
+    constraints: Vec<(usize, u64)>,
+    free: Vec<u8>,
+    cards: Vec<u8>,
+}
+
+impl Sampler {
+    /// The sampler of `obs`'s worlds; the errors `sample_world` raises before it draws.
+    pub fn new(rules: &Rules, obs: &Observation) -> Result<Sampler> {
+        let sl = slots(obs)?;
+        let constraints = checked_constraints(rules, obs, &sl)?;
+        let free: Vec<u8> = iter_cards(sl.free).collect();
+        Ok(Sampler {
+            sl,
+            constraints,
+            cards: free.clone(),
+            free,
+        })
     }
-    owners_first(rules, obs, &sl, &constraints, &cards, rng)
+
+    /// `sample_world` of the observation this sampler was made for (`obs`): the free cards from
+    /// their order, shuffled whole until the build owners hold their cards, then the owners' hands
+    /// first; the same draws from `rng`.
+    pub fn draw(&mut self, rules: &Rules, obs: &Observation, rng: &mut Random) -> Result<World> {
+        self.cards.copy_from_slice(&self.free);
+        for _ in 0..REJECTION_TRIES {
+            rng.shuffle(&mut self.cards);
+            let w = cut(obs, &self.sl, &self.cards);
+            if holds_every(rules, &w.hands, &self.constraints) {
+                return Ok(w);
+            }
+        }
+        owners_first(rules, obs, &self.sl, &self.constraints, &self.cards, rng)
+    }
 }
 
 /// `_owners_first`: draw only the owners' hands (`Random.sample` of the free cards, in the order of
