@@ -115,7 +115,7 @@ def _reports(
     from rich.rule import Rule
 
     from casino_coach.render.analysis import analysis_view
-    from casino_coach.report.document import to_obj
+    from casino_coach.report.document import normalized, to_obj
     from casino_coach.services.batch import named_logs
 
     json, worst, whole_game, world = view
@@ -128,7 +128,7 @@ def _reports(
     for i, (file, log, seats) in enumerate(loaded):
         result = _analyse(file, log, seats, jobs, effort, edges, world)
         if json:
-            documents.append({**to_obj(result), "source": str(file)})
+            documents.append({**to_obj(normalized(result)), "source": str(file)})
             continue
         if i:
             console.print()
@@ -138,7 +138,6 @@ def _reports(
         typer.echo(orjson.dumps(documents, option=orjson.OPT_INDENT_2).decode())
 
 
-_FILE = typer.Argument(..., help="A casino-replay log (JSON).", show_default=False)
 _JOBS = jobs_option("Analyse with N processes (moves are independent; the result does not depend on N).")
 _PLAYER = typer.Option(
     None, "--player", "-p", metavar="NAME", help="Rate only this player's moves (name or seat)."
@@ -246,9 +245,9 @@ def analyze_command(
         return
     result = _run(files[0], player, jobs, effort, edges, world)
     if json:
-        from casino_coach.report.document import to_json
+        from casino_coach.report.document import render
 
-        typer.echo(to_json(result).decode(), nl=False)
+        typer.echo(render(result, ReportFormat.JSON).decode(), nl=False)  # as export writes it
         return
     from rich.console import Console
 
@@ -270,10 +269,28 @@ def _format_of(out: Path) -> ReportFormat:
     return fmt
 
 
+# The options of export that shape a search: with --from the analysis is read as it was saved.
+_SEARCH_OPTIONS = {
+    "jobs": "--jobs",
+    "player": "--player",
+    "samples": "--samples",
+    "seed": "--seed",
+    "inaccuracy": "--inaccuracy",
+    "mistake": "--mistake",
+    "blunder": "--blunder",
+    "noise": "--noise",
+    "world": "--world/--no-world",
+    "depth": "--depth",
+}
+
+
 @app.command("export")
 @handle_errors
 def export_command(
-    file: Path = _FILE,
+    ctx: typer.Context,
+    file: Path | None = typer.Argument(
+        None, help="A casino-replay log (JSON); or give --from.", show_default=False, metavar="LOG"
+    ),
     fmt: ReportFormat | None = typer.Option(
         None,
         "--format",
@@ -288,6 +305,13 @@ def export_command(
         help="The report file to write (its folder must exist).",
         show_default=False,
     ),
+    source: Path | None = typer.Option(
+        None,
+        "--from",
+        metavar="ANALYSIS",
+        help="Render a saved analysis (the output of analyze --json) instead of a log: no search.",
+        show_default=False,
+    ),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
     samples: int = _SAMPLES,
@@ -300,15 +324,40 @@ def export_command(
     depth: int | None = DEPTH,
 ) -> None:
     """Analyse a game log and write an annotated report: every move with its class, its explanation
-    and the best alternative, and a chart of the expected round score.
+    and the best alternative, and a chart of the expected round score. With --from, write the report
+    of an analysis saved by analyze --json, as it was made, without searching again.
 
+    \b
     Example: casino-coach export replays/classic-2p-full.json --format html --out game.html
+    Example: casino-coach export --from analysis.json --out game.md
     """
     from casino_coach.formats.files import atomic_write_bytes, check_target
-    from casino_coach.report.document import render
+    from casino_coach.report.document import read_analysis, render
 
-    check_target(out, [file])  # a folder, a device or a log read fails before the analysis, not after
+    if (file is None) == (source is None):
+        raise UsageError(
+            "give a LOG to analyse or --from ANALYSIS, not both" if file else "give a LOG or --from ANALYSIS"
+        )
+    if source is not None:
+        given = [flag for key, flag in _SEARCH_OPTIONS.items() if _given(ctx, key)]
+        if given:
+            raise UsageError(f"{given[0]} shapes a search: --from renders the analysis as it was saved")
+    read = file if file is not None else source
+    assert read is not None
+    check_target(out, [read])  # a folder, a device or a file read fails before the work, not after
     fmt = fmt or _format_of(out)
-    result = _run(file, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world)
+    if source is not None:
+        with about(source):
+            result = read_analysis(source)
+    else:
+        result = _run(
+            read, player, jobs, (samples, seed, depth), (inaccuracy, mistake, blunder, noise), world
+        )
     atomic_write_bytes(out, render(result, fmt))
     err_console().print(f"wrote {printable(str(out))} ({fmt.value}, {len(result.moves)} moves)", markup=False)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether option ``name`` was typed on the command line (not left at its default)."""
+    got = ctx.get_parameter_source(name)
+    return got is not None and got.name in ("COMMANDLINE", "ENVIRONMENT")
