@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import sigint_as_a_terminal_gives
+from conftest import one_error_line, sigint_as_a_terminal_gives
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -376,14 +377,98 @@ def test_a_locked_or_read_only_store_is_one_error(
             st.claim(["h"], "{}", "me:1")
 
 
-def test_options_of_one_games_report_are_refused_with_many(runner: CliRunner, games: Path) -> None:
-    # Regression (QA): --worst with a folder of logs was ignored without a word.
+def test_options_of_one_games_report_are_refused_with_a_store(
+    runner: CliRunner, games: Path, tmp_path: Path
+) -> None:
+    # Regression (QA): --worst with a folder of logs into a store was ignored without a word.
+    store = tmp_path / "r.db"
     for args, option in ((["--worst", "3"], "--worst"), (["--no-moves"], "--no-moves")):
-        res = runner.invoke(app, ["analyze", str(games), *args])
+        res = runner.invoke(app, ["analyze", str(games), "--store", str(store), *args])
         assert res.exit_code == 2
-        assert res.output.strip() == (
-            f"error: {option} shapes one game's report: with many logs or a store it has no use"
-        )
+        assert res.output.strip() == f"error: {option} shapes one game's report: with a store it has no use"
+    assert not store.exists()
+
+
+def test_analyze_with_several_logs_prints_each_report_and_stores_nothing(
+    runner: CliRunner, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    one = games / "g1.json"
+    many = ["analyze", str(games / "g2.json"), str(one), "--jobs", "1", *FAST_ARGS]
+    res = runner.invoke(app, [*many, "--no-moves", "--worst", "1"])
+    assert res.exit_code == 0, res.output
+    # Each log's report, in the order given, each under a rule naming its file.
+    heads = [line for line in res.stdout.splitlines() if "(1 of 2)" in line or "(2 of 2)" in line]
+    assert len(heads) == 2 and "g2.json (1 of 2)" in heads[0] and "g1.json (2 of 2)" in heads[1]
+    assert res.stdout.count("Game analysis: Ana vs Ben") == 2 and res.stdout.count("Worst moves") == 2
+    assert "Move by move" not in res.stdout  # --no-moves shapes every report
+    single = runner.invoke(
+        app, ["analyze", str(one), "--jobs", "1", *FAST_ARGS, "--no-moves", "--worst", "1"]
+    )
+    second = res.stdout[res.stdout.index(heads[1]) + len(heads[1]) :].lstrip("\n")
+    assert _untimed(second) == _untimed(single.stdout)  # as analyze gives it for that log alone
+    # --json: one array, a casino-analysis document per log with its source, the one-log document.
+    res = runner.invoke(app, [*many, "--json"])
+    assert res.exit_code == 0, res.output
+    docs = orjson.loads(res.stdout)
+    assert [d["format"] for d in docs] == ["casino-analysis"] * 2
+    assert [d["source"] for d in docs] == [str(games / "g2.json"), str(one)]
+    alone = orjson.loads(
+        runner.invoke(app, ["analyze", str(one), "--json", "--jobs", "1", *FAST_ARGS]).stdout
+    )
+    assert {k: v for k, v in docs[1].items() if k not in ("source", "seconds")} == {
+        k: v for k, v in alone.items() if k != "seconds"
+    }
+    # A folder: every log in it (sorted), an analysis document met there left out.
+    (games / "old" / "saved-analysis.json").write_bytes(orjson.dumps(alone))
+    res = runner.invoke(app, ["analyze", str(games), "--json", "--jobs", "1", *FAST_ARGS])
+    assert res.exit_code == 0, res.output
+    assert [Path(d["source"]).name for d in orjson.loads(res.stdout)] == [
+        "g0.json",
+        "g1.json",
+        "g2.json",
+        "g3.json",
+    ]
+    assert not list(tmp_path.glob("*.db*")) and not list(games.rglob("*.db*"))  # no store without --store
+
+
+def _untimed(text: str) -> str:
+    """A terminal report without its timing (``0.1 s``), which differs between two runs."""
+    return re.sub(r"\d+\.\d+ s\b", "T s", text)
+
+
+def test_analyze_with_several_logs_checks_them_all_first(
+    runner: CliRunner, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    bad = games / "bad.json"
+    bad.write_text("{not json")
+    searched: list[int] = []
+    import casino_coach.coach.analysis as analysis
+
+    real = analysis.analyze
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        searched.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyze", counted)
+    res = runner.invoke(app, ["analyze", str(games / "g0.json"), str(bad), *FAST_ARGS])
+    err = one_error_line(res)
+    assert err.startswith(f"error: {bad}: bad JSON") and not searched  # nothing analysed, nothing printed
+    bad.unlink()
+    # A player missing from one of the games: that game's file is named.
+    res = runner.invoke(app, ["analyze", str(games), "--player", "Ben", *FAST_ARGS])
+    assert one_error_line(res) == (
+        f"error: {games / 'old' / 'g3.json'}: player 'Ben' is not in this game (players: Ana, Cleo)"
+    )
+    # --cluster needs a store to analyse into.
+    res = runner.invoke(app, ["analyze", str(games), "--cluster", "tcp://127.0.0.1:1", *FAST_ARGS])
+    assert (
+        one_error_line(res, status=2)
+        == "error: --cluster analyses into a results store: give --store FILE too"
+    )
+    assert not searched and not list(tmp_path.glob("*.db*"))
 
 
 def test_two_writers_on_one_new_store_lose_nothing(games: Path, tmp_path: Path) -> None:

@@ -85,3 +85,92 @@ def test_a_negative_worst_is_refused(runner: CliRunner, game: Path) -> None:
     # --worst -1 listed every missed move but one
     res = runner.invoke(app, ["analyze", str(game), *FAST, "--worst", "-1"])
     assert res.exit_code == 2 and res.stderr.strip() == "error: --worst must be 0 or more, got -1"
+
+
+# --- export --from: a saved analysis rendered without a search ---------------------------------------
+
+REPLAYS = Path(__file__).resolve().parent.parent / "replays"
+QUICK = ["--samples", "4", "--depth", "2", "--jobs", "1"]
+
+
+@pytest.mark.parametrize("log", ["classic-2p-full.json", "royal-3p-viewer.json"])
+def test_export_from_a_saved_analysis_is_the_export_of_the_log(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, log: str
+) -> None:
+    path = str(REPLAYS / log)
+    saved = runner.invoke(app, ["analyze", path, "--json", *QUICK])
+    assert saved.exit_code == 0, saved.output
+    (tmp_path / "analysis.json").write_text(saved.stdout)
+    direct = {}
+    for ext in ("html", "md", "json"):
+        out = tmp_path / f"log.{ext}"
+        res = runner.invoke(app, ["export", path, "--out", str(out), *QUICK])
+        assert res.exit_code == 0, res.output
+        direct[ext] = out.read_bytes()
+
+    def no_search(*_: object, **__: object) -> None:
+        raise AssertionError("export --from searched")
+
+    import casino_coach.coach.analysis as analysis
+    import casino_coach.coach.assessment as assessment
+
+    monkeypatch.setattr(analysis, "analyze", no_search)
+    monkeypatch.setattr(assessment, "assess", no_search)
+    for ext in ("html", "md", "json"):
+        out = tmp_path / f"saved.{ext}"
+        res = runner.invoke(app, ["export", "--from", str(tmp_path / "analysis.json"), "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        assert res.stderr.startswith(f"wrote {out} ({ext}, ")
+        if ext == "json":  # the same document but for the time the search took
+            again, before = orjson.loads(out.read_bytes()), orjson.loads(direct[ext])
+            assert again.pop("seconds") >= 0 and before.pop("seconds") >= 0
+            assert again == before
+            assert {k: v for k, v in orjson.loads(saved.stdout).items() if k != "seconds"} == again
+        else:
+            assert out.read_bytes() == direct[ext], ext
+
+
+def test_export_from_refuses_what_is_not_an_analysis(runner: CliRunner, game: Path, tmp_path: Path) -> None:
+    saved = runner.invoke(app, ["analyze", str(game), "--json", *FAST])
+    doc = orjson.loads(saved.stdout)
+    out = tmp_path / "r.html"
+    bad = tmp_path / "bad.json"
+
+    def refused(data: bytes, *args: str, status: int = 1) -> str:
+        bad.write_bytes(data)
+        res = runner.invoke(app, ["export", "--from", str(bad), "--out", str(out), *args])
+        assert res.exit_code == status, res.output
+        assert "Traceback" not in res.output and res.stdout == ""
+        assert len(res.stderr.strip().splitlines()) == 1 and res.stderr.startswith("error: ")
+        assert not out.exists()  # nothing written, not even half
+        return res.stderr.strip()
+
+    assert refused(game.read_bytes()) == (
+        f'error: {bad}: format: "casino-replay", not an analysis (expected casino-analysis): give the '
+        "log itself, without --from"
+    )
+    assert refused(b"{not json").startswith(f"error: {bad}: bad JSON")
+    assert "a JSON array of 2 items, not one analysis" in refused(orjson.dumps([doc, doc]))
+    assert refused(orjson.dumps({**doc, "version": 7})).endswith(
+        "unknown casino-analysis version 7, this reader knows 1"
+    )
+    broken = {**doc, "moves": [dict(m) for m in doc["moves"]]}
+    del broken["moves"][2]["loss"]
+    assert refused(orjson.dumps(broken)) == f'error: {bad}: moves[2]: the field "loss" is missing'
+    broken["moves"][2]["loss"] = "much"
+    assert refused(orjson.dumps(broken)) == (
+        f'error: {bad}: moves[2]: a field of the wrong kind: expected a number, got "much"'
+    )
+    missing = tmp_path / "missing.json"
+    res = runner.invoke(app, ["export", "--from", str(missing), "--out", str(out)])
+    assert res.exit_code == 1 and res.stderr.startswith(f"error: {missing}: ") and not out.exists()
+    # A log and --from, neither, or an option of the search with --from: usage errors.
+    bad.write_bytes(saved.stdout.encode())
+    for args, says in (
+        ([str(game), "--from", str(bad)], "give a LOG to analyse or --from ANALYSIS, not both"),
+        ([], "give a LOG or --from ANALYSIS"),
+        (["--from", str(bad), "--samples", "9"], "--samples shapes a search"),
+        (["--from", str(bad), "--no-world"], "--world/--no-world shapes a search"),
+    ):
+        res = runner.invoke(app, ["export", *args, "--out", str(out)])
+        assert res.exit_code == 2 and says in res.stderr and not out.exists(), res.output

@@ -80,7 +80,7 @@ def test_arguments_read_as_in_click(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(["validate"], capsys)
     assert code == 2
     code, _, err = _run(["export", "--out", "x.html"], capsys)
-    assert code == 2 and "Missing argument 'FILE'" in err
+    assert code == 2 and err == "error: give a LOG or --from ANALYSIS\n"  # a log, or a saved analysis
 
 
 def test_each_short_flag_has_one_meaning() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,40 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
     assert "Round 2: You deal." in text and "You deals" not in text and "You takes" not in text
     checked = runner.invoke(app, ["validate", str(out)])
     assert checked.exit_code == 0 and checked.output.startswith("OK:"), checked.output
+
+
+def test_each_saved_round_says_how_to_review_it(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After every round (and at the end) the log is saved, and the lines after "Game saved to" are
+    # the commands that review it, as typed: they run and read that log.
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(
+        app, ["play", "--seed", "5", "--out", "my game.json", "--opponent", "greedy"], input="1\n" * 600
+    )
+    assert res.exit_code == 0, res.output
+    rounds = res.output.count("Round over")
+    assert rounds >= 2
+    lines = res.output.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.startswith("Review the game")]
+    assert len(heads) == rounds  # one per saved round, the last one at the end of the game
+    assert all(
+        lines[i] == "Review the game so far, or write it as a page to step through:" for i in heads[:-1]
+    )
+    assert lines[heads[-1] :] == [
+        "Review the game, or write it as a page to step through:",
+        "casino-coach analyze 'my game.json'",
+        "casino-coach export 'my game.json' -o 'my game.html'",
+    ]
+    quick = ["--samples", "1", "--depth", "1", "--no-world", "--jobs", "1"]
+    for line in lines[heads[-1] + 1 :]:
+        done = runner.invoke(app, [*shlex.split(line)[1:], *quick])  # the command as printed
+        assert done.exit_code == 0, done.output
+    assert Path("my game.html").read_text().startswith("<!DOCTYPE html>")
+    # Quitting before any move saves a log with nothing to review: no review line.
+    quit_early = runner.invoke(app, ["play", "--seed", "5", "--out", "empty.json"], input="quit\n")
+    assert quit_early.exit_code == 0 and "Game saved to empty.json" in quit_early.output
+    assert "Review" not in quit_early.output
 
 
 def test_moves_from_a_file_with_comments_and_typed_notation(runner: CliRunner, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -157,9 +158,47 @@ def test_tree_writes_graphml_and_refuses_unknown_formats(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     g = nx.read_graphml(out)
     assert g.number_of_nodes() > 1 and nx.is_tree(g)
-    png = tmp_path / "tree.png"
-    assert "unknown graph format" in one_error_line(cli("tree", str(path), "--out", str(png)))
-    assert not png.exists()
+    gif = tmp_path / "tree.gif"
+    assert "unknown graph format" in one_error_line(cli("tree", str(path), "--out", str(gif)))
+    assert not gif.exists()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+def test_tree_draws_svg_and_png_with_graphviz(tmp_path: Path) -> None:
+    log = str(REPLAYS / "classic-2p-full.json")
+    svg, png = tmp_path / "tree.svg", tmp_path / "drawn"
+    result = cli("tree", log, "--at", "12", "--max-depth", "2", "--samples", "8", "--out", str(svg))
+    assert result.exit_code == 0, result.output
+    assert "(svg)" in result.stderr
+    text = svg.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text and "</svg>" in text
+    assert text.count('class="node"') > 1  # the decision and its moves, laid out
+    result = cli("tree", log, "--at", "12", "--max-depth", "2", "--samples", "8", "-f", "png", "-o", str(png))
+    assert result.exit_code == 0, result.output
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_tree_without_graphviz_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import casino_coach.report.graph as graph
+
+    def no_search(*_: object, **__: object) -> None:
+        raise AssertionError("searched although the picture could not be drawn")
+
+    monkeypatch.setattr(graph.shutil, "which", lambda _name: None)
+    # DOT itself needs no Graphviz.
+    result = cli("tree", str(REPLAYS / "classic-2p-progress.json"), "--max-depth", "2", "--samples", "4")
+    assert result.exit_code == 0 and result.stdout.startswith("digraph")
+    # A picture does: one line saying how to install it, before any search, nothing written.
+    monkeypatch.setattr("casino_coach.services.decision.suggest", no_search)
+    svg = tmp_path / "tree.svg"
+    err = one_error_line(cli("tree", str(REPLAYS / "classic-2p-full.json"), "--out", str(svg)))
+    assert "Graphviz's dot" in err and "install Graphviz" in err and "apt-get install graphviz" in err
+    assert not svg.exists()
+
+
+def test_tree_picture_needs_an_out_file() -> None:
+    err = one_usage_line(cli("tree", str(REPLAYS / "classic-2p-full.json"), "--format", "png"))
+    assert "--format png draws a picture: give --out FILE" in err
 
 
 def test_tree_values_its_moves_as_suggest_does(tmp_path: Path) -> None:
@@ -180,9 +219,16 @@ def test_tree_values_its_moves_as_suggest_does(tmp_path: Path) -> None:
 
 
 def test_help_has_examples() -> None:
+    root = REPLAYS.parent
     for cmd in ("suggest", "tree"):
         result = cli(cmd, "--help")
         assert result.exit_code == 0 and "Example: casino-coach " + cmd in result.stdout
+        # The examples run from a checkout: every log or position they read is a bundled file.
+        for line in result.stdout.splitlines():
+            if "Example: casino-coach" in line:
+                words = line.split("Example: casino-coach", 1)[1].split()
+                inputs = [w for w in words[1:] if w.endswith(".json") and not w.startswith("-")]
+                assert all((root / w).is_file() for w in inputs), line
 
 
 def test_suggest_json_moves_read_back_with_table_only_builds() -> None:

@@ -85,6 +85,10 @@ def test_the_readme_is_a_front_door() -> None:
     install, tests = first.group(1).splitlines()
     assert install.startswith("pip install . && casino-coach analyze replays/")
     assert tests in (ROOT / ".ci" / "run").read_text().splitlines()
+    # pip keeps the build backend's output to itself, so the silent minutes of compiling the Rust
+    # core are announced where the install is, with the way to watch them.
+    intro = readme[first.end() : readme.index("\n## ", first.end())]
+    assert "compiles the" in intro and "Rust" in intro and "`pip install -v .`" in intro
 
 
 def test_the_documents_cite_no_issue_numbers() -> None:

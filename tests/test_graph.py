@@ -79,7 +79,7 @@ def test_written_formats_read_back(tmp_path: Path, ext: str) -> None:
 
 def test_unknown_extension_writes_nothing(tmp_path: Path) -> None:
     tree, _, _ = recorded()
-    out = tmp_path / "tree.png"
+    out = tmp_path / "tree.gif"
     with pytest.raises(CoachError, match="unknown graph format"):
         write_graph(tree_graph(tree), out)
     assert not out.exists()

@@ -51,12 +51,18 @@ class Command:
     variables written before it."""
 
     def __init__(
-        self, args: list[str], comment: str, stdin: str = "", env: dict[str, str] | None = None
+        self,
+        args: list[str],
+        comment: str,
+        stdin: str = "",
+        env: dict[str, str] | None = None,
+        stdout_to: str | None = None,
     ) -> None:
         self.args = args
         self.comment = comment
         self.stdin = stdin
         self.env = env or {}
+        self.stdout_to = stdout_to  # ``> FILE``: the file its standard output goes to
 
     @property
     def name(self) -> str:
@@ -83,12 +89,16 @@ def bash_blocks(text: str) -> list[list[Command]]:
                 *before, last = part.split("|")
                 words, echoed = shlex.split(last), shlex.split(before[-1]) if before else []
                 stdin = " ".join(echoed[1:]) + "\n" if echoed[:1] == ["echo"] else ""
+                stdout_to = None
+                if ">" in words:  # ``casino-coach ... > FILE``
+                    stdout_to = words[words.index(">") + 1]
+                    words = words[: words.index(">")]
                 env = {}
                 while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=\S*", words[0]):
                     name, _, value = words.pop(0).partition("=")
                     env[name] = value
                 if words[:1] == ["casino-coach"]:
-                    commands.append(Command(words[1:], comment, stdin, env))
+                    commands.append(Command(words[1:], comment, stdin, env, stdout_to))
         blocks.append(commands)
     return blocks
 
@@ -136,7 +146,9 @@ def _run(command: Command, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
     with monkeypatch.context() as scoped, pytest.raises(SystemExit) as exit_info:
         for name, value in command.env.items():  # for this command only, as in the shell
             scoped.setenv(name, value)
-        main([*command.args, *QUICK.get(command.name, [])])
+        # export --from searches nothing: the search's options are refused there
+        quick = [] if "--from" in command.args else QUICK.get(command.name, [])
+        main([*command.args, *quick])
     code = exit_info.value.code
     return (int(code) if isinstance(code, int) else 0), *capsys.readouterr()
 
@@ -166,6 +178,9 @@ def test_every_command_of_a_block_runs(
     for command in commands:
         named |= {a.rstrip("/") for a in command.args}
         code, out, err = _run(command, capsys, monkeypatch)
+        if command.stdout_to is not None:
+            (tmp_path / command.stdout_to).write_text(out, encoding="utf-8")
+            named.add(command.stdout_to)
         assert code == command.status, (command, out, err)
         assert "Traceback" not in out + err, command
         _check_comment(command, out)

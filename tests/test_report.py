@@ -469,6 +469,9 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
         "lost_interval": [0.0, 0.0],
         "uncertain": False,
         "best": move_to_json(miss.played, miss.seat),
+        # what the words rest on, so that a saved analysis renders them (export --from)
+        "ahead": 0.05,
+        "differs": True,
     }
     assert text in to_markdown(dataclasses.replace(a, moves=(m,)))
     # Ahead by less than the inaccuracy edge for the game with confidence, or with no verdict for the

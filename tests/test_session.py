@@ -358,7 +358,8 @@ def test_the_log_is_saved_at_each_round_end_and_on_quit(tmp_path: Path) -> None:
     saved = read_log(out)  # the scored round, and the next one just dealt
     assert saved.rounds[0].result is not None and saved.rounds[1].result is None
     notes = s.handle("quit")
-    assert [n.kind for n in notes] == [NoteKind.QUIT, NoteKind.SAVED] and s.over
+    assert [n.kind for n in notes] == [NoteKind.QUIT, NoteKind.SAVED, NoteKind.REVIEW] and s.over
+    assert notes[-1].text.splitlines()[1] == f"casino-coach analyze {out}"  # the log just saved
     rp = replay_log(read_log(out))
     assert len(rp.log.rounds) == 2 and not rp.complete
 

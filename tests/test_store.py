@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from conftest import one_error_line
 
 from casino_coach.errors import StoreError
 from casino_coach.services.store import GameKey, Store, all_players, normal_date, player_stats
@@ -407,3 +409,95 @@ def test_a_full_disk_says_so_and_loses_nothing(tmp_path: Path, monkeypatch: pyte
     monkeypatch.undo()
     with contextlib.closing(sqlite3.connect(path)) as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+# --- stats by kind of game: a preset and a number of players ----------------------------------------
+
+
+def _of_kind(doc: dict[str, Any], preset: str, players: list[str]) -> dict[str, Any]:
+    """``doc`` as the analysis of a game of ``preset`` between ``players``."""
+    return {**doc, "rules": {"preset": preset}, "players": players}
+
+
+def test_stats_rows_per_player_preset_and_players_with_filters(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "counter 1" of a royal 4-player game and of a Dominican 3-player one were one row.
+    from typer.testing import CliRunner
+
+    from casino_coach.cli import app, main
+
+    store.add(GameKey("h3", SETTINGS), _of_kind(G1, "royal", ["Ana", "Ben", "Cleo", "Dan"]), source="g3.json")
+    store.add(GameKey("h4", SETTINGS), _of_kind(G1, "dominican", ["Ana", "Ben", "Cleo"]), source="g4.json")
+    store.close()
+    path = str(tmp_path / "r.db")
+
+    def stats(*args: str) -> Any:
+        return CliRunner().invoke(
+            app, ["stats", "--store", path, *args], env={"COLUMNS": "100", "NO_COLOR": "1"}
+        )
+
+    rows = [" ".join(line.split()) for line in stats().stdout.splitlines()]
+    ana = [row for row in rows if row.startswith("Ana ")]
+    assert [row.split()[1:4] for row in ana] == [
+        ["classic", "2", "2"],
+        ["dominican", "3", "1"],
+        ["royal", "4", "1"],
+    ]
+    # The JSON keeps every old field and adds the kind: a row per player and kind.
+    out = orjson.loads(stats("--json").stdout)["players"]
+    first = out[0]
+    assert list(first)[:3] == ["player", "preset", "player_count"]
+    assert {"games", "decisions", "classes", "errors", "error_rate", "accuracy", "loss_total"} <= set(first)
+    assert [
+        (r["player"], r["preset"], r["player_count"], r["games"]) for r in out if r["player"] == "Ana"
+    ] == [
+        ("Ana", "classic", 2, 2),
+        ("Ana", "dominican", 3, 1),
+        ("Ana", "royal", 4, 1),
+    ]
+    # --preset and --players keep the games of that kind only, in the table and in a player's record.
+    royal = orjson.loads(stats("--json", "--preset", "royal", "--players", "4").stdout)["players"]
+    # (G1's summary is of Ana and Ben: the others of a game made from it have no record)
+    assert {(r["player"], r["preset"], r["player_count"]) for r in royal} == {
+        ("Ana", "royal", 4),
+        ("Ben", "royal", 4),
+    }
+    two = orjson.loads(stats("--json", "--players", "2").stdout)["players"]
+    assert {r["player_count"] for r in two} == {2} and {r["player"] for r in two} == {"Ana", "Ben", "Cleo"}
+    whole = orjson.loads(stats("--player", "ana", "--json").stdout)
+    assert whole["total"]["games"] == 4 and whole["preset"] is None and whole["player_count"] is None
+    assert whole["kinds_of_game"] == [
+        {"preset": "classic", "player_count": 2, "games": 2},
+        {"preset": "dominican", "player_count": 3, "games": 1},
+        {"preset": "royal", "player_count": 4, "games": 1},
+    ]
+    text = " ".join(stats("--player", "ana").stdout.split())
+    assert "over games of several kinds: classic with 2 players (2), dominican with 3 players (1)" in text
+    only = orjson.loads(stats("--player", "ana", "--json", "--preset", "dominican").stdout)
+    assert only["total"]["games"] == 1 and only["preset"] == "dominican"
+    # The kinds of mistake are counted over those games only: G1's, once.
+    assert {k["kind"]: k["moves"] for k in only["mistake_kinds"]} == {"missed_capture": 2, "card_exposed": 2}
+    filtered = stats("--player", "ana", "--preset", "royal", "--by", "game")
+    assert "ana: record by game (royal)" in filtered.stdout.replace("Ana", "ana")
+    # Nothing of that kind: one line naming what there is; a preset or a count out of range: usage.
+    err = one_error_line(stats("--player", "ana", "--preset", "royal", "--players", "3"))
+    assert err == (
+        f"error: no analysed game of player 'ana' of royal, 3 players in {path} (the player's games: "
+        "classic with 2 players, dominican with 3 players, royal with 4 players)"
+    )
+    for bad, option in ((["--players", "5"], "--players"), (["--preset", "modern"], "--preset")):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["stats", "--store", path, *bad])
+        err = capsys.readouterr().err
+        assert exit_info.value.code == 2 and err.count("\n") == 1 and option in err
+    assert stats("--preset", "royal", "--players", "2").stdout.startswith(
+        f"{path}: no analysed games of royal, 2"
+    )
+
+
+def test_the_stats_presets_are_the_rules_presets() -> None:
+    from casino_coach.cli.batch import Preset
+    from casino_coach.engine.rules import RuleSet
+
+    assert tuple(p.value for p in Preset) == RuleSet.preset_names()

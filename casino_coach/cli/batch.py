@@ -46,6 +46,14 @@ class Period(StrEnum):
     YEAR = "year"
 
 
+class Preset(StrEnum):
+    """The presets of ``stats --preset`` (``RuleSet.preset_names()``; tests check they agree)."""
+
+    CLASSIC = "classic"
+    ROYAL = "royal"
+    DOMINICAN = "dominican"
+
+
 _STORE = typer.Option(
     DEFAULT_STORE,
     "--store",
@@ -240,14 +248,27 @@ def stats_command(
         help="With --player: how many kinds of mistake to list.  [default: 5]",
         show_default=False,
     ),
+    preset: Preset | None = typer.Option(
+        None, "--preset", help="Count only the games of this preset.", show_default=False
+    ),
+    players: int | None = typer.Option(
+        None,
+        "--players",
+        min=2,
+        max=4,
+        metavar="N",
+        help="Count only the games of N players (2 to 4).",
+        show_default=False,
+    ),
     json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """A player's record from the results store: games, decisions, inaccuracies, mistakes and
     blunders, error rate, accuracy, and the most frequent kinds of mistake. Without --player, one
-    line of totals per player.
+    line of totals per player and kind of game (preset and number of players).
 
     \b
     Example: casino-coach stats --store results.db
+    Example: casino-coach stats --store results.db --preset royal --players 4
     Example: casino-coach stats --player Ana --store results.db --by game
     """
     for name, value, what in (("--by", by, "groups"), ("--top", top, "lists the mistakes of")):
@@ -269,11 +290,12 @@ def stats_command(
     from rich.console import Console
 
     from casino_coach.render.stats import player_stats_view, players_view
-    from casino_coach.services.store import Store, all_players, player_stats
+    from casino_coach.services.store import GameKinds, Store, all_players, player_stats
 
+    only = GameKinds(preset.value if preset is not None else None, players)
     with Store(store, readonly=True) as st:
         if player is None:
-            records = all_players(st)
+            records = all_players(st, only)
             if json:
                 typer.echo(
                     orjson.dumps(
@@ -288,10 +310,10 @@ def stats_command(
                     ).decode()
                 )
             else:
-                Console(highlight=False).print(players_view(records, str(store)))
+                Console(highlight=False).print(players_view(records, str(store), only.words()))
             return
         period = by.value if by is not None else "month"
-        stats = player_stats(st, player, by=period, top=5 if top is None else top)
+        stats = player_stats(st, player, by=period, top=5 if top is None else top, only=only)
     if json:
         typer.echo(orjson.dumps(stats.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:

@@ -215,11 +215,14 @@ def _source(
 
 
 class GraphFormat(StrEnum):
-    """What ``tree`` writes: GraphML, Graphviz DOT or networkx node-link JSON."""
+    """What ``tree`` writes: GraphML, Graphviz DOT or networkx node-link JSON, or a picture that
+    Graphviz's ``dot`` draws (SVG, PNG)."""
 
     GRAPHML = "graphml"
     DOT = "dot"
     JSON = "json"
+    SVG = "svg"
+    PNG = "png"
 
 
 @app.command("tree")
@@ -234,14 +237,16 @@ def tree_command(
         "--out",
         "-o",
         metavar="FILE",
-        help="Output file: .graphml, .dot/.gv or .json (node-link); '-' (the default) is standard output.",
+        help="Output file: .graphml, .dot/.gv, .json (node-link), or .svg/.png (drawn by Graphviz's "
+        "dot); '-' (the default) is standard output.",
         show_default=False,
     ),
     fmt: GraphFormat | None = typer.Option(
         None,
         "--format",
         "-f",
-        help="graphml, dot or json; default: from the --out file's extension, dot on standard output.",
+        help="graphml, dot, json, or svg/png (drawn by Graphviz's dot, to --out FILE); default: from "
+        "the --out file's extension, dot on standard output.",
         show_default=False,
     ),
     at: int | None = _AT,
@@ -254,18 +259,25 @@ def tree_command(
 ) -> None:
     """Write the search tree of one decision: every move, the principal lines, values and visits.
 
+    The whole tree has thousands of nodes; --max-depth 2 keeps the moves and their first replies.
+
     \b
-    Example: casino-coach tree game.json --at 12 --out tree.graphml
-    Example: casino-coach tree game.json | dot -Tsvg > tree.svg
+    Example: casino-coach tree replays/classic-2p-full.json --at 12 --max-depth 2 --out tree.svg
+    Example: casino-coach tree replays/royal-2p-full.json --at 40 --out tree.graphml
+    Example: casino-coach tree replays/classic-2p-progress.json --max-depth 2 > tree.dot
     """
     from casino_coach.formats.files import atomic_write_bytes, check_target
-    from casino_coach.report.graph import graph_bytes, graph_format, tree_graph
+    from casino_coach.report.graph import DRAWN, dot_program, graph_bytes, graph_format, tree_graph
     from casino_coach.search.tree import SearchTree
     from casino_coach.services.decision import Effort, suggest
 
     to_stdout = out == "-"
     if fmt is None:  # an unknown extension fails before any work
         fmt = GraphFormat.DOT if to_stdout else GraphFormat(graph_format(out))
+    if fmt.value in DRAWN:
+        if to_stdout:  # a picture's bytes are no use on a terminal, and a pipe can take DOT
+            raise UsageError(f"--format {fmt.value} draws a picture: give --out FILE")
+        dot_program(fmt.value)  # Graphviz missing: one line saying how to install it, before the search
     if not to_stdout:
         check_target(out, [file])  # a folder, a device, a missing folder, the file read too
     if max_depth is not None and max_depth < 1:

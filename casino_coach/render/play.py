@@ -37,6 +37,7 @@ NOTE_STYLES = {
     NoteKind.HELP: "",
     NoteKind.TABLE: "",
     NoteKind.SAVED: "dim",
+    NoteKind.REVIEW: "",
     NoteKind.QUIT: "bold",
 }
 _RED_CARD = re.compile(r"(?:10|[2-9AJQK])[♦♥]")

@@ -70,8 +70,14 @@ def _num(x: float | None, fmt: str) -> str:
 
 
 def _record_table(
-    title: str, first: str, records: Sequence[Record], total: Record | None, heads: Sequence[str] = ()
+    title: str,
+    first: str,
+    records: Sequence[Record],
+    total: Record | None,
+    heads: Sequence[str] = (),
+    kinds: bool = False,
 ) -> Table:
+    """The records' rows, and a total row; ``kinds``: each row's preset and number of players too."""
     table = Table(
         title=title,
         title_justify="left",
@@ -83,6 +89,9 @@ def _record_table(
         caption_justify="left",
     )
     table.add_column(first, footer=total.label if total else "", no_wrap=True)
+    if kinds:
+        table.add_column("preset", no_wrap=True)
+        table.add_column("players", justify="right")
 
     def col(head: str, footer: str, style: str = "", width: int = 5) -> None:
         # Numbers never wrap (min_width): the headers wrap instead when the terminal is narrow.
@@ -97,8 +106,10 @@ def _record_table(
     col("acc.", _num(t.accuracy, ".1f"))
     col("loss", _num(t.loss_per_decision, ".3f"))
     for i, r in enumerate(records):
+        kind = [r.kind[0], str(r.kind[1])] if kinds and r.kind is not None else ["", ""] if kinds else []
         table.add_row(
             printable(heads[i] if heads else r.label),
+            *kind,
             str(r.games),
             str(r.decisions),
             *(str(r.classes.get(c, 0)) for c, _, _ in _CLASS_COLUMNS),
@@ -113,6 +124,8 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     """A player's record per period with the total, then the most frequent kinds of mistake. By
     game, the games come first, numbered, with their day, opponents and file; the rows follow."""
     title = f"{player_name(stats.player)}: record by {stats.by}"
+    if stats.only.words():
+        title += f" ({stats.only.words()})"
     parts: list[RenderableType] = []
     if stats.by == "game":
         parts += [Text(title, style="italic"), _games_list(stats.periods), Text("")]
@@ -146,15 +159,23 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     elif not any(stats.total.classes.get(c, 0) for c in ("inaccuracy", "mistake", "blunder")):
         # only when there are none: with --top 0 the kinds are not listed, not absent
         parts.append(Text("No inaccuracy, mistake or blunder on record.", style="green"))
+    mixed = stats.kinds_of_game
+    if len(mixed) > 1:  # one record over games of several kinds: say so, and how to pick one
+        counts = ", ".join(f"{p} with {n} players ({c})" for p, n, c in mixed)
+        parts.append(
+            Text(f"over games of several kinds: {counts}; --preset and --players pick one", style="dim")
+        )
     return Group(*parts)
 
 
-def players_view(records: Sequence[Record], store: str) -> RenderableType:
-    """Every player's totals, one row each."""
+def players_view(records: Sequence[Record], store: str, only: str = "") -> RenderableType:
+    """Every player's totals, one row per kind of game (preset, players) they played."""
     if not records:
-        return Text(f"{printable(store)}: no analysed games yet.")
+        more = f" of {only}" if only else ""
+        return Text(f"{printable(store)}: no analysed games{more} yet.")
     heads = [player_name(r.label) for r in records]
-    return _record_table(f"Players in {printable(store)}", "player", records, None, heads)
+    title = f"Players in {printable(store)}" + (f" ({only})" if only else "")
+    return _record_table(title, "player", records, None, heads, kinds=True)
 
 
 def batch_view(report: BatchReport, store: str) -> RenderableType:

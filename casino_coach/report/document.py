@@ -12,20 +12,35 @@ opens offline and can be mailed as one file. The words the formats share are in 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, PositionView, SeatSummary
-from casino_coach.coach.classes import CLASSES
-from casino_coach.coach.verdict import game_class_json
+from casino_coach.coach.analysis import (
+    AnalysisOptions,
+    DealLuck,
+    GameAnalysis,
+    MoveAnalysis,
+    PositionView,
+    SeatSummary,
+)
+from casino_coach.coach.assessment import WorldCost
+from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
+from casino_coach.coach.explain import Explanation
+from casino_coach.coach.verdict import GameVerdict, analysis_limits, game_class_json
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.notation import table_words
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.scoring import Award, RoundScore
 from casino_coach.engine.state import Build
-from casino_coach.formats.codec import move_to_json
+from casino_coach.errors import CoachError, LogError, shown
+from casino_coach.formats import jsonio
+from casino_coach.formats.codec import move_from_json, move_to_json, read_cards
 from casino_coach.formats.text import markdown, side_names
 from casino_coach.report import ReportFormat
 from casino_coach.report.words import (
@@ -46,7 +61,10 @@ FORMAT_VERSION = 1
 
 
 def render(analysis: GameAnalysis, fmt: ReportFormat) -> bytes:
-    """The report in format ``fmt``, as the bytes of the file to write."""
+    """The report in format ``fmt``, as the bytes of the file to write. Every format is rendered
+    from the analysis as its JSON document keeps it (``normalized``), so that a report made from a
+    saved document (``export --from``) is the report made from the analysis itself."""
+    analysis = normalized(analysis)
     if fmt is ReportFormat.JSON:
         return to_json(analysis)
     if fmt is ReportFormat.MD:
@@ -112,11 +130,31 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "uncertain": m.uncertain,
         "shallow": m.shallow,
         "position": _position_obj(m.view),
-        "win_chance": win_chance_obj(m.win, m.best, m.played, m.side),
+        "win_chance": _win_obj(m),
         "game_verdict": game_verdict_words(m),
-        "game_class": game_class_json(m.game, m.seat),
+        "game_class": _game_class_obj(m),
         "not_judged": m.not_judged,
     }
+
+
+def _win_obj(m: MoveAnalysis) -> dict[str, Any] | None:
+    """``win_chance_obj``, and the chances after the move best for the game where it is neither the
+    best move nor the one played (``game_best``: the reports name them, ``from_obj`` reads them)."""
+    out = win_chance_obj(m.win, m.best, m.played, m.side)
+    if out is not None and m.win is not None and m.game is not None and m.game.best not in (m.best, m.played):
+        after = m.win.of(m.game.best)
+        out["game_best"] = [_r(p, 4) for p in after] if after is not None else None
+    return out
+
+
+def _game_class_obj(m: MoveAnalysis) -> dict[str, Any] | None:
+    """``game_class_json``, with what the reports' words rest on besides: how much more chance of the
+    game the move played leaves than the round's best (``ahead``) and whether the moves differ for
+    the game at all (``differs``)."""
+    out = game_class_json(m.game, m.seat)
+    if out is not None and m.game is not None:
+        out |= {"ahead": round(m.game.ahead, 4), "differs": m.game.differs}
+    return out
 
 
 def win_chance_obj(
@@ -136,7 +174,8 @@ def win_chance_obj(
         "lost": None,
     }
     if after_best is not None and after_played is not None:
-        out["lost"] = _r(after_best[side] - after_played[side], 4)
+        # from the chances as written, so that the document reads back to the same figure
+        out["lost"] = _r(round(after_best[side], 4) - round(after_played[side], 4), 4)
     return out
 
 
@@ -186,9 +225,11 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
         "rules": a.rules.to_dict(),
         "players": list(a.players),
         "viewer": a.viewer,
+        "sides": a.nsides,
         "settings": {
             "samples": lim.samples,
             "min_samples": lim.min_samples,
+            "exact_worlds": lim.exact_worlds,
             "nodes": lim.nodes,
             "depth": lim.depth,
             "seed": lim.seed,
@@ -219,11 +260,290 @@ def _round_obj(a: GameAnalysis, i: int) -> dict[str, Any]:
         rs = a.round_scores[i]
         out["breakdown"] = [dict(b) for b in rs.breakdown]
         out["sweeps"] = list(rs.sweep_counts)
+        out["awards"] = [{"item": w.item, "side": w.side, "points": w.points} for w in rs.awards]
     return out
 
 
 def to_json(a: GameAnalysis) -> bytes:
     return orjson.dumps(to_obj(a), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reading a document back: the converse of ``to_obj``, so that a saved ``analyze --json`` renders as
+# the analysis did, without a search (``export --from``). Values come back as the document rounds them.
+
+
+def normalized(a: GameAnalysis) -> GameAnalysis:
+    """The analysis as its document keeps it: its values rounded as ``to_obj`` writes them, and
+    what the reports do not show (each move's time, the chances after moves no report names) left
+    out. A normalized analysis is its own normal form."""
+    return from_obj(to_obj(a))
+
+
+def read_analysis(source: bytes | str | Path) -> GameAnalysis:
+    """The analysis in a casino-analysis file (or its bytes); LogError saying where and why when it
+    is not one this reader can read."""
+    return from_obj(jsonio.loads(source if isinstance(source, bytes) else jsonio.read_bytes(source)))
+
+
+def from_obj(obj: Any) -> GameAnalysis:
+    """A ``GameAnalysis`` from its JSON data (``to_obj``)."""
+    if isinstance(obj, list):
+        raise LogError(
+            f"a JSON array of {len(obj)} items, not one analysis (analyze of several logs writes an "
+            "array: save one log's analysis)"
+        )
+    if not isinstance(obj, dict):
+        raise LogError(f'expected a JSON object with "format": "{FORMAT_NAME}", got {shown(obj)}')
+    fmt = obj.get("format")
+    if fmt != FORMAT_NAME:
+        hint = ": give the log itself, without --from" if fmt == "casino-replay" else ""
+        raise LogError(f"format: {shown(fmt)}, not an analysis (expected {FORMAT_NAME}){hint}")
+    if obj.get("version") != FORMAT_VERSION or isinstance(obj.get("version"), bool):
+        raise LogError(
+            f"version: unknown {FORMAT_NAME} version {shown(obj.get('version'))}, this reader knows 1"
+        )
+    where = "the analysis"
+    try:
+        where = "rules"
+        rules = RuleSet.from_dict(obj["rules"])
+        where = "players"
+        players = tuple(_text(p) for p in obj["players"])
+        where = "settings"
+        options = _options_from(obj["settings"])
+        moves = []
+        for i, m in enumerate(obj["moves"]):
+            where = f"moves[{i}]"
+            moves.append(_move_from(m))
+        summaries_read = []
+        for i, s in enumerate(obj["summary"]):
+            where = f"summary[{i}]"
+            summaries_read.append(_summary_from(s))
+        summaries = tuple(summaries_read)
+        where = "rounds"
+        rounds = [(tuple(float(x) for x in r["points"]), _round_score_from(r)) for r in obj["rounds"]]
+        where = "totals"
+        totals = tuple(_number(x) for x in obj["totals"])
+        winner = obj["winner"]
+        nsides = obj.get("sides") or 1 + max([s.side for s in summaries] + [m.side for m in moves])
+        return GameAnalysis(
+            rules,
+            players,
+            _optional_int(obj["viewer"]),
+            int(nsides),
+            options,
+            tuple(moves),
+            summaries,
+            tuple(points for points, _ in rounds),
+            float(obj.get("seconds") or 0.0),
+            tuple(score for _, score in rounds if score is not None),
+            totals,
+            _optional_int(winner),
+        )
+    except KeyError as e:
+        raise LogError(f"{where}: the field {shown(e.args[0])} is missing") from None
+    except (TypeError, ValueError, AttributeError, IndexError) as e:
+        if isinstance(e, CoachError):
+            raise LogError(f"{where}: {e}") from None
+        raise LogError(f"{where}: a field of the wrong kind: {e}") from None
+
+
+def _text(x: Any) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"expected a text, got {shown(x)}")
+    return x
+
+
+def _number(x: Any) -> float:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise TypeError(f"expected a number, got {shown(x)}")
+    return x
+
+
+def _optional(x: Any) -> float | None:
+    return None if x is None else _number(x)
+
+
+def _optional_int(x: Any) -> int | None:
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"expected a whole number, got {shown(x)}")
+    return x
+
+
+def _options_from(s: Mapping[str, Any]) -> AnalysisOptions:
+    th = s["thresholds"]
+    base = analysis_limits(int(s["samples"]), int(s["seed"]), s["depth"])
+    limits = dataclasses.replace(
+        base,
+        min_samples=int(s["min_samples"]),
+        nodes=s["nodes"],
+        depth=s["depth"],
+        exact_worlds=int(s.get("exact_worlds", base.exact_worlds)),
+    )
+    thresholds = Thresholds(
+        inaccuracy=_number(th["inaccuracy"]),
+        mistake=_number(th["mistake"]),
+        blunder=_number(th["blunder"]),
+        best=_number(th["best"]),
+        noise=_number(th["noise"]),
+    )
+    return AnalysisOptions(limits=limits, thresholds=thresholds, world=bool(s["world"]))
+
+
+def _move(obj: Any, where: str) -> Move:
+    return move_from_json(obj, where)[1]
+
+
+def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
+    """One move of the document (``move_obj``)."""
+    played = _move(m["played"], "played")
+    best = _move(m["best"], "best") if m["best"] is not None else None
+    world = m["world"]
+    interval = m["loss_interval"] or [0.0, 0.0]
+    table = m["table"]
+    return MoveAnalysis(
+        ply=int(m["ply"]),
+        round=int(m["round"]),
+        deal=int(m["deal"]),
+        move_index=int(m["move_index"]),
+        seat=int(m["seat"]),
+        side=int(m["side"]),
+        played=played,
+        rated=bool(m["rated"]),
+        loose=read_cards(table["loose"], "table"),
+        builds=tuple(
+            Build(read_cards(b["cards"], "build"), int(b["value"]), int(b["owner"]), bool(b["multiple"]))
+            for b in table["builds"]
+        ),
+        hand=read_cards(m["hand"], "hand") if m["hand"] is not None else None,
+        best=best,
+        played_value=_optional(m["played_value"]),
+        best_value=_optional(m["best_value"]),
+        loss=_optional(m["loss"]),
+        stderr=_number(m["stderr"]),
+        cls=MoveClass(m["class"]) if m["class"] is not None else None,
+        forced=bool(m["forced"]),
+        exact=bool(m["exact"]),
+        legal=int(m["legal"]),
+        explanations=tuple(
+            Explanation(_text(e["kind"]), _text(e["text"]), _number(e["points"])) for e in m["explanations"]
+        ),
+        alternatives=tuple(
+            (_move(a["move"], "alternatives"), _number(a["value"])) for a in m["alternatives"]
+        ),
+        world=None
+        if world is None
+        else WorldCost(
+            best=_move(world["best"], "world"),
+            best_value=_number(world["best_value"]),
+            played_value=_number(world["played_value"]),
+            loss=_number(world["loss"]),
+            cls=MoveClass(world["class"]),
+        ),
+        verdict=Explanation(_text(m["verdict"]["kind"]), _text(m["verdict"]["text"]), 0.0)
+        if m["verdict"]
+        else None,
+        samples=int(m["samples"]),
+        loss_low=_number(interval[0]),
+        loss_high=_number(interval[1]),
+        shallow=bool(m["shallow"]),
+        uncertain=bool(m["uncertain"]),
+        view=_view_from(m["position"]),
+        win=_win_from(m["win_chance"], best, played, m["game_class"]),
+        game=_game_from(m["game_class"]),
+        not_judged=m["not_judged"],
+    )
+
+
+def _view_from(v: Mapping[str, Any] | None) -> PositionView | None:
+    if v is None:
+        return None
+    return PositionView(
+        hands=tuple(read_cards(h, "position") for h in v["hands"]),
+        hand_sizes=tuple(int(n) for n in v["hand_sizes"]),
+        captured=tuple(read_cards(c, "position") for c in v["captured"]),
+        sweeps=tuple(int(n) for n in v["sweeps"]),
+        stock=int(v["stock"]),
+        scores=tuple(_number(x) for x in v["scores"]),
+    )
+
+
+def _chances(x: Any) -> tuple[float, ...] | None:
+    return None if x is None else tuple(_number(p) for p in x)
+
+
+def _win_from(
+    w: Mapping[str, Any] | None, best: Move | None, played: Move, game: Mapping[str, Any] | None
+) -> WinChances | None:
+    """The chances the document gives: after the best move, the move played and the move best for
+    the game (the only ones a report names)."""
+    if w is None:
+        return None
+    after: list[tuple[Any, tuple[float, ...]]] = []
+    for move, chances in (
+        (best, _chances(w["best"])),
+        (played, _chances(w["played"])),
+        (_move(game["best"], "game_class") if game else None, _chances(w.get("game_best"))),
+    ):
+        if move is not None and chances is not None and all(m != move for m, _ in after):
+            after.append((move, chances))
+    start = _chances(w["round_start"])
+    return WinChances(start if start is not None else (), tuple(after))
+
+
+def _game_from(g: Mapping[str, Any] | None) -> GameVerdict | None:
+    if g is None:
+        return None
+    low, high = g["lost_interval"]
+    return GameVerdict(
+        best=_move(g["best"], "game_class"),
+        lost=_number(g["lost"]),
+        low=_number(low),
+        high=_number(high),
+        cls=MoveClass(g["class"]),
+        uncertain=bool(g["uncertain"]),
+        ahead=_number(g.get("ahead", 0.0)),
+        differs=bool(g.get("differs", True)),
+    )
+
+
+def _summary_from(s: Mapping[str, Any]) -> SeatSummary:
+    return SeatSummary(
+        seat=int(s["seat"]),
+        player=_text(s["player"]),
+        side=int(s["side"]),
+        moves=int(s["moves"]),
+        unforced=int(s["unforced"]),
+        classes={_text(k): int(v) for k, v in s["classes"].items()},
+        loss_total=_number(s["loss_total"]),
+        loss_per_decision=_number(s["loss_per_decision"]),
+        accuracy=_optional(s["accuracy"]),
+        luck=tuple(DealLuck(int(x["round"]), int(x["deal"]), _number(x["points"])) for x in s["luck"]),
+        luck_total=_number(s["luck_total"]),
+        result=_number(s["result"]),
+        luck_adjusted=_number(s["luck_adjusted"]),
+        not_judged=int(s.get("not_judged", 0)),
+        game_accuracy=_optional(s.get("game_accuracy")),
+    )
+
+
+def _round_score_from(r: Mapping[str, Any]) -> RoundScore | None:
+    """A played-out round's score, as far as the reports use it (``_round_obj``)."""
+    if "breakdown" not in r:
+        return None
+    breakdown = tuple({_text(k): _number(v) for k, v in b.items()} for b in r["breakdown"])
+    return RoundScore(
+        awards=tuple(
+            Award(_text(w["item"]), int(w["side"]), _number(w["points"])) for w in r.get("awards", ())
+        ),
+        card_counts=tuple(int(b.get("card_count", 0)) for b in breakdown),
+        spade_counts=tuple(int(b.get("spade_count", 0)) for b in breakdown),
+        sweep_counts=tuple(int(n) for n in r["sweeps"]),
+        points=tuple(_number(x) for x in r["points"]),
+        breakdown=breakdown,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -345,7 +665,10 @@ __all__ = [
     "FORMAT_VERSION",
     "ReportFormat",
     "chart_svg",
+    "from_obj",
     "move_obj",
+    "normalized",
+    "read_analysis",
     "render",
     "summary_obj",
     "to_html",

@@ -6,12 +6,16 @@ that plays it, how many worlds' lines went through it (``visits``) and their mea
 points for the side to move at the root). Every attribute is a scalar (GraphML takes nothing else).
 
 ``write_graph(graph, path)`` picks the format by the file's extension: ``.graphml``, ``.dot`` / ``.gv``
-(written here, no pydot or pygraphviz needed), ``.json`` (node-link data). Files are written atomically.
+(written here, no pydot or pygraphviz needed), ``.json`` (node-link data), or a picture, ``.svg`` and
+``.png``, which Graphviz's ``dot`` program draws from the DOT text when it is on PATH (``draw``; no
+Python binding needed). Files are written atomically.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +31,14 @@ from casino_coach.search.tree import SearchTree
 if TYPE_CHECKING:
     import networkx as nx  # type: ignore[import-untyped]
 
-FORMATS = {".graphml": "graphml", ".dot": "dot", ".gv": "dot", ".json": "json"}
+FORMATS = {".graphml": "graphml", ".dot": "dot", ".gv": "dot", ".json": "json", ".svg": "svg", ".png": "png"}
+# The formats Graphviz's dot draws (``draw``), and what to do when it is not installed.
+DRAWN = ("svg", "png")
+INSTALL_GRAPHVIZ = (
+    "install Graphviz (apt-get install graphviz, dnf install graphviz, brew install graphviz, "
+    "or https://graphviz.org/download/), or write --format dot and draw it elsewhere"
+)
+DRAW_SECONDS = 600  # dot lays out thousands of nodes in seconds; a hung one must not hang the command
 
 
 def _finite(x: float) -> float:
@@ -92,8 +103,37 @@ def graph_format(path: str | Path) -> str:
     return fmt
 
 
+def dot_program(fmt: str) -> str:
+    """The path of Graphviz's ``dot``, which draws ``fmt``; CoachError, saying how to install it, when
+    it is not on PATH. Called before the search, so a missing program costs no work."""
+    found = shutil.which("dot")
+    if found is None:
+        raise CoachError(f"drawing the tree as {fmt} needs Graphviz's dot on PATH: {INSTALL_GRAPHVIZ}")
+    return found
+
+
+def draw(g: nx.DiGraph, fmt: str) -> bytes:
+    """The graph drawn as ``svg`` or ``png`` by Graphviz's ``dot`` from its DOT text."""
+    program = dot_program(fmt)
+    try:
+        text = dot_text(g).encode("utf-8")
+        done = subprocess.run([program, f"-T{fmt}"], input=text, capture_output=True, timeout=DRAW_SECONDS)
+    except subprocess.TimeoutExpired:
+        late = f"Graphviz's dot ran over {DRAW_SECONDS} s drawing the tree: try --max-depth"
+        raise CoachError(late) from None
+    except OSError as e:
+        raise CoachError(f"Graphviz's dot ({program}) could not run: {e.strerror or e}") from None
+    if done.returncode != 0 or not done.stdout:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = said[0] if said else f"exit status {done.returncode}"
+        raise CoachError(f"Graphviz's dot could not draw the tree as {fmt}: {why}")
+    return done.stdout
+
+
 def graph_bytes(g: nx.DiGraph, fmt: str) -> bytes:
-    """The graph serialised as ``graphml``, ``dot`` or ``json``."""
+    """The graph serialised as ``graphml``, ``dot`` or ``json``, or drawn as ``svg`` or ``png``."""
+    if fmt in DRAWN:
+        return draw(g, fmt)
     if fmt == "graphml":
         import networkx as nx
 
@@ -105,7 +145,7 @@ def graph_bytes(g: nx.DiGraph, fmt: str) -> bytes:
 
         data = nx.node_link_data(g, edges="edges")
         return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    raise CoachError(f"unknown graph format {quoted(fmt)}: choose graphml, dot or json")
+    raise CoachError(f"unknown graph format {quoted(fmt)}: choose graphml, dot, json, svg or png")
 
 
 def write_graph(g: nx.DiGraph, path: str | Path) -> None:

@@ -153,6 +153,32 @@ def find_logs(inputs: Sequence[str | Path]) -> list[Path]:
     return sorted(found)
 
 
+def named_logs(inputs: Sequence[str | Path]) -> list[Path]:
+    """The logs ``inputs`` name, for reports one after another (``analyze a.json b.json``): in the
+    order given, a folder's or a pattern's logs in sorted order (as ``find_logs`` finds them), each
+    file once. A position or an analysis met in a folder or by a pattern is left out, as a batch leaves
+    it out; a file named outright is kept, so that reading it says what it is. BatchError when an
+    input names no log."""
+    out: dict[Path, None] = {}
+    for item in inputs:
+        found = find_logs([item])
+        if not Path(item).is_file():
+            found = [f for f in found if not _other_format(f)]
+            if not found:
+                raise BatchError(f"{item}: no game log in it, only positions or analyses")
+        out |= dict.fromkeys(found)
+    return list(out)
+
+
+def _other_format(path: Path) -> bool:
+    """Whether ``path`` holds a casino_coach file that is not a log (a position, an analysis)."""
+    try:
+        obj = orjson.loads(jsonio.read_bytes(path))
+    except (CoachError, OSError, orjson.JSONDecodeError):
+        return False  # reading it as a log says what is wrong
+    return isinstance(obj, dict) and obj.get("format") in OTHER_FORMATS
+
+
 @dataclass(frozen=True)
 class GameJob:
     """One log to analyse: where it is, its content hash and date. The log's bytes are read again

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import random
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -102,6 +103,7 @@ class NoteKind(StrEnum):
     HELP = "help"
     TABLE = "table"  # the front end should show the table again
     SAVED = "saved"
+    REVIEW = "review"  # the commands that review the saved log
     QUIT = "quit"
 
 
@@ -798,7 +800,12 @@ class PlaySession:
                     NoteKind.ERROR, f"could not save the log to {printable(str(self.out))}: {e.strerror or e}"
                 )
             ]
-        return [Note(NoteKind.SAVED, f"Game saved to {printable(str(path))}")] if path is not None else []
+        if path is None:
+            return []
+        notes = [Note(NoteKind.SAVED, f"Game saved to {printable(str(path))}")]
+        if self.ply > 0:  # a log without a move has nothing to review
+            notes.append(Note(NoteKind.REVIEW, review_text(path, over=self.game.over)))
+        return notes
 
     def completions(self, prefix: str) -> list[str]:
         """Completions of a partly typed line: commands, and the legal moves' notation."""
@@ -807,6 +814,22 @@ class PlaySession:
         if self.human_to_move:
             out += [t for t in (typed_text(m) for m in self.legal()) if t.lower().startswith(low)]
         return out
+
+
+def review_text(log: Path, *, over: bool) -> str:
+    """How to review a saved log: the ``analyze`` and ``export`` command lines, ready to copy (the
+    path quoted for a POSIX shell), with the page named after the log."""
+    shown = printable(shlex.quote(str(log)))
+    page = printable(shlex.quote(str(log.with_suffix(".html"))))
+    what = "the game" if over else "the game so far"
+    # A line per command (-o keeps the default log's export within 80 columns), so either copies whole.
+    return "\n".join(
+        [
+            f"Review {what}, or write it as a page to step through:",
+            f"casino-coach analyze {shown}",
+            f"casino-coach export {shown} -o {page}",
+        ]
+    )
 
 
 def _unknown(text: str, hand: int, legal: Sequence[Move]) -> str:

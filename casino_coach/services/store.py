@@ -25,6 +25,7 @@ When one game was analysed with several settings, the statistics use its latest 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -33,7 +34,7 @@ import socket
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -610,7 +611,7 @@ class Store:
         sql = f"""
             SELECT g.id, g.hash, g.source, COALESCE(g.played, g.analysed_at), p.decisions, p.moves,
                    p.best, p.good, p.inaccuracy, p.mistake, p.blunder, p.loss_total, p.accuracy,
-                   p.result, p.side
+                   p.result, p.side, g.rules, g.players
             FROM players p JOIN games g ON g.id = p.game_id
             WHERE p.player = ? COLLATE NOCASE AND g.id IN ({self._latest()})
             ORDER BY COALESCE(g.played, g.analysed_at), g.id"""
@@ -629,6 +630,8 @@ class Store:
                 accuracy=r[12],
                 result=r[13],
                 opponents=opponents.get(r[0], ()),
+                preset=_preset_of(r[15]),
+                nplayers=len(orjson.loads(r[16])),
             )
             for r in rows
         ]
@@ -650,29 +653,36 @@ class Store:
         return {gid: tuple(names) for gid, names in out.items()}
 
     @_sqlite
-    def mistake_kinds(self, player: str) -> list[KindCount]:
+    def mistake_kinds(self, player: str, games: Collection[int] | None = None) -> list[KindCount]:
         """Kinds of the player's inaccuracies, mistakes and blunders: how many moves each kind
         explains and the points it accounts for, most frequent first (the catch-alls, NOT_KINDS,
-        left out, and a category where it was in favour of the move played)."""
-        return [k for k in self._explained(player) if k.kind not in NOT_KINDS]
+        left out, and a category where it was in favour of the move played); ``games``: only in
+        these games (their ids), None: in all."""
+        return [k for k in self._explained(player, games) if k.kind not in NOT_KINDS]
 
     @_sqlite
-    def unexplained(self, player: str) -> float:
+    def unexplained(self, player: str, games: Collection[int] | None = None) -> float:
         """The points of the player's inaccuracies, mistakes and blunders that no kind explains."""
-        return round(sum(k.points for k in self._explained(player) if k.kind in NOT_KINDS), 3)
+        return round(sum(k.points for k in self._explained(player, games) if k.kind in NOT_KINDS), 3)
 
     @_sqlite
-    def _explained(self, player: str) -> list[KindCount]:
+    def _explained(self, player: str, games: Collection[int] | None) -> list[KindCount]:
         marks = ", ".join("?" for _ in MISS_CLASSES)
         sql = f"""
-            SELECT e.kind, COUNT(DISTINCT e.game_id || ':' || e.ply), SUM(e.points)
+            SELECT e.kind, e.game_id, COUNT(DISTINCT e.ply), SUM(e.points)
             FROM explanations e JOIN moves m ON m.game_id = e.game_id AND m.ply = e.ply
             WHERE m.player = ? COLLATE NOCASE AND m.rated AND NOT m.forced AND m.class IN ({marks})
               AND e.game_id IN ({self._latest()})
               AND (e.points > 0 OR e.kind IN ({", ".join("?" for _ in NOT_KINDS)}))"""
-        sql += " GROUP BY e.kind ORDER BY 2 DESC, 3 DESC, e.kind"
-        rows = self._db.execute(sql, (player, *MISS_CLASSES, *NOT_KINDS))
-        return [KindCount(r[0], r[1], round(r[2], 3)) for r in rows]
+        sql += " GROUP BY e.kind, e.game_id ORDER BY e.game_id"
+        counts: dict[str, tuple[int, float]] = {}
+        for kind, game_id, moves, points in self._db.execute(sql, (player, *MISS_CLASSES, *NOT_KINDS)):
+            if games is None or game_id in games:
+                n, total = counts.get(kind, (0, 0.0))
+                counts[kind] = (n + moves, total + points)
+        out = [KindCount(k, n, round(pts, 3)) for k, (n, pts) in counts.items()]
+        out.sort(key=lambda k: (-k.moves, -k.points, k.kind))
+        return out
 
     @_sqlite
     def iter_games(self) -> list[tuple[str, str, str | None]]:
@@ -770,6 +780,13 @@ class GameLine:
     accuracy: float | None
     result: float | None
     opponents: tuple[str, ...] = ()  # the players of the other sides, in seat order
+    preset: str = ""  # the rules' preset (classic, royal, dominican)
+    nplayers: int = 0  # how many played
+
+    @property
+    def kind(self) -> tuple[str, int]:
+        """What kind of game it was: the preset and the number of players."""
+        return self.preset, self.nplayers
 
     @property
     def file(self) -> str | None:
@@ -797,6 +814,7 @@ class Record:
     loss_total: float
     accuracy: float | None
     game: GameLine | None = None  # the game, when the record is one game's (stats --by game)
+    kind: tuple[str, int] | None = None  # the preset and number of players, when a row is one kind's
 
     @property
     def errors(self) -> int:
@@ -812,11 +830,13 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         game = self.game
-        about = (
+        about: dict[str, Any] = (
             {}
             if game is None
             else {"source": game.source, "opponents": list(game.opponents), "hash": game.hash}
         )
+        if self.kind is not None:
+            about = {**about, "preset": self.kind[0], "player_count": self.kind[1]}
         return {
             "period": self.label,
             **about,
@@ -842,6 +862,13 @@ class PlayerStats:
     kinds: tuple[KindCount, ...]
     games: tuple[GameLine, ...] = field(default=(), repr=False)
     unexplained: float = 0.0  # points of the missed moves that no kind explains
+    only: GameKinds = field(default_factory=lambda: GameKinds())  # the filters the record was made with
+
+    @property
+    def kinds_of_game(self) -> list[tuple[str, int, int]]:
+        """The kinds of game on record, (preset, players, games), most games first."""
+        counts = collections.Counter(g.kind for g in self.games)
+        return [(p, n, c) for (p, n), c in sorted(counts.items(), key=lambda kc: (-kc[1], kc[0]))]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -851,7 +878,39 @@ class PlayerStats:
             "periods": [p.to_json() for p in self.periods],
             "mistake_kinds": [{"kind": k.kind, "moves": k.moves, "points": k.points} for k in self.kinds],
             "unexplained_points": self.unexplained,
+            "preset": self.only.preset,
+            "player_count": self.only.nplayers,
+            "kinds_of_game": [{"preset": p, "player_count": n, "games": c} for p, n, c in self.kinds_of_game],
         }
+
+
+@dataclass(frozen=True)
+class GameKinds:
+    """Which games a record counts: of one preset, of one number of players (None: any)."""
+
+    preset: str | None = None
+    nplayers: int | None = None
+
+    def keep(self, line: GameLine) -> bool:
+        return (self.preset is None or line.preset == self.preset) and (
+            self.nplayers is None or line.nplayers == self.nplayers
+        )
+
+    def words(self) -> str:
+        """The filter in words: "royal, 4 players"; empty for none."""
+        parts = [self.preset] if self.preset else []
+        if self.nplayers is not None:
+            parts.append(f"{self.nplayers} players")
+        return ", ".join(parts)
+
+
+def _preset_of(rules: str) -> str:
+    """The preset of a stored rule set (its JSON, as in a log)."""
+    obj = orjson.loads(rules)
+    preset = obj.get("preset", "classic") if isinstance(obj, dict) else None
+    if not isinstance(preset, str):
+        raise ValueError(f"rules without a preset: {rules[:60]}")
+    return preset
 
 
 def _r(x: float | None, nd: int) -> float | None:
@@ -895,11 +954,22 @@ def _damaged(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 @_damaged
-def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> PlayerStats:
-    """A player's record (case-insensitive name) over the store's games, grouped ``by`` period."""
+def player_stats(
+    store: Store, player: str, by: str = "month", top: int = 5, only: GameKinds | None = None
+) -> PlayerStats:
+    """A player's record (case-insensitive name) over the store's games, grouped ``by`` period;
+    ``only``: over the games of that preset and number of players only."""
     if by not in PERIODS:
         raise StoreError(f"unknown period {quoted(by)}: choose one of {', '.join(PERIODS)}")
-    lines = [g for g in store.player_games(player) if g.moves]
+    only = only or GameKinds()
+    every = [g for g in store.player_games(player) if g.moves]
+    lines = [g for g in every if only.keep(g)]
+    if every and not lines:
+        played = ", ".join(sorted({f"{p} with {n} players" for p, n in (g.kind for g in every)}))
+        raise StoreError(
+            f"no analysed game of player {quoted(player)} of {only.words()} in {_named(store.path)} "
+            f"(the player's games: {played})"
+        )
     if not lines:
         # The players with rated moves: the others of a viewer's log have none to give a record of.
         known = [p for p in store.players() if any(g.moves for g in store.player_games(p))]
@@ -915,18 +985,25 @@ def player_stats(store: Store, player: str, by: str = "month", top: int = 5) -> 
         dataclasses.replace(record_of(_period(gs[0], by), gs), game=gs[0] if by == "game" else None)
         for gs in groups.values()
     )
-    kinds = tuple(store.mistake_kinds(player)[:top])
+    ids = None if only == GameKinds() else {g.game_id for g in lines}
+    kinds = tuple(store.mistake_kinds(player, ids)[:top])
     name = next((p for p in store.players() if p.casefold() == player.casefold()), player)
     total = record_of("total", lines)
-    return PlayerStats(name, by, periods, total, kinds, tuple(lines), store.unexplained(player))
+    return PlayerStats(name, by, periods, total, kinds, tuple(lines), store.unexplained(player, ids), only)
 
 
 @_damaged
-def all_players(store: Store) -> list[Record]:
-    """One total record per player in the store, labelled with the player's name."""
+def all_players(store: Store, only: GameKinds | None = None) -> list[Record]:
+    """One total record per player and kind of game (preset and number of players) in the store,
+    labelled with the player's name, the kinds in order; ``only``: those of one preset, one number
+    of players. A player's royal 4-player games and Dominican 3-player games are two rows."""
+    only = only or GameKinds()
     out = []
     for name in store.players():
-        lines = [g for g in store.player_games(name) if g.moves]
-        if lines:
-            out.append(record_of(name, lines))
+        by_kind: dict[tuple[str, int], list[GameLine]] = {}
+        for g in store.player_games(name):
+            if g.moves and only.keep(g):
+                by_kind.setdefault(g.kind, []).append(g)
+        for kind in sorted(by_kind):
+            out.append(dataclasses.replace(record_of(name, by_kind[kind]), kind=kind))
     return out
