@@ -160,9 +160,10 @@ def equal_moves(res: SearchResult, th: Thresholds) -> tuple[Move, ...]:
     return tuple(out)
 
 
-def next_best(a: Assessment) -> MoveValue | None:
-    """The best move after the best and the moves equal to it (``Assessment.equal``), or None."""
-    return next((mv for mv in a.result.moves[1:] if mv.move not in a.equal), None)
+def next_best(res: SearchResult, equal: tuple[Move, ...]) -> MoveValue | None:
+    """The best move of ``res`` after the best and the moves ``equal`` to it
+    (``Assessment.equal``), or None."""
+    return next((mv for mv in res.moves[1:] if mv.move not in equal), None)
 
 
 def _world_cost(decision: Decision, settings: Settings, verdict: Verdict | None) -> WorldCost | None:
@@ -184,7 +185,7 @@ def _runner_up(
 ) -> tuple[Explanation, ...]:
     """What the next move that is not equal to the best (``equal``) loses against the best move, in
     the explanations' words (``explain``)."""
-    second = next((mv for mv in res.moves[1:] if mv.move not in equal), None)
+    second = next_best(res, equal)
     if second is None:
         return ()
     loss = max(0.0, res.moves[0].ev - second.ev)
@@ -206,7 +207,7 @@ def why_not_second(a: Assessment) -> str:
         head = f"Best, equal{'' if res.exact else ' within the noise'}: {named}"
     else:
         head = f"Best: {best.move.describe()}"
-    second = next_best(a)
+    second = next_best(res, a.equal)
     if second is None:
         return head + "."
     loss = max(0.0, best.ev - second.ev)

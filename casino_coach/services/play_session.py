@@ -635,7 +635,7 @@ class PlaySession:
             return f"Why: {for_game_words(for_game, res, a.chances, a.side)}.", ()
         names = [m.describe() for m in a.equal]
         equal = f"{' and '.join(names)} {'is' if len(names) == 1 else 'are'} as good; " if names else ""
-        second = next_best(a)
+        second = next_best(res, a.equal)
         if second is None:
             return f"Why: {equal}every other move is too.", ()
         loss = max(0.0, best.ev - second.ev)
