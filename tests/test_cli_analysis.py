@@ -44,6 +44,9 @@ def test_analyze_terminal(runner: CliRunner, game: Path) -> None:
     out = res.stdout
     assert "Game analysis: Ana vs Ben" in out and "Summary" in out and "The whole game" in out
     assert "not rated" in out  # Ana's moves are shown, not rated
+    # Issue 42: the header spoke of "3-3 sampled worlds per move"; it says what a player can follow.
+    words = " ".join(out.split())
+    assert "sampled worlds" not in words and "each move judged over 3 to 3 deals of the hidden cards" in words
 
 
 def test_export_formats(runner: CliRunner, game: Path, tmp_path: Path) -> None:

@@ -396,3 +396,10 @@ def test_equal_moves_are_named_as_equal() -> None:
     # A decision with one clear best move has none, and says "Best:".
     assert orjson.loads(cli("suggest", log, "--at", "1", "--json").stdout)["equal_to_best"] == []
     assert "Best: " in cli("suggest", log, "--at", "1").stdout
+
+
+def test_no_module_path_in_what_suggest_says_of_the_game() -> None:
+    # Issue 42: the footnote of the game column named a module, "casino_coach.coach.winning".
+    words = " ".join(cli("suggest", str(REPLAYS / "classic-2p-full.json"), "--at", "0").stdout.split())
+    assert "casino_coach" not in words
+    assert "the chances after a round come from rounds of self-play" in words

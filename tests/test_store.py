@@ -11,8 +11,10 @@ from typing import Any
 import orjson
 import pytest
 from conftest import one_error_line
+from rich.console import Console
 
 from casino_coach.errors import StoreError
+from casino_coach.render.stats import player_stats_view
 from casino_coach.services.store import GameKey, Store, all_players, normal_date, player_stats
 
 SETTINGS = '{"samples":2}'
@@ -164,6 +166,12 @@ def test_an_older_catch_all_is_not_a_kind_of_mistake(store: Store) -> None:
     assert [(k.kind, k.moves) for k in stats.kinds] == [("missed_capture", 4), ("card_exposed", 2)]
     assert stats.unexplained == pytest.approx(3.0 + 0.5)  # continuation and G1's "other"
     assert stats.to_json()["unexplained_points"] == 3.5
+    # Issue 42: the rest was "where the search's lines stop short of the values it proved".
+    console = Console(width=100, record=True)
+    console.print(player_stats_view(stats))
+    words = " ".join(console.export_text().split())
+    assert "3.50 points that no kind explains (they lie in the search's estimate of the rest" in words
+    assert "stop short" not in words
 
 
 def test_a_category_in_favour_of_the_move_is_no_kind_of_mistake(store: Store) -> None:

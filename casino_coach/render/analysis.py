@@ -168,8 +168,9 @@ def analysis_view(
         (f"Game analysis: {' vs '.join(map(player_name, a.players))}", "bold"),
         f"  ({a.rules.describe()})\n",
         (
-            f"{lim.min_samples}-{lim.samples} sampled worlds per move (until the class is clear), "
-            f"{lim.depth or 'all'} plies deep, seed {lim.seed}; good < {th.inaccuracy:g} ≤ "
+            f"each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards (more "
+            f"until its class is clear), {lim.depth or 'all'} plies ahead, seed {lim.seed}; good < "
+            f"{th.inaccuracy:g} ≤ "
             f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points, low "
             f"end of the interval); {a.seconds:.1f} s",
             "dim",

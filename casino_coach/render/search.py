@@ -190,8 +190,8 @@ def suggestion_view(
         parts.append(
             Text(
                 f"game: the chance that {who} wins the game once the round is over after the move "
-                f"({chance_words(win.round_start[side])} before this round; from self-play rounds, "
-                "casino_coach.coach.winning)",
+                f"({chance_words(win.round_start[side])} before this round; the chances after a round "
+                "come from rounds of self-play)",
                 style="dim",
             )
         )

@@ -151,8 +151,8 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
         if stats.unexplained:
             parts.append(
                 Text(
-                    f"and {stats.unexplained:.2f} points that no kind explains (where the search's lines "
-                    "stop short of the values it proved)",
+                    f"and {stats.unexplained:.2f} points that no kind explains (they lie in the search's "
+                    "estimate of the rest of the round, past the moves it looked at)",
                     style="dim",
                 )
             )
