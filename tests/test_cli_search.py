@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -403,3 +406,29 @@ def test_no_module_path_in_what_suggest_says_of_the_game() -> None:
     words = " ".join(cli("suggest", str(REPLAYS / "classic-2p-full.json"), "--at", "0").stdout.split())
     assert "casino_coach" not in words
     assert "the chances after a round come from rounds of self-play" in words
+
+
+def test_tree_on_a_terminal_writes_its_first_levels() -> None:
+    # Issue 42: tree printed the whole tree (3,547 lines of DOT) to a terminal. Without --max-depth a
+    # terminal gets the moves and their first replies, and the line under it says how to get more;
+    # a pipe still gets the whole tree.
+    import os
+    import pty
+
+    log = str(REPLAYS / "classic-2p-progress.json")
+    command = [sys.executable, "-c", "from casino_coach.cli import main; main()", "tree", log]
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(command, stdout=slave, stderr=subprocess.PIPE)
+    os.close(slave)
+    shown = b""
+    with contextlib.suppress(OSError):  # the terminal's end reads EIO once the command has exited
+        while chunk := os.read(master, 1 << 16):
+            shown += chunk
+    os.close(master)
+    assert proc.stderr is not None
+    said = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, said
+    assert "wrote the first 2 levels of the tree (--max-depth D for more, --out FILE for all of it)" in said
+    piped = subprocess.run(command, capture_output=True, check=True, timeout=120)
+    assert b"wrote the tree (dot)" in piped.stderr
+    assert shown.strip().endswith(b"}") and shown.count(b"\n") < piped.stdout.count(b"\n")

@@ -225,6 +225,11 @@ class GraphFormat(StrEnum):
     PNG = "png"
 
 
+# The levels of the tree that ``tree`` writes to a terminal when no --max-depth is given: the moves and
+# their first replies (the whole tree of one decision runs to thousands of lines).
+TERMINAL_DEPTH = 2
+
+
 @app.command("tree")
 @handle_errors
 def tree_command(
@@ -259,7 +264,8 @@ def tree_command(
 ) -> None:
     """Write the search tree of one decision: every move, the principal lines, values and visits.
 
-    The whole tree has thousands of nodes; --max-depth 2 keeps the moves and their first replies.
+    The whole tree has thousands of nodes; --max-depth 2 keeps the moves and their first replies,
+    and is what a terminal gets when no --max-depth is given.
 
     \b
     Example: casino-coach tree replays/classic-2p-full.json --at 12 --max-depth 2 --out tree.svg
@@ -285,15 +291,20 @@ def tree_command(
     check_ranges(samples=samples, time=time)
     result = suggest(file, at=at, effort=Effort(samples, seed, time), record=True).assessment.result
     assert isinstance(result.tree, SearchTree)
-    g = tree_graph(result.tree, max_depth)
+    # A whole tree is thousands of lines: on a terminal, unless asked, its first levels only.
+    shown = TERMINAL_DEPTH if to_stdout and max_depth is None and sys.stdout.isatty() else max_depth
+    g = tree_graph(result.tree, shown)
     data = graph_bytes(g, fmt.value)
     if to_stdout:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     else:
         atomic_write_bytes(out, data)
+    what = "the tree" if to_stdout else printable(out)
+    if shown != max_depth:
+        what = f"the first {shown} levels of the tree (--max-depth D for more, --out FILE for all of it)"
     err_console().print(
-        f"wrote {'the tree' if to_stdout else printable(out)} ({fmt.value}): {g.number_of_nodes()} nodes, "
+        f"wrote {what} ({fmt.value}): {g.number_of_nodes()} nodes, "
         f"{g.number_of_edges()} edges ({result.samples} worlds, {result.nodes:,} search nodes)",
         markup=False,
     )
