@@ -49,6 +49,20 @@ def test_analyze_terminal(runner: CliRunner, game: Path) -> None:
     assert "sampled worlds" not in words and "each move judged over 3 to 3 deals of the hidden cards" in words
 
 
+def test_the_reports_settings_line_speaks_of_deals_not_worlds(
+    runner: CliRunner, game: Path, tmp_path: Path
+) -> None:
+    # Issue 42: the Markdown and HTML settings line said "16 to 320 sampled worlds per move ... classes
+    # of worlds alike".
+    out = tmp_path / "game.md"
+    res = runner.invoke(app, ["export", str(game), *FAST, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = " ".join(out.read_text(encoding="utf-8").split())
+    assert "each move judged over 3 to 3 deals of the hidden cards" in text
+    assert "sampled worlds" not in text and "classes of worlds" not in text
+    assert "each deal is searched as if every player saw every hand" in text
+
+
 def test_export_formats(runner: CliRunner, game: Path, tmp_path: Path) -> None:
     for fmt, marker in (
         ("html", b"<!DOCTYPE html>"),

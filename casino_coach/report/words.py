@@ -230,9 +230,9 @@ def settings_words(a: GameAnalysis) -> str:
     elif searches_deal_end(lim.depth):
         depth += f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands)"
     return (
-        f"search: {lim.min_samples} to {lim.samples} sampled worlds per move (more while the loss "
-        f"of the move played straddles a class edge), or every world where they fall into at most "
-        f"{lim.exact_worlds} classes of worlds alike, {depth}, seed {lim.seed}; every world "
+        f"search: each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards "
+        f"(more while the loss of the move played straddles a class edge), or over every deal where "
+        f"they fall into at most {lim.exact_worlds} kinds, {depth}, seed {lim.seed}; every deal "
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
         f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
@@ -242,10 +242,11 @@ def settings_words(a: GameAnalysis) -> str:
 
 
 def model_words(nplayers: int, nsides: int) -> str:
-    """The model of play the values assume, said once where they are shown: every world is searched
-    as if each player saw every hand, so a value is the game's own only over one world of two sides
-    ("exact"); with three or more sides the others play together against the mover."""
-    text = "each world is searched as if every player saw every hand"
+    """The model of play the values assume, said once where they are shown: every deal of the hidden
+    cards is searched as if each player saw every hand, so a value is the game's own only over one
+    deal of two sides ("exact"); with three or more sides the others play together against the
+    mover."""
+    text = "each deal is searched as if every player saw every hand"
     if nsides > 2:
         return (
             text + ", and the other players as if they played together against the mover (the worst case "
