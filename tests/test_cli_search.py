@@ -393,7 +393,7 @@ def test_equal_moves_are_named_as_equal() -> None:
     ranks = [line.split()[0] for line in table if line.strip()[:1].isdigit()]
     assert ranks == ["1", "1", "1", "4"]
     early = " ".join(cli("suggest", log, "--at", "0").stdout.split())
-    assert "Best, equal within the noise: 5♦ trails, 3♠ builds 10 with 7♣ 10♠" in early
+    assert "Best, equal within the noise: 5♦ trails, 3♠ builds two 10s with 7♣ 10♠" in early
     first = orjson.loads(cli("suggest", log, "--at", "0", "--json").stdout)
     assert len(first["equal_to_best"]) >= 2
     # A decision with one clear best move has none, and says "Best:".

@@ -263,3 +263,19 @@ def test_one_ace_cannot_cover_a_build_of_one_and_a_build_of_fourteen() -> None:
     # The position random play reached before the rule: one ace left, builds of 1 and 14.
     last = position(ROYAL, ["AH", "2H"], "7H [AC AS =1 @0] [2D QC =14 @0]")
     assert legal_moves(ROYAL, last)
+
+
+@pytest.mark.parametrize(
+    ("card", "take", "value", "words"),
+    [
+        ("3H", "2D 3C", 8, "3♥ builds 8 with 2♦ 3♣"),
+        # Issue 42: a multiple build read as one of twice the value ("3♠ builds 10 with 7♣ 10♠").
+        ("3S", "7C TS", 10, "3♠ builds two 10s with 7♣ 10♠"),
+        ("8D", "AC AH TD", 10, "8♦ builds two 10s with A♣ A♥ 10♦"),
+        ("4S", "4C 4D", 4, "4♠ builds three 4s with 4♣ 4♦"),
+        # An ace counted 14 where the rules let it: still one build.
+        ("AS", "KD", 14, "A♠ builds 14 with K♦"),
+    ],
+)
+def test_a_build_says_how_many_sets_it_holds(card: str, take: str, value: int, words: str) -> None:
+    assert Move(parse_card(card), BUILD, parse_hand(take), value).describe() == words

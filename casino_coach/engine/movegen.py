@@ -48,20 +48,42 @@ class Move(NamedTuple):
         return ACTION_NAMES[self.action]
 
     def describe(self) -> str:
-        """The move in words: "8♣ captures 3♥ 5♠", "3♥ builds 8 with 2♦ 3♣", "7♥ trails"."""
+        """The move in words: "8♣ captures 3♥ 5♠", "3♥ builds 8 with 2♦ 3♣", "3♠ builds two 10s
+        with 7♣ 10♠" (a multiple build), "7♥ trails"."""
         card, verb, take = self.words()
         return f"{card_symbol(card)}{verb}{mask_symbols(take) if take else ''}"
 
     def words(self) -> tuple[int, str, int]:
         """The move in words, in three parts that a renderer colours: the card played, the words of
-        the action (" captures ", " builds 8 with ", " trails"), and the cards they name (a mask)."""
+        the action (" captures ", " builds 8 with ", " builds two 10s with ", " trails"), and the
+        cards they name (a mask)."""
         if self.action == CAPTURE:
             return self.card, " captures ", self.take
         if self.action == BUILD:
-            return self.card, f" builds {self.value} with ", self.take
+            return self.card, f" builds {self._built()} with ", self.take
         if self.take:
-            return self.card, f" trails, building {self.value} from ", self.take
+            return self.card, f" trails, building {self._built()} from ", self.take
         return self.card, " trails", 0
+
+    def _built(self) -> str:
+        """What a build makes: "10", or for a multiple build (rules.md 1.6) "two 10s": "3♠ builds 10
+        with 7♣ 10♠" read as a build of 20."""
+        n = sets_built(self.card, self.take, self.value)
+        return str(self.value) if n == 1 else f"{_COUNT_WORDS.get(n, str(n))} {self.value}s"
+
+
+_COUNT_WORDS: Final = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def sets_built(card: int, take: int, value: int) -> int:
+    """How many sets of ``value`` a build of ``card`` with the table cards ``take`` holds: 1 for a
+    single build, 2 or more for a multiple one. Counted from the cards' pips (face cards 11-13 and an
+    ace 1 or 14, as the rules that let them build count them); 1 where the pips tell nothing else."""
+    pips = [RANK[c] + 1 for c in (card, *iter_cards(take))]
+    totals = [sum(pips) + 13 * fourteens for fourteens in range(pips.count(1) + 1)]
+    if value <= 0 or value in totals:
+        return 1
+    return next((t // value for t in totals if t % value == 0 and t > value), 1)
 
 
 _T = TypeVar("_T")
