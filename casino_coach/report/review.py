@@ -469,30 +469,42 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
 
 
 def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
-    """The compact move list: per round, per deal, rows of one move per seat in seat columns (a row
-    starts again when play comes back round to a seat)."""
+    """The compact move list in the order of play: per round, per deal, rows of one move per seat, the
+    columns in the round's order of play (its first mover first; the dealer, and so the first mover,
+    changes from round to round), so ply 0 stands top left and the plies read left to right, top to
+    bottom. A row starts again when play comes back round to a column already filled."""
     n = len(a.players)
     sides = side_names(a.players, a.nsides)
     short = [player_name(p) for p in a.players]
     rounds: list[dict[str, Any]] = []
+    order: list[int] = list(range(n))
     for m in a.moves:
         if not rounds or rounds[-1]["index"] != m.round:
             pts = a.round_points[m.round] if m.round < len(a.round_points) else None
             score = ", ".join(f"{sides[s]} {p:g}" for s, p in enumerate(pts)) if pts else ""
             near = near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides)
+            order = [(m.seat + k) % n for k in range(n)]
             rounds.append(
-                {"index": m.round, "label": f"Round {m.round + 1}", "score": score, "near": near, "deals": []}
+                {
+                    "index": m.round,
+                    "label": f"Round {m.round + 1}",
+                    "score": score,
+                    "near": near,
+                    "order": [{"seat": s, "name": short[s], "side": s % a.nsides} for s in order],
+                    "deals": [],
+                }
             )
         deals = rounds[-1]["deals"]
         if not deals or deals[-1]["index"] != m.deal:
             deals.append({"index": m.deal, "label": f"deal {m.deal + 1}", "rows": []})
         rows = deals[-1]["rows"]
-        if not rows or any(cell is not None for cell in rows[-1][m.seat :]):
+        col = order.index(m.seat)
+        if not rows or any(cell is not None for cell in rows[-1][col:]):
             rows.append([None] * n)
         label = mark_label(m)
         tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}"
         tip += f", lost {m.loss:.2f})" if m.missed and m.loss is not None else ")"
-        rows[-1][m.seat] = {
+        rows[-1][col] = {
             "ply": m.ply,
             "css": css_class(label),
             "mark": MARKS.get(label, ""),
