@@ -30,9 +30,11 @@ import pytest
 from test_analysis import FAST, _log, make_log
 
 from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
+from casino_coach.coach.classes import MoveClass
 from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
 from casino_coach.formats.files import atomic_write_text
 from casino_coach.report.document import to_html
+from casino_coach.report.words import mark_label
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
@@ -187,9 +189,16 @@ class DevTools:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
 
-    def key(self, name: str, code: int) -> None:
+    def key(self, name: str, code: int, shift: bool = False) -> None:
         for kind in ("rawKeyDown", "keyUp"):
-            self.page("Input.dispatchKeyEvent", type=kind, key=name, code=name, windowsVirtualKeyCode=code)
+            self.page(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key=name,
+                code=name if len(name) > 1 else f"Key{name.upper()}",
+                windowsVirtualKeyCode=code,
+                modifiers=8 if shift else 0,
+            )
 
     def screenshot(self, path: Path) -> bytes:
         height = self.js("document.documentElement.scrollHeight")
@@ -216,6 +225,20 @@ class DevTools:
 def analysis() -> GameAnalysis:
     # One whole round (6 deals, 48 plies): the chart, the round's breakdown and the result.
     return analyze(_log(make_log(3)), AnalysisOptions(limits=FAST))
+
+
+@pytest.fixture(scope="module")
+def mistakes() -> GameAnalysis:
+    # A round with a mistake (ply 2, Ana, uncertain), an inaccuracy (39, Ben), and blunders (40, Ana;
+    # 43, Ben), the last two exact.
+    a = analyze(_log(make_log(6)), AnalysisOptions(limits=FAST))
+    assert [(m.ply, m.seat, mark_label(m)) for m in a.moves if m.missed and m.cls != MoveClass.GOOD] == [
+        (2, 0, "mistake"),
+        (39, 1, "inaccuracy"),
+        (40, 0, "blunder"),
+        (43, 1, "blunder"),
+    ]
+    return a
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +272,7 @@ def _table(a: GameAnalysis, ply: int) -> str:
 def _expect(b: DevTools, a: GameAnalysis, ply: int) -> None:
     assert _shown(b) == (ply, f"ply {ply}", _table(a, ply))
     # The move list marks the same ply, and the chart's cursor stands on it.
-    assert b.js("document.querySelector('#moves .mv.sel').id") == f"ply{ply}"
+    assert b.js("document.querySelector('#moves .mv.sel').dataset.ply") == str(ply)
     m = a.moves[ply]
     played = b.js("document.querySelector('#detail .mvbox .mvw').textContent")
     assert played.startswith(card_symbol(m.played.card)), played
@@ -334,4 +357,48 @@ def test_the_page_fits_1280_and_400_pixels(tmp_path: Path, analysis: GameAnalysi
     b.screenshot(tmp_path / "review-400.png")
     b.click('#moves a[data-ply="5"]')
     _expect(b, analysis, 5)
+    _fits(b)
+
+
+def test_the_keys_step_through_the_mistakes(
+    tmp_path: Path, mistakes: GameAnalysis, browser: DevTools
+) -> None:
+    # Issue 42: no "next mistake" key. n / p: either player's mistakes and blunders (the inaccuracy at
+    # 39 is skipped); N / P: the chosen player's.
+    page = tmp_path / "mistakes.html"
+    atomic_write_text(page, to_html(mistakes))
+    b = browser
+    b.open(page.as_uri(), 1280)
+    _expect(b, mistakes, 0)
+    assert "inaccuracies are skipped" in b.js("document.getElementById('jumps').textContent")
+    for ply in (2, 40, 43):
+        b.key("n", 78)
+        _expect(b, mistakes, ply)
+    b.key("n", 78)  # none after: it stays, and says so
+    _expect(b, mistakes, 43)
+    assert b.js("document.getElementById('jump-note').textContent") == "No mistake or blunder after ply 43."
+    b.key("p", 80)
+    _expect(b, mistakes, 40)
+    # N / P: the chosen player's, Ana's at first.
+    assert b.js("document.getElementById('jump-who').value") == "0"
+    b.key("N", 78, shift=True)
+    _expect(b, mistakes, 40)
+    assert b.js("document.getElementById('jump-note').textContent").startswith("Ana: no mistake")
+    b.key("P", 80, shift=True)
+    _expect(b, mistakes, 2)
+    b.js(
+        "(() => { const s = document.getElementById('jump-who'); s.value = '1'; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+    )
+    b.key("N", 78, shift=True)
+    _expect(b, mistakes, 43)
+    b.key("P", 80, shift=True)  # Ben has none before 43 but this one
+    _expect(b, mistakes, 43)
+    # On a phone, the buttons do the same.
+    b.open(page.as_uri(), 400, mobile=True)
+    _fits(b)
+    b.click('#jumps button[data-jump="1"]:not([data-mine])')
+    _expect(b, mistakes, 2)
+    b.click('#jumps button[data-jump="1"][data-mine]')
+    _expect(b, mistakes, 40)
     _fits(b)

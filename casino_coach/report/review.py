@@ -660,6 +660,8 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "players": names,
         "sides": sides,
         "seat_sides": [s % a.nsides for s in range(len(names))],
+        # The player the N / P keys jump between at first: the viewer in a viewer log, else the first.
+        "jump_seat": a.viewer if a.viewer is not None else 0,
         "viewer": names[a.viewer] if a.viewer is not None else None,
         "settings": settings_words(a),
         "result": result_words(a),

@@ -249,11 +249,40 @@
     return i >= 0 ? i : 0;
   }
 
+  // The mistakes (mistakes and blunders; inaccuracies are skipped, as the page says): n / p the next and
+  // previous of either player, N / P of the player chosen in the selector.
+  var jumpWho = document.getElementById("jump-who");
+  var jumpNote = document.getElementById("jump-note");
+  var jumpBar = document.getElementById("jumps");
+  if (jumpBar) { jumpBar.hidden = false; }
+  if (jumpWho) { jumpWho.addEventListener("change", function () { jumpWho.blur(); }); }
+  function isMistake(p) { return p.label === "mistake" || p.label === "blunder"; }
+  function jump(dir, mine) {
+    var seat = mine && jumpWho ? parseInt(jumpWho.value, 10) : -1;
+    for (var i = cur + dir; i >= 0 && i < N; i += dir) {
+      if (isMistake(P[i]) && (seat < 0 || P[i].seat === seat)) {
+        if (jumpNote) { jumpNote.textContent = ""; }
+        select(i);
+        return;
+      }
+    }
+    if (jumpNote) {
+      jumpNote.textContent = (seat < 0 ? "No" : D.players[seat] + ": no") + " mistake or blunder " +
+        (dir > 0 ? "after" : "before") + " ply " + P[cur].ply + ".";
+    }
+  }
+
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+    if (e.altKey || e.ctrlKey || e.metaKey) { return; }
     var t = e.target && e.target.tagName;
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") { return; }
     var to = null;
+    if (e.key === "n" || e.key === "p" || e.key === "N" || e.key === "P") {
+      e.preventDefault();
+      jump(e.key.toLowerCase() === "n" ? 1 : -1, e.key === "N" || e.key === "P");
+      return;
+    }
+    if (e.shiftKey) { return; }
     if (e.key === "ArrowRight") { to = cur + 1; }
     else if (e.key === "ArrowLeft") { to = cur - 1; }
     else if (e.key === "Home") { to = 0; }
@@ -262,6 +291,11 @@
   });
 
   document.addEventListener("click", function (e) {
+    var jb = e.target.closest && e.target.closest("button[data-jump]");
+    if (jb) {
+      jump(parseInt(jb.getAttribute("data-jump"), 10), jb.hasAttribute("data-mine"));
+      return;
+    }
     var btn = e.target.closest && e.target.closest("button[data-step]");
     if (btn) {
       var step = parseInt(btn.getAttribute("data-step"), 10);
