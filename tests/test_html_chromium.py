@@ -279,6 +279,11 @@ def _expect(b: DevTools, a: GameAnalysis, ply: int) -> None:
     if m.hand is not None:
         hand = b.js(_CARDS.format("#board .seat.tomove .card"))
         assert hand == mask_symbols(m.hand)
+    # The position after the move (issue 42): its table is the next ply's, and a missed move has the
+    # position after the best move beside it.
+    if ply + 1 < len(a.moves) and a.moves[ply + 1].round == m.round:
+        assert b.js(_CARDS.format("#after .afterbox:first-child .tablecards .card")) == _table(a, ply + 1)
+    assert b.js("document.querySelectorAll('#after .afterbox').length") == (2 if m.missed else 1)
 
 
 def test_the_review_page_steps_through_the_game(
@@ -374,6 +379,7 @@ def test_the_keys_step_through_the_mistakes(
     for ply in (2, 40, 43):
         b.key("n", 78)
         _expect(b, mistakes, ply)
+    b.screenshot(tmp_path / "mistakes-1280.png")
     b.key("n", 78)  # none after: it stays, and says so
     _expect(b, mistakes, 43)
     assert b.js("document.getElementById('jump-note').textContent") == "No mistake or blunder after ply 43."
@@ -402,3 +408,4 @@ def test_the_keys_step_through_the_mistakes(
     b.click('#jumps button[data-jump="1"][data-mine]')
     _expect(b, mistakes, 40)
     _fits(b)
+    b.screenshot(tmp_path / "mistakes-400.png")

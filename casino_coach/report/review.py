@@ -41,8 +41,9 @@ from casino_coach.engine.cards import (
     card_symbol,
     iter_cards,
 )
-from casino_coach.engine.movegen import BUILD, CAPTURE, Move
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move, apply
 from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
@@ -382,6 +383,61 @@ def _pile(mask: int) -> dict[str, Any]:
     return {"n": mask.bit_count(), "sp": (mask & SPADES_MASK).bit_count(), "items": [_sym(c) for c in items]}
 
 
+def _table(loose: int, builds: Sequence[Build]) -> dict[str, Any]:
+    return {
+        "loose": _syms(loose),
+        "builds": [
+            {"cards": _syms(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+            for b in builds
+        ],
+    }
+
+
+def state_before(a: GameAnalysis, m: MoveAnalysis, last_capturer: int, dealer: int) -> RoundState:
+    """The position before ``m`` as an engine state, as far as the analysis tells it (``m.view``): the
+    hands hold the cards known (the mover's played card always), and more cards are to come where
+    the stock or a hand holds cards not known, so that ``apply`` ends the round (and hands the rest
+    of the table to the last capturer, rules.md 1.11) only where the round really ends. Without a
+    view (an analysis made without the position) only the table and the mover's hand are known."""
+    n = len(a.players)
+    v = m.view
+    bit = 1 << m.played.card
+    if v is not None:
+        hands = list(v.hands)
+        hands[m.seat] |= bit
+        more = v.stock > 0 or any(size > h.bit_count() for size, h in zip(v.hand_sizes, hands, strict=True))
+        captured, sweeps = tuple(v.captured), tuple(v.sweeps)
+    else:
+        hands = [0] * n
+        hands[m.seat] = (m.hand or 0) | bit
+        more = True
+        captured, sweeps = (0,) * a.nsides, (0,) * a.nsides
+    return RoundState(
+        tuple(hands), m.loose, m.builds, captured, sweeps, m.seat, last_capturer, 0, more, dealer, a.nsides
+    )
+
+
+def after_data(a: GameAnalysis, before: RoundState, m: MoveAnalysis, move: Move) -> dict[str, Any]:
+    """The position after ``move`` from ``before`` (the engine's ``apply``): the table, the mover's
+    hand (the cards known, and how many more it holds), and, where the analysis has the position,
+    what each side took with the move (the residue too, when it ends the round), the mover's side's
+    pile and sweeps."""
+    after = apply(a.rules, before, move)
+    hand = after.hands[m.seat]
+    d: dict[str, Any] = {"table": _table(after.loose, after.builds), "hand": _syms(hand)}
+    if m.view is not None:
+        d["hidden"] = max(0, m.view.hand_sizes[m.seat] - 1 - hand.bit_count())
+        d["took"] = [
+            [s, _syms(after.captured[s] & ~before.captured[s])]
+            for s in range(a.nsides)
+            if after.captured[s] & ~before.captured[s]
+        ]
+        d["pile"] = _pile(after.captured[m.side])
+        d["sweep"] = after.sweeps[m.side] > before.sweeps[m.side]
+        d["end"] = after.is_over
+    return d
+
+
 def _why_best(m: MoveAnalysis, label: str) -> str:
     """What the page says of a move that lost nothing worth showing."""
     if label == "forced":
@@ -408,13 +464,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         "css": css_class(label),
         "where": where(m),
         "played": move_data(m.played),
-        "table": {
-            "loose": _syms(m.loose),
-            "builds": [
-                {"cards": _syms(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
-                for b in m.builds
-            ],
-        },
+        "table": _table(m.loose, m.builds),
     }
     v = m.view
     if v is not None:
@@ -462,6 +512,28 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
     if len(m.alternatives) > 1:
         d["alts"] = [[mv.describe(), _r2(val), mv == m.played] for mv, val in m.alternatives]
     return d
+
+
+def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
+    """Every ply for the page's script (``ply_data``), with the position after the move played
+    (``after``) and, where the page names a better move, after that move (``afterBest``): computed
+    here with the engine, so that the page needs no rules of its own. The last capture of the round
+    so far is followed through the moves, for the residue at the round's end."""
+    out = []
+    last, round_, dealer = -1, -1, 0
+    for m in a.moves:
+        if m.round != round_:
+            round_, last = m.round, -1
+            dealer = (m.seat - 1) % len(a.players)  # the round's first mover sits after the dealer
+        d = ply_data(a, m)
+        before = state_before(a, m, last, dealer)
+        d["after"] = after_data(a, before, m, m.played)
+        if "best" in d and m.best is not None:
+            d["afterBest"] = after_data(a, before, m, m.best)
+        if m.played.action == CAPTURE:
+            last = m.side
+        out.append(d)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -653,7 +725,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "viewer": a.viewer,
         "xs": chart["xs"] if chart else [],
         "sweepsScore": bool(a.rules.sweeps and a.rules.points_sweep),
-        "plies": [ply_data(a, m) for m in a.moves],
+        "plies": plies_data(a),
     }
     return {
         "title": f"Game analysis: {' vs '.join(names)} ({a.rules.describe()})",

@@ -8,6 +8,7 @@
   if (!N) { return; }
   var board = document.getElementById("board");
   var detail = document.getElementById("detail");
+  var after = document.getElementById("after");
   var list = document.getElementById("moves");
   // The charts (the expected game score; the chance to win the game when the rules have a table):
   // the same plies across, each with a cursor.
@@ -142,6 +143,7 @@
     });
     head.appendChild(nav);
     board.appendChild(head);
+    board.appendChild(el("div", "lbl", "before the move"));
     var m = marks(p);
     var felt = el("div", "felt");
     for (var k = 1; k <= nseats; k++) {
@@ -163,6 +165,49 @@
       key.appendChild(k2);
     }
     board.appendChild(key);
+  }
+
+  // The position after the move played and after the best move (computed at export: review.plies_data):
+  // the table, the mover's hand, what each side took, the mover's side's pile.
+  function afterBox(p, a, mv, kind, css, ring) {
+    var box = el("div", "afterbox c-" + css);
+    box.appendChild(el("div", "lbl", kind));
+    var m = {};
+    m[mv.card] = ring;
+    mv.take.forEach(function (c) { m[c] = ring; });
+    var felt = el("div", "felt small");
+    felt.appendChild(tableRow({table: a.table}, m));
+    var row = el("div", "seat");
+    row.appendChild(who(p.seat));
+    var hand = el("span", "hand");
+    a.hand.forEach(function (c) { hand.appendChild(card(c)); });
+    for (var i = 0; i < (a.hidden || 0); i++) { hand.appendChild(el("span", "card back")); }
+    row.appendChild(hand);
+    if (!a.hand.length && !a.hidden) { row.appendChild(el("span", "tag", "no cards left")); }
+    felt.appendChild(row);
+    box.appendChild(felt);
+    var notes = el("div", "piles");
+    (a.took || []).forEach(function (t) {
+      var item = el("span", "took s" + t[0]);
+      item.appendChild(el("b", "", D.sides[t[0]]));
+      item.appendChild(document.createTextNode(" took "));
+      t[1].forEach(function (c) { item.appendChild(card(c)); });
+      notes.appendChild(item);
+    });
+    if (a.sweep) { notes.appendChild(el("span", "sweep", "a sweep")); }
+    if (a.end) { notes.appendChild(el("span", "", "the round is over" + ((a.took || []).length > 1 ? ": the cards left on the table go to the last capturer" : ""))); }
+    if (a.pile) {
+      notes.appendChild(el("span", "", D.sides[p.side] + "'s pile: " + a.pile.n + " card" + (a.pile.n === 1 ? "" : "s") + ", " + a.pile.sp + "\u2660" + (a.pile.items.length ? " \u00b7 " + a.pile.items.join(" ") : "")));
+    }
+    box.appendChild(notes);
+    return box;
+  }
+
+  function drawAfter(p) {
+    after.textContent = "";
+    if (!p.after) { return; }
+    after.appendChild(afterBox(p, p.after, p.played, "after the move played", p.css, "hp"));
+    if (p.afterBest && p.best) { after.appendChild(afterBox(p, p.afterBest, p.best, "after the best move", "best", "hb")); }
   }
 
   function drawDetail(p) {
@@ -232,6 +277,7 @@
     cur = i;
     board.setAttribute("data-ply", String(P[i].ply));
     drawBoard(P[i]);
+    drawAfter(P[i]);
     drawDetail(P[i]);
     // The address follows the selection (a link to the page at this ply), but not while the page loads:
     // the browser would then scroll to the move list's anchor.
