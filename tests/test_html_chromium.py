@@ -162,7 +162,7 @@ class DevTools:
         return self.call(method, self.session, **params)
 
     def js(self, expression: str) -> Any:
-        r = self.page("Runtime.evaluate", expression=expression, returnByValue=True)
+        r = self.page("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         assert "exceptionDetails" not in r, r["exceptionDetails"]
         return r["result"].get("value")
 
@@ -409,3 +409,34 @@ def test_the_keys_step_through_the_mistakes(
     _expect(b, mistakes, 40)
     _fits(b)
     b.screenshot(tmp_path / "mistakes-400.png")
+
+
+def _board_in_view(b: DevTools) -> None:
+    """The board's top, and its ply heading, inside the window."""
+    top, height = b.js("[document.getElementById('board').getBoundingClientRect().top, innerHeight]")
+    assert -1 <= top < height / 3, (top, height)
+    heading = b.js("document.querySelector('#board .plyno').getBoundingClientRect().top")
+    assert -1 <= heading < height / 3
+
+
+def test_an_anchor_keeps_the_board_in_view(tmp_path: Path, mistakes: GameAnalysis, browser: DevTools) -> None:
+    # Issue 42: #ply42 scrolled the board's top out of view (the anchor was the move list's entry).
+    page = tmp_path / "anchor.html"
+    atomic_write_text(page, to_html(mistakes))
+    b = browser
+    for width, mobile in ((1280, False), (400, True)):
+        b.open("about:blank", width, mobile)
+        b.open(page.as_uri() + "#ply42", width, mobile)
+        b.js("new Promise(r => setTimeout(r, 50))")
+        _expect(b, mistakes, 42)
+        _board_in_view(b)
+        # A link followed within the page: from the top, and from the bottom.
+        for start in ("0", "document.documentElement.scrollHeight"):
+            b.js(f"window.scrollTo(0, {start})")
+            b.js("location.hash = '#ply30'; new Promise(r => setTimeout(r, 50))")
+            _expect(b, mistakes, 30)
+            _board_in_view(b)
+            b.js("location.hash = '#ply44'; new Promise(r => setTimeout(r, 50))")
+            _expect(b, mistakes, 44)
+            _board_in_view(b)
+        _fits(b)

@@ -261,7 +261,7 @@
     if (i === cur) { return; }
     var old = list.querySelector(".mv.sel");
     if (old) { old.classList.remove("sel"); old.removeAttribute("aria-current"); }
-    var a = document.getElementById("ply" + P[i].ply);
+    var a = list.querySelector('.mv[data-ply="' + P[i].ply + '"]');
     if (a) { a.classList.add("sel"); a.setAttribute("aria-current", "true"); keepVisible(a); }
     svgs.forEach(function (svg) {
       var od = svg.querySelector(".dot.sel");
@@ -380,12 +380,11 @@
   window.addEventListener("hashchange", function () { select(fromHash()); });
   select(fromHash(), true);
   if (/^#ply\d+$/.test(location.hash)) {
-    // Opened at a ply: once the browser has scrolled to its entry in the move list, show the position.
+    // Opened at a ply: the browser scrolls to its anchor, the board's top; the move list shows its entry.
     window.addEventListener("load", function () {
       setTimeout(function () {
         var a = list.querySelector(".mv.sel");
         if (a) { keepVisible(a); }
-        board.scrollIntoView({block: "start"});
       }, 0);
     });
   }
