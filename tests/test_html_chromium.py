@@ -33,9 +33,11 @@ from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
 from casino_coach.coach.classes import MoveClass
 from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
 from casino_coach.formats.files import atomic_write_text
+from casino_coach.formats.log import read_log
 from casino_coach.report.document import to_html
 from casino_coach.report.words import mark_label
 
+REPLAYS = Path(__file__).parents[1] / "replays"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
@@ -439,4 +441,43 @@ def test_an_anchor_keeps_the_board_in_view(tmp_path: Path, mistakes: GameAnalysi
             b.js("location.hash = '#ply44'; new Promise(r => setTimeout(r, 50))")
             _expect(b, mistakes, 44)
             _board_in_view(b)
+        _fits(b)
+
+
+_VISIBLE_DOTS = (
+    "Array.from(document.querySelectorAll('#chart circle.dot'))"
+    ".filter(d => getComputedStyle(d).display !== 'none').map(d => +d.dataset.ply)"
+)
+
+
+def test_the_chart_of_four_sides_shows_the_chosen_one(tmp_path: Path, browser: DevTools) -> None:
+    # Issue 42: the 4-player chart was a sawtooth; one side at a time, chosen in a selector.
+    a = analyze(read_log((REPLAYS / "royal-4p-individual.json").read_bytes()), AnalysisOptions(limits=FAST))
+    page = tmp_path / "four.html"
+    atomic_write_text(page, to_html(a))
+    b = browser
+    for width, mobile in ((1280, False), (400, True)):
+        b.open(page.as_uri(), width, mobile)
+        _fits(b)
+        assert b.js("document.getElementById('chart-pick').hidden") is False
+        shown = b.js(_VISIBLE_DOTS)
+        assert shown and sorted(shown) == [m.ply for m in a.moves if m.rated and m.side == 0]
+        b.js(
+            "(() => { const s = document.getElementById('chart-side'); s.value = '2'; "
+            "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+        )
+        shown = b.js(_VISIBLE_DOTS)
+        assert sorted(shown) == [m.ply for m in a.moves if m.rated and m.side == 2]
+        lines = b.js(
+            "Array.from(document.querySelectorAll('#chart line.ln'))"
+            ".filter(l => getComputedStyle(l).display !== 'none').map(l => l.dataset.k)"
+        )
+        assert lines and set(lines) == {"2"}
+        # A dot of the chosen side selects its ply; its class mark is a ring where the loss is sampled.
+        ply = shown[len(shown) // 2]
+        b.click(f'#chart circle[data-ply="{ply}"]')
+        assert int(b.js("document.getElementById('board').dataset.ply")) == ply
+        ring = b.js(f"getComputedStyle(document.querySelector('#chart circle[data-ply=\"{ply}\"]')).fill")
+        m = a.moves[ply]
+        assert (ring == "rgb(255, 255, 255)") == (not m.exact and m.loss_high - m.loss_low >= 0.005)
         _fits(b)

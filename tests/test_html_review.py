@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 
 import pytest
 from test_analysis import FAST, _log, make_log
 from test_report import _analysis, page_data
 
 from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
-from casino_coach.report.document import to_html
+from casino_coach.formats.log import read_log
+from casino_coach.report.document import chart_svg, to_html
+
+REPLAYS = Path(__file__).parents[1] / "replays"
 
 
 def _ben_first() -> GameAnalysis:
@@ -76,3 +80,45 @@ def test_each_position_after_is_the_next_position_before(game: GameAnalysis) -> 
     # The best move's position differs from the played one's where the page names a better move.
     best = [p for p in plies if "afterBest" in p]
     assert best and all(p["afterBest"] != p["after"] for p in best)
+
+
+def _four_sides() -> GameAnalysis:
+    log = read_log((REPLAYS / "royal-4p-individual.json").read_bytes())
+    return analyze(log, AnalysisOptions(limits=FAST))
+
+
+def test_the_chart_of_four_sides_shows_one_chosen_side() -> None:
+    # Issue 42: with four sides every line at once was a sawtooth. One side at a time, from a selector.
+    a = _four_sides()
+    assert a.nsides == 4
+    page = to_html(a)
+    chart = page.split('id="chart"')[1].split("</section>")[0]
+    assert '<select id="chart-side">' in chart and chart.count("<option") == 4
+    dots = re.findall(r'<circle class="dot ([^"]*)" data-k="(\d)"[^>]*data-ply="(\d+)"', chart)
+    assert len(dots) == sum(m.rated for m in a.moves)
+    for css, k, ply in dots:
+        # Each dot is on its mover's line, and only the first side's are shown at first.
+        assert int(k) == a.moves[int(ply)].side
+        assert ("off" in css.split()) == (k != "0")
+    lines = re.findall(r'<line class="ln s(\d)( off)?" data-k="(\d)"', chart)
+    assert lines and all((off == "") == (k == "0") and s == k for s, off, k in lines)
+
+
+def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> None:
+    # Issue 42: a blunder "over 16 worlds" had the same red dot as an exact 4.00.
+    a = _analysis()
+    exact = a.moves[0]
+    sampled = dataclasses.replace(exact, exact=False, loss_low=1.9, loss_high=3.1, samples=16)
+    uncertain = dataclasses.replace(sampled, uncertain=True)
+    css = []
+    for m in (exact, sampled, uncertain):
+        svg = chart_svg(dataclasses.replace(a, moves=(m, *a.moves[1:])))
+        found = re.search(r'<circle class="dot ([^"]*)"[^>]*data-ply="0"><title>([^<]*)</title>', svg)
+        assert found is not None
+        css.append(found.group(1).split())
+        if m is sampled:
+            assert "(blunder, 1.90 to 3.10 over 16 worlds)" in found.group(2)
+    assert "est" not in css[0] and "est" in css[1] and "unc" not in css[1] and "unc" in css[2]
+    assert all("c-blunder" in c for c in css)
+    legend = to_html(a).split('id="chart"')[1]
+    assert "ring: estimated over sampled deals" in legend and "dashed: the class is uncertain" in legend

@@ -213,10 +213,20 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         other = sides[1 - pov]
         legend = [{"k": 0, "text": f"{sides[pov]}'s expected lead over {other}"}]
         caption = f"above 0: {sides[pov]} ahead; below 0: {other} ahead (game points)"
+        shown = None
     else:
-        legend = [{"k": k, "text": sides[s]} for k, s in enumerate(series)]
-        caption = "each player's expected game score minus the others' mean (game points)"
-    return _geometry(
+        # Issue 42: every side's line at once was a sawtooth, each point seen from a different side (a
+        # move's value is its mover's, against the others together). One side at a time, chosen.
+        legend = [
+            {"k": k, "text": f"{sides[s]}: expected game score minus the others' mean"}
+            for k, s in enumerate(series)
+        ]
+        caption = (
+            "the chosen player's expected game score minus the others' mean (game points), after each of "
+            "its own moves, as it could judge them"
+        )
+        shown = series.index(pov)
+    geometry = _geometry(
         a,
         series,
         pts,
@@ -227,7 +237,11 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         legend=legend,
         caption=caption,
         aria="expected game score after each move",
+        shown=shown,
     )
+    if shown is not None:
+        geometry["pick"] = [{"k": k, "name": sides[s]} for k, s in enumerate(series)]
+    return geometry
 
 
 def win_chart_data(a: GameAnalysis) -> dict[str, Any] | None:
@@ -317,10 +331,12 @@ def _geometry(
     legend: list[dict[str, Any]],
     caption: str,
     aria: str,
+    shown: int | None = None,
 ) -> dict[str, Any]:
     """A chart's geometry from its points per series and its value range (``bounds``, low and high)
     and grid lines (value, label, whether it is the line the values are read against); ``aria`` says
-    what it shows to a screen reader."""
+    what it shows to a screen reader. With ``shown`` (a series' index) the chart shows one series at
+    a time, that one first (the others are ``off``), and the page offers them in a selector."""
     n = max(m.ply for m in a.moves) + 1
     x = _xs(a)
     short = [player_name(p) for p in a.players]
@@ -352,10 +368,15 @@ def _geometry(
                 continue
             m = mv
             label = mark_label(m)
-            tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}); {dot_tip(s, pv)}"
+            basis = f", {loss_basis(m)}" + ("; the class is uncertain" if m.uncertain else "")
+            tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}{basis}); {dot_tip(s, pv)}"
             big = label in ("mistake", "blunder")
-            css = css_class(label) + (" big" if big else "")
-            dots.append({"x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip})
+            css = css_class(label) + (" big" if big else "") + _certainty(m)
+            dots.append(
+                {"k": k, "x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip}
+            )
+    for item in (*lines, *ends, *dots, *legend):
+        item["off"] = shown is not None and item["k"] != shown
     return {
         "height": height,
         "xs": [x(p) for p in range(n)],
@@ -369,7 +390,21 @@ def _geometry(
         "label": aria,
         "top": _TOP,
         "bottom": height - _BOTTOM + 4,
+        "pick": [],
+        "shown": shown,
     }
+
+
+def _certainty(m: MoveAnalysis) -> str:
+    """How a dot shows what its verdict rests on (issue 42: a blunder "over 16 worlds" had the same
+    red dot as an exact 4.00): filled where the loss is exact or every deal the player could face
+    was searched, " est" (a ring) where it is estimated over sampled deals, " est unc" (a dashed
+    ring) where its interval spans more than one class."""
+    if m.uncertain:
+        return " est unc"
+    if m.exact or m.loss_high - m.loss_low < 0.005:
+        return ""
+    return " est"
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -377,6 +377,19 @@
     });
   });
 
+  // The chart of one chosen side (three or four sides): the others' lines, squares and dots are "off".
+  var chartSide = document.getElementById("chart-side");
+  if (chartSide) {
+    document.getElementById("chart-pick").hidden = false;
+    chartSide.addEventListener("change", function () {
+      var k = chartSide.value;
+      Array.prototype.forEach.call(document.querySelectorAll("#chart [data-k]"), function (e) {
+        e.classList.toggle("off", e.getAttribute("data-k") !== k);
+      });
+      chartSide.blur();
+    });
+  }
+
   window.addEventListener("hashchange", function () { select(fromHash()); });
   select(fromHash(), true);
   if (/^#ply\d+$/.test(location.hash)) {
