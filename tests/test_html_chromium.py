@@ -1,5 +1,6 @@
 """The HTML review page in a real headless Chromium: it loads offline, steps through the game and fits
-the screen.
+the screen; the keys step through the mistakes, a link to a ply keeps the board in view, the
+positions after the move sit side by side or stacked, and a 4-side chart shows the side chosen.
 
 Needs Debian's ``chromium`` (``.ci/run`` installs it), driven through the DevTools protocol over a pipe
 (``--remote-debugging-pipe``: JSON messages ended by NUL on file descriptors 3 and 4), with the standard
@@ -367,6 +368,28 @@ def test_the_page_fits_1280_and_400_pixels(tmp_path: Path, analysis: GameAnalysi
     _fits(b)
 
 
+def _after_layout(b: DevTools, side_by_side: bool) -> None:
+    """The positions after the move played and after the best: side by side on a wide screen, one
+    above the other on a phone, each inside the window and its cards inside its box."""
+    boxes = b.js(
+        "Array.from(document.querySelectorAll('#after .afterbox')).map(e => { "
+        "const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+    )
+    assert len(boxes) == 2
+    (l1, t1, r1, b1), (l2, t2, r2, _) = boxes
+    width = b.js("innerWidth")
+    assert l1 >= 0 and r2 <= width and r1 <= width
+    if side_by_side:
+        assert t1 == t2 and r1 <= l2
+    else:
+        assert t2 >= b1 and l1 == l2
+    widest = b.js(
+        "Math.max(...Array.from(document.querySelectorAll('#after .card'))"
+        ".map(e => e.getBoundingClientRect().right))"
+    )
+    assert widest <= max(r1, r2)
+
+
 def test_the_keys_step_through_the_mistakes(
     tmp_path: Path, mistakes: GameAnalysis, browser: DevTools
 ) -> None:
@@ -387,6 +410,7 @@ def test_the_keys_step_through_the_mistakes(
     assert b.js("document.getElementById('jump-note').textContent") == "No mistake or blunder after ply 43."
     b.key("p", 80)
     _expect(b, mistakes, 40)
+    _after_layout(b, side_by_side=True)
     # N / P: the chosen player's, Ana's at first.
     assert b.js("document.getElementById('jump-who').value") == "0"
     b.key("N", 78, shift=True)
@@ -410,6 +434,7 @@ def test_the_keys_step_through_the_mistakes(
     b.click('#jumps button[data-jump="1"][data-mine]')
     _expect(b, mistakes, 40)
     _fits(b)
+    _after_layout(b, side_by_side=False)
     b.screenshot(tmp_path / "mistakes-400.png")
 
 
