@@ -14,6 +14,7 @@ from test_analysis import FAST, _log, make_log
 from test_report import _analysis, page_data
 
 from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
+from casino_coach.engine.cards import card_symbol, iter_cards
 from casino_coach.formats.log import read_log
 from casino_coach.report.document import chart_svg, to_html
 
@@ -122,3 +123,18 @@ def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> N
     assert all("c-blunder" in c for c in css)
     legend = to_html(a).split('id="chart"')[1]
     assert "ring: estimated over sampled deals" in legend and "dashed: the class is uncertain" in legend
+
+
+def test_the_position_after_shows_no_hidden_card() -> None:
+    # In a viewer log another seat's hand after its move is drawn face down: no card the viewer could
+    # not see comes into the page by way of the engine's apply.
+    a = analyze(read_log((REPLAYS / "classic-2p-viewer.json").read_bytes()), AnalysisOptions(limits=FAST))
+    assert a.viewer == 0
+    plies = page_data(to_html(a))["plies"]
+    others = [(p, m) for p, m in zip(plies, a.moves, strict=True) if m.seat != a.viewer]
+    assert others
+    for p, m in others:
+        assert m.view is not None and "afterBest" not in p
+        known = {card_symbol(c) for c in iter_cards(m.view.hands[m.seat])}
+        assert set(p["after"]["hand"]) <= known
+        assert len(p["after"]["hand"]) + p["after"]["hidden"] == m.view.hand_sizes[m.seat] - 1
