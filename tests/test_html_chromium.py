@@ -434,6 +434,10 @@ def test_the_keys_step_through_the_mistakes(
     b.click('#jumps button[data-jump="1"][data-mine]')
     _expect(b, mistakes, 40)
     _fits(b)
+    b.click('#board button[data-jump="1"]')  # beside the board too
+    _expect(b, mistakes, 43)
+    b.click('#board button[data-jump="-1"]')
+    _expect(b, mistakes, 40)
     _after_layout(b, side_by_side=False)
     b.screenshot(tmp_path / "mistakes-400.png")
 

@@ -1,9 +1,11 @@
 """The HTML review page: a ``GameAnalysis`` as one self-contained page that a player steps through.
 
 Python gathers the page's data here: the summary, the result and each round's score breakdown, the
-compact move list, the chart's geometry, and per ply the position before the move (the table, the
-builds with their owners, the hands the log's reader knows), the move played beside the best one,
-the loss with what it rests on, the class and the explanation. The Jinja2 templates in
+compact move list (in the order of play), the chart's geometry, and per ply the position before the
+move (the table, the builds with their owners, the hands the log's reader knows), the positions after
+the move played and after the best move (made here with the engine's ``apply``, so that the page's
+script knows no rules), the move played beside the best one, the loss with what it rests on, the class
+and the explanation. The Jinja2 templates in
 ``templates/`` lay it out, autoescaped. The per-ply data goes into the page as JSON, with every ``<``,
 ``>`` and ``&`` written as a ``\\u`` escape so that no text in it (a player named ``</script>``) can end
 the script element; a small inline script draws the selected ply from it and moves between plies with

@@ -141,6 +141,15 @@
       btn.setAttribute("data-step", String(b[2]));
       nav.appendChild(btn);
     });
+    // The mistakes of either player, beside the board as well: on a phone the move list is far below.
+    [["?\u2039", "previous mistake or blunder (p)", -1], ["?\u203a", "next mistake or blunder (n)", 1]].forEach(function (b) {
+      var btn = el("button", "mist", b[0]);
+      btn.type = "button";
+      btn.title = b[1];
+      btn.setAttribute("aria-label", b[1]);
+      btn.setAttribute("data-jump", String(b[2]));
+      nav.appendChild(btn);
+    });
     head.appendChild(nav);
     board.appendChild(head);
     board.appendChild(el("div", "lbl", "before the move"));
