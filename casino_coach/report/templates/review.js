@@ -259,8 +259,7 @@
 
   function keepVisible(a) {
     var lr = list.getBoundingClientRect(), ar = a.getBoundingClientRect();
-    var head = list.querySelector("thead");
-    var top = lr.top + (head ? head.getBoundingClientRect().height : 0) + 24;
+    var top = lr.top + 24;
     if (ar.top < top) { list.scrollTop -= top - ar.top; }
     else if (ar.bottom > lr.bottom - 8) { list.scrollTop += ar.bottom - lr.bottom + 8; }
   }
