@@ -1,5 +1,6 @@
 """The HTML review page in a real headless Chromium: it loads offline, steps through the game and fits
-the screen.
+the screen; the keys step through the mistakes, a link to a ply keeps the board in view, the
+positions after the move sit side by side or stacked, and a 4-side chart shows the side chosen.
 
 Needs Debian's ``chromium`` (``.ci/run`` installs it), driven through the DevTools protocol over a pipe
 (``--remote-debugging-pipe``: JSON messages ended by NUL on file descriptors 3 and 4), with the standard
@@ -30,10 +31,14 @@ import pytest
 from test_analysis import FAST, _log, make_log
 
 from casino_coach.coach.analysis import AnalysisOptions, GameAnalysis, analyze
+from casino_coach.coach.classes import MoveClass
 from casino_coach.engine.cards import card_symbol, iter_cards, mask_symbols
 from casino_coach.formats.files import atomic_write_text
+from casino_coach.formats.log import read_log
 from casino_coach.report.document import to_html
+from casino_coach.report.words import mark_label
 
+REPLAYS = Path(__file__).parents[1] / "replays"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 
@@ -160,7 +165,7 @@ class DevTools:
         return self.call(method, self.session, **params)
 
     def js(self, expression: str) -> Any:
-        r = self.page("Runtime.evaluate", expression=expression, returnByValue=True)
+        r = self.page("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
         assert "exceptionDetails" not in r, r["exceptionDetails"]
         return r["result"].get("value")
 
@@ -187,9 +192,16 @@ class DevTools:
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.page("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
 
-    def key(self, name: str, code: int) -> None:
+    def key(self, name: str, code: int, shift: bool = False) -> None:
         for kind in ("rawKeyDown", "keyUp"):
-            self.page("Input.dispatchKeyEvent", type=kind, key=name, code=name, windowsVirtualKeyCode=code)
+            self.page(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key=name,
+                code=name if len(name) > 1 else f"Key{name.upper()}",
+                windowsVirtualKeyCode=code,
+                modifiers=8 if shift else 0,
+            )
 
     def screenshot(self, path: Path) -> bytes:
         height = self.js("document.documentElement.scrollHeight")
@@ -216,6 +228,20 @@ class DevTools:
 def analysis() -> GameAnalysis:
     # One whole round (6 deals, 48 plies): the chart, the round's breakdown and the result.
     return analyze(_log(make_log(3)), AnalysisOptions(limits=FAST))
+
+
+@pytest.fixture(scope="module")
+def mistakes() -> GameAnalysis:
+    # A round with a mistake (ply 2, Ana, uncertain), an inaccuracy (39, Ben), and blunders (40, Ana;
+    # 43, Ben), the last two exact.
+    a = analyze(_log(make_log(6)), AnalysisOptions(limits=FAST))
+    assert [(m.ply, m.seat, mark_label(m)) for m in a.moves if m.missed and m.cls != MoveClass.GOOD] == [
+        (2, 0, "mistake"),
+        (39, 1, "inaccuracy"),
+        (40, 0, "blunder"),
+        (43, 1, "blunder"),
+    ]
+    return a
 
 
 @pytest.fixture(scope="module")
@@ -249,13 +275,18 @@ def _table(a: GameAnalysis, ply: int) -> str:
 def _expect(b: DevTools, a: GameAnalysis, ply: int) -> None:
     assert _shown(b) == (ply, f"ply {ply}", _table(a, ply))
     # The move list marks the same ply, and the chart's cursor stands on it.
-    assert b.js("document.querySelector('#moves .mv.sel').id") == f"ply{ply}"
+    assert b.js("document.querySelector('#moves .mv.sel').dataset.ply") == str(ply)
     m = a.moves[ply]
     played = b.js("document.querySelector('#detail .mvbox .mvw').textContent")
     assert played.startswith(card_symbol(m.played.card)), played
     if m.hand is not None:
         hand = b.js(_CARDS.format("#board .seat.tomove .card"))
         assert hand == mask_symbols(m.hand)
+    # The position after the move (issue 42): its table is the next ply's, and a missed move has the
+    # position after the best move beside it.
+    if ply + 1 < len(a.moves) and a.moves[ply + 1].round == m.round:
+        assert b.js(_CARDS.format("#after .afterbox:first-child .tablecards .card")) == _table(a, ply + 1)
+    assert b.js("document.querySelectorAll('#after .afterbox').length") == (2 if m.missed else 1)
 
 
 def test_the_review_page_steps_through_the_game(
@@ -335,3 +366,147 @@ def test_the_page_fits_1280_and_400_pixels(tmp_path: Path, analysis: GameAnalysi
     b.click('#moves a[data-ply="5"]')
     _expect(b, analysis, 5)
     _fits(b)
+
+
+def _after_layout(b: DevTools, side_by_side: bool) -> None:
+    """The positions after the move played and after the best: side by side on a wide screen, one
+    above the other on a phone, each inside the window and its cards inside its box."""
+    boxes = b.js(
+        "Array.from(document.querySelectorAll('#after .afterbox')).map(e => { "
+        "const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })"
+    )
+    assert len(boxes) == 2
+    (l1, t1, r1, b1), (l2, t2, r2, _) = boxes
+    width = b.js("innerWidth")
+    assert l1 >= 0 and r2 <= width and r1 <= width
+    if side_by_side:
+        assert t1 == t2 and r1 <= l2
+    else:
+        assert t2 >= b1 and l1 == l2
+    widest = b.js(
+        "Math.max(...Array.from(document.querySelectorAll('#after .card'))"
+        ".map(e => e.getBoundingClientRect().right))"
+    )
+    assert widest <= max(r1, r2)
+
+
+def test_the_keys_step_through_the_mistakes(
+    tmp_path: Path, mistakes: GameAnalysis, browser: DevTools
+) -> None:
+    # Issue 42: no "next mistake" key. n / p: either player's mistakes and blunders (the inaccuracy at
+    # 39 is skipped); N / P: the chosen player's.
+    page = tmp_path / "mistakes.html"
+    atomic_write_text(page, to_html(mistakes))
+    b = browser
+    b.open(page.as_uri(), 1280)
+    _expect(b, mistakes, 0)
+    assert "inaccuracies are skipped" in b.js("document.getElementById('jumps').textContent")
+    for ply in (2, 40, 43):
+        b.key("n", 78)
+        _expect(b, mistakes, ply)
+    b.screenshot(tmp_path / "mistakes-1280.png")
+    b.key("n", 78)  # none after: it stays, and says so
+    _expect(b, mistakes, 43)
+    assert b.js("document.getElementById('jump-note').textContent") == "No mistake or blunder after ply 43."
+    b.key("p", 80)
+    _expect(b, mistakes, 40)
+    _after_layout(b, side_by_side=True)
+    # N / P: the chosen player's, Ana's at first.
+    assert b.js("document.getElementById('jump-who').value") == "0"
+    b.key("N", 78, shift=True)
+    _expect(b, mistakes, 40)
+    assert b.js("document.getElementById('jump-note').textContent").startswith("Ana: no mistake")
+    b.key("P", 80, shift=True)
+    _expect(b, mistakes, 2)
+    b.js(
+        "(() => { const s = document.getElementById('jump-who'); s.value = '1'; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+    )
+    b.key("N", 78, shift=True)
+    _expect(b, mistakes, 43)
+    b.key("P", 80, shift=True)  # Ben has none before 43 but this one
+    _expect(b, mistakes, 43)
+    # On a phone, the buttons do the same.
+    b.open(page.as_uri(), 400, mobile=True)
+    _fits(b)
+    b.click('#jumps button[data-jump="1"]:not([data-mine])')
+    _expect(b, mistakes, 2)
+    b.click('#jumps button[data-jump="1"][data-mine]')
+    _expect(b, mistakes, 40)
+    _fits(b)
+    b.click('#board button[data-jump="1"]')  # beside the board too
+    _expect(b, mistakes, 43)
+    b.click('#board button[data-jump="-1"]')
+    _expect(b, mistakes, 40)
+    _after_layout(b, side_by_side=False)
+    b.screenshot(tmp_path / "mistakes-400.png")
+
+
+def _board_in_view(b: DevTools) -> None:
+    """The board's top, and its ply heading, inside the window."""
+    top, height = b.js("[document.getElementById('board').getBoundingClientRect().top, innerHeight]")
+    assert -1 <= top < height / 3, (top, height)
+    heading = b.js("document.querySelector('#board .plyno').getBoundingClientRect().top")
+    assert -1 <= heading < height / 3
+
+
+def test_an_anchor_keeps_the_board_in_view(tmp_path: Path, mistakes: GameAnalysis, browser: DevTools) -> None:
+    # Issue 42: #ply42 scrolled the board's top out of view (the anchor was the move list's entry).
+    page = tmp_path / "anchor.html"
+    atomic_write_text(page, to_html(mistakes))
+    b = browser
+    for width, mobile in ((1280, False), (400, True)):
+        b.open("about:blank", width, mobile)
+        b.open(page.as_uri() + "#ply42", width, mobile)
+        b.js("new Promise(r => setTimeout(r, 50))")
+        _expect(b, mistakes, 42)
+        _board_in_view(b)
+        # A link followed within the page: from the top, and from the bottom.
+        for start in ("0", "document.documentElement.scrollHeight"):
+            b.js(f"window.scrollTo(0, {start})")
+            b.js("location.hash = '#ply30'; new Promise(r => setTimeout(r, 50))")
+            _expect(b, mistakes, 30)
+            _board_in_view(b)
+            b.js("location.hash = '#ply44'; new Promise(r => setTimeout(r, 50))")
+            _expect(b, mistakes, 44)
+            _board_in_view(b)
+        _fits(b)
+
+
+_VISIBLE_DOTS = (
+    "Array.from(document.querySelectorAll('#chart circle.dot'))"
+    ".filter(d => getComputedStyle(d).display !== 'none').map(d => +d.dataset.ply)"
+)
+
+
+def test_the_chart_of_four_sides_shows_the_chosen_one(tmp_path: Path, browser: DevTools) -> None:
+    # Issue 42: the 4-player chart was a sawtooth; one side at a time, chosen in a selector.
+    a = analyze(read_log((REPLAYS / "royal-4p-individual.json").read_bytes()), AnalysisOptions(limits=FAST))
+    page = tmp_path / "four.html"
+    atomic_write_text(page, to_html(a))
+    b = browser
+    for width, mobile in ((1280, False), (400, True)):
+        b.open(page.as_uri(), width, mobile)
+        _fits(b)
+        assert b.js("document.getElementById('chart-pick').hidden") is False
+        shown = b.js(_VISIBLE_DOTS)
+        assert shown and sorted(shown) == [m.ply for m in a.moves if m.rated and m.side == 0]
+        b.js(
+            "(() => { const s = document.getElementById('chart-side'); s.value = '2'; "
+            "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+        )
+        shown = b.js(_VISIBLE_DOTS)
+        assert sorted(shown) == [m.ply for m in a.moves if m.rated and m.side == 2]
+        lines = b.js(
+            "Array.from(document.querySelectorAll('#chart line.ln'))"
+            ".filter(l => getComputedStyle(l).display !== 'none').map(l => l.dataset.k)"
+        )
+        assert lines and set(lines) == {"2"}
+        # A dot of the chosen side selects its ply; its class mark is a ring where the loss is sampled.
+        ply = shown[len(shown) // 2]
+        b.click(f'#chart circle[data-ply="{ply}"]')
+        assert int(b.js("document.getElementById('board').dataset.ply")) == ply
+        ring = b.js(f"getComputedStyle(document.querySelector('#chart circle[data-ply=\"{ply}\"]')).fill")
+        m = a.moves[ply]
+        assert (ring == "rgb(255, 255, 255)") == (not m.exact and m.loss_high - m.loss_low >= 0.005)
+        _fits(b)

@@ -299,7 +299,7 @@ def test_the_chart_spans_the_game() -> None:
     b = dataclasses.replace(a, moves=(*a.moves, *later))
     svg = chart_svg(b)
     ana = "Ana &lt;&amp;&gt; &#34;A&#34;"
-    assert f"ply 4, {ana}: 4♦ trails (blunder); {ana} expected +2.00" in svg
+    assert f"ply 4, {ana}: 4♦ trails (blunder, exact); {ana} expected +2.00" in svg
     assert svg.count('class="band') == 2
     page = to_html(b)
     assert "expected lead over Ben</li>" in page

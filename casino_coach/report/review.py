@@ -1,9 +1,11 @@
 """The HTML review page: a ``GameAnalysis`` as one self-contained page that a player steps through.
 
 Python gathers the page's data here: the summary, the result and each round's score breakdown, the
-compact move list, the chart's geometry, and per ply the position before the move (the table, the
-builds with their owners, the hands the log's reader knows), the move played beside the best one,
-the loss with what it rests on, the class and the explanation. The Jinja2 templates in
+compact move list (in the order of play), the chart's geometry, and per ply the position before the
+move (the table, the builds with their owners, the hands the log's reader knows), the positions after
+the move played and after the best move (made here with the engine's ``apply``, so that the page's
+script knows no rules), the move played beside the best one, the loss with what it rests on, the class
+and the explanation. The Jinja2 templates in
 ``templates/`` lay it out, autoescaped. The per-ply data goes into the page as JSON, with every ``<``,
 ``>`` and ``&`` written as a ``\\u`` escape so that no text in it (a player named ``</script>``) can end
 the script element; a small inline script draws the selected ply from it and moves between plies with
@@ -41,8 +43,9 @@ from casino_coach.engine.cards import (
     card_symbol,
     iter_cards,
 )
-from casino_coach.engine.movegen import BUILD, CAPTURE, Move
+from casino_coach.engine.movegen import BUILD, CAPTURE, Move, apply
 from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
@@ -212,10 +215,20 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         other = sides[1 - pov]
         legend = [{"k": 0, "text": f"{sides[pov]}'s expected lead over {other}"}]
         caption = f"above 0: {sides[pov]} ahead; below 0: {other} ahead (game points)"
+        shown = None
     else:
-        legend = [{"k": k, "text": sides[s]} for k, s in enumerate(series)]
-        caption = "each player's expected game score minus the others' mean (game points)"
-    return _geometry(
+        # Issue 42: every side's line at once was a sawtooth, each point seen from a different side (a
+        # move's value is its mover's, against the others together). One side at a time, chosen.
+        legend = [
+            {"k": k, "text": f"{sides[s]}: expected game score minus the others' mean"}
+            for k, s in enumerate(series)
+        ]
+        caption = (
+            "the chosen player's expected game score minus the others' mean (game points), after each of "
+            "its own moves, as it could judge them"
+        )
+        shown = series.index(pov)
+    geometry = _geometry(
         a,
         series,
         pts,
@@ -226,7 +239,11 @@ def chart_data(a: GameAnalysis) -> dict[str, Any] | None:
         legend=legend,
         caption=caption,
         aria="expected game score after each move",
+        shown=shown,
     )
+    if shown is not None:
+        geometry["pick"] = [{"k": k, "name": sides[s]} for k, s in enumerate(series)]
+    return geometry
 
 
 def win_chart_data(a: GameAnalysis) -> dict[str, Any] | None:
@@ -316,10 +333,12 @@ def _geometry(
     legend: list[dict[str, Any]],
     caption: str,
     aria: str,
+    shown: int | None = None,
 ) -> dict[str, Any]:
     """A chart's geometry from its points per series and its value range (``bounds``, low and high)
     and grid lines (value, label, whether it is the line the values are read against); ``aria`` says
-    what it shows to a screen reader."""
+    what it shows to a screen reader. With ``shown`` (a series' index) the chart shows one series at
+    a time, that one first (the others are ``off``), and the page offers them in a selector."""
     n = max(m.ply for m in a.moves) + 1
     x = _xs(a)
     short = [player_name(p) for p in a.players]
@@ -351,10 +370,15 @@ def _geometry(
                 continue
             m = mv
             label = mark_label(m)
-            tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}); {dot_tip(s, pv)}"
+            basis = f", {loss_basis(m)}" + ("; the class is uncertain" if m.uncertain else "")
+            tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}{basis}); {dot_tip(s, pv)}"
             big = label in ("mistake", "blunder")
-            css = css_class(label) + (" big" if big else "")
-            dots.append({"x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip})
+            css = css_class(label) + (" big" if big else "") + _certainty(m)
+            dots.append(
+                {"k": k, "x": px, "y": y(pv), "r": 6 if big else 4, "css": css, "ply": m.ply, "tip": tip}
+            )
+    for item in (*lines, *ends, *dots, *legend):
+        item["off"] = shown is not None and item["k"] != shown
     return {
         "height": height,
         "xs": [x(p) for p in range(n)],
@@ -368,7 +392,21 @@ def _geometry(
         "label": aria,
         "top": _TOP,
         "bottom": height - _BOTTOM + 4,
+        "pick": [],
+        "shown": shown,
     }
+
+
+def _certainty(m: MoveAnalysis) -> str:
+    """How a dot shows what its verdict rests on (issue 42: a blunder "over 16 worlds" had the same
+    red dot as an exact 4.00): filled where the loss is exact or every deal the player could face
+    was searched, " est" (a ring) where it is estimated over sampled deals, " est unc" (a dashed
+    ring) where its interval spans more than one class."""
+    if m.uncertain:
+        return " est unc"
+    if m.exact or m.loss_high - m.loss_low < 0.005:
+        return ""
+    return " est"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -380,6 +418,61 @@ def _pile(mask: int) -> dict[str, Any]:
     score by themselves (10♦, 2♠, the aces)."""
     items = [c for c in (BIG_CASINO, LITTLE_CASINO, *ACES_COUNT_OUT) if mask >> c & 1]
     return {"n": mask.bit_count(), "sp": (mask & SPADES_MASK).bit_count(), "items": [_sym(c) for c in items]}
+
+
+def _table(loose: int, builds: Sequence[Build]) -> dict[str, Any]:
+    return {
+        "loose": _syms(loose),
+        "builds": [
+            {"cards": _syms(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
+            for b in builds
+        ],
+    }
+
+
+def state_before(a: GameAnalysis, m: MoveAnalysis, last_capturer: int, dealer: int) -> RoundState:
+    """The position before ``m`` as an engine state, as far as the analysis tells it (``m.view``): the
+    hands hold the cards known (the mover's played card always), and more cards are to come where
+    the stock or a hand holds cards not known, so that ``apply`` ends the round (and hands the rest
+    of the table to the last capturer, rules.md 1.11) only where the round really ends. Without a
+    view (an analysis made without the position) only the table and the mover's hand are known."""
+    n = len(a.players)
+    v = m.view
+    bit = 1 << m.played.card
+    if v is not None:
+        hands = list(v.hands)
+        hands[m.seat] |= bit
+        more = v.stock > 0 or any(size > h.bit_count() for size, h in zip(v.hand_sizes, hands, strict=True))
+        captured, sweeps = tuple(v.captured), tuple(v.sweeps)
+    else:
+        hands = [0] * n
+        hands[m.seat] = (m.hand or 0) | bit
+        more = True
+        captured, sweeps = (0,) * a.nsides, (0,) * a.nsides
+    return RoundState(
+        tuple(hands), m.loose, m.builds, captured, sweeps, m.seat, last_capturer, 0, more, dealer, a.nsides
+    )
+
+
+def after_data(a: GameAnalysis, before: RoundState, m: MoveAnalysis, move: Move) -> dict[str, Any]:
+    """The position after ``move`` from ``before`` (the engine's ``apply``): the table, the mover's
+    hand (the cards known, and how many more it holds), and, where the analysis has the position,
+    what each side took with the move (the residue too, when it ends the round), the mover's side's
+    pile and sweeps."""
+    after = apply(a.rules, before, move)
+    hand = after.hands[m.seat]
+    d: dict[str, Any] = {"table": _table(after.loose, after.builds), "hand": _syms(hand)}
+    if m.view is not None:
+        d["hidden"] = max(0, m.view.hand_sizes[m.seat] - 1 - hand.bit_count())
+        d["took"] = [
+            [s, _syms(after.captured[s] & ~before.captured[s])]
+            for s in range(a.nsides)
+            if after.captured[s] & ~before.captured[s]
+        ]
+        d["pile"] = _pile(after.captured[m.side])
+        d["sweep"] = after.sweeps[m.side] > before.sweeps[m.side]
+        d["end"] = after.is_over
+    return d
 
 
 def _why_best(m: MoveAnalysis, label: str) -> str:
@@ -408,13 +501,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         "css": css_class(label),
         "where": where(m),
         "played": move_data(m.played),
-        "table": {
-            "loose": _syms(m.loose),
-            "builds": [
-                {"cards": _syms(b.cards), "value": b.value, "owner": b.owner, "multiple": b.multiple}
-                for b in m.builds
-            ],
-        },
+        "table": _table(m.loose, m.builds),
     }
     v = m.view
     if v is not None:
@@ -464,35 +551,69 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
     return d
 
 
+def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
+    """Every ply for the page's script (``ply_data``), with the position after the move played
+    (``after``) and, where the page names a better move, after that move (``afterBest``): computed
+    here with the engine, so that the page needs no rules of its own. The last capture of the round
+    so far is followed through the moves, for the residue at the round's end."""
+    out = []
+    last, round_, dealer = -1, -1, 0
+    for m in a.moves:
+        if m.round != round_:
+            round_, last = m.round, -1
+            dealer = (m.seat - 1) % len(a.players)  # the round's first mover sits after the dealer
+        d = ply_data(a, m)
+        before = state_before(a, m, last, dealer)
+        d["after"] = after_data(a, before, m, m.played)
+        if "best" in d and m.best is not None:
+            d["afterBest"] = after_data(a, before, m, m.best)
+        if m.played.action == CAPTURE:
+            last = m.side
+        out.append(d)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------
 # The page's parts
 
 
 def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
-    """The compact move list: per round, per deal, rows of one move per seat in seat columns (a row
-    starts again when play comes back round to a seat)."""
+    """The compact move list in the order of play: per round, per deal, rows of one move per seat, the
+    columns in the round's order of play (its first mover first; the dealer, and so the first mover,
+    changes from round to round), so ply 0 stands top left and the plies read left to right, top to
+    bottom. A row starts again when play comes back round to a column already filled."""
     n = len(a.players)
     sides = side_names(a.players, a.nsides)
     short = [player_name(p) for p in a.players]
     rounds: list[dict[str, Any]] = []
+    order: list[int] = list(range(n))
     for m in a.moves:
         if not rounds or rounds[-1]["index"] != m.round:
             pts = a.round_points[m.round] if m.round < len(a.round_points) else None
             score = ", ".join(f"{sides[s]} {p:g}" for s, p in enumerate(pts)) if pts else ""
             near = near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides)
+            order = [(m.seat + k) % n for k in range(n)]
             rounds.append(
-                {"index": m.round, "label": f"Round {m.round + 1}", "score": score, "near": near, "deals": []}
+                {
+                    "index": m.round,
+                    "label": f"Round {m.round + 1}",
+                    "score": score,
+                    "near": near,
+                    "order": [{"seat": s, "name": short[s], "side": s % a.nsides} for s in order],
+                    "deals": [],
+                }
             )
         deals = rounds[-1]["deals"]
         if not deals or deals[-1]["index"] != m.deal:
             deals.append({"index": m.deal, "label": f"deal {m.deal + 1}", "rows": []})
         rows = deals[-1]["rows"]
-        if not rows or any(cell is not None for cell in rows[-1][m.seat :]):
+        col = order.index(m.seat)
+        if not rows or any(cell is not None for cell in rows[-1][col:]):
             rows.append([None] * n)
         label = mark_label(m)
         tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}"
         tip += f", lost {m.loss:.2f})" if m.missed and m.loss is not None else ")"
-        rows[-1][m.seat] = {
+        rows[-1][col] = {
             "ply": m.ply,
             "css": css_class(label),
             "mark": MARKS.get(label, ""),
@@ -641,13 +762,15 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "viewer": a.viewer,
         "xs": chart["xs"] if chart else [],
         "sweepsScore": bool(a.rules.sweeps and a.rules.points_sweep),
-        "plies": [ply_data(a, m) for m in a.moves],
+        "plies": plies_data(a),
     }
     return {
         "title": f"Game analysis: {' vs '.join(names)} ({a.rules.describe()})",
         "players": names,
         "sides": sides,
         "seat_sides": [s % a.nsides for s in range(len(names))],
+        # The player the N / P keys jump between at first: the viewer in a viewer log, else the first.
+        "jump_seat": a.viewer if a.viewer is not None else 0,
         "viewer": names[a.viewer] if a.viewer is not None else None,
         "settings": settings_words(a),
         "result": result_words(a),

@@ -8,6 +8,7 @@
   if (!N) { return; }
   var board = document.getElementById("board");
   var detail = document.getElementById("detail");
+  var after = document.getElementById("after");
   var list = document.getElementById("moves");
   // The charts (the expected game score; the chance to win the game when the rules have a table):
   // the same plies across, each with a cursor.
@@ -140,8 +141,18 @@
       btn.setAttribute("data-step", String(b[2]));
       nav.appendChild(btn);
     });
+    // The mistakes of either player, beside the board as well: on a phone the move list is far below.
+    [["?\u2039", "previous mistake or blunder (p)", -1], ["?\u203a", "next mistake or blunder (n)", 1]].forEach(function (b) {
+      var btn = el("button", "mist", b[0]);
+      btn.type = "button";
+      btn.title = b[1];
+      btn.setAttribute("aria-label", b[1]);
+      btn.setAttribute("data-jump", String(b[2]));
+      nav.appendChild(btn);
+    });
     head.appendChild(nav);
     board.appendChild(head);
+    board.appendChild(el("div", "lbl", "before the move"));
     var m = marks(p);
     var felt = el("div", "felt");
     for (var k = 1; k <= nseats; k++) {
@@ -163,6 +174,49 @@
       key.appendChild(k2);
     }
     board.appendChild(key);
+  }
+
+  // The position after the move played and after the best move (computed at export: review.plies_data):
+  // the table, the mover's hand, what each side took, the mover's side's pile.
+  function afterBox(p, a, mv, kind, css, ring) {
+    var box = el("div", "afterbox c-" + css);
+    box.appendChild(el("div", "lbl", kind));
+    var m = {};
+    m[mv.card] = ring;
+    mv.take.forEach(function (c) { m[c] = ring; });
+    var felt = el("div", "felt small");
+    felt.appendChild(tableRow({table: a.table}, m));
+    var row = el("div", "seat");
+    row.appendChild(who(p.seat));
+    var hand = el("span", "hand");
+    a.hand.forEach(function (c) { hand.appendChild(card(c)); });
+    for (var i = 0; i < (a.hidden || 0); i++) { hand.appendChild(el("span", "card back")); }
+    row.appendChild(hand);
+    if (!a.hand.length && !a.hidden) { row.appendChild(el("span", "tag", "no cards left")); }
+    felt.appendChild(row);
+    box.appendChild(felt);
+    var notes = el("div", "piles");
+    (a.took || []).forEach(function (t) {
+      var item = el("span", "took s" + t[0]);
+      item.appendChild(el("b", "", D.sides[t[0]]));
+      item.appendChild(document.createTextNode(" took "));
+      t[1].forEach(function (c) { item.appendChild(card(c)); });
+      notes.appendChild(item);
+    });
+    if (a.sweep) { notes.appendChild(el("span", "sweep", "a sweep")); }
+    if (a.end) { notes.appendChild(el("span", "", "the round is over" + ((a.took || []).length > 1 ? ": the cards left on the table go to the last capturer" : ""))); }
+    if (a.pile) {
+      notes.appendChild(el("span", "", D.sides[p.side] + "'s pile: " + a.pile.n + " card" + (a.pile.n === 1 ? "" : "s") + ", " + a.pile.sp + "\u2660" + (a.pile.items.length ? " \u00b7 " + a.pile.items.join(" ") : "")));
+    }
+    box.appendChild(notes);
+    return box;
+  }
+
+  function drawAfter(p) {
+    after.textContent = "";
+    if (!p.after) { return; }
+    after.appendChild(afterBox(p, p.after, p.played, "after the move played", p.css, "hp"));
+    if (p.afterBest && p.best) { after.appendChild(afterBox(p, p.afterBest, p.best, "after the best move", "best", "hb")); }
   }
 
   function drawDetail(p) {
@@ -205,8 +259,7 @@
 
   function keepVisible(a) {
     var lr = list.getBoundingClientRect(), ar = a.getBoundingClientRect();
-    var head = list.querySelector("thead");
-    var top = lr.top + (head ? head.getBoundingClientRect().height : 0) + 24;
+    var top = lr.top + 24;
     if (ar.top < top) { list.scrollTop -= top - ar.top; }
     else if (ar.bottom > lr.bottom - 8) { list.scrollTop += ar.bottom - lr.bottom + 8; }
   }
@@ -216,7 +269,7 @@
     if (i === cur) { return; }
     var old = list.querySelector(".mv.sel");
     if (old) { old.classList.remove("sel"); old.removeAttribute("aria-current"); }
-    var a = document.getElementById("ply" + P[i].ply);
+    var a = list.querySelector('.mv[data-ply="' + P[i].ply + '"]');
     if (a) { a.classList.add("sel"); a.setAttribute("aria-current", "true"); keepVisible(a); }
     svgs.forEach(function (svg) {
       var od = svg.querySelector(".dot.sel");
@@ -232,6 +285,7 @@
     cur = i;
     board.setAttribute("data-ply", String(P[i].ply));
     drawBoard(P[i]);
+    drawAfter(P[i]);
     drawDetail(P[i]);
     // The address follows the selection (a link to the page at this ply), but not while the page loads:
     // the browser would then scroll to the move list's anchor.
@@ -249,11 +303,40 @@
     return i >= 0 ? i : 0;
   }
 
+  // The mistakes (mistakes and blunders; inaccuracies are skipped, as the page says): n / p the next and
+  // previous of either player, N / P of the player chosen in the selector.
+  var jumpWho = document.getElementById("jump-who");
+  var jumpNote = document.getElementById("jump-note");
+  var jumpBar = document.getElementById("jumps");
+  if (jumpBar) { jumpBar.hidden = false; }
+  if (jumpWho) { jumpWho.addEventListener("change", function () { jumpWho.blur(); }); }
+  function isMistake(p) { return p.label === "mistake" || p.label === "blunder"; }
+  function jump(dir, mine) {
+    var seat = mine && jumpWho ? parseInt(jumpWho.value, 10) : -1;
+    for (var i = cur + dir; i >= 0 && i < N; i += dir) {
+      if (isMistake(P[i]) && (seat < 0 || P[i].seat === seat)) {
+        if (jumpNote) { jumpNote.textContent = ""; }
+        select(i);
+        return;
+      }
+    }
+    if (jumpNote) {
+      jumpNote.textContent = (seat < 0 ? "No" : D.players[seat] + ": no") + " mistake or blunder " +
+        (dir > 0 ? "after" : "before") + " ply " + P[cur].ply + ".";
+    }
+  }
+
   document.addEventListener("keydown", function (e) {
-    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) { return; }
+    if (e.altKey || e.ctrlKey || e.metaKey) { return; }
     var t = e.target && e.target.tagName;
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") { return; }
     var to = null;
+    if (e.key === "n" || e.key === "p" || e.key === "N" || e.key === "P") {
+      e.preventDefault();
+      jump(e.key.toLowerCase() === "n" ? 1 : -1, e.key === "N" || e.key === "P");
+      return;
+    }
+    if (e.shiftKey) { return; }
     if (e.key === "ArrowRight") { to = cur + 1; }
     else if (e.key === "ArrowLeft") { to = cur - 1; }
     else if (e.key === "Home") { to = 0; }
@@ -262,6 +345,11 @@
   });
 
   document.addEventListener("click", function (e) {
+    var jb = e.target.closest && e.target.closest("button[data-jump]");
+    if (jb) {
+      jump(parseInt(jb.getAttribute("data-jump"), 10), jb.hasAttribute("data-mine"));
+      return;
+    }
     var btn = e.target.closest && e.target.closest("button[data-step]");
     if (btn) {
       var step = parseInt(btn.getAttribute("data-step"), 10);
@@ -297,15 +385,27 @@
     });
   });
 
+  // The chart of one chosen side (three or four sides): the others' lines, squares and dots are "off".
+  var chartSide = document.getElementById("chart-side");
+  if (chartSide) {
+    document.getElementById("chart-pick").hidden = false;
+    chartSide.addEventListener("change", function () {
+      var k = chartSide.value;
+      Array.prototype.forEach.call(document.querySelectorAll("#chart [data-k]"), function (e) {
+        e.classList.toggle("off", e.getAttribute("data-k") !== k);
+      });
+      chartSide.blur();
+    });
+  }
+
   window.addEventListener("hashchange", function () { select(fromHash()); });
   select(fromHash(), true);
   if (/^#ply\d+$/.test(location.hash)) {
-    // Opened at a ply: once the browser has scrolled to its entry in the move list, show the position.
+    // Opened at a ply: the browser scrolls to its anchor, the board's top; the move list shows its entry.
     window.addEventListener("load", function () {
       setTimeout(function () {
         var a = list.querySelector(".mv.sel");
         if (a) { keepVisible(a); }
-        board.scrollIntoView({block: "start"});
       }, 0);
     });
   }
