@@ -111,8 +111,10 @@ def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> N
     exact = a.moves[0]
     sampled = dataclasses.replace(exact, exact=False, loss_low=1.9, loss_high=3.1, samples=16)
     uncertain = dataclasses.replace(sampled, uncertain=True)
+    # Every deal searched, but not exact (issue 41: the value rests on the search's estimate): a ring.
+    enumerated = dataclasses.replace(exact, exact=False, loss_low=exact.loss, loss_high=exact.loss)
     css = []
-    for m in (exact, sampled, uncertain):
+    for m in (exact, sampled, uncertain, enumerated):
         svg = chart_svg(dataclasses.replace(a, moves=(m, *a.moves[1:])))
         found = re.search(r'<circle class="dot ([^"]*)"[^>]*data-ply="0"><title>([^<]*)</title>', svg)
         assert found is not None
@@ -120,9 +122,10 @@ def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> N
         if m is sampled:
             assert "(blunder, 1.90 to 3.10 over 16 worlds)" in found.group(2)
     assert "est" not in css[0] and "est" in css[1] and "unc" not in css[1] and "unc" in css[2]
+    assert "est" in css[3] and "unc" not in css[3]
     assert all("c-blunder" in c for c in css)
     legend = to_html(a).split('id="chart"')[1]
-    assert "ring: estimated over sampled deals" in legend and "dashed: the class is uncertain" in legend
+    assert "ring: estimated (over sampled deals" in legend and "dashed: the class is uncertain" in legend
 
 
 def test_the_position_after_shows_no_hidden_card() -> None:

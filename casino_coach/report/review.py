@@ -399,14 +399,13 @@ def _geometry(
 
 def _certainty(m: MoveAnalysis) -> str:
     """How a dot shows what its verdict rests on (issue 42: a blunder "over 16 worlds" had the same
-    red dot as an exact 4.00): filled where the loss is exact or every deal the player could face
-    was searched, " est" (a ring) where it is estimated over sampled deals, " est unc" (a dashed
-    ring) where its interval spans more than one class."""
+    red dot as an exact 4.00): filled where the loss is exact, " est" (a ring) where it is an
+    estimate (over sampled deals, or over every deal the player could face but resting on the
+    search's estimate of the rest of the round or on its model of the others' play), " est unc" (a
+    dashed ring) where its interval spans more than one class."""
     if m.uncertain:
         return " est unc"
-    if m.exact or m.loss_high - m.loss_low < 0.005:
-        return ""
-    return " est"
+    return "" if m.exact else " est"
 
 
 # ---------------------------------------------------------------------------------------------------
