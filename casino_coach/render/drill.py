@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from casino_coach.engine.movegen import Move
 from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, table_text
 from casino_coach.render.play import moves_list
@@ -47,11 +46,10 @@ def position_view(p: Position, number: int, total: int) -> Group:
     hand = Text("Hand   ")
     hand.append_text(cards_text(obs.hand))
     sides = side_labels(obs, p.players)
-    taken = ", ".join(
-        f"{sides[s]} {obs.captured[s].bit_count()} cards"
-        + (f", {obs.sweeps[s]} sweeps" if obs.sweeps[s] else "")
-        for s in range(obs.nsides)
-    )
+    # Sweeps only where they score (rules.md 1.10: not in classic), as play's scoreboard shows them.
+    scored = p.rules.sweeps and p.rules.points_sweep
+    sweeps = [f", {n} sweep{'' if n == 1 else 's'}" if scored and n else "" for n in obs.sweeps]
+    taken = ", ".join(f"{sides[s]} {obs.captured[s].bit_count()} cards{sweeps[s]}" for s in range(obs.nsides))
     game = ", ".join(f"{sides[s]} {_pts(p.scores[s])}" for s in range(min(obs.nsides, len(p.scores))))
     facts = Text(f"Taken so far: {taken}. Game score before this round: {game}.", style="dim")
     stock = Text(f"Cards still to deal: {obs.stock_count}.", style="dim")
@@ -74,20 +72,20 @@ def judgement_view(j: Judgement) -> Group:
 
 def judgement_words(j: Judgement) -> str:
     """ "Right: A♠ builds 8 with 7♦, the best move." or "8♦ trails: blunder, lost 4.00 (exact).
-    Best: A♠ builds 8 with 7♦." (the verdict in ``analyze``'s words)."""
+    Best: A♠ builds 8 with 7♦." (the verdict in ``analyze``'s words: ``verdict_words``)."""
     yours = j.move.describe()
     same = " (the move played in the game)" if j.move == j.played else ""
+    if j.right and j.move == j.best:
+        return f"Right: {yours}, the best move{_equal_words(j)}."
     if j.right:
-        if j.move == j.best:
-            equal = _equal_words(j.equal)
-            return f"Right: {yours}, the best move{equal}."
-        return f"Right: {yours}, as good as the best, {j.best.describe()}, within the noise of the search."
-    best = f"Best: {j.best.describe()}{_equal_words(j.equal)}."
-    return f"{yours}{same}: {verdict_words(j.verdict, j.result)}. {best}"
+        noise = "" if j.result.exact else " within the noise of the search"
+        return f"Right: {yours}, as good as the best, {j.best.describe()},{noise}."
+    return f"{yours}{same}: {verdict_words(j.verdict, j.result)}. Best: {j.best.describe()}{_equal_words(j)}."
 
 
 def skipped_words(j: Judgement) -> str:
-    return f"Skipped. Best: {j.best.describe()}{_equal_words(j.equal)}."
+    """The best move of a position skipped, with the moves as good as it."""
+    return f"Skipped. Best: {j.best.describe()}{_equal_words(j)}."
 
 
 def note_view(note: Note, session_position: tuple[Position, int, int] | None = None) -> RenderableType:
@@ -111,10 +109,12 @@ def note_view(note: Note, session_position: tuple[Position, int, int] | None = N
     return Text(note.text)
 
 
-def _equal_words(equal: Sequence[Move]) -> str:
-    if not equal:
+def _equal_words(j: Judgement) -> str:
+    """The moves as good as the best (``Assessment.equal``), named after it."""
+    if not j.equal:
         return ""
-    return " (equal within the noise: " + ", ".join(m.describe() for m in equal) + ")"
+    noise = "" if j.result.exact else " within the noise"
+    return f" (as good{noise}: " + ", ".join(m.describe() for m in j.equal) + ")"
 
 
 def _article(word: str) -> str:

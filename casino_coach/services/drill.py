@@ -28,7 +28,7 @@ from casino_coach.engine.observation import Observation, as_state, own_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError, about, quoted
+from casino_coach.errors import AmbiguousMoveError, CoachError, IllegalMoveError, NotationError, about, quoted
 from casino_coach.formats.log import GameLog, read_log
 from casino_coach.formats.replay import replay_log
 from casino_coach.formats.text import printable
@@ -88,11 +88,14 @@ def read_checked(path: Path, player: str | None) -> tuple[GameLog, frozenset[int
     with about(path):
         log = read_log(path)
         replay_log(log)
-        if player is None:
-            return log, None
+    if player is None:
+        return log, None
+    try:
         seats = frozenset({seat_of(log, player)})
         check_seats(log, seats)
-        return log, seats
+    except CoachError as e:  # with several logs, which one lacks the player
+        raise CoachError(f"{printable(str(path))}: {e}") from None
+    return log, seats
 
 
 def drill_positions(
