@@ -190,7 +190,7 @@ def test_the_position_shows_what_the_player_saw_within_80_columns(positions: lis
     console.print(position_view(s.current, 1, len(positions)))
     for note in s.handle(typed_text(positions[0].played.played)):
         console.print(
-            note_view(note, (s.current, 2, len(positions)) if note.kind == NoteKind.POSITION else None)
+            note_view(note, (s.current, 2, len(positions), False) if note.kind == NoteKind.POSITION else None)
         )
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80

@@ -135,5 +135,6 @@ def _show(console: Console, session: DrillSession, notes: list[Note]) -> None:
         where = None
         if note.kind == NoteKind.POSITION and not session.over:
             session.assessment()  # searched before the prompt, not after the answer
-            where = (session.current, session.index + 1, len(session.positions))
+            several = len({p.source for p in session.positions}) > 1
+            where = (session.current, session.index + 1, len(session.positions), several)
         console.print(note_view(note, where))

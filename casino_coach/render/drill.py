@@ -29,15 +29,16 @@ def intro_text(count: int, sources: Sequence[str], classes: Sequence[str], playe
     )
 
 
-def position_view(p: Position, number: int, total: int) -> Group:
+def position_view(p: Position, number: int, total: int, source: bool = False) -> Group:
     """The position before the move, as its player saw it: where it is in the game, the table with
     its builds, the hand, the cards taken so far, the game score before the round and the cards
-    still to deal; then the move played there and its class."""
+    still to deal; then the move played there and its class (``source``: name the file too, for a
+    drill over several logs)."""
     m, obs = p.played, p.obs
     names = [player_name(n) for n in p.players]
     head = Text(
         f"Position {number} of {total}: ply {m.ply} (round {m.round + 1}, deal {m.deal + 1})"
-        + (f" of {printable(p.source)}" if p.source else ""),
+        + (f" of {printable(p.source)}" if source and p.source else ""),
         style="bold",
     )
     mover = Text(f"{seat_label(obs.to_move, p.players)} to move")
@@ -88,9 +89,9 @@ def skipped_words(j: Judgement) -> str:
     return f"Skipped. Best: {j.best.describe()}{_equal_words(j)}."
 
 
-def note_view(note: Note, session_position: tuple[Position, int, int] | None = None) -> RenderableType:
+def note_view(note: Note, session_position: tuple[Position, int, int, bool] | None = None) -> RenderableType:
     """One note of the drill session (a position is drawn from ``session_position``: the position,
-    its number and how many there are)."""
+    its number, how many there are, and whether to name its file: ``position_view``)."""
     if note.kind == NoteKind.POSITION:
         assert session_position is not None
         return position_view(*session_position)
