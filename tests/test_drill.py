@@ -143,7 +143,7 @@ def test_the_best_move_and_a_move_equal_to_it_are_right_and_the_score_adds_up(
 def test_bad_input_is_refused_in_words_and_not_counted(positions: list[Position]) -> None:
     s = _session(positions)
     hand = s.current.obs.hand
-    held = {typed_text(m).split()[0] for m in s._legal()}
+    held = {typed_text(m).split()[0] for m in s.legal()}
     absent = next(c for c in ("AC", "AD", "AH", "AS", "KC", "KD") if c not in held)
     cases = {
         "zz 3": "Cannot read 'zz 3': type a move like",
@@ -159,9 +159,9 @@ def test_bad_input_is_refused_in_words_and_not_counted(positions: list[Position]
     assert s.handle("")[0].kind == NoteKind.POSITION  # an empty line shows the position again
     assert s.handle("help")[0].kind == NoteKind.HELP
     moves = s.handle("moves")[0]
-    assert moves.kind == NoteKind.MOVES and [n for n, _ in moves.moves] == list(range(1, len(s._legal()) + 1))
+    assert moves.kind == NoteKind.MOVES and [n for n, _ in moves.moves] == list(range(1, len(s.legal()) + 1))
     # A card with several moves lists them; its number answers.
-    card = next(c for c in held if sum(t.split()[0] == c for t in map(typed_text, s._legal())) > 1)
+    card = next(c for c in held if sum(t.split()[0] == c for t in map(typed_text, s.legal())) > 1)
     fits = s.handle(card)[0]
     assert fits.kind == NoteKind.CANDIDATES and len(fits.moves) > 1
     n, move = fits.moves[0]
@@ -171,7 +171,7 @@ def test_bad_input_is_refused_in_words_and_not_counted(positions: list[Position]
 
 def test_an_illegal_move_gets_the_engine_reason(positions: list[Position]) -> None:
     s = _session(positions)
-    card = typed_text(s._legal()[0]).split()[0]
+    card = typed_text(s.legal()[0]).split()[0]
     notes = s.handle(f"{card} b13 {card}")  # a build with the card played itself: no legal move
     assert notes[0].kind == NoteKind.ERROR and card[0] in notes[0].text
     assert s.score.answered == 0
@@ -180,7 +180,7 @@ def test_an_illegal_move_gets_the_engine_reason(positions: list[Position]) -> No
 def test_completions_offer_commands_and_legal_moves(positions: list[Position]) -> None:
     s = _session(positions)
     assert s.completions("sk") == ["skip"]
-    first = typed_text(s._legal()[0])
+    first = typed_text(s.legal()[0])
     assert first in s.completions(first[:2])
 
 

@@ -226,7 +226,7 @@ class DrillSession:
                 self._assessed[self.index] = assess(p.decision(), self.settings)
         return self._assessed[self.index]
 
-    def _legal(self) -> list[Move]:
+    def legal(self) -> list[Move]:
         """The current position's legal moves, in the engine's order (the numbers of ``moves``)."""
         p = self.current
         return own_moves(p.rules, p.obs)
@@ -247,7 +247,7 @@ class DrillSession:
         if low in COMMANDS:
             return self._command(low)
         if text.isdecimal():
-            legal = self._legal()
+            legal = self.legal()
             n = int(text)
             if not 1 <= n <= len(legal):
                 return [
@@ -263,7 +263,7 @@ class DrillSession:
             return [Note(NoteKind.ERROR, str(e))]
         except AmbiguousMoveError as e:
             found = list(e.candidates)
-            legal = self._legal()
+            legal = self.legal()
             numbered = tuple((legal.index(m) + 1, m) for m in found)
             more = f"{quoted(text)} fits {len(found)} moves: type more of it or its number{trail_hint(found)}"
             return [Note(NoteKind.CANDIDATES, more, moves=numbered)]
@@ -273,7 +273,7 @@ class DrillSession:
         """The legal move ``text`` means (``notation.complete_move``), or NotationError /
         IllegalMoveError / AmbiguousMoveError saying why it is none."""
         p = self.current
-        legal = self._legal()
+        legal = self.legal()
         if first_card(text) < 0:
             raise NotationError(_unknown(text, p.obs.hand, legal))
         return complete_move(p.rules, p.state, text, legal)
@@ -298,7 +298,7 @@ class DrillSession:
         if word == "help":
             return [Note(NoteKind.HELP, HELP_TEXT)]
         if word == "moves":
-            return [Note(NoteKind.MOVES, "Legal moves:", moves=tuple(enumerate(self._legal(), 1)))]
+            return [Note(NoteKind.MOVES, "Legal moves:", moves=tuple(enumerate(self.legal(), 1)))]
         a = self.assessment()
         best = a.result.moves[0].move
         played = self.current.played.played
@@ -325,7 +325,7 @@ class DrillSession:
         low = prefix.lower().lstrip()
         out = [c for c in COMMANDS if c.startswith(low)]
         if not self.over:
-            out += [t for t in (typed_text(m) for m in self._legal()) if t.lower().startswith(low)]
+            out += [t for t in (typed_text(m) for m in self.legal()) if t.lower().startswith(low)]
         return out
 
 
