@@ -115,3 +115,15 @@ def test_a_real_terminal_at_80_columns() -> None:
         pytest.skip(proc.stdout.strip() or "tmux cannot start")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "after a right answer" in proc.stdout  # the screens are printed for a person to look at
+
+
+def test_several_logs_give_their_positions_in_turn_each_naming_its_file(runner: CliRunner) -> None:
+    res = runner.invoke(app, ["drill", PROGRESS, FULL, *FAST, "-p", "Ben"], input="skip\nskip\n")
+    assert res.exit_code == 0, res.output
+    text = _flat(res.output)
+    assert "Drill: 7 positions from " in text
+    assert f"Position 1 of 7: ply 26 (round 1, deal 4) of {PROGRESS}" in text
+    assert f"Position 2 of 7: ply 42 (round 1, deal 6) of {FULL}" in text
+    assert text.endswith(
+        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 points lost in all (5 positions left)."
+    )

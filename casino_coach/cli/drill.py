@@ -108,26 +108,27 @@ def drill_command(
     interactive = sys.stdin.isatty() and console.is_terminal
     source = LineSource(console, sys.stdin, interactive, session.completions)
     try:
-        _loop(session, console, source)
+        _loop(session, console, source, len(paths) > 1)
     except KeyboardInterrupt:  # Ctrl-C stops like quit, with the score so far
         console.print("\nInterrupted.")
-        _show(console, session, session.stop())
+        _show(console, session, session.stop(), False)
         raise typer.Exit(INTERRUPTED) from None
 
 
-def _loop(session: DrillSession, console: Console, source: LineSource) -> None:
-    """Show each position, read answers until the drill is over, the input ends or quit."""
-    _show(console, session, session.start())
+def _loop(session: DrillSession, console: Console, source: LineSource, several: bool) -> None:
+    """Show each position (naming its file when ``several`` logs are drilled), read answers until
+    the drill is over, the input ends or quit."""
+    _show(console, session, session.start(), several)
     while not session.over:
         line = source.read(PROMPT)
         if line is None:
             console.print("Input ended.")
-            _show(console, session, session.stop())
+            _show(console, session, session.stop(), several)
             return
-        _show(console, session, session.handle(line))
+        _show(console, session, session.handle(line), several)
 
 
-def _show(console: Console, session: DrillSession, notes: list[Note]) -> None:
+def _show(console: Console, session: DrillSession, notes: list[Note], several: bool) -> None:
     from casino_coach.render.drill import note_view
     from casino_coach.services.drill import NoteKind
 
@@ -135,6 +136,5 @@ def _show(console: Console, session: DrillSession, notes: list[Note]) -> None:
         where = None
         if note.kind == NoteKind.POSITION and not session.over:
             session.assessment()  # searched before the prompt, not after the answer
-            several = len({p.source for p in session.positions}) > 1
             where = (session.current, session.index + 1, len(session.positions), several)
         console.print(note_view(note, where))
