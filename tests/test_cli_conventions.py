@@ -115,7 +115,7 @@ def test_one_jobs_default_said_in_words(capsys: pytest.CaptureFixture[str]) -> N
         for name, cmd in group.commands.items()
         if any(p.name == "jobs" for p in cmd.params)
     }
-    assert set(jobs) == {"analyze", "export", "analyze-all"}
+    assert set(jobs) == {"analyze", "export", "analyze-all", "drill"}
     assert {p.default for p in jobs.values()} == {DEFAULT_JOBS}
     for name in jobs:
         _, out, _ = _run([name, "--help"], capsys)

@@ -17,6 +17,7 @@ import typer
 import casino_coach.cli.analysis  # noqa: F401  (registers analyze and export)
 from casino_coach import __version__, build, core
 from casino_coach.cli import batch as _batch  # noqa: F401  (registers analyze-all and stats)
+from casino_coach.cli import drill as _drill  # noqa: F401  (registers drill)
 from casino_coach.cli import engine as _engine  # noqa: F401  (registers engine)
 from casino_coach.cli import logs as _logs  # noqa: F401  (registers validate, replay, moves, selfplay)
 from casino_coach.cli import play as _play  # noqa: F401  (registers play)
