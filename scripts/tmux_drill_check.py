@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,22 +85,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quiet", action="store_true", help="do not print the screens")
     args = parser.parse_args()
-    if shutil.which("tmux") is None:
-        print("tmux cannot start: it is not installed (apt-get install -y tmux)")
-        return t.CANNOT_START
-    try:
-        check(args.quiet)
-    except t.TmuxCannotStart as e:
-        print(e)
-        return t.CANNOT_START
-    except AssertionError as e:
-        print(f"FAILED: {e}", file=sys.stderr)
-        return 1
-    except subprocess.CalledProcessError as e:
-        print(f"FAILED: {' '.join(e.cmd)}: {(e.stderr or '').strip()}", file=sys.stderr)
-        return 1
-    print(f"ok: the drill works at {t.WIDTH} columns")
-    return 0
+    return t.run_check(lambda: check(args.quiet), f"ok: the drill works at {t.WIDTH} columns")
 
 
 if __name__ == "__main__":

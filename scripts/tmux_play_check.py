@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 WIDTH, HEIGHT = 80, 45
@@ -177,17 +178,14 @@ def check(out: Path, quiet: bool) -> None:
         subprocess.run(["tmux", "-L", SOCKET, "kill-server"], capture_output=True, check=False)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None, help="where the game log goes")
-    parser.add_argument("--quiet", action="store_true", help="do not print the screens")
-    args = parser.parse_args()
+def run_check(check: Callable[[], None], ok: str) -> int:
+    """Run a tmux check: its exit status (0, 1 on a failed check, ``CANNOT_START`` when tmux is
+    missing or will not start), with one line saying why."""
     if shutil.which("tmux") is None:
         print("tmux cannot start: it is not installed (apt-get install -y tmux)")
         return CANNOT_START
-    out = args.out or Path(tempfile.mkdtemp()) / "tmux-game.json"
     try:
-        check(out.resolve(), args.quiet)
+        check()
     except TmuxCannotStart as e:
         print(e)
         return CANNOT_START
@@ -197,8 +195,19 @@ def main() -> int:
     except subprocess.CalledProcessError as e:
         print(f"FAILED: {' '.join(e.cmd)}: {(e.stderr or '').strip()}", file=sys.stderr)
         return 1
-    print(f"ok: the game screen works at {WIDTH} columns; log at {out}")
+    print(ok)
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=None, help="where the game log goes")
+    parser.add_argument("--quiet", action="store_true", help="do not print the screens")
+    args = parser.parse_args()
+    out = (args.out or Path(tempfile.mkdtemp()) / "tmux-game.json").resolve()
+    return run_check(
+        lambda: check(out, args.quiet), f"ok: the game screen works at {WIDTH} columns; log at {out}"
+    )
 
 
 if __name__ == "__main__":
