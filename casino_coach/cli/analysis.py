@@ -34,22 +34,9 @@ DEFAULT_SAMPLES = VERDICT_WORLDS  # analysis_limits().samples, without importing
 
 def _load(file: Path, player: str | None) -> tuple[GameLog, frozenset[int] | None]:
     """Read and re-play the log, and find the player's seat: every error names the file."""
-    from casino_coach.coach.analysis import check_seats, seat_of
-    from casino_coach.formats.log import read_log
-    from casino_coach.formats.replay import replay_log
+    from casino_coach.coach.analysis import read_checked
 
-    with about(file):
-        log = read_log(file)
-        replay_log(log)  # an illegal move is found before any search, with the file's name
-    if player is None:
-        return log, None
-    try:
-        seats = frozenset({seat_of(log, player)})
-        check_seats(log, seats)
-    except CoachError as e:  # with several logs, which one lacks the player
-        where = printable(str(file))
-        raise CoachError(str(e) if str(e).startswith(f"{where}: ") else f"{where}: {e}") from None
-    return log, seats
+    return read_checked(file, player)
 
 
 def _run(

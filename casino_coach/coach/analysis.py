@@ -43,6 +43,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NamedTuple
 
 from casino_coach.coach.assessment import Assessment, Decision, Settings, WorldCost, assess
@@ -55,10 +56,10 @@ from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, RoundScore
 from casino_coach.engine.state import Build, RoundState
-from casino_coach.errors import CoachError, TooBigToSearchError, quoted
-from casino_coach.formats.log import GameLog
+from casino_coach.errors import CoachError, TooBigToSearchError, about, quoted
+from casino_coach.formats.log import GameLog, read_log
 from casino_coach.formats.replay import Ply, replay_log
-from casino_coach.formats.text import player_name
+from casino_coach.formats.text import player_name, printable
 from casino_coach.search import Limits
 from casino_coach.workers import worker_pool
 
@@ -407,6 +408,24 @@ def check_seats(log: GameLog, seats: frozenset[int]) -> None:
             f"cannot rate {others}: this is {names[log.viewer]}'s viewer log, where only "
             f"{names[log.viewer]}'s hands are known"
         )
+
+
+def read_checked(path: Path, player: str | None) -> tuple[GameLog, frozenset[int] | None]:
+    """The log at ``path``, re-played (an illegal move is found before any search), and the seat of
+    ``player`` (None: every seat the log rates); every error names the file (``analyze`` and
+    ``drill`` read their logs so)."""
+    with about(path):
+        log = read_log(path)
+        replay_log(log)
+    if player is None:
+        return log, None
+    try:
+        seats = frozenset({seat_of(log, player)})
+        check_seats(log, seats)
+    except CoachError as e:  # with several logs, which one lacks the player
+        where = printable(str(path))
+        raise CoachError(str(e) if str(e).startswith(f"{where}: ") else f"{where}: {e}") from None
+    return log, seats
 
 
 def analyze(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from casino_coach.coach.analysis import AnalysisOptions, MoveAnalysis, analyze, check_seats, seat_of
+from casino_coach.coach.analysis import AnalysisOptions, MoveAnalysis, analyze, read_checked
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import Verdict, analysis_limits, verdict_of
@@ -28,8 +28,8 @@ from casino_coach.engine.observation import Observation, as_state, own_moves
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.engine.state import RoundState
-from casino_coach.errors import AmbiguousMoveError, CoachError, IllegalMoveError, NotationError, about, quoted
-from casino_coach.formats.log import GameLog, read_log
+from casino_coach.errors import AmbiguousMoveError, IllegalMoveError, NotationError, about, quoted
+from casino_coach.formats.log import GameLog
 from casino_coach.formats.replay import replay_log
 from casino_coach.formats.text import printable
 from casino_coach.search import Limits, SearchResult
@@ -80,22 +80,6 @@ class Position:
     def state(self) -> RoundState:
         """The position as the mover sees it (own hand, table): what moves are completed against."""
         return as_state(self.obs, self.obs.known, False)
-
-
-def read_checked(path: Path, player: str | None) -> tuple[GameLog, frozenset[int] | None]:
-    """The log at ``path``, re-played (an illegal move is found before any search), and the seat of
-    ``player`` (None: every seat the log rates); every error names the file."""
-    with about(path):
-        log = read_log(path)
-        replay_log(log)
-    if player is None:
-        return log, None
-    try:
-        seats = frozenset({seat_of(log, player)})
-        check_seats(log, seats)
-    except CoachError as e:  # with several logs, which one lacks the player
-        raise CoachError(f"{printable(str(path))}: {e}") from None
-    return log, seats
 
 
 def drill_positions(
