@@ -117,6 +117,21 @@ LONG_ANALYSIS = [
 ]
 
 
+def run_tmux_check(script: str, *args: str) -> str:
+    """Run ``scripts/<script>`` (a check at a real terminal, under a tmux server of its own) and give
+    what it printed; skipped where tmux cannot start here (status 77), with tmux's reason."""
+    import subprocess
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / script
+    proc = subprocess.run(
+        [sys.executable, str(path), *args], capture_output=True, text=True, check=False, timeout=120
+    )
+    if proc.returncode == 77:
+        pytest.skip(proc.stdout.strip() or "tmux cannot start")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
 def sigint_as_a_terminal_gives() -> None:
     """``preexec_fn`` of a command a test interrupts: SIGINT as a terminal gives it, whatever the
     tests inherited. A shell starts a background job (a CI run with '&') with SIGINT ignored, the

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_tmux_check
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -104,17 +105,8 @@ def test_bad_input_is_one_line_without_a_traceback(args: list[str], status: int,
 def test_a_real_terminal_at_80_columns() -> None:
     # scripts/tmux_drill_check.py runs its own tmux server (as tmux_play_check.py does) and exits
     # with 77 only when tmux cannot start here; the test is skipped then with tmux's reason.
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "tmux_drill_check.py")],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    if proc.returncode == 77:
-        pytest.skip(proc.stdout.strip() or "tmux cannot start")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "after a right answer" in proc.stdout  # the screens are printed for a person to look at
+    shown = run_tmux_check("tmux_drill_check.py")
+    assert "after a right answer" in shown  # the screens are printed for a person to look at
 
 
 def test_several_logs_give_their_positions_in_turn_each_naming_its_file(runner: CliRunner) -> None:

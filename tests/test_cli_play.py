@@ -6,11 +6,10 @@ from __future__ import annotations
 import datetime
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_tmux_check
 from typer.testing import CliRunner
 
 from casino_coach.cli import app, main
@@ -269,18 +268,9 @@ def test_a_real_terminal_at_80_columns(tmp_path: Path) -> None:
     # other tmux session (another run of the check, in another worktree) can take its keys; it exits
     # with 77 only when tmux cannot start here, and the test is skipped then with tmux's reason.
     out = tmp_path / "tmux.json"
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "tmux_play_check.py"), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    if proc.returncode == 77:
-        pytest.skip(proc.stdout.strip() or "tmux cannot start")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    shown = run_tmux_check("tmux_play_check.py", "--out", str(out))
     assert replay_log(read_log(out)).log.rounds
-    assert "Backspace, Ctrl-U" in proc.stdout  # the screens are printed for a person to look at
+    assert "Backspace, Ctrl-U" in shown  # the screens are printed for a person to look at
 
 
 def _panel_text(session: object) -> str:
