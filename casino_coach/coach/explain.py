@@ -207,7 +207,9 @@ def explain_move(
     items = [
         (
             _category(key),
-            _sentence(obs, result, (played, best), key, points, pairs=pairs, w=words, worth=_worth(rules, key)),
+            _sentence(
+                obs, result, (played, best), key, points, pairs=pairs, w=words, worth=_worth(rules, key)
+            ),
             points,
         )
         for key, points in shares

@@ -49,6 +49,14 @@ def analysis_margin_words(a: GameAnalysis) -> str:
     return margin_words(a.nsides)
 
 
+def side_margin_words(sides: Sequence[str], side: int) -> str:
+    """What a margin of side ``side`` is, by the sides' names (``side_names``): "Ana's points minus
+    Ben's", "Ana's points minus the mean of Ben's and Cy's"."""
+    others = [f"{n}'s" for s, n in enumerate(sides) if s != side]
+    theirs = others[0] if len(others) == 1 else f"the mean of {', '.join(others[:-1])} and {others[-1]}"
+    return f"{sides[side]}'s points minus {theirs}"
+
+
 def margin_scale(nsides: int) -> float:
     """How much a point moves the margin when it goes to another side instead of the mover's: 1 for
     the mover's side and 1/(n-1) for the mean of the other n-1 sides (2 with two sides, 1.5 with
@@ -275,7 +283,7 @@ def settings_words(a: GameAnalysis) -> str:
         f"they fall into at most {lim.exact_worlds} kinds, {depth}, seed {lim.seed}; every deal "
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
-        f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
+        f"expected margin lost: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
         f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
         f"{th.noise:g} standard errors; {model_words(len(a.players), a.nsides)}"
     )

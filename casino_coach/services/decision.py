@@ -31,7 +31,7 @@ from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import Pieces, check_scores, read_any
 from casino_coach.formats.replay import end_position, position_at, replay_log
 from casino_coach.frozen import Frozen
-from casino_coach.report.words import disagreement_words
+from casino_coach.report.words import disagreement_words, margin_scale
 from casino_coach.search import Limits
 
 
@@ -248,6 +248,8 @@ def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
         "seat": result.seat,
         "exact": result.exact,
         "worlds": result.samples,
+        "value_unit": "margin",
+        "margin_scale": margin_scale(d.obs.nsides),
         "moves": [
             move_to_json(mv.move)
             | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
