@@ -25,27 +25,27 @@ def margin_words(nsides: int, mine: str = "", theirs: str = "", them: str = "") 
     """The scale of every value, said once per report in a player's words: a value is a margin, the
     mover's side's points this round minus the other side's (the mean of the others' with three sides
     or more), so a point that goes to another side instead of the mover's counts 2 (1.5 with three
-    sides). ``mine`` and ``theirs`` are possessives ("your", "Ben's"), ``them`` the other side
-    ("Ben"); by default the mover's side and the other side, as a report over every move says it."""
-    mine = mine or "the mover's side's"
-    if nsides == 2:
-        theirs = theirs or "the other side's"
-        return (
-            f"Values are margins: {mine} points this round minus {theirs}, so a "
-            f"point that goes to {them or 'the other side'} instead counts 2."
-        )
-    others = f" ({theirs})" if theirs else ""
+    sides): "Values are margins: your points this round minus Ben's, so a point that goes to Ben
+    instead counts 2." ``mine`` names the points ("your points", "the points of Ben (seat 1)"),
+    ``theirs`` what is subtracted ("Ben's", "those of Ana (seat 0)"), ``them`` who else takes a
+    point ("Ben"); by default the mover's side and the other side, as a report over every move says
+    it."""
+    two = nsides == 2
+    mine = mine or "the mover's side's points"
+    theirs = theirs or ("the other side's" if two else "the mean of the other sides'")
+    them = them or ("the other side" if two else "another side")
     return (
-        f"Values are margins: {mine} points this round minus the mean of the others'{others}, so a "
-        f"point that goes to {them or 'another side'} instead counts {margin_scale(nsides):.3g}."
+        f"Values are margins: {mine} this round minus {theirs}, so a point that goes to {them} "
+        f"instead counts {margin_scale(nsides):.3g}."
     )
 
 
 def analysis_margin_words(a: GameAnalysis) -> str:
-    """``margin_words`` for a report over every move of a game: the mover, the opponent (two
-    players), the mover's side and the other side (partnerships), the others (three sides or more)."""
+    """``margin_words`` for a report over every move of a game: the mover and the opponent (two
+    players), the mover's side and the other side (partnerships), the mean of the other sides (three
+    sides or more)."""
     if a.nsides == 2 and len(a.players) == 2:
-        return margin_words(2, "the mover's", "the opponent's", "the opponent")
+        return margin_words(2, "the mover's points", "the opponent's", "the opponent")
     return margin_words(a.nsides)
 
 

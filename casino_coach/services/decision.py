@@ -248,8 +248,6 @@ def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
         "seat": result.seat,
         "exact": result.exact,
         "worlds": result.samples,
-        "value_unit": "margin",
-        "margin_scale": margin_scale(d.obs.nsides),
         "moves": [
             move_to_json(mv.move)
             | {"ev": _number(mv.ev), "stderr": _number(mv.stderr)}
@@ -272,6 +270,8 @@ def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
             | {"game_verdict": played_game_words(a)}
         )
     out["equal_to_best"] = [move_to_json(m) for m in a.equal]
+    out["value_unit"] = "margin"  # added after the older fields: see replay-format.md
+    out["margin_scale"] = margin_scale(d.obs.nsides)
     return out
 
 
