@@ -58,6 +58,9 @@ def test_the_best_move_is_right_and_quit_stops_with_the_score_so_far(runner: Cli
     assert "Right: A♠ builds 8 with 7♦, the best move" in text
     assert "Skipped. Best: " in text
     assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 of margin lost in all (4 positions left).")
+    # Issue 42: the figures are margins, said once a drill though two positions are shown.
+    assert text.count("Values are margins: your points this round minus those of Ana (seat 0), so a") == 1
+    assert "Position 2 of 6" in text and re.search(r"\(an? \w+, lost \d+\.\d\d of margin\)", text)
 
 
 def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> None:
