@@ -40,6 +40,14 @@ def margin_words(nsides: int, mine: str = "", theirs: str = "", them: str = "") 
     )
 
 
+# ``margin_words`` over games of several player counts (``stats``).
+MIXED_MARGIN_WORDS = (
+    "Values are margins: the player's side's points in a round minus the other side's (the mean of "
+    "the others' with three sides), so a point that goes to another side instead counts 2 with two "
+    "sides, 1.5 with three."
+)
+
+
 def analysis_margin_words(a: GameAnalysis) -> str:
     """``margin_words`` for a report over every move of a game: the mover and the opponent (two
     players), the mover's side and the other side (partnerships), the mean of the other sides (three
