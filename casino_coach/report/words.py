@@ -50,11 +50,13 @@ MIXED_MARGIN_WORDS = (
 
 def analysis_margin_words(a: GameAnalysis) -> str:
     """``margin_words`` for a report over every move of a game: the mover and the opponent (two
-    players), the mover's side and the other side (partnerships), the mean of the other sides (three
-    sides or more)."""
-    if a.nsides == 2 and len(a.players) == 2:
+    players), the mean of the others (three or four players each for himself), the mover's side and
+    the other side (partnerships)."""
+    if len(a.players) > a.nsides:  # partnerships
+        return margin_words(a.nsides)
+    if a.nsides == 2:
         return margin_words(2, "the mover's points", "the opponent's", "the opponent")
-    return margin_words(a.nsides)
+    return margin_words(a.nsides, "the mover's points", "the mean of the others'", "another player")
 
 
 def side_margin_words(sides: Sequence[str], side: int) -> str:
