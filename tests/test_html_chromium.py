@@ -406,6 +406,9 @@ def test_the_keys_step_through_the_mistakes(
         _expect(b, mistakes, ply)
         _certainty_shown(b, mistakes, ply)
     assert {mistakes.moves[p].exact for p in (2, 40, 43)} == {True, False}  # both kinds are checked
+    # Issue 42: a value is the mover's expected margin, never "round points" below 0.
+    detail = b.js("document.getElementById('detail').textContent")
+    assert "Ben\u2019s expected margin \u2212" in detail and "round points" not in detail, detail
     b.screenshot(tmp_path / "mistakes-1280.png")
     b.key("n", 78)  # none after: it stays, and says so
     _expect(b, mistakes, 43)
