@@ -519,7 +519,7 @@ class PlaySession:
                 return [note, *self._play_human(move)]
             if warning is not None:
                 dec.pending = warning
-                text = _tutor_text(warning) + self.margin_once()
+                text = _tutor_text(warning, self.margin_once())
                 return [Note(NoteKind.TUTOR, text, move=move, warning=warning)]
         return self._play_human(move)
 
@@ -917,7 +917,9 @@ def _at_least(cls: str, threshold: str) -> bool:
     return CLASS_ORDER.index(cls) >= CLASS_ORDER.index(threshold)
 
 
-def _tutor_text(w: TutorWarning) -> str:
+def _tutor_text(w: TutorWarning, scale: str = "") -> str:
+    """The tutor's warning: the loss and class, the reasons, the scale of the figures where the
+    session says it (``margin_once``), and the choices."""
     g = w.game
     if w.by_game and g is not None:
         head = (
@@ -931,5 +933,6 @@ def _tutor_text(w: TutorWarning) -> str:
         )
     lines = [head]
     lines += [f"  - {r}" for r in w.reasons]
+    lines += [scale.strip()] if scale.strip() else []
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
     return "\n".join(lines)
