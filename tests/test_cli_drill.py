@@ -43,7 +43,7 @@ def test_a_drill_judges_each_answer_and_ends_with_the_score(runner: CliRunner) -
     assert loss is not None, text
     assert re.search(rf"ply 26, round 1, deal 4, Ben: blunder, lost {loss.group(1)}", _flat(analysed.output))
     assert "Best: " in text and " - " in text  # the best move, and the first reason of the loss
-    assert text.endswith(f"Score: 0 of 1 found; {loss.group(1)} points lost in all.")
+    assert text.endswith(f"Score: 0 of 1 found; {loss.group(1)} of margin lost in all.")
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert "\x1b[" not in res.output
 
@@ -57,7 +57,10 @@ def test_the_best_move_is_right_and_quit_stops_with_the_score_so_far(runner: Cli
     assert "Drill: 6 positions from " in text and "by Ben" in text
     assert "Right: A♠ builds 8 with 7♦, the best move" in text
     assert "Skipped. Best: " in text
-    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 points lost in all (4 positions left).")
+    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 of margin lost in all (4 positions left).")
+    # Issue 42: the figures are margins, said once a drill though two positions are shown.
+    assert text.count("Values are margins: your points this round minus those of Ana (seat 0), so a") == 1
+    assert "Position 2 of 6" in text and re.search(r"\(an? \w+, lost \d+\.\d\d of margin\)", text)
 
 
 def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> None:
@@ -66,7 +69,7 @@ def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> Non
     text = _flat(res.output)
     assert "the blunders by every player rated" in text
     assert "Cannot read 'zz'" in text
-    assert text.endswith("Input ended. Score: 0 of 0 found; 0.00 points lost in all (4 positions left).")
+    assert text.endswith("Input ended. Score: 0 of 0 found; 0.00 of margin lost in all (4 positions left).")
 
 
 def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> None:
@@ -117,5 +120,5 @@ def test_several_logs_give_their_positions_in_turn_each_naming_its_file(runner: 
     assert f"Position 1 of 7: ply 26 (round 1, deal 4) of {PROGRESS}" in text
     assert f"Position 2 of 7: ply 42 (round 1, deal 6) of {FULL}" in text
     assert text.endswith(
-        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 points lost in all (5 positions left)."
+        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 of margin lost in all (5 positions left)."
     )

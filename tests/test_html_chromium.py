@@ -404,6 +404,11 @@ def test_the_keys_step_through_the_mistakes(
     for ply in (2, 40, 43):
         b.key("n", 78)
         _expect(b, mistakes, ply)
+        _certainty_shown(b, mistakes, ply)
+    assert {mistakes.moves[p].exact for p in (2, 40, 43)} == {True, False}  # both kinds are checked
+    # Issue 42: a value is the mover's expected margin, never "round points" below 0.
+    detail = b.js("document.getElementById('detail').textContent")
+    assert "Ben\u2019s expected margin \u2212" in detail and "round points" not in detail, detail
     b.screenshot(tmp_path / "mistakes-1280.png")
     b.key("n", 78)  # none after: it stays, and says so
     _expect(b, mistakes, 43)
@@ -440,6 +445,18 @@ def test_the_keys_step_through_the_mistakes(
     _expect(b, mistakes, 40)
     _after_layout(b, side_by_side=False)
     b.screenshot(tmp_path / "mistakes-400.png")
+
+
+def _certainty_shown(b: DevTools, a: GameAnalysis, ply: int) -> None:
+    """Issue 42 (few worlds look as certain as exact): the panel's class and the move list's mark are
+    filled where the verdict is exact and a white ring where it is an estimate, as the chart's dots."""
+    m = a.moves[ply]
+    badge = b.js("getComputedStyle(document.querySelector('#board .bhead .cls')).backgroundColor")
+    mark = b.js(
+        f"getComputedStyle(document.querySelector('#moves a.mv[data-ply=\"{ply}\"] .mk')).backgroundColor"
+    )
+    white = "rgb(255, 255, 255)"
+    assert (badge == white) == (not m.exact) and (mark == white) == (not m.exact), (ply, badge, mark)
 
 
 def _board_in_view(b: DevTools) -> None:

@@ -126,6 +126,19 @@ def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> N
     assert all("c-blunder" in c for c in css)
     legend = to_html(a).split('id="chart"')[1]
     assert "ring: estimated (over sampled deals" in legend and "dashed: the class is uncertain" in legend
+    # The move list's mark, the worst moves' class and the panel's class say it alike, not the chart only.
+    for m, want in ((exact, ""), (sampled, "est"), (uncertain, "est unc"), (enumerated, "est")):
+        page = to_html(dataclasses.replace(a, moves=(m, *a.moves[1:])))
+        cell = re.search(r'<a class="mv ([^"]*)"[^>]*data-ply="0" title="([^"]*)"', _move_list(page))
+        assert cell is not None and " ".join(cell.group(1).split()[1:]) == want, cell
+        assert cell.group(1).split()[0] == "c-blunder"
+        worst = page.split('class="jump c-blunder">ply 0</a>')[1].split("</li>")[0]
+        assert f'<span class="cls blunder{" " + want if want else ""}"' in worst
+        assert page_data(page)["plies"][0]["cert"] == want
+    sampled_page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
+    assert "lost 2.50 of margin, 1.90 to 3.10 over 16 worlds" in _move_list(sampled_page)
+    # A move with no verdict of its own (the forced second ply) keeps its plain mark.
+    assert page_data(sampled_page)["plies"][1]["cert"] == ""
 
 
 def test_the_position_after_shows_no_hidden_card() -> None:

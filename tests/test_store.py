@@ -170,7 +170,7 @@ def test_an_older_catch_all_is_not_a_kind_of_mistake(store: Store) -> None:
     console = Console(width=100, record=True)
     console.print(player_stats_view(stats))
     words = " ".join(console.export_text().split())
-    assert "3.50 points that no kind explains (they lie in the search's estimate of the rest" in words
+    assert "3.50 of margin that no kind explains (they lie in the search's estimate of the rest" in words
     assert "stop short" not in words
 
 

@@ -205,7 +205,13 @@ def explain_move(
     if folded and rest:
         shares[0] = (shares[0][0], round(shares[0][1] + rest, 2))
     items = [
-        (_category(key), _sentence(obs, result, (played, best), key, points, pairs=pairs, w=words), points)
+        (
+            _category(key),
+            _sentence(
+                obs, result, (played, best), key, points, pairs=pairs, w=words, worth=_worth(rules, key)
+            ),
+            points,
+        )
         for key, points in shares
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
@@ -224,12 +230,34 @@ def explain_move(
         out.append(
             Explanation(
                 "other",
-                f"The rest ({rest:+.2f} points): small items, and where the search's lines stop "
+                f"The rest ({rest:+.2f} of the margin): small items, and where the search's lines stop "
                 "short of the values it proved.",
                 rest,
             )
         )
     return tuple(out)
+
+
+def _worth(rules: RuleSet, key: str) -> int | None:
+    """What a scoring category is worth in Casino points under ``rules`` (the ``Outcome.parts`` keys:
+    "cards", "spades", "big", "little", "ace" + card, "sweeps", "last")."""
+    if key.startswith("ace"):
+        return rules.points_ace
+    return {
+        "cards": rules.points_cards,
+        "spades": rules.points_spades,
+        "big": rules.points_big,
+        "little": rules.points_little,
+        "sweeps": rules.points_sweep,
+        "last": rules.last_capture_point,
+    }.get(key)
+
+
+def _worth_words(key: str, worth: int | None) -> str:
+    """A category's worth as a player counts it: "3 points", "1 point", "1 point each" for sweeps."""
+    if worth is None:
+        return "its points"
+    return f"{worth} point{'' if worth == 1 else 's'}" + (" each" if key == "sweeps" else "")
 
 
 @dataclass(frozen=True)
@@ -256,11 +284,15 @@ def _sentence(
     *,
     pairs: Sequence[_Pair],
     w: _Words,
+    worth: int | None = None,
 ) -> str:
-    """One category's sentence: its points, then what happens in how many of the worlds. ``moves``:
-    the move played and the best one."""
+    """One category's sentence: the category's worth in Casino points (``worth``, by the rules) and
+    the swing in the margin between the two moves, then what happens in how many of the worlds.
+    ``moves``: the move played and the best one."""
     played, best = moves
-    lead = f"{stake:.2f} points" + (" in favour of " + w.yours if stake < 0 else "")
+    lead = f"{_worth_words(key, worth)}, a swing of {abs(stake):.2f} in the margin" + (
+        " in favour of " + w.yours if stake < 0 else ""
+    )
     t = _Told(
         obs,
         pairs,

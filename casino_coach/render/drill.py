@@ -13,6 +13,7 @@ from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, table_text
 from casino_coach.render.play import moves_list
 from casino_coach.render.search import seat_label, side_labels, verdict_words
+from casino_coach.report.words import lost_words, margin_words
 from casino_coach.services.drill import Judgement, Note, NoteKind, Position
 
 
@@ -55,11 +56,26 @@ def position_view(p: Position, number: int, total: int, source: bool = False) ->
     facts = Text(f"Taken so far: {taken}. Game score before this round: {game}.", style="dim")
     stock = Text(f"Cards still to deal: {obs.stock_count}.", style="dim")
     cls = m.cls.value if m.cls is not None else "miss"
-    loss = f", lost {m.loss:.2f}" if m.loss is not None else ""
+    loss = f", {lost_words(m.loss)}" if m.loss is not None else ""
     played = Text(
         f"Played in the game: {m.played.describe()} ({_article(cls)} {cls}{loss}). Find a better move."
     )
-    return Group(Text(""), head, mover, table, hand, facts, stock, played)
+    parts = [Text(""), head, mover, table, hand, facts, stock, played]
+    if number == 1:  # the scale of the figures, said once a drill
+        parts.append(
+            Text(_margin_words(obs.to_move % obs.nsides, sides, len(p.players) > obs.nsides), style="dim")
+        )
+    return Group(*parts)
+
+
+def _margin_words(mine: int, sides: Sequence[str], partners: bool) -> str:
+    """``margin_words`` for the drilled player: "Values are margins: your points this round minus
+    those of Ben (seat 1), so a point that goes to Ben (seat 1) instead counts 2." """
+    others = [s for k, s in enumerate(sides) if k != mine]
+    points = "your side's points" if partners else "your points"
+    if len(others) == 1:
+        return margin_words(2, points, f"those of {others[0]}", others[0])
+    return margin_words(len(sides), points, them="one of the others")
 
 
 def judgement_view(j: Judgement) -> Group:

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from casino_coach.errors import MESSAGE_WIDTH
 from casino_coach.formats.text import player_name, printable
+from casino_coach.report.words import MIXED_MARGIN_WORDS
 from casino_coach.services.batch import BatchReport
 from casino_coach.services.store import PlayerStats, Record
 
@@ -23,7 +24,7 @@ _CLASS_COLUMNS = (
 )
 _LEGEND = (
     "dec.: decisions (rated moves that were not forced); err.: mistakes and blunders per decision; "
-    "acc.: accuracy; loss: average points lost per decision"
+    "acc.: accuracy; loss: average margin lost per decision. " + MIXED_MARGIN_WORDS
 )
 
 
@@ -139,19 +140,19 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
             title_justify="left",
             box=box.SIMPLE_HEAD,
             pad_edge=False,
-            caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
+            caption="over inaccuracies, mistakes and blunders; margin: what each kind cost",
             caption_justify="left",
         )
         kinds.add_column("kind")
         kinds.add_column("moves", justify="right")
-        kinds.add_column("points", justify="right")
+        kinds.add_column("margin", justify="right")
         for k in stats.kinds:
             kinds.add_row(kind_label(k.kind), str(k.moves), f"{k.points:.2f}")
         parts.append(kinds)
         if stats.unexplained:
             parts.append(
                 Text(
-                    f"and {stats.unexplained:.2f} points that no kind explains (they lie in the search's "
+                    f"and {stats.unexplained:.2f} of margin that no kind explains (they lie in the search's "
                     "estimate of the rest of the round, past the moves it looked at)",
                     style="dim",
                 )

@@ -50,13 +50,16 @@ from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
     accuracy_words,
+    analysis_margin_words,
     game_verdict_words,
     loss_basis,
+    lost_words,
     luck_words,
     mark_label,
     near_target_notes,
     near_target_values_words,
     settings_words,
+    side_margin_words,
     where,
     win_words,
     world_worth_showing,
@@ -397,6 +400,15 @@ def _geometry(
     }
 
 
+def certainty_css(m: MoveAnalysis) -> str:
+    """``_certainty`` where a move has a verdict of its own (rated, not forced, with a loss): the move
+    list's mark and the panel's class read filled, ring or dashed ring as the chart's dots do; "" for
+    a move without one (not rated, not judged, forced), whose label stays as it is."""
+    if not m.rated or m.forced or m.loss is None or m.not_judged:
+        return ""
+    return _certainty(m)
+
+
 def _certainty(m: MoveAnalysis) -> str:
     """How a dot shows what its verdict rests on (issue 42: a blunder "over 16 worlds" had the same
     red dot as an exact 4.00): filled where the loss is exact, " est" (a ring) where it is an
@@ -498,6 +510,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         "side": m.side,
         "label": label,
         "css": css_class(label),
+        "cert": certainty_css(m).strip(),
         "where": where(m),
         "played": move_data(m.played),
         "table": _table(m.loose, m.builds),
@@ -541,7 +554,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         d["verdict"] = printable(m.verdict.text)
     if m.verdict is None and m.world is not None and world_worth_showing(m, a.options.thresholds.inaccuracy):
         w = m.world
-        text = f"On the cards actually held: lost {w.loss:.2f} ({w.cls.value})"
+        text = f"On the cards actually held: {lost_words(w.loss)} ({w.cls.value})"
         if w.best != m.played and w.loss >= 0.005:
             text += f"; best there {w.best.describe()}"
         d["world"] = {"text": text, "css": w.cls.value}
@@ -611,10 +624,12 @@ def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
             rows.append([None] * n)
         label = mark_label(m)
         tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}"
-        tip += f", lost {m.loss:.2f})" if m.missed and m.loss is not None else ")"
+        if m.missed and m.loss is not None:
+            tip += f", {lost_words(m.loss)}, {loss_basis(m)}"
+        tip += ")"
         rows[-1][col] = {
             "ply": m.ply,
-            "css": css_class(label),
+            "css": css_class(label) + certainty_css(m),
             "mark": MARKS.get(label, ""),
             "tokens": move_tokens(m.played),
             "tip": tip,
@@ -635,7 +650,7 @@ def summary_rows(a: GameAnalysis) -> list[dict[str, Any]]:
         {"label": "Result (round margin)", "css": "", "cells": [f"{s.result:+.2f}" for s in ss]},
         {"label": "Luck of the deals", "css": "", "cells": [f"{s.luck_total:+.2f}" for s in ss]},
         {"label": "Luck-adjusted", "css": "", "cells": [f"{s.luck_adjusted:+.2f}" for s in ss]},
-        {"label": "Points lost", "css": "", "cells": [f"{s.loss_total:.2f}" for s in ss]},
+        {"label": "Margin lost", "css": "", "cells": [f"{s.loss_total:.2f}" for s in ss]},
         {"label": "Lost per decision", "css": "", "cells": [f"{s.loss_per_decision:.3f}" for s in ss]},
         {"label": "Moves rated", "css": "", "cells": [str(s.moves) for s in ss]},
         {"label": "Unforced", "css": "", "cells": [str(s.unforced) for s in ss]},
@@ -750,6 +765,8 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
             "best": m.best.describe() if m.best is not None else "",
             "css": css_class(mark_label(m)),
             "label": mark_label(m),
+            "cert": certainty_css(m),
+            "basis": loss_basis(m) if m.loss is not None else "",
             "loss": f"{m.loss:.2f}" if m.loss is not None else "",
         }
         for m in a.worst()
@@ -757,6 +774,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
     data = {
         "players": names,
         "sides": sides,
+        "margins": [side_margin_words(sides, s) for s in range(a.nsides)],
         "nsides": a.nsides,
         "viewer": a.viewer,
         "xs": chart["xs"] if chart else [],
@@ -772,6 +790,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "jump_seat": a.viewer if a.viewer is not None else 0,
         "viewer": names[a.viewer] if a.viewer is not None else None,
         "settings": settings_words(a),
+        "margin": analysis_margin_words(a),
         "result": result_words(a),
         "summary": summary_rows(a),
         "luck": [{"player": player_name(s.player), "words": luck_words(s)} for s in a.summaries if s.luck],

@@ -166,7 +166,7 @@ class Note:
 
 @dataclass
 class Score:
-    """How the drill went so far: positions answered, found (right), skipped, points lost."""
+    """How the drill went so far: positions answered, found (right), skipped, margin lost."""
 
     answered: int = 0
     found: int = 0
@@ -174,12 +174,12 @@ class Score:
     lost: float = 0.0
 
     def words(self) -> str:
-        """ "3 of 5 found; 1.20 points lost in all"."""
+        """ "3 of 5 found; 1.20 of margin lost in all"."""
         tried = self.answered + self.skipped
         text = f"{self.found} of {tried} found"
         if self.skipped:
             text += f" ({self.skipped} skipped)"
-        return f"{text}; {self.lost:.2f} point{'' if round(self.lost, 2) == 1 else 's'} lost in all"
+        return f"{text}; {self.lost:.2f} of margin lost in all"
 
 
 class DrillSession:

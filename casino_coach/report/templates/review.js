@@ -113,12 +113,16 @@
     return box;
   }
 
-  function mvBox(kind, mv, value, css, who) {
+  // A value is a margin (the page says so once, above the summary): the side's points minus the
+  // others', never a score, so it is named as one, and its tip says whose points it subtracts.
+  function mvBox(kind, mv, value, css, s) {
     var box = el("div", "mvbox c-" + css);
     box.appendChild(el("div", "lbl", kind));
     box.appendChild(moveEl(mv));
     if (value !== undefined && value !== null) {
-      box.appendChild(el("div", "val", "expected " + num(value) + " round points for " + who));
+      var val = el("div", "val", D.sides[s] + "’s expected margin " + num(value));
+      val.title = D.margins[s];
+      box.appendChild(val);
     }
     return box;
   }
@@ -131,7 +135,12 @@
     w.appendChild(who(p.seat));
     w.appendChild(document.createTextNode(" to play"));
     head.appendChild(w);
-    head.appendChild(el("span", "cls " + p.css, p.label));
+    // Filled where the verdict is exact, a ring where it is an estimate, dashed where its class is
+    // uncertain: the chart's dots and the move list's marks say it alike (issue 42, finding 4).
+    var badge = el("span", "cls " + p.css + (p.cert ? " " + p.cert : ""), p.label);
+    if (p.cert) { badge.title = p.cert === "est" ? "an estimate, not exact" + (p.basis ? ": " + p.basis : "") : "an estimate whose class is uncertain"; }
+    head.appendChild(badge);
+    if (p.cert) { head.appendChild(el("span", "cert note", p.cert === "est" ? "estimate" : "uncertain")); }
     var nav = el("span", "nav");
     [["\u00ab", "first ply (Home)", 0], ["\u2039", "previous ply (\u2190)", -1], ["\u203a", "next ply (\u2192)", 1], ["\u00bb", "last ply (End)", 2]].forEach(function (b) {
       var btn = el("button", "", b[0]);
@@ -222,13 +231,12 @@
   function drawDetail(p) {
     detail.textContent = "";
     var vs = el("div", "vs");
-    var mine = D.sides[p.side];
-    vs.appendChild(mvBox("played", p.played, p.value, p.css, mine));
-    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", mine)); }
+    vs.appendChild(mvBox("played", p.played, p.value, p.css, p.side));
+    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", p.side)); }
     detail.appendChild(vs);
     if (p.best) {
       var loss = el("p", "loss");
-      loss.appendChild(el("b", "", "lost " + p.loss.toFixed(2)));
+      loss.appendChild(el("b", "", "lost " + p.loss.toFixed(2) + " of margin"));
       loss.appendChild(el("span", "note", " (" + p.basis + ")"));
       detail.appendChild(loss);
     } else if (p.note) {
@@ -248,7 +256,7 @@
     if (p.gameVerdict) { detail.appendChild(el("p", "verdict", p.gameVerdict)); }
     if (p.game) { detail.appendChild(el("p", "game note", p.game)); }
     if (p.alts) {
-      detail.appendChild(el("div", "note", "The search's top moves (expected round points):"));
+      detail.appendChild(el("div", "note", "The search's top moves (" + D.sides[p.side] + "’s expected margin):"));
       var ol = el("ol", "alts");
       p.alts.forEach(function (x) {
         ol.appendChild(el("li", x[2] ? "me" : "", x[0] + "  " + num(x[1]) + (x[2] ? "  (played)" : "")));
