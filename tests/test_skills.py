@@ -63,7 +63,7 @@ def test_capturing_the_opponents_build_is_answering_builds() -> None:
 def test_raising_or_cashing_your_own_build_is_protecting_builds() -> None:
     pos = _position(["8C", "5D", "3S"], ["5H"], [{"cards": ["6H", "2C"], "value": 8, "owner": 0}])
     assert _skill(pos, "5D x", "8C x") == Skill.PROTECTING_BUILDS
-    assert _skill(pos, "5D x", "3S b11") == Skill.PROTECTING_BUILDS
+    assert _skill(pos, "5D x", "3S b8 5H") == Skill.PROTECTING_BUILDS
     # Cashing it is keeping it too: that move played, another capture best is no miss of the build.
     assert _skill(pos, "8C x", "5D x") == Skill.PAIRS_AND_SUMS
 
