@@ -447,7 +447,13 @@ def test_stats_rows_per_player_preset_and_players_with_filters(
             app, ["stats", "--store", path, *args], env={"COLUMNS": "100", "NO_COLOR": "1"}
         )
 
-    rows = [" ".join(line.split()) for line in stats().stdout.splitlines()]
+    lines = [" ".join(line.split()) for line in stats().stdout.splitlines()]
+    cut = lines.index("Weakest skills (points lost per game)")
+    rows, skill_rows = lines[:cut], lines[cut:]
+    # The weakest skills follow, a row per player and kind of game too.
+    ana_skills = [r for r in skill_rows if r.startswith("Ana ")]
+    assert [r.split()[1:3] for r in ana_skills] == [["classic", "2"], ["dominican", "3"], ["royal", "4"]]
+    assert "taking pairs and sums" in ana_skills[0]
     ana = [row for row in rows if row.startswith("Ana ")]
     assert [row.split()[1:4] for row in ana] == [
         ["classic", "2", "2"],
