@@ -490,7 +490,9 @@ def test_two_writers_on_one_new_store_lose_nothing(games: Path, tmp_path: Path) 
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT hash) FROM games").fetchone() == (12, 12)
         assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [(str(SCHEMA_VERSION),)]
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [
+            (str(SCHEMA_VERSION),)
+        ]
 
 
 def test_a_run_that_found_every_game_claimed_leaves_the_new_store_alone(tmp_path: Path) -> None:

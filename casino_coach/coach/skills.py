@@ -94,7 +94,9 @@ def skill_of(
         return Skill.PROTECTING_BUILDS
     if rules.sweeps:
         table = (loose, tuple(builds))
-        if _sweepable(rules, nplayers, seat, table, played) and not _sweepable(rules, nplayers, seat, table, best):
+        if _sweepable(rules, nplayers, seat, table, played) and not _sweepable(
+            rules, nplayers, seat, table, best
+        ):
             return Skill.LEAVING_NO_SWEEP
     charged = [e for e in explanations if e.points > 0]
     total = sum(e.points for e in charged)

@@ -931,7 +931,9 @@ class SkillLoss:
         }
 
 
-def weakest_skills(losses: Sequence[tuple[int, str, int, float]], games: Collection[int]) -> tuple[SkillLoss, ...]:
+def weakest_skills(
+    losses: Sequence[tuple[int, str, int, float]], games: Collection[int]
+) -> tuple[SkillLoss, ...]:
     """The skills of ``losses`` (``Store.skill_losses``) over the games ``games`` (their ids), by
     points lost per game, most first."""
     sums: dict[str, tuple[int, float]] = {}
@@ -1173,8 +1175,9 @@ def player_stats(
 @_damaged
 def all_players(store: Store, only: GameKinds | None = None) -> list[Record]:
     """One total record per player and kind of game (preset and number of players) in the store,
-    with the player's weakest skills in it, labelled with the player's name, the kinds in order; ``only``: those of one preset, one number
-    of players. A player's royal 4-player games and Dominican 3-player games are two rows."""
+    with the player's weakest skills in it, labelled with the player's name, the kinds in order;
+    ``only``: those of one preset, one number of players. A player's royal 4-player games and
+    Dominican 3-player games are two rows."""
     only = only or GameKinds()
     out = []
     for name in store.players():
