@@ -21,7 +21,7 @@ from pathlib import Path
 
 from casino_coach.coach.analysis import AnalysisOptions, MoveAnalysis, analyze, read_checked
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.classes import DRILLED, MoveClass, Thresholds
 from casino_coach.coach.skills import Skill, skill_of
 from casino_coach.coach.verdict import Verdict, analysis_limits, verdict_of
 from casino_coach.engine.movegen import TRAIL, Move
@@ -36,8 +36,6 @@ from casino_coach.formats.replay import replay_log
 from casino_coach.formats.text import printable
 from casino_coach.search import Limits, SearchResult
 
-# What a drill gives back by default: the moves ``analyze`` classes as mistakes and blunders.
-DRILLED: tuple[MoveClass, ...] = (MoveClass.MISTAKE, MoveClass.BLUNDER)
 COMMANDS = ("moves", "skip", "help", "quit")
 HELP_TEXT = (
     "Type a move in the compact notation, as play takes it ('8C x 3H 5S', '3H b8 2D 3C', '7H t'; "
