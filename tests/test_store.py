@@ -465,6 +465,7 @@ def test_stats_rows_per_player_preset_and_players_with_filters(
     first = out[0]
     assert list(first)[:3] == ["player", "preset", "player_count"]
     assert {"games", "decisions", "classes", "errors", "error_rate", "accuracy", "loss_total"} <= set(first)
+    assert first["skills"][0]["skill"] == "pairs-and-sums"  # added: the weakest skills of the row
     assert [
         (r["player"], r["preset"], r["player_count"], r["games"]) for r in out if r["player"] == "Ana"
     ] == [
