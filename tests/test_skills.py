@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from test_game_positions import _seat_0_to_move
 
 from casino_coach.coach.explain import Explanation
 from casino_coach.coach.skills import SKILL_NAMES, Skill, parse_skill, skill_of
@@ -23,17 +24,9 @@ def _position(
     preset: str = "classic",
 ) -> Position:
     """Two players, seat 0 to move with ``hand``, the last deal."""
-    return position_from_obj(
-        {
-            "format": "casino-position",
-            "version": 1,
-            "rules": {"preset": preset},
-            "players": 2,
-            "to_move": 0,
-            "hand": list(hand),
-            "table": {"loose": list(loose), "builds": list(builds)},
-        }
-    )
+    obj = _seat_0_to_move(preset, hand, loose, (0, 0))
+    obj["table"]["builds"] = list(builds)
+    return position_from_obj(obj)
 
 
 def _move(pos: Position, typed: str) -> Move:

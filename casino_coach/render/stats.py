@@ -120,19 +120,24 @@ def _record_table(
     return table
 
 
+def _titled_table(title: str, caption: str) -> Table:
+    """A list under the record: its title above, its caption below, both to the left."""
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=caption,
+        caption_justify="left",
+    )
+
+
 SKILLS_CAPTION = "points: lost by the moves not classed best; per game: those points over the games"
 
 
 def _skills_table(title: str, skills: Sequence[SkillLoss]) -> Table:
     """One kind of game's skills, weakest first: moves, points lost, points lost per game."""
-    t = Table(
-        title=title,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption=SKILLS_CAPTION,
-        caption_justify="left",
-    )
+    t = _titled_table(title, SKILLS_CAPTION)
     t.add_column("skill")
     t.add_column("moves", justify="right")
     t.add_column("points", justify="right")
@@ -174,13 +179,9 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     else:
         parts.append(_record_table(title, stats.by, stats.periods, stats.total))
     if stats.kinds:
-        kinds = Table(
-            title="Most frequent kinds of mistake",
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
-            caption_justify="left",
+        kinds = _titled_table(
+            "Most frequent kinds of mistake",
+            "over inaccuracies, mistakes and blunders; points: what each kind cost",
         )
         kinds.add_column("kind")
         kinds.add_column("moves", justify="right")
@@ -216,13 +217,9 @@ def players_view(records: Sequence[Record], store: str, only: str = "") -> Rende
         return Text(f"{printable(store)}: no analysed games{more} yet.")
     heads = [player_name(r.label) for r in records]
     title = f"Players in {printable(store)}" + (f" ({only})" if only else "")
-    skills = Table(
-        title="Weakest skills (points lost per game)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        caption="the three weakest of each; stats --player NAME lists them all",
-        caption_justify="left",
+    skills = _titled_table(
+        "Weakest skills (points lost per game)",
+        "the three weakest of each; stats --player NAME lists them all",
     )
     skills.add_column("player", no_wrap=True)
     skills.add_column("preset", no_wrap=True)

@@ -219,6 +219,17 @@
     if (p.afterBest && p.best) { after.appendChild(afterBox(p, p.afterBest, p.best, "after the best move", "best", "hb")); }
   }
 
+  // The explanations of a loss, each with its points.
+  function whyList(why) {
+    var ul = el("ul", "why");
+    why.forEach(function (x) {
+      var li = el("li", "", x[0] + " ");
+      li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
   function drawDetail(p) {
     detail.textContent = "";
     var vs = el("div", "vs");
@@ -234,15 +245,7 @@
     } else if (p.note) {
       detail.appendChild(el("p", "loss note", p.note + (p.exact ? " (exact)" : "")));
     }
-    if (p.why && p.why.length) {
-      var ul = el("ul", "why");
-      p.why.forEach(function (x) {
-        var li = el("li", "", x[0] + " ");
-        li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
-        ul.appendChild(li);
-      });
-      detail.appendChild(ul);
-    }
+    if (p.why && p.why.length) { detail.appendChild(whyList(p.why)); }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
     if (p.gameVerdict) { detail.appendChild(el("p", "verdict", p.gameVerdict)); }
@@ -520,13 +523,7 @@
     if (p.drill.skill) { out.appendChild(el("p", "note", "The skill: " + p.drill.skill + ".")); }
     if (p.why && p.why.length) {
       out.appendChild(el("p", "note", "Why the move played lost:"));
-      var ul = el("ul", "why");
-      p.why.forEach(function (x) {
-        var li = el("li", "", x[0] + " ");
-        li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
-        ul.appendChild(li);
-      });
-      out.appendChild(ul);
+      out.appendChild(whyList(p.why));
     }
     out.appendChild(el("p", "note", "So far: " + drillScore() + "."));
     var last = DR.i + 1 >= DR.list.length;
