@@ -78,6 +78,21 @@ def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> 
     assert _flat(res.output) == f"No mistake or blunder by 'Ana' in {FULL}: nothing to drill."
 
 
+def test_skill_drills_the_misses_of_one_skill_only(runner: CliRunner) -> None:
+    # Ben's six misses of the full game: four where the best move built (A♠ builds 8, A♥ builds 10),
+    # one capture, one loss in the aces; none where the best move trailed another card.
+    res = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "building"], input="quit\n")
+    assert res.exit_code == 0, res.output
+    text = _flat(res.output)
+    assert "Drill: 4 positions from " in text and "the mistakes and blunders in building by Ben" in text
+    assert "Position 1 of 4: ply 42" in text
+    none = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "Trailing"])
+    assert none.exit_code == 0, none.output
+    assert _flat(none.output) == (
+        f"No mistake or blunder in choosing what to trail (trailing) by 'Ben' in {FULL}: nothing to drill."
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "status", "message"),
     [
@@ -86,6 +101,7 @@ def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> 
         (["drill", str(ROOT / "replays" / "classic-2p-viewer.json"), "-p", "Ben"], 1, "viewer log"),
         (["drill", str(ROOT / "replays" / "royal-2p-position.json")], 1, 'unknown format "casino-position"'),
         (["drill", FULL, "--only", "good"], 2, "Invalid value for '--only'"),
+        (["drill", FULL, "--skill", "bulding"], 2, "--skill: unknown skill 'bulding': choose one of "),
         (["drill", FULL, "--samples", "0"], 2, "--samples must be from 1 to 100,000, got 0"),
         (["drill"], 2, "Missing argument"),
     ],

@@ -154,3 +154,27 @@ def test_the_position_after_shows_no_hidden_card() -> None:
         known = {card_symbol(c) for c in iter_cards(m.view.hands[m.seat])}
         assert set(p["after"]["hand"]) <= known
         assert len(p["after"]["hand"]) + p["after"]["hidden"] == m.view.hand_sizes[m.seat] - 1
+
+
+def test_the_drill_data_holds_each_mistake_with_the_moves_valued() -> None:
+    # The page's Drill (issue 42): a mistake or blunder offers the moves the analysis valued, the move
+    # played with the class analyze gave it, the best move right, in the engine's order.
+    from casino_coach.coach.classes import DRILLED
+    from casino_coach.report.review import drill_data
+
+    a = analyze(_log(make_log(6)), AnalysisOptions(limits=FAST))
+    drilled = [m for m in a.moves if drill_data(a, m) is not None]
+    assert drilled and all(m.cls in DRILLED and m.rated and not m.forced for m in drilled)
+    assert len(drilled) == sum(1 for m in a.moves if m.rated and not m.forced and m.cls in DRILLED)
+    for m in drilled:
+        d = drill_data(a, m)
+        assert d is not None and m.best is not None
+        by_text = {c["move"]["text"]: c for c in d["choices"]}
+        assert set(by_text) == {mv.describe() for mv, _ in m.alternatives} | {m.played.describe()}
+        played = by_text[m.played.describe()]
+        assert m.cls is not None and (played["cls"], played["right"]) == (m.cls.value, False)
+        assert by_text[m.best.describe()]["right"] and by_text[m.best.describe()]["loss"] == 0.0
+        assert all(c["right"] == (c["cls"] == "best") for c in d["choices"])
+        assert d["skill"]  # every miss has a skill
+    page = to_html(a)
+    assert 'id="drill-open"' in page and 'id="drill"' in page

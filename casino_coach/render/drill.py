@@ -17,10 +17,15 @@ from casino_coach.report.words import lost_words, margin_words
 from casino_coach.services.drill import Judgement, Note, NoteKind, Position
 
 
-def intro_text(count: int, sources: Sequence[str], classes: Sequence[str], player: str | None) -> Text:
-    """What the drill holds (how many positions, from where, whose misses) and how to answer."""
+def intro_text(
+    count: int, sources: Sequence[str], classes: Sequence[str], player: str | None, skill: str | None = None
+) -> Text:
+    """What the drill holds (how many positions, from where, whose misses, in which skill: its words)
+    and how to answer."""
     files = ", ".join(printable(s) for s in sources)
     what = " and ".join(f"{c}s" for c in classes)
+    if skill is not None:
+        what += f" in {skill}"
     who = f"by {printable(player, 40)}" if player is not None else "by every player rated"
     plural = "s" if count != 1 else ""
     return Text(

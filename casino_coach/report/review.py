@@ -32,7 +32,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
-from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.classes import CLASSES, DRILLED, MoveClass, Thresholds
+from casino_coach.coach.skills import skill_of
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,
@@ -563,6 +564,43 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
     return d
 
 
+def drill_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any] | None:
+    """The page's Drill at ``m``, a mistake or blunder (``DRILLED``), else None: the moves the
+    analysis valued (its top moves and the move played), in the engine's order so that the order
+    gives nothing away, each with its loss against the best, its class and the words the page shows
+    once it is picked; and the skill the move played missed (``coach.skills``). The move played keeps
+    the class ``analyze`` gave it; another move is classed as ``analyze`` classes one
+    (``Thresholds.classify``), with the standard error measured for the move played at this decision."""
+    if not m.rated or m.forced or m.cls not in DRILLED or m.best is None or m.best_value is None:
+        return None
+    th: Thresholds = a.options.thresholds
+    valued = dict(m.alternatives)
+    if m.played_value is not None:
+        valued[m.played] = m.played_value
+    best = m.best.describe()
+    choices = []
+    for mv in sorted(valued):
+        if mv == m.played and m.loss is not None and m.cls is not None:
+            loss, cls = m.loss, m.cls
+        else:
+            loss = max(0.0, m.best_value - valued[mv])
+            cls = th.classify(loss, 0.0 if m.exact else m.stderr, mv == m.best)
+        right = cls == MoveClass.BEST
+        if mv == m.best:
+            words = f"Right: {mv.describe()}, the best move."
+        elif right:
+            words = f"Right: {mv.describe()}, as good as the best ({best}) within the noise."
+        else:
+            words = f"{mv.describe()}: {cls.value}, {loss:.2f} behind the best, {best}."
+        if mv == m.played:
+            words += " It is the move played in the game."
+        choices.append(
+            {"move": move_data(mv), "loss": round(loss, 2), "cls": cls.value, "right": right, "words": words}
+        )
+    skill = skill_of(a.rules, len(a.players), m.seat, m.loose, m.builds, m.played, m.best, m.explanations)
+    return {"choices": choices, "skill": skill.words if skill is not None else ""}
+
+
 def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
     """Every ply for the page's script (``ply_data``), with the position after the move played
     (``after``) and, where the page names a better move, after that move (``afterBest``): computed
@@ -575,6 +613,9 @@ def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
             round_, last = m.round, -1
             dealer = (m.seat - 1) % len(a.players)  # the round's first mover sits after the dealer
         d = ply_data(a, m)
+        drill = drill_data(a, m)
+        if drill is not None:
+            d["drill"] = drill
         before = state_before(a, m, last, dealer)
         d["after"] = after_data(a, before, m, m.played)
         if "best" in d and m.best is not None:
