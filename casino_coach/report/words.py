@@ -286,7 +286,10 @@ def settings_words(a: GameAnalysis) -> str:
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
     elif searches_deal_end(lim.depth):
-        depth += f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands)"
+        depth += (
+            f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands, "
+            "and the last deal of a round to its end)"
+        )
     return (
         f"search: each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards "
         f"(more while the loss of the move played straddles a class edge), or over every deal where "
