@@ -13,8 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::engine::cards::{twin_groups, Mask};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
-use crate::engine::state::{State, MAX_BUILDS};
-use crate::search::leaf::Evaluator;
+use crate::engine::state::{small_rem, State, MAX_BUILDS};
+use crate::search::leaf::{Evaluator, LEAF_KEY_WORDS};
 use crate::search::table::{Key, PackedMap};
 
 pub const INF: f64 = f64::INFINITY;
@@ -238,6 +238,17 @@ pub struct RootValue {
     pub line: Vec<Move>,
 }
 
+/// A leaf's value (`Evaluator::leaf`), remembered by the solver (`stamp`) that worked it out.
+#[derive(Clone, Copy, Default)]
+struct LeafSlot {
+    key: [u64; LEAF_KEY_WORDS],
+    stamp: u64,
+    value: f64,
+}
+
+/// Slots of the leaf values remembered, one per hash (the latest kept).
+const LEAF_BITS: u32 = 11;
+
 /// A solver's tables, kept when it is dropped for the next solver made on the same thread (the
 /// search makes one or more a decision): growing them again from nothing cost a tenth of the
 /// search's time, in copies and fresh pages. Tables of more than `KEEP_BYTES` are freed.
@@ -251,6 +262,11 @@ const KEEP_BYTES: usize = 64 << 20;
 
 thread_local! {
     static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
+    /// The stamp of the thread's last solver: a new one for each, so that no solver reads the
+    /// leaf values of another (of other rules, side or leaf) from the tables it was handed.
+    static STAMPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The leaf values the thread's solvers worked out, each with its solver's stamp.
+    static LEAVES: RefCell<Vec<LeafSlot>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Tables {
@@ -305,6 +321,8 @@ pub struct Solver {
     /// The key of the state searched, and of the moves listed, filled again each time.
     state_key: Key,
     moves_key: Key,
+    /// This solver's stamp on the leaf values it works out (never 0).
+    stamp: u64,
 }
 
 impl Drop for Solver {
@@ -332,6 +350,10 @@ impl Solver {
             move_index,
             arena,
         } = Tables::take();
+        let stamp = STAMPS.with(|s| {
+            s.set(s.get() + 1);
+            s.get()
+        });
         Solver {
             rules: rules.clone(),
             root_side,
@@ -350,7 +372,38 @@ impl Solver {
             seen: Vec::new(),
             state_key: Key::default(),
             moves_key: Key::default(),
+            stamp,
         }
+    }
+
+    /// `self.eval.leaf(s)`, remembered: a leaf is reached again through other orders of the same
+    /// moves and by the second pass of a null-window search, and a value looked up costs a tenth
+    /// of one worked out.
+    #[inline]
+    fn leaf(&self, s: &State) -> f64 {
+        let key = self.eval.leaf_key(s);
+        let mut h = 0u64;
+        for w in key {
+            h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+        }
+        let at = (h >> (64 - LEAF_BITS)) as usize;
+        LEAVES.with(|leaves| {
+            let Ok(mut leaves) = leaves.try_borrow_mut() else {
+                return self.eval.leaf(s);
+            };
+            if leaves.is_empty() {
+                leaves.resize(1 << LEAF_BITS, LeafSlot::default());
+            }
+            let slot = &mut leaves[at];
+            if slot.stamp != self.stamp || slot.key != key {
+                *slot = LeafSlot {
+                    key,
+                    stamp: self.stamp,
+                    value: self.eval.leaf(s),
+                };
+            }
+            slot.value
+        })
     }
 
     pub fn rules(&self) -> &Rules {
@@ -543,7 +596,7 @@ impl Solver {
             if left == 0 && !s.more {
                 return Ok(self.eval.final_value(s));
             }
-            return Ok(self.eval.leaf(s));
+            return Ok(self.leaf(s));
         }
         self.state_key.set_state(s);
         let hash = self.state_key.hash();
@@ -584,7 +637,7 @@ impl Solver {
         let first = e.best;
         let mut best_i = first;
         let left = left - 1;
-        let maximise = s.to_move % self.nsides == self.root_side;
+        let maximise = small_rem(s.to_move, self.nsides) == self.root_side;
         let mut best = if maximise { -INF } else { INF };
         // One child state for every move, made the parent again before each.
         let mut child = *s;
