@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::cards::{twin_groups, Mask};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
@@ -260,11 +261,12 @@ struct Tables {
 
 const KEEP_BYTES: usize = 64 << 20;
 
+/// The last solver's stamp: a new one for each solver of the process (a solver may move to another
+/// thread), so that none reads the leaf values of another (of other rules, side or leaf).
+static STAMPS: AtomicU64 = AtomicU64::new(0);
+
 thread_local! {
     static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
-    /// The stamp of the thread's last solver: a new one for each, so that no solver reads the
-    /// leaf values of another (of other rules, side or leaf) from the tables it was handed.
-    static STAMPS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// The leaf values the thread's solvers worked out, each with its solver's stamp.
     static LEAVES: RefCell<Vec<LeafSlot>> = const { RefCell::new(Vec::new()) };
 }
@@ -306,7 +308,8 @@ pub struct Solver {
     pub nsides: u8,
     /// Stop when at most this many cards remain in the hands (0: the end of the deal).
     pub horizon: u32,
-    pub eval: Evaluator,
+    /// Private: the leaf values remembered are this evaluator's (`eval()` reads it).
+    eval: Evaluator,
     pub order: MoveOrder,
     pub nodes: u64,
     pub node_limit: u64,
@@ -350,10 +353,7 @@ impl Solver {
             move_index,
             arena,
         } = Tables::take();
-        let stamp = STAMPS.with(|s| {
-            s.set(s.get() + 1);
-            s.get()
-        });
+        let stamp = STAMPS.fetch_add(1, Ordering::Relaxed) + 1;
         Solver {
             rules: rules.clone(),
             root_side,
@@ -408,6 +408,10 @@ impl Solver {
 
     pub fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    pub fn eval(&self) -> &Evaluator {
+        &self.eval
     }
 
     /// The positions the table holds.
