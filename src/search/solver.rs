@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::engine::cards::{twin_groups, Mask};
+use crate::engine::cards::{Mask, TWIN_CARDS};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
 use crate::engine::state::{small_rem, State, MAX_BUILDS};
@@ -105,14 +105,23 @@ impl MoveOrder {
     }
 }
 
-/// The groups of twins of a mask (`cards.twin_groups`), at most one per rank: (groups, how many).
+/// The lowest bit of each rank's four.
+const RANK_LOW: Mask = 0x1_1111_1111_1111;
+
+/// The groups of twins of a mask (`cards.twin_groups`), at most one per rank, lowest rank first:
+/// (groups, how many). A rank's twins are its clubs, diamonds and hearts (bits 0 to 2 of its
+/// four), and it has a group when two of them are in the mask; all ranks are tested at once (most
+/// lists of moves have no twins, and a rank at a time was a twentieth of the search).
 #[inline]
 fn twin_groups_of(mask: Mask) -> ([Mask; 13], usize) {
+    let m = mask & TWIN_CARDS;
+    let mut two = (m & m >> 1 | m & m >> 2 | m >> 1 & m >> 2) & RANK_LOW;
     let mut out = [0; 13];
     let mut n = 0;
-    for g in twin_groups(mask) {
-        out[n] = g;
+    while two != 0 {
+        out[n] = m & 0b1111 << two.trailing_zeros();
         n += 1;
+        two &= two - 1;
     }
     (out, n)
 }
@@ -720,5 +729,26 @@ impl Solver {
             entry.hi = best;
         }
         Ok(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::cards::twin_groups;
+    use crate::engine::playout::SplitMix64;
+
+    #[test]
+    fn twin_groups_at_once_are_those_rank_by_rank() {
+        let mut rng = SplitMix64(3);
+        for i in 0..20_000 {
+            let mask = match i % 3 {
+                0 => rng.next_u64(),
+                1 => rng.next_u64() & rng.next_u64(),
+                _ => rng.next_u64() | rng.next_u64(),
+            } & crate::engine::cards::FULL_DECK;
+            let (groups, n) = twin_groups_of(mask);
+            assert_eq!(groups[..n], twin_groups(mask).collect::<Vec<_>>()[..], "{mask:#x}");
+        }
     }
 }
