@@ -748,7 +748,11 @@ mod tests {
                 _ => rng.next_u64() | rng.next_u64(),
             } & crate::engine::cards::FULL_DECK;
             let (groups, n) = twin_groups_of(mask);
-            assert_eq!(groups[..n], twin_groups(mask).collect::<Vec<_>>()[..], "{mask:#x}");
+            assert_eq!(
+                groups[..n],
+                twin_groups(mask).collect::<Vec<_>>()[..],
+                "{mask:#x}"
+            );
         }
     }
 }
