@@ -12,11 +12,11 @@
 //!
 //!     cargo run --release --example node_bench -- [--repeat 15] [--positions 40] [--only 2p]
 
-use _core::engine::cards::{ACES_MASK, BIG_CASINO, LITTLE_CASINO, NUM_CARDS, SPADES_MASK};
 use _core::engine::movegen::{apply_in_place, MoveGen};
 use _core::engine::playout::{shuffled_round, SplitMix64};
 use _core::engine::rules::Rules;
 use _core::engine::state::{deals_per_round, State};
+use _core::search::inference::card_values;
 use _core::search::leaf::{Evaluator, Leaf, LearnedWeights};
 use _core::search::race::Ladder;
 use _core::search::solver::{distinct_moves, MoveOrder, Solver};
@@ -47,24 +47,9 @@ const FALLBACK_DEPTHS: [u32; 3] = [4, 2, 1];
 
 /// `values.card_values` in hundredths of a point, rounded as Python's `round` (`solver.MoveOrder`).
 fn move_order(rules: &Rules) -> MoveOrder {
-    let mut weight = [0; NUM_CARDS];
-    for (c, w) in weight.iter_mut().enumerate() {
-        let mut v = rules.points_cards as f64 / 12.0;
-        if SPADES_MASK >> c & 1 != 0 {
-            v += rules.points_spades as f64 / 8.0;
-        }
-        if c == BIG_CASINO as usize {
-            v += rules.points_big as f64;
-        }
-        if c == LITTLE_CASINO as usize {
-            v += rules.points_little as f64;
-        }
-        if ACES_MASK >> c & 1 != 0 {
-            v += rules.points_ace as f64;
-        }
-        *w = (100.0 * v).round_ties_even() as i64;
+    MoveOrder {
+        weight: card_values(rules).map(|v| (100.0 * v).round_ties_even() as i64),
     }
-    MoveOrder { weight }
 }
 
 /// The rows of one model of the shipped `leaf_weights.json` (`leaf.read_weights`): a scan for the
