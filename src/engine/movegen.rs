@@ -23,7 +23,7 @@ use super::rules::{
     AceValue, BuildForPartner, CourtPairingCount, EqualLooseCapture, PartnerBuildInteraction,
     ResidueIfNoCapture, Rules, TableCardsInRaise, TrailRestriction,
 };
-use super::state::{Build, Builds, State, MAX_BUILDS};
+use super::state::{small_rem, Build, Builds, State, MAX_BUILDS};
 
 pub const TRAIL: u8 = 0;
 pub const CAPTURE: u8 = 1;
@@ -1144,7 +1144,7 @@ pub fn try_apply(rules: &Rules, s: &State, mv: Move) -> Option<State> {
 /// would leave more than `MAX_BUILDS` builds on the table.
 pub fn apply_in_place(rules: &Rules, n: &mut State, mv: Move) -> bool {
     let seat = n.to_move as usize;
-    let side = seat % n.nsides.max(1) as usize;
+    let side = small_rem(seat as u8, n.nsides.max(1)) as usize;
     let bit: Mask = 1 << (mv.card & 63);
     n.hands[seat] ^= bit;
     let take = mv.take;
@@ -1181,7 +1181,7 @@ pub fn apply_in_place(rules: &Rules, n: &mut State, mv: Move) -> bool {
             }
         }
     }
-    n.to_move = ((seat + 1) % n.nplayers.max(1) as usize) as u8;
+    n.to_move = small_rem(seat as u8 + 1, n.nplayers.max(1));
     if round_over {
         collect_residue(rules, n);
     }
@@ -1227,7 +1227,9 @@ fn collect_residue(rules: &Rules, s: &mut State) {
         s.captured[to as usize] |= residue;
     }
     s.loose = 0;
-    s.builds = Builds::default();
+    if !s.builds.is_empty() {
+        s.builds = Builds::default();
+    }
 }
 
 #[cfg(test)]

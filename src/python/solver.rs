@@ -208,7 +208,7 @@ impl PySolver {
 
     /// `Evaluator.parts` of the solver's evaluator.
     fn parts<'py>(&self, py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-        let margins = self.solver.eval.parts(&self.state(state)?);
+        let margins = self.solver.eval().parts(&self.state(state)?);
         let out = PyDict::new(py);
         for (name, v) in margins.iter() {
             out.set_item(name, v)?;

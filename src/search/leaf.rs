@@ -12,6 +12,7 @@
 //! the measured odds, the binomial laws of the majorities) and a binomial-coefficient table built at
 //! compile time; a call allocates nothing.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -31,6 +32,9 @@ const N: usize = NUM_CARDS + 1;
 
 // ---------------------------------------------------------------------------------------------------
 // Scoring categories
+
+/// The words of `Evaluator::leaf_key`.
+pub const LEAF_KEY_WORDS: usize = 8;
 
 /// The scoring categories a value is made of (`leaf.CATEGORIES`, with each ace by its card number as
 /// Python's `"ace" + card` keys): the majorities, the cash cards, the sweeps, the last capture.
@@ -451,6 +455,43 @@ impl MajorityOdds {
         }
         (wins, py_max0(1.0 - py_sum(&wins[..3])))
     }
+}
+
+/// Answers of `MajorityOdds::odds` remembered per thread, by a hash of the question.
+const ODDS_MEMO_BITS: u32 = 12;
+
+thread_local! {
+    static ODDS_MEMO: RefCell<Vec<(u64, [f64; MAX_SEATS], f64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `odds.odds(counts, remaining)`, remembered: the odds are a function of the number of sides, the
+/// counts and the items still out alone, and a search of three or four sides asks the same question
+/// at most of its leaves (the counts change only with a capture), where working it out again was
+/// half of the search's time. The answer is the one worked out, bit for bit.
+fn remembered_odds(odds: &MajorityOdds, counts: &[u32], remaining: u32) -> ([f64; MAX_SEATS], f64) {
+    // Every count and `remaining` is at most 52: six bits each, and a bit to mark a slot in use.
+    let mut key = 1 << 63 | (odds.k as u64) << 30 | remaining as u64;
+    for (i, &c) in counts.iter().enumerate() {
+        key |= (c as u64 & 63) << (6 + 6 * i);
+    }
+    if remaining > 52 || counts.iter().any(|&c| c > 52) {
+        return odds.odds(counts, remaining);
+    }
+    let at = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - ODDS_MEMO_BITS)) as usize;
+    ODDS_MEMO.with(|memo| {
+        let Ok(mut memo) = memo.try_borrow_mut() else {
+            return odds.odds(counts, remaining);
+        };
+        if memo.is_empty() {
+            memo.resize(1 << ODDS_MEMO_BITS, (0, [0.0; MAX_SEATS], 0.0));
+        }
+        let slot = &mut memo[at];
+        if slot.0 != key {
+            let (wins, tie) = odds.odds(counts, remaining);
+            *slot = (key, wins, tie);
+        }
+        (slot.1, slot.2)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -885,6 +926,27 @@ impl Evaluator {
         side_value(&pts[..self.n], self.root_side)
     }
 
+    /// What `leaf` reads of a state, in words: equal words, equal leaf values. The piles, the
+    /// residue set aside, the table's cards, the sweeps, the number of players, and with two sides
+    /// which of them moves next; not the hands, the stock or the builds' owners (the cards still out
+    /// are all that is not in a pile, and they matter only as that).
+    #[inline]
+    pub fn leaf_key(&self, s: &State) -> [u64; LEAF_KEY_WORDS] {
+        let lead = if self.n == 2 { (s.to_move % 2) as u64 } else { 0 };
+        let c = &s.captured;
+        let w = &s.sweeps;
+        [
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            s.set_aside | lead << 56,
+            s.table() | (s.nplayers as u64) << 56,
+            w[0] as u64 | (w[1] as u64) << 32,
+            w[2] as u64 | (w[3] as u64) << 32,
+        ]
+    }
+
     /// The value of a position where the search stops (`final_value` at the end of the round, else
     /// `leaf`) by scoring category, as margins of the root side (`Evaluator.parts`): always the
     /// handmade breakdown, without the category weights.
@@ -1032,7 +1094,7 @@ impl Evaluator {
             return;
         }
         let odds = self.majority.as_deref().expect("three or four sides");
-        let (wins, tie) = odds.odds(counts, remaining);
+        let (wins, tie) = remembered_odds(odds, counts, remaining);
         let pf = points as f64;
         // Approximation: a tie shares the item among all sides.
         let share = if tie != 0.0 && self.rules.majority_tie == MajorityTie::Split {

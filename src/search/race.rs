@@ -309,7 +309,7 @@ pub fn follow(
         .map(|k| end.sweeps[k] as i64 - state.sweeps[k] as i64)
         .collect();
     let outcome = Outcome {
-        parts: solver.eval.parts(&end),
+        parts: solver.eval().parts(&end),
         gained,
         sweeps,
         end: end.is_over(),

@@ -9,12 +9,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::engine::cards::{twin_groups, Mask};
+use crate::engine::cards::{Mask, TWIN_CARDS};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
-use crate::engine::state::{State, MAX_BUILDS};
-use crate::search::leaf::Evaluator;
+use crate::engine::state::{small_rem, State, MAX_BUILDS};
+use crate::search::leaf::{Evaluator, LEAF_KEY_WORDS};
 use crate::search::table::{Key, PackedMap};
 
 pub const INF: f64 = f64::INFINITY;
@@ -104,14 +105,23 @@ impl MoveOrder {
     }
 }
 
-/// The groups of twins of a mask (`cards.twin_groups`), at most one per rank: (groups, how many).
+/// The lowest bit of each rank's four.
+const RANK_LOW: Mask = 0x1_1111_1111_1111;
+
+/// The groups of twins of a mask (`cards.twin_groups`), at most one per rank, lowest rank first:
+/// (groups, how many). A rank's twins are its clubs, diamonds and hearts (bits 0 to 2 of its
+/// four), and it has a group when two of them are in the mask; all ranks are tested at once (most
+/// lists of moves have no twins, and a rank at a time was a twentieth of the search).
 #[inline]
 fn twin_groups_of(mask: Mask) -> ([Mask; 13], usize) {
+    let m = mask & TWIN_CARDS;
+    let mut two = (m & m >> 1 | m & m >> 2 | m >> 1 & m >> 2) & RANK_LOW;
     let mut out = [0; 13];
     let mut n = 0;
-    for g in twin_groups(mask) {
-        out[n] = g;
+    while two != 0 {
+        out[n] = m & 0b1111 << two.trailing_zeros();
         n += 1;
+        two &= two - 1;
     }
     (out, n)
 }
@@ -238,6 +248,17 @@ pub struct RootValue {
     pub line: Vec<Move>,
 }
 
+/// A leaf's value (`Evaluator::leaf`), remembered by the solver (`stamp`) that worked it out.
+#[derive(Clone, Copy, Default)]
+struct LeafSlot {
+    key: [u64; LEAF_KEY_WORDS],
+    stamp: u64,
+    value: f64,
+}
+
+/// Slots of the leaf values remembered, one per hash (the latest kept).
+const LEAF_BITS: u32 = 11;
+
 /// A solver's tables, kept when it is dropped for the next solver made on the same thread (the
 /// search makes one or more a decision): growing them again from nothing cost a tenth of the
 /// search's time, in copies and fresh pages. Tables of more than `KEEP_BYTES` are freed.
@@ -249,8 +270,14 @@ struct Tables {
 
 const KEEP_BYTES: usize = 64 << 20;
 
+/// The last solver's stamp: a new one for each solver of the process (a solver may move to another
+/// thread), so that none reads the leaf values of another (of other rules, side or leaf).
+static STAMPS: AtomicU64 = AtomicU64::new(0);
+
 thread_local! {
     static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
+    /// The leaf values the thread's solvers worked out, each with its solver's stamp.
+    static LEAVES: RefCell<Vec<LeafSlot>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Tables {
@@ -290,7 +317,8 @@ pub struct Solver {
     pub nsides: u8,
     /// Stop when at most this many cards remain in the hands (0: the end of the deal).
     pub horizon: u32,
-    pub eval: Evaluator,
+    /// Private: the leaf values remembered are this evaluator's (`eval()` reads it).
+    eval: Evaluator,
     pub order: MoveOrder,
     pub nodes: u64,
     pub node_limit: u64,
@@ -305,6 +333,8 @@ pub struct Solver {
     /// The key of the state searched, and of the moves listed, filled again each time.
     state_key: Key,
     moves_key: Key,
+    /// This solver's stamp on the leaf values it works out (never 0).
+    stamp: u64,
 }
 
 impl Drop for Solver {
@@ -332,6 +362,7 @@ impl Solver {
             move_index,
             arena,
         } = Tables::take();
+        let stamp = STAMPS.fetch_add(1, Ordering::Relaxed) + 1;
         Solver {
             rules: rules.clone(),
             root_side,
@@ -350,11 +381,46 @@ impl Solver {
             seen: Vec::new(),
             state_key: Key::default(),
             moves_key: Key::default(),
+            stamp,
         }
+    }
+
+    /// `self.eval.leaf(s)`, remembered: a leaf is reached again through other orders of the same
+    /// moves and by the second pass of a null-window search, and a value looked up costs a tenth
+    /// of one worked out.
+    #[inline]
+    fn leaf(&self, s: &State) -> f64 {
+        let key = self.eval.leaf_key(s);
+        let mut h = 0u64;
+        for w in key {
+            h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+        }
+        let at = (h >> (64 - LEAF_BITS)) as usize;
+        LEAVES.with(|leaves| {
+            let Ok(mut leaves) = leaves.try_borrow_mut() else {
+                return self.eval.leaf(s);
+            };
+            if leaves.is_empty() {
+                leaves.resize(1 << LEAF_BITS, LeafSlot::default());
+            }
+            let slot = &mut leaves[at];
+            if slot.stamp != self.stamp || slot.key != key {
+                *slot = LeafSlot {
+                    key,
+                    stamp: self.stamp,
+                    value: self.eval.leaf(s),
+                };
+            }
+            slot.value
+        })
     }
 
     pub fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    pub fn eval(&self) -> &Evaluator {
+        &self.eval
     }
 
     /// The positions the table holds.
@@ -543,7 +609,7 @@ impl Solver {
             if left == 0 && !s.more {
                 return Ok(self.eval.final_value(s));
             }
-            return Ok(self.eval.leaf(s));
+            return Ok(self.leaf(s));
         }
         self.state_key.set_state(s);
         let hash = self.state_key.hash();
@@ -584,7 +650,7 @@ impl Solver {
         let first = e.best;
         let mut best_i = first;
         let left = left - 1;
-        let maximise = s.to_move % self.nsides == self.root_side;
+        let maximise = small_rem(s.to_move, self.nsides) == self.root_side;
         let mut best = if maximise { -INF } else { INF };
         // One child state for every move, made the parent again before each.
         let mut child = *s;
@@ -663,5 +729,30 @@ impl Solver {
             entry.hi = best;
         }
         Ok(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::cards::twin_groups;
+    use crate::engine::playout::SplitMix64;
+
+    #[test]
+    fn twin_groups_at_once_are_those_rank_by_rank() {
+        let mut rng = SplitMix64(3);
+        for i in 0..20_000 {
+            let mask = match i % 3 {
+                0 => rng.next_u64(),
+                1 => rng.next_u64() & rng.next_u64(),
+                _ => rng.next_u64() | rng.next_u64(),
+            } & crate::engine::cards::FULL_DECK;
+            let (groups, n) = twin_groups_of(mask);
+            assert_eq!(
+                groups[..n],
+                twin_groups(mask).collect::<Vec<_>>()[..],
+                "{mask:#x}"
+            );
+        }
     }
 }
