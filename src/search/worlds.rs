@@ -455,6 +455,17 @@ fn classes(sl: &Slots, nplayers: usize, f: &mut dyn FnMut(&[Mask; MAX_PLACES], u
 /// `limit + 1` (`count_classes`).
 pub fn count_classes(obs: &Observation, limit: i64) -> Result<u64> {
     let sl = slots(obs)?;
+    // A class stands for at most g! worlds per group of g free twins (their orders), so more than
+    // `limit` times that many worlds are more than `limit` classes, and the count stops where the
+    // listing would (`limit + 1`) without listing them: a first deal has millions.
+    if let Ok(limit) = u64::try_from(limit) {
+        let most = twin_groups(sl.free)
+            .map(|g| (1..=g.count_ones() as u128).product::<u128>())
+            .fold(1u128, u128::saturating_mul);
+        if count_worlds(obs)? > (limit as u128).saturating_mul(most) {
+            return Ok(limit + 1);
+        }
+    }
     let mut n: u64 = 0;
     classes(&sl, obs.nplayers(), &mut |_, _| {
         n += 1;
