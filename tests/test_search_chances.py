@@ -26,6 +26,7 @@ from casino_coach.errors import SearchError
 from casino_coach.formats.game import Game
 from casino_coach.search import Limits, SearchRequest, evaluate
 from casino_coach.search.chances import (
+    ChanceMemo,
     choose_for_game,
     exact_deal,
     game_edges,
@@ -84,6 +85,32 @@ def test_game_edges_pair_the_worlds_and_a_few_worlds_choose_nothing() -> None:
     clear = [e for e in edges if e.low > 1e-9]
     assert (chosen is None) == (not clear)
     assert chosen is None or chosen == max(clear, key=lambda e: (e.low, e.gain))
+
+
+def test_one_memo_gives_each_moves_chances_and_edges_as_fresh_ones() -> None:
+    """The verdict, the chances and the move for the game of one assessment share a ``ChanceMemo``:
+    what it keeps is what a fresh memo works out, and each caller gets a list of its own."""
+    obs = _sampled_decision(ROYAL)
+    res = evaluate(ROYAL, obs, Limits(samples=12, min_samples=4, seed=1), SearchRequest(detail=True))
+    table = table_for(ROYAL, 2)
+    assert table is not None
+    memo = ChanceMemo()
+    n = len(res.weights)
+    for mv in res.moves:
+        first = world_chances(table, obs, (15, 15), mv, n, memo)
+        first[0] = -1.0  # the caller's own list: the memo's is untouched
+        again, fresh = (
+            world_chances(table, obs, (15, 15), mv, n, memo),
+            world_chances(table, obs, (15, 15), mv, n),
+        )
+        assert repr(again) == repr(fresh)  # to the last bit, NaN where the move was not searched
+    assert len(memo.chances) == len(res.moves)
+    for ref in (res.moves[0].move, res.moves[-1].move):
+        kept = game_edges(ROYAL, obs, (15, 15), res, ref, memo)
+        assert kept is not None
+        kept.clear()
+        assert game_edges(ROYAL, obs, (15, 15), res, ref, memo) == game_edges(ROYAL, obs, (15, 15), res, ref)
+    assert choose_for_game(ROYAL, obs, (15, 15), res, memo) == choose_for_game(ROYAL, obs, (15, 15), res)
 
 
 def _last_deal(rules: RuleSet, seed: int) -> Game:

@@ -138,7 +138,7 @@ def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
         res,
         verdict,
         chances,
-        choose_for_game(rules, obs, scores, res),
+        choose_for_game(rules, obs, scores, res, memo),
         _world_cost(decision, settings, verdict),
         equal,
         _runner_up(rules, obs, res, equal, decision.names) if settings.runner_up else (),

@@ -487,8 +487,11 @@ def _outcome_key(outcome: Outcome) -> tuple[Any, ...]:
 class ChanceMemo:
     """What the game chances of one decision's moves share (``world_chances``): the mover's chance
     after each world outcome met (worlds and moves often end alike) and after each tally, the
-    solver of a last deal played for the game (``solved_chance``) with its position, and the native
-    core's chances of the decision (``native_chances``)."""
+    solver of a last deal played for the game (``solved_chance``) with its position, the native
+    core's chances of the decision (``native_chances``), and what the verdict, the chances and the
+    move for the game of one assessment each ask again: each move's chances per world
+    (``world_chances``) and the edges over a move (``game_edges``), kept with the move's value or the
+    result they were read from (a key by identity holds only while that object does)."""
 
     def __init__(self) -> None:
         self.outcomes: dict[tuple[Any, ...], float] = {}
@@ -497,6 +500,8 @@ class ChanceMemo:
             tuple[Observation, tuple[Points, ...]], tuple[Solver | NativeSolver, RoundState]
         ] = {}
         self.native: dict[tuple[Any, ...], Any] = {}
+        self.chances: dict[tuple[int, int], tuple[MoveValue, list[float]]] = {}
+        self.edges: dict[tuple[int, Move], tuple[SearchResult, list[GameEdge] | None]] = {}
 
 
 def exact_deal(obs: Observation) -> bool:
@@ -547,12 +552,17 @@ def world_chances(
     if obs.nsides != 2:
         raise CoachError("round tallies from the search need two sides")
     memo = ChanceMemo() if memo is None else memo
+    kept = memo.chances.get((id(mv), nworlds))
+    if kept is not None and kept[0] is mv:
+        return list(kept[1])
     if nworlds == 1 and mv.outcomes and mv.outcomes[0] is not None and exact_deal(obs):
-        return [solved_chance(table, obs, scores, mv.move, memo)]
-    got = native_chances.outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo.native)
-    if got is not None:
-        return got
-    return outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo)
+        got: list[float] | None = [solved_chance(table, obs, scores, mv.move, memo)]
+    else:
+        got = native_chances.outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo.native)
+    if got is None:
+        got = outcome_chances(table, obs, scores, mv.outcomes, nworlds, memo)
+    memo.chances[(id(mv), nworlds)] = (mv, got)
+    return list(got)
 
 
 def outcome_chances(
@@ -712,13 +722,30 @@ def game_edges(
     largest gain first (``memo``: what the decision's other chances share). The chances come from
     the search for the game where one was made (``game_source``). None without a table for these
     rules and players, with more than two sides, or when the reference move has no outcomes."""
-    table = table_for(rules, obs.nplayers)
+    memo = ChanceMemo() if memo is None else memo
     result = game_source(result)
+    kept = memo.edges.get((id(result), reference))
+    if kept is not None and kept[0] is result:
+        return None if kept[1] is None else list(kept[1])
+    edges = _game_edges(rules, obs, scores, result, reference, memo)
+    memo.edges[(id(result), reference)] = (result, edges)
+    return None if edges is None else list(edges)
+
+
+def _game_edges(
+    rules: RuleSet,
+    obs: Observation,
+    scores: Sequence[Points],
+    result: SearchResult,
+    reference: Move,
+    memo: ChanceMemo,
+) -> list[GameEdge] | None:
+    """``game_edges`` worked out, ``result`` the search the chances come from."""
+    table = table_for(rules, obs.nplayers)
     ref = result.value_of(reference)
     if table is None or obs.nsides != 2 or not ref.outcomes:
         return None
     nworlds = len(result.weights)
-    memo = ChanceMemo() if memo is None else memo
     base = world_chances(table, obs, scores, ref, nworlds, memo)
     edges = []
     for mv in result.moves:
@@ -815,7 +842,11 @@ def surest_gain(edges: Sequence[GameEdge]) -> GameEdge | None:
 
 
 def choose_for_game(
-    rules: RuleSet, obs: Observation, scores: Sequence[Points] | None, result: SearchResult
+    rules: RuleSet,
+    obs: Observation,
+    scores: Sequence[Points] | None,
+    result: SearchResult,
+    memo: ChanceMemo | None = None,
 ) -> GameEdge | None:
     """The root move to play for the game instead of the best move for the round (the first of
     ``result``, a search made with ``detail``), with its edge, where the decision is played for the
@@ -827,8 +858,9 @@ def choose_for_game(
     The chances decide, not the order of the search for the game: that search values each category
     by a linear weight (``game_weights``), and where one card wins the game at once (a Dominican side
     at 19 taking Big Casino) the weights can rank a big capture above the move that wins outright,
-    while the chances after the worlds' outcomes tell them apart."""
+    while the chances after the worlds' outcomes tell them apart. ``memo``: what the decision's other
+    chances share (the verdict for the game asks for the same edges where the best move was played)."""
     if scores is None or not result.moves or not for_the_game(rules, obs, scores):
         return None
-    edges = game_edges(rules, obs, scores, result, result.moves[0].move)
+    edges = game_edges(rules, obs, scores, result, result.moves[0].move, memo)
     return surest_gain(edges) if edges else None

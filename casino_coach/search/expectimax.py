@@ -20,10 +20,11 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import islice
+from operator import attrgetter, ne
 from typing import Any, Final
 
 from casino_coach.engine.cards import shuffle
@@ -363,8 +364,9 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     judges: the move played only decides how many of them are searched)."""
     # The options added since (the leaf, the replies) are part of the key only when they are not
     # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
-    later = tuple(getattr(limits, name) != default for name, default in _later_defaults())
-    settings = tuple(getattr(limits, name) for name in _seeded_fields(later))
+    names, defaults = _later_options()
+    later = tuple(map(ne, attrgetter(*names)(limits), defaults))
+    settings = _seeded_getter(later)(limits)
     # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
     # and each play's once per play (a deal's plays come back in every later decision of the deal).
     played = ", ".join([_play_repr(e) for e in evidence]) + ("," if len(evidence) == 1 else "")
@@ -373,21 +375,23 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
 
 
 @cache
-def _later_defaults() -> tuple[tuple[str, object], ...]:
-    """The options of ``_LATER_OPTIONS`` with their defaults, in field order."""
-    return tuple((f.name, f.default) for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS)
+def _later_options() -> tuple[tuple[str, ...], tuple[object, ...]]:
+    """The options of ``_LATER_OPTIONS`` and their defaults, in field order."""
+    later = [f for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS]
+    return tuple(f.name for f in later), tuple(f.default for f in later)
 
 
 @cache
-def _seeded_fields(later: tuple[bool, ...]) -> tuple[str, ...]:
-    """The fields of ``Limits`` in a decision's seed, in field order, where ``later`` says which of
-    ``_later_defaults`` differ from their defaults."""
-    differ = {name for (name, _), d in zip(_later_defaults(), later, strict=True) if d}
-    return tuple(
+def _seeded_getter(later: tuple[bool, ...]) -> Callable[[Limits], tuple[Any, ...]]:
+    """The fields of ``Limits`` in a decision's seed, in field order, as a tuple (``attrgetter`` of
+    them), where ``later`` says which of ``_later_options`` differ from their defaults."""
+    differ = {name for name, d in zip(_later_options()[0], later, strict=True) if d}
+    names = [
         f.name
         for f in dataclasses.fields(Limits)
         if f.name not in _UNSEEDED and (f.name not in _LATER_OPTIONS or f.name in differ)
-    )
+    ]
+    return attrgetter(*names)
 
 
 @lru_cache(maxsize=256)
@@ -712,13 +716,16 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
-    searched_in_all = [race.complete(i) for i in range(len(moves))]
+    # Best first; the moves are distinct, so their keys alone order them (the index rides along).
     order = sorted(
-        range(len(moves)),
-        key=lambda i: (value_key(values_se[i][0]), not searched_in_all[i], natural_key(moves[i]), moves[i]),
+        [
+            (value_key(ev), not race.complete(i), natural_key(m), m, i)
+            for i, (m, (ev, _)) in enumerate(zip(moves, values_se, strict=True))
+        ]
     )
     out: list[MoveValue] = []
-    for i in order:
+    for key in order:
+        i = key[-1]
         ev, se = values_se[i]
         if not math.isfinite(ev):
             if moves[i] != d.ask.focus and out:

@@ -311,9 +311,13 @@ impl PyRandom {
         if !seed.is_instance_of::<pyo3::types::PyInt>() {
             return Err(PyValueError::new_err("the native generator takes an int seed"));
         }
-        Ok(PyRandom {
-            rng: Random::from_words(&seed_words(seed)?),
-        })
+        // A seed of 64 bits or fewer (every decision's: `expectimax.decision_seed`) is read at once;
+        // a bigger or negative one word by word, as CPython reads it.
+        let rng = match seed.extract::<u64>() {
+            Ok(small) => Random::new(small),
+            Err(_) => Random::from_words(&seed_words(seed)?),
+        };
+        Ok(PyRandom { rng })
     }
 
     /// The generator in the state `random.Random.getstate()` gave.

@@ -455,6 +455,17 @@ fn classes(sl: &Slots, nplayers: usize, f: &mut dyn FnMut(&[Mask; MAX_PLACES], u
 /// `limit + 1` (`count_classes`).
 pub fn count_classes(obs: &Observation, limit: i64) -> Result<u64> {
     let sl = slots(obs)?;
+    // A class stands for at most g! worlds per group of g free twins (their orders), so more than
+    // `limit` times that many worlds are more than `limit` classes, and the count stops where the
+    // listing would (`limit + 1`) without listing them: a first deal has millions.
+    if let Ok(limit) = u64::try_from(limit) {
+        let most = twin_groups(sl.free)
+            .map(|g| (1..=g.count_ones() as u128).product::<u128>())
+            .fold(1u128, u128::saturating_mul);
+        if count_worlds(obs)? > (limit as u128).saturating_mul(most) {
+            return Ok(limit + 1);
+        }
+    }
     let mut n: u64 = 0;
     classes(&sl, obs.nplayers(), &mut |_, _| {
         n += 1;
@@ -864,6 +875,12 @@ mod tests {
         // The fives (clubs and diamonds) are twins: 1 class with both, 2 with one (x2), 1 with none.
         assert_eq!(count_classes(&obs, 100), Ok(4));
         assert_eq!(count_classes(&obs, 2), Ok(3));
+        // Up to limit + 1 whether the 6 worlds alone tell (a class holds at most 2: above 2 x 2 for
+        // a limit of 2, above 2 x 1 for 1) or the classes are listed (3: 6 is not above 2 x 3).
+        assert_eq!(count_classes(&obs, 1), Ok(2));
+        assert_eq!(count_classes(&obs, 3), Ok(4));
+        assert_eq!(count_classes(&obs, 0), Ok(1));
+        assert_eq!(count_classes(&obs, -1), Ok(1));
         let cs = world_classes(&rules, &obs).unwrap();
         let shares: Vec<f64> = cs.iter().map(|w| w.probability).collect();
         assert_eq!(shares, vec![1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0]);
