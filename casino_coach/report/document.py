@@ -2,8 +2,9 @@
 
 The report is the analysis itself (data first); this module only chooses a format (``ReportFormat``).
 The JSON form is a contract like replay-format.md: per move ``ply``, ``seat``, ``played``, ``best`` (move
-objects as in replay-format.md), ``loss``, ``class``, ``explanations`` (each ``text`` and ``points``)
-and ``exact``, and a ``summary`` per seat; other fields may be added, never renamed.
+objects as in replay-format.md), ``loss``, ``class``, ``headline`` (the move in one sentence),
+``explanations`` (each ``text`` and ``points``: the headline's detail) and ``exact``, and a
+``summary`` per seat; other fields may be added, never renamed.
 
 The HTML page is a review page to step through (``casino_coach.report.review``, from the Jinja2
 templates in ``templates/``), with no external resource at all — inline CSS, SVG and script — so it
@@ -134,6 +135,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "game_verdict": game_verdict_words(m),
         "game_class": _game_class_obj(m),
         "not_judged": m.not_judged,
+        "headline": m.headline,
     }
 
 
@@ -454,6 +456,7 @@ def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
         win=_win_from(m["win_chance"], best, played, m["game_class"]),
         game=_game_from(m["game_class"]),
         not_judged=m["not_judged"],
+        headline=_text(m["headline"]) if m.get("headline") is not None else None,
     )
 
 
@@ -567,6 +570,8 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
         f"  - table: {table_words(m.loose, m.builds)}"
         + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else ""),
     ]
+    if m.headline is not None and (m.missed or m.game is not None):
+        lines.append(f"  - **{markdown(m.headline)}**")
     lines += [f"  - {markdown(e.text)} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")
