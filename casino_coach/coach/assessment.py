@@ -210,11 +210,12 @@ def _runner_up(
     return tuple(explain_move(rules, obs, res, second.move, round(loss, 2), names=names or None, yours="it"))
 
 
-def why_not_second(a: Assessment) -> str:
+def why_not_second(a: Assessment, detail: bool = True) -> str:
     """Which move is best and why it beats the next one, in the explanations' words: the best move,
     with the moves equal to it named as equal (``Assessment.equal``: "Best, equal within the noise:
     5♦ trails or 3♠ builds 10 with 7♣"), then what the next move that is not equal would lose,
-    category by category (``Assessment.runner_up``, assessed with ``Settings.runner_up``)."""
+    and with ``detail`` why, category by category (``Assessment.runner_up``, assessed with
+    ``Settings.runner_up``)."""
     res = a.result
     best = res.moves[0]
     if len(res.moves) == 1:
@@ -232,4 +233,6 @@ def why_not_second(a: Assessment) -> str:
     head += f". The next best, {second.move.describe()}, loses {loss:.2f}"
     if not a.runner_up:
         return head + ": about as good."
+    if not detail:
+        return head + "."
     return head + ":\n" + "\n".join(f"  - {e.text} ({e.points:.2f})" for e in a.runner_up)
