@@ -342,14 +342,14 @@ def _card_sentence(t: _Told, card: int, name: str, stake: float) -> tuple[str, s
     mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
     them = f"{w.take(w.they)} it {_share(them_b)} {theirs}, {_then(them_p)} {yours}"
     if abs(mine_b - mine_p) >= abs(them_p - them_b):
-        gist = f"{w.take(w.you)} {label} {card_symbol(card)} {_odds(mine_b, mine_p)}"
+        gist = f"{w.take(w.you)} {label} {card_symbol(card)}{seen} {_odds(mine_b, mine_p)}"
         text = f"{head} {mine}" + (
             f"; {w.take(w.they)} it in {_pct(them_b)} after the best, {_pct(them_p)} after {w.yours}"
             if _some(them_p) or _some(them_b)
             else ""
         )
     else:
-        gist = f"{w.take(w.they)} {label} {card_symbol(card)} {_odds(them_b, them_p)}"
+        gist = f"{w.take(w.they)} {label} {card_symbol(card)}{seen} {_odds(them_b, them_p)}"
         text = f"{head} {them}" + (
             f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
             if _some(mine_p) or _some(mine_b)
@@ -367,9 +367,8 @@ def _card_sentence(t: _Told, card: int, name: str, stake: float) -> tuple[str, s
             f"; it is still to be taken {_share(open_b)} after the best, {_then(open_p)} {yours}, "
             "and its points are the search's estimate of who takes it later in the round"
         )
-        gist = (
-            f"{w.you} {'are' if w.you == 'you' else 'is'} likelier to win {label} {card_symbol(card)} later"
-        )
+        be = "are" if w.you == "you" else "is"
+        gist = f"{w.you} {be} likelier to win {label} {card_symbol(card)}{seen} later"
     return text + ".", gist
 
 
@@ -395,9 +394,11 @@ def _majority_sentence(t: _Told, key: str) -> tuple[str, str]:
     be = "are" if w.verb(w.you, "take") == "take" else "is"
     lead_b = _ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)
     lead_p = _ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)
-    return (
+    come = "come" if be == "are" else "comes"
+    text = (
         f"Most {unit}s: {t.lead}. {t.where} {w.you} {be} on average {lead_b} {t.theirs}, {lead_p} {t.yours}."
-    ), f"{w.you} {'end' if be == 'are' else 'ends'} {lead_b} instead of {_ahead_short(lead_p, w.rivals)}"
+    )
+    return text, f"{w.you} {come} out {lead_b} instead of {_ahead_short(lead_p, w.rivals)}"
 
 
 def _sweeps_sentence(t: _Told) -> tuple[str, str]:
@@ -571,7 +572,9 @@ def _build_event(
             ranks = sorted({RANK[c] for c in range(52) if played.value in rules.capture_values[c]})
             holds = " or ".join(_RANK_WORDS[r] for r in ranks)
             whose = "your" if w.yours == "yours" else "the"
-            gist = f"{w.take(w.anyone)} {whose} build of {played.value} in {_pct(taken)} of the deals"
+            gist = (
+                f"{w.take(w.anyone)} {whose} build of {played.value} {_odds(taken, 0.0).split(' instead')[0]}"
+            )
             return (
                 f"{_share(taken).capitalize()}, {w.anyone} {w.verb(w.anyone, 'hold')} {holds} and "
                 f"{w.verb(w.anyone, 'take')} your build of "

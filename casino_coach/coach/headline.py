@@ -100,6 +100,10 @@ def move_headline(played: Move, verdict: Verdict, result: SearchResult, equal: S
     if game is not None and game.cls == MoveClass.BEST and game.ahead > 0:
         return f"Right for the game, though {_lower(instruction(best))} scores more this round."
     head = instruction(best)
+    if len(equal) == 1:
+        head += f" or {_lower(instruction(equal[0]))}"
+    elif equal:
+        head += " or an equal move"
     if not result.exact and verdict.low <= 0.0:
         return (
             f"{_because(head, verdict.explanations, verdict.loss)[:-1]}, though the search cannot "

@@ -536,6 +536,8 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         d["basis"] = loss_basis(m) + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
     else:
         d["note"] = _why_best(m, label)
+    if m.headline is not None and (m.missed or m.game is not None):
+        d["headline"] = printable(m.headline)
     d["why"] = [[printable(e.text), round(e.points, 2)] for e in m.explanations]
     if m.verdict is not None:
         d["verdict"] = printable(m.verdict.text)

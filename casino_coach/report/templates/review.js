@@ -234,14 +234,19 @@
     } else if (p.note) {
       detail.appendChild(el("p", "loss note", p.note + (p.exact ? " (exact)" : "")));
     }
+    if (p.headline) { detail.appendChild(el("p", "headline", p.headline)); }
     if (p.why && p.why.length) {
+      // The detail below the headline, folded: each category with the points it accounts for.
+      var fold = el("details", "why");
+      fold.appendChild(el("summary", "", "Why, category by category"));
       var ul = el("ul", "why");
       p.why.forEach(function (x) {
         var li = el("li", "", x[0] + " ");
         li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
         ul.appendChild(li);
       });
-      detail.appendChild(ul);
+      fold.appendChild(ul);
+      detail.appendChild(p.headline ? fold : ul);
     }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
