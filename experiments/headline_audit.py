@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from casino_coach.coach.analysis import AnalysisOptions, analyze
+from casino_coach.errors import CoachError
 from casino_coach.formats.log import read_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +37,10 @@ def judged(files: list[Path], jobs: int) -> list[dict[str, object]]:
     that has none) and the words of its explanations and of its headline."""
     out: list[dict[str, object]] = []
     for f in files:
-        log = read_log(f)
+        try:
+            log = read_log(f)
+        except CoachError:  # a position file, not a game
+            continue
         a = analyze(log, AnalysisOptions(jobs=jobs))
         for m in a.moves:
             if not m.missed:

@@ -53,8 +53,8 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     out = orjson.loads(result.stdout)
     # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
     # a log carries the game score, and the preset has a game table), then the moves equal to the
-    # best (issue 42).
-    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best"]
+    # best and the decision's headline (issue 42).
+    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best", "headline"]
     assert list(out["win_chance"]) == ["scores", "dealer", "round_start", "best_for_game"]
     assert out["win_chance"]["scores"] == [0, 0] and sum(out["win_chance"]["round_start"]) == 1.0
     assert out["win_chance"]["best_for_game"] is None  # at 0-0 the game is not close

@@ -35,6 +35,11 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.text import player_name
 from casino_coach.search import Outcome, SearchResult
 
+# The longest an explanation's sentence is shown (``errors.printable``): above any the explanations
+# write (an ace's sentence with its build runs past the 200 characters of a line of text), so that
+# none is cut, and still a bound on text read from an analysis file.
+SENTENCE_WIDTH = 1000
+
 # Smallest share of a loss, in points, named at all (smaller ones go to the rest).
 MIN_POINTS = 0.05
 # Smallest share of a loss, in points, worth a sentence of its own: the categories between
@@ -226,9 +231,11 @@ def explain_move(
     next_turn = result.depth is None or result.depth > min(obs.nplayers, left - 1)
     event, event_gist = _build_event(rules, obs, played, best, pairs, words, next_turn=next_turn)
     if event and items and items[0][3] > 0:
-        # The build's fate is what the largest category's points come from: its gist leads.
-        kind, text, _, points = items[0]
-        items[0] = (kind, f"{text} {event}", event_gist, points)
+        # The build's fate is what the largest category's points come from: its gist leads, unless
+        # the category is a scoring card the build brings home, whose gist names the card.
+        kind, text, gist, points = items[0]
+        card = kind in ("ace", "big_casino", "little_casino") and played.action != BUILD
+        items[0] = (kind, f"{text} {event}", gist if card or not event_gist else event_gist, points)
     elif event:
         items.insert(0, ("other", event, event_gist, 0.0))
     out = [Explanation(k, t, p, g) for k, t, g, p in items]

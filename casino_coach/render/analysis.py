@@ -11,6 +11,7 @@ from rich.text import Text
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
 from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.explain import SENTENCE_WIDTH
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
@@ -101,9 +102,11 @@ def move_panel(
         where.append_text(cards_text(m.hand))
     lines.append(where)
     if m.headline is not None:
-        lines.append(Text(printable(m.headline), style="bold"))
+        lines.append(Text(printable(m.headline, SENTENCE_WIDTH), style="bold"))
     for e in m.explanations if detail or m.headline is None else ():
-        lines.append(Text.assemble("• ", printable(e.text), (f"  ({e.points:.2f})", "bold red")))
+        lines.append(
+            Text.assemble("• ", printable(e.text, SENTENCE_WIDTH), (f"  ({e.points:.2f})", "bold red"))
+        )
     if m.verdict is not None:
         lines.append(Text(printable(m.verdict.text), style="magenta"))
     disagree = game_verdict_words(m)

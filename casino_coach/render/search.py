@@ -299,7 +299,7 @@ def suggestion_render(s: Suggestion, top: int | None = None, detail: bool = Fals
     a, q, d = s.assessment, s.query, s.assessment.decision
     why = best_words(a, detail)
     if d.played is None and a.headline is not None:  # else the headline is the move played's
-        why = f"{a.headline}\n{why}" if detail else a.headline
+        why = f"{a.headline}\n{why}"
     return suggestion_view(
         d.obs,
         a.result,

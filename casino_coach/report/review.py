@@ -33,6 +33,7 @@ from markupsafe import Markup
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
 from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.explain import SENTENCE_WIDTH
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,
@@ -537,8 +538,8 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
     else:
         d["note"] = _why_best(m, label)
     if m.headline is not None and (m.missed or m.game is not None):
-        d["headline"] = printable(m.headline)
-    d["why"] = [[printable(e.text), round(e.points, 2)] for e in m.explanations]
+        d["headline"] = printable(m.headline, SENTENCE_WIDTH)
+    d["why"] = [[printable(e.text, SENTENCE_WIDTH), round(e.points, 2)] for e in m.explanations]
     if m.verdict is not None:
         d["verdict"] = printable(m.verdict.text)
     if m.verdict is None and m.world is not None and world_worth_showing(m, a.options.thresholds.inaccuracy):
