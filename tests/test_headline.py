@@ -251,3 +251,15 @@ def test_every_command_gives_the_same_headline(viewer: Any) -> None:
         cli("suggest", str(REPLAYS / "classic-2p-viewer.json"), "--at", "137", "--json").stdout
     )
     assert out["headline"] == m["headline"]
+
+
+def test_the_hint_says_why_in_one_line() -> None:
+    s = PlaySession(CLASSIC, seed=11, limits=Limits(samples=4, min_samples=2, depth=4, exact_worlds=4))
+    s.run_bots()
+    s.handle("hint")
+    (second,) = s.handle("hint")
+    assert second.kind == NoteKind.HINT and second.reasons == ()
+    why = second.text.splitlines()[1]
+    assert why.startswith("Why: ") and " points: " in why and len(second.text.splitlines()) == 2, second.text
+    s.detail = True  # play --detail: category by category, as analyze --detail
+    assert s.hint_why()[1] == tuple(f"{e.text} ({e.points:.2f})" for e in s.assessment().runner_up)
