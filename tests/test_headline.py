@@ -263,3 +263,20 @@ def test_the_hint_says_why_in_one_line() -> None:
     assert why.startswith("Why: ") and " points: " in why and len(second.text.splitlines()) == 2, second.text
     s.detail = True  # play --detail: category by category, as analyze --detail
     assert s.hint_why()[1] == tuple(f"{e.text} ({e.points:.2f})" for e in s.assessment().runner_up)
+
+
+def test_two_cards_taken_as_often_are_said_once() -> None:
+    # Read in the audit: "you take the ace A♦ in every deal instead of none and you take the ace A♥ in
+    # every deal instead of none".
+    from casino_coach.coach.headline import _joined
+
+    same = [
+        "you take the ace A♦ in every deal instead of none",
+        "you take the ace A♥ in every deal instead of none",
+    ]
+    assert _joined(same) == "you take the ace A♦ and the ace A♥ in every deal instead of none"
+    other = [
+        "you take the ace A♦ in 81% of the deals instead of none",
+        "Ben sweeps in no deal instead of 40%",
+    ]
+    assert _joined(other) == " and ".join(other)

@@ -16,6 +16,7 @@ move that matters only for the game says what it gives up of the chance to win t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from casino_coach.coach.classes import MoveClass
@@ -60,12 +61,27 @@ def reasons(explanations: Sequence[Explanation], loss: float) -> list[str]:
     return out
 
 
+# A gist about a card: who takes it, the card, and the shares ("you take | the ace A♦ | in every deal
+# instead of none"), so that two about the same shares read as one.
+_CARD_GIST = re.compile(r"^(.*? takes?) (.*?) (in (?:every|no) deal .*|in \d+% of the deals .*)$")
+
+
+def _joined(told: Sequence[str]) -> str:
+    """One or two gists in a clause: two that differ only in the card are said once ("you take the
+    ace A♦ and the ace A♥ in every deal instead of none")."""
+    if len(told) == 2:
+        a, b = (_CARD_GIST.match(t) for t in told)
+        if a and b and a[1] == b[1] and a[3] == b[3]:
+            return f"{a[1]} {a[2]} and {b[2]} {a[3]}"
+    return " and ".join(told)
+
+
 def _because(head: str, explanations: Sequence[Explanation], loss: float) -> str:
-    """``head``, then the reasons for the loss, or "it does better on several small items"."""
+    """``head``, then the reasons for the loss, or "a little better on several small items"."""
     told = reasons(explanations, loss)
     if not told:
-        return f"{head}: it does better on several small items."
-    return f"{head}: {' and '.join(told)}."
+        return f"{head}: a little better on several small items."
+    return f"{head}: {_joined(told)}."
 
 
 def _lower(text: str) -> str:
