@@ -64,7 +64,7 @@ def check(quiet: bool) -> None:
         t.send(name, "C-c")  # Ctrl-C stops like quit, with the score so far
         last = t.wait_for(name, "Score: ")
         assert "Interrupted." in last
-        assert "Score: 1 of 1 found; 0.00 points lost in all (5 positions left)." in last, last
+        assert "Score: 1 of 1 found; 0.00 of margin lost in all (5 positions left)." in last, last
         t.wait_for(name, t.EXITED)
         status = t.exit_status(name)
         assert status == 130, f"exit status {status} after Ctrl-C, not 130"

@@ -369,8 +369,8 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     # deal with two cards each: 8 plies reach the end of the round (6 plies, no leaf estimate left; the
     # worlds, 6 ways, are enumerated; not exact all the same: each world is solved as if every hand
     # were seen, and the two others play together against the mover, one model of their play among
-    # others). With at most DEAL_END_CARDS (13) cards left the search goes past the depth, to the end
-    # of the deal; with more the depth stays.
+    # others). With at most DEAL_END_CARDS (13) cards left, and in the last deal of a round, the search
+    # goes past the depth, to the end of the deal; with more before the last deal the depth stays.
     limits = analysis_limits()
     assert limits.depth == ANALYSIS_DEPTH == 8
     few = position(CLASSIC, ["2C 3C", "9H 4H", "5D 6D"], "KD 7S")
@@ -388,7 +388,10 @@ def test_the_last_cards_of_a_round_are_searched_to_its_end_with_any_number_of_pl
     assert decision_limits(limits, obs).depth == 12  # a 3-player last deal, whole
     many = position(CLASSIC, ["2C 3C 8C TC", "9H 4H 8H TH", "5D 6D 8D TD", "5H 6H 7H 9D"], "KD 7S")
     obs = observe(many, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D"))
-    assert decision_limits(limits, obs).depth == 8
+    assert decision_limits(limits, obs).depth == 16  # a 4-player last deal, whole: the round's end
+    many_early = many._replace(stock=parse_hand("2D"))
+    obs = observe(many_early, 0)._replace(unseen=parse_hand("9H 4H 8H TH 5D 6D 8D TD 5H 6H 7H 9D 2D"))
+    assert decision_limits(limits, obs).depth == 8  # 16 cards before the last deal: the depth stays
     # What the settings line says of the rule (report.words.settings_words) is the same test.
     assert searches_deal_end(8) and searches_deal_end(12) and not searches_deal_end(5)
     assert not searches_deal_end(13)

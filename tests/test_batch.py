@@ -27,7 +27,7 @@ from casino_coach.formats.game import Game
 from casino_coach.formats.log import log_to_json
 from casino_coach.services import store as store_module
 from casino_coach.services.batch import BatchSettings, analyse_log, find_logs, prepare, run_batch
-from casino_coach.services.store import GameKey, Store, player_stats
+from casino_coach.services.store import SCHEMA_VERSION, GameKey, Store, player_stats
 
 # One-round games searched very lightly: the point here is the batch machinery, not the ratings.
 FAST = BatchSettings(samples=2, depth=1, world=False)
@@ -490,7 +490,9 @@ def test_two_writers_on_one_new_store_lose_nothing(games: Path, tmp_path: Path) 
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT hash) FROM games").fetchone() == (12, 12)
         assert db.execute("SELECT COUNT(*) FROM claims").fetchone() == (0,)
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [("1",)]
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchall() == [
+            (str(SCHEMA_VERSION),)
+        ]
 
 
 def test_a_run_that_found_every_game_claimed_leaves_the_new_store_alone(tmp_path: Path) -> None:

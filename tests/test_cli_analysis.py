@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
 import pytest
 from test_analysis import make_log
+from test_report import page_data
 from typer.testing import CliRunner
 
 from casino_coach.cli import app
@@ -191,3 +193,73 @@ def test_export_from_refuses_what_is_not_an_analysis(runner: CliRunner, game: Pa
     ):
         res = runner.invoke(app, ["export", *args, "--out", str(out)])
         assert res.exit_code == 2 and says in res.stderr and not out.exists(), res.output
+
+
+REPLAYS = Path(__file__).resolve().parents[1] / "replays"
+
+
+def _words(text: str) -> str:
+    """The words of a terminal report, its panels' borders and line breaks taken out."""
+    return " ".join(re.sub(r"[│╭╮╰╯─┃┏┓┗┛━┡┩╇┳┻╋┠┨]", " ", text).split())
+
+
+def test_values_are_margins_in_every_format(runner: CliRunner, tmp_path: Path) -> None:
+    # Issue 42: ply 137 of the viewer log said "lost 10.00 ... Most cards: 6.00 points ... Little
+    # Casino 2♠: 2.00 points", and the page "expected −3.00 round points for Ana": values are margins
+    # (the mover's points minus the opponent's), so a category's worth is named in Casino points and
+    # its effect as a swing in the margin, and the scale is said once per report.
+    log = str(REPLAYS / "classic-2p-viewer.json")
+    args = [log, "--samples", "3", "--seed", "1", "--jobs", "1", "--player", "Ana"]
+    scale = (
+        "Values are margins: the mover's points this round minus the opponent's, so a point that goes "
+        "to the opponent instead counts 2."
+    )
+    res = runner.invoke(app, ["analyze", *args, "--worst", "1", "--no-moves", "--detail"])
+    assert res.exit_code == 0, res.output
+    terminal = _words(res.output)
+    md_path = tmp_path / "a.md"
+    assert runner.invoke(app, ["export", *args, "--out", str(md_path)]).exit_code == 0
+    markdown = " ".join(md_path.read_text(encoding="utf-8").split())
+    for text in (terminal, markdown):
+        assert "Most cards: 6.00 points" not in text and "2.00 points" not in text
+        assert "Most cards: 3 points, a swing of 6.00 in the margin." in text
+        assert "Little Casino 2♠ (not seen yet): 1 point, a swing of 2.00 in the margin." in text
+        assert "Most spades: 1 point, a swing of 2.00 in the margin." in text
+        assert text.count(scale) == 1 and text.count("Values are margins") == 1
+    assert "ply 137, round 3, deal 6, Ana: blunder, lost 10.00 of margin" in terminal
+    assert "*blunder*, lost 10.00 of margin (exact)" in markdown
+    assert re.search(r"margin lost\s+[\d.]+", terminal)
+    # The page: no "round points" for a value (nobody scores below 0 in a round), the scale once.
+    html_path = tmp_path / "a.html"
+    assert runner.invoke(app, ["export", *args, "--out", str(html_path)]).exit_code == 0
+    page = html_path.read_text(encoding="utf-8")
+    assert "round points for" not in page and "expected round points" not in page
+    assert page.count("Values are margins") == 1 and "expected margin" in page
+    data = page_data(page)
+    ply = next(p for p in data["plies"] if p["ply"] == 137)
+    assert ply["value"] == -3.0 and data["margins"] == [
+        "Ana's points minus Ben's",
+        "Ben's points minus Ana's",
+    ]
+    # The JSON keeps its fields and their meaning, and says what they are.
+    out = orjson.loads(runner.invoke(app, ["analyze", *args, "--json"]).stdout)
+    assert out["value_unit"] == "margin" and out["margin_scale"] == 2.0
+    m = next(m for m in out["moves"] if m["ply"] == 137)
+    assert m["loss"] == 10.0 and m["played_value"] == -3.0
+    assert [(e["kind"], e["points"]) for e in m["explanations"]] == [
+        ("cards", 6.0),
+        ("little_casino", 2.0),
+        ("spades", 2.0),
+    ]
+
+
+def test_a_three_player_margin_counts_a_point_one_and_a_half(runner: CliRunner) -> None:
+    log = str(REPLAYS / "classic-3p-full.json")
+    args = [log, "--samples", "2", "--depth", "1", "--jobs", "1"]
+    res = runner.invoke(app, ["analyze", *args, "--worst", "1", "--no-moves"])
+    assert res.exit_code == 0, res.output
+    assert (
+        "Values are margins: the mover's points this round minus the mean of the others', so a point "
+        "that goes to another player instead counts 1.5." in _words(res.output)
+    )
+    assert orjson.loads(runner.invoke(app, ["analyze", *args, "--json"]).stdout)["margin_scale"] == 1.5

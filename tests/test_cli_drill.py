@@ -47,7 +47,7 @@ def test_a_drill_judges_each_answer_and_ends_with_the_score(runner: CliRunner) -
     data = runner.invoke(app, ["analyze", PROGRESS, *FAST, "--json"])
     (headline,) = [m["headline"] for m in json.loads(data.stdout)["moves"] if m["ply"] == 26]
     assert "Best: " in text and headline in text
-    assert text.endswith(f"Score: 0 of 1 found; {loss.group(1)} points lost in all.")
+    assert text.endswith(f"Score: 0 of 1 found; {loss.group(1)} of margin lost in all.")
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert "\x1b[" not in res.output
 
@@ -61,7 +61,10 @@ def test_the_best_move_is_right_and_quit_stops_with_the_score_so_far(runner: Cli
     assert "Drill: 6 positions from " in text and "by Ben" in text
     assert "Right: A♠ builds 8 with 7♦, the best move" in text
     assert "Skipped. Best: " in text
-    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 points lost in all (4 positions left).")
+    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 of margin lost in all (4 positions left).")
+    # Issue 42: the figures are margins, said once a drill though two positions are shown.
+    assert text.count("Values are margins: your points this round minus those of Ana (seat 0), so a") == 1
+    assert "Position 2 of 6" in text and re.search(r"\(an? \w+, lost \d+\.\d\d of margin\)", text)
 
 
 def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> None:
@@ -70,13 +73,28 @@ def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> Non
     text = _flat(res.output)
     assert "the blunders by every player rated" in text
     assert "Cannot read 'zz'" in text
-    assert text.endswith("Input ended. Score: 0 of 0 found; 0.00 points lost in all (4 positions left).")
+    assert text.endswith("Input ended. Score: 0 of 0 found; 0.00 of margin lost in all (4 positions left).")
 
 
 def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> None:
     res = runner.invoke(app, ["drill", FULL, *FAST, "--player", "Ana"])
     assert res.exit_code == 0, res.output
     assert _flat(res.output) == f"No mistake or blunder by 'Ana' in {FULL}: nothing to drill."
+
+
+def test_skill_drills_the_misses_of_one_skill_only(runner: CliRunner) -> None:
+    # Ben's six misses of the full game: four where the best move built (A♠ builds 8, A♥ builds 10),
+    # one capture, one loss in the aces; none where the best move trailed another card.
+    res = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "building"], input="quit\n")
+    assert res.exit_code == 0, res.output
+    text = _flat(res.output)
+    assert "Drill: 4 positions from " in text and "the mistakes and blunders in building by Ben" in text
+    assert "Position 1 of 4: ply 42" in text
+    none = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "Trailing"])
+    assert none.exit_code == 0, none.output
+    assert _flat(none.output) == (
+        f"No mistake or blunder in choosing what to trail (trailing) by 'Ben' in {FULL}: nothing to drill."
+    )
 
 
 @pytest.mark.parametrize(
@@ -87,6 +105,7 @@ def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> 
         (["drill", str(ROOT / "replays" / "classic-2p-viewer.json"), "-p", "Ben"], 1, "viewer log"),
         (["drill", str(ROOT / "replays" / "royal-2p-position.json")], 1, 'unknown format "casino-position"'),
         (["drill", FULL, "--only", "good"], 2, "Invalid value for '--only'"),
+        (["drill", FULL, "--skill", "bulding"], 2, "--skill: unknown skill 'bulding': choose one of "),
         (["drill", FULL, "--samples", "0"], 2, "--samples must be from 1 to 100,000, got 0"),
         (["drill"], 2, "Missing argument"),
     ],
@@ -121,5 +140,5 @@ def test_several_logs_give_their_positions_in_turn_each_naming_its_file(runner: 
     assert f"Position 1 of 7: ply 26 (round 1, deal 4) of {PROGRESS}" in text
     assert f"Position 2 of 7: ply 42 (round 1, deal 6) of {FULL}" in text
     assert text.endswith(
-        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 points lost in all (5 positions left)."
+        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 of margin lost in all (5 positions left)."
     )

@@ -189,6 +189,10 @@ def test_tutor_prompt_through_the_cli(runner: CliRunner, tmp_path: Path) -> None
     assert res.output.count("Tutor") >= 2 and "r to rethink, p to play it anyway" in res.output
     assert "r rethink / p play anyway / h hint> r" in res.output
     assert "taken back: choose again" in res.output
+    # Issue 42: the tutor's loss is margin, and what a margin is is said once though it warns twice.
+    flat = " ".join(res.output.replace("│", " ").split())
+    assert "of margin against the best move" in flat and "point" not in flat.split("Tutor:")[1][:40]
+    assert flat.count("Values are margins: your points this round minus") == 1
     log = read_log(tmp_path / "g.json")
     you = [m for r in log.rounds for d in r.deals for seat, m in d.moves if seat == 0]
     assert you == [s.legal()[n - 1]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -53,8 +54,13 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     out = orjson.loads(result.stdout)
     # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
     # a log carries the game score, and the preset has a game table), then the moves equal to the
-    # best and the decision's headline (issue 42).
-    assert list(out) == ["ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best", "headline"]
+    # best, and the decision's headline (issue 42).
+    assert list(out) == [
+        *("ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best"),
+        *("value_unit", "margin_scale"),  # added after the older fields (replay-format.md)
+        "headline",
+    ]
+    assert out["value_unit"] == "margin" and out["margin_scale"] == 2.0
     assert list(out["win_chance"]) == ["scores", "dealer", "round_start", "best_for_game"]
     assert out["win_chance"]["scores"] == [0, 0] and sum(out["win_chance"]["round_start"]) == 1.0
     assert out["win_chance"]["best_for_game"] is None  # at 0-0 the game is not close
@@ -271,9 +277,13 @@ def test_suggest_names_the_mover_and_writes_the_line_in_words(tmp_path: Path) ->
     assert line[0].startswith(f"ply {played} {names[mover]} (seat {mover}) ")
     assert line[1].startswith(f"ply {played + 1} {names[other]} (seat {other}) ")
     assert all(any(w in row for w in ("captures", "trails", "builds")) for row in line)
-    assert f"for {names[mover]} (seat {mover}) minus {names[other]} (seat {other})" in " ".join(
-        result.stdout.split()
+    said = " ".join(result.stdout.split())
+    assert (
+        f"Values are margins: the expected points of {names[mover]} (seat {mover}) this round minus "
+        f"those of {names[other]} (seat {other}), so a point that goes to {names[other]} (seat {other}) "
+        "instead counts 2" in said
     )
+    assert said.count("Values are margins") == 1  # the scale is said once
 
 
 def test_no_line_where_the_mover_cannot_tell_who_holds_the_cards_out() -> None:
@@ -289,7 +299,7 @@ def test_no_line_where_the_mover_cannot_tell_who_holds_the_cards_out() -> None:
         "No line of play: the player to move knows the cards still out but not who holds which (6 ways)"
         in words
     )
-    assert "blunder, lost 1.00 (over all 3 worlds)" in words  # a loss of one point is a blunder
+    assert "blunder, lost 1.00 of margin (over all 3 worlds)" in words  # a loss of one point is a blunder
     assert "(exact)" not in words and "exact:" not in words
     assert "the other players as if they played together against the mover" in words
 
@@ -322,7 +332,8 @@ def test_a_typed_position_says_what_its_values_count(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     words = " ".join(result.stdout.split())
     assert words.startswith("you (seat 0) to move: hand 8♠ 9♣")
-    assert "for you (seat 0) minus seat 1" in words and "(captured so far: you (seat 0) 3, seat 1 2)" in words
+    assert "Values are margins: your expected points this round minus those of seat 1" in words
+    assert "(captured so far: you (seat 0) 3, seat 1 2)" in words
     # 52 - 2 in the hand - 4 on the table - 2 seen - 5 captured = 39 unseen: 2 in seat 1's hand
     assert "The 39 cards listed nowhere" in words and "2 in the other hands and 0 in the stock" in words
     assert "the other 37 count as captured earlier by no one known" in words
@@ -390,7 +401,7 @@ def test_equal_moves_are_named_as_equal() -> None:
     out = orjson.loads(cli("suggest", log, "--at", "42", "--json").stdout)
     assert [move_from_json(m)[1].describe() for m in out["equal_to_best"]] == ["A♠ trails", "9♥ trails"]
     table = cli("suggest", log, "--at", "42").stdout.splitlines()
-    ranks = [line.split()[0] for line in table if line.strip()[:1].isdigit()]
+    ranks = [line.split()[0] for line in table if re.match(r"\d+  ", line)]
     assert ranks == ["1", "1", "1", "4"]
     early = " ".join(cli("suggest", log, "--at", "0").stdout.split())
     assert "Best, equal within the noise: 5♦ trails, 3♠ builds two 10s with 7♣ 10♠" in early

@@ -260,7 +260,8 @@ def test_the_hint_says_why_in_one_line() -> None:
     (second,) = s.handle("hint")
     assert second.kind == NoteKind.HINT and second.reasons == ()
     why = second.text.splitlines()[1]
-    assert why.startswith("Why: ") and " points: " in why and len(second.text.splitlines()) == 2, second.text
+    assert why.startswith("Why: ") and " loses " in why and ": " in why.split(" loses ")[1], second.text
+    assert not any(line.startswith("  - ") for line in second.text.splitlines()), second.text
     s.detail = True  # play --detail: category by category, as analyze --detail
     assert s.hint_why()[1] == tuple(f"{e.text} ({e.points:.2f})" for e in s.assessment().runner_up)
 

@@ -404,6 +404,11 @@ def test_the_keys_step_through_the_mistakes(
     for ply in (2, 40, 43):
         b.key("n", 78)
         _expect(b, mistakes, ply)
+        _certainty_shown(b, mistakes, ply)
+    assert {mistakes.moves[p].exact for p in (2, 40, 43)} == {True, False}  # both kinds are checked
+    # Issue 42: a value is the mover's expected margin, never "round points" below 0.
+    detail = b.js("document.getElementById('detail').textContent")
+    assert "Ben\u2019s expected margin \u2212" in detail and "round points" not in detail, detail
     b.screenshot(tmp_path / "mistakes-1280.png")
     b.key("n", 78)  # none after: it stays, and says so
     _expect(b, mistakes, 43)
@@ -440,6 +445,18 @@ def test_the_keys_step_through_the_mistakes(
     _expect(b, mistakes, 40)
     _after_layout(b, side_by_side=False)
     b.screenshot(tmp_path / "mistakes-400.png")
+
+
+def _certainty_shown(b: DevTools, a: GameAnalysis, ply: int) -> None:
+    """Issue 42 (few worlds look as certain as exact): the panel's class and the move list's mark are
+    filled where the verdict is exact and a white ring where it is an estimate, as the chart's dots."""
+    m = a.moves[ply]
+    badge = b.js("getComputedStyle(document.querySelector('#board .bhead .cls')).backgroundColor")
+    mark = b.js(
+        f"getComputedStyle(document.querySelector('#moves a.mv[data-ply=\"{ply}\"] .mk')).backgroundColor"
+    )
+    white = "rgb(255, 255, 255)"
+    assert (badge == white) == (not m.exact) and (mark == white) == (not m.exact), (ply, badge, mark)
 
 
 def _board_in_view(b: DevTools) -> None:
@@ -510,3 +527,92 @@ def test_the_chart_of_four_sides_shows_the_chosen_one(tmp_path: Path, browser: D
         m = a.moves[ply]
         assert (ring == "rgb(255, 255, 255)") == (not m.exact and m.loss_high - m.loss_low >= 0.005)
         _fits(b)
+
+
+def _enter(b: DevTools) -> None:
+    """Enter as a keyboard types it: the key and its character (a focused button is pressed)."""
+    b.page(
+        "Input.dispatchKeyEvent",
+        type="keyDown",
+        key="Enter",
+        code="Enter",
+        windowsVirtualKeyCode=13,
+        text="\r",
+    )
+    b.page("Input.dispatchKeyEvent", type="keyUp", key="Enter", code="Enter", windowsVirtualKeyCode=13)
+
+
+def _choices(b: DevTools) -> list[dict[str, Any]]:
+    """The moves the drill's current position offers, as the page's data holds them."""
+    ply = int(b.js("document.querySelector('#drill p').textContent.match(/ply (\\d+)/)[1]"))
+    return list(
+        b.js(f"JSON.parse(document.getElementById('review-data').textContent).plies[{ply}].drill.choices")
+    )
+
+
+def test_the_drill_button_gives_the_mistakes_back_as_positions(
+    tmp_path: Path, mistakes: GameAnalysis, browser: DevTools
+) -> None:
+    # Issue 42: the page's Drill, as drill does in the terminal: Ana's mistake (ply 2) and blunder
+    # (ply 40), the position without the answer, a move picked from those the analysis valued, judged
+    # as analyze judged it, the reasons after each try, and the score at the end; by the keys alone.
+    page = tmp_path / "drill.html"
+    atomic_write_text(page, to_html(mistakes))
+    b = browser
+    b.open(page.as_uri(), 1280)
+    assert b.js("document.getElementById('drill').hidden") is True
+    assert b.js("document.getElementById('drill-open').hidden") is False
+    b.key("d", 68)
+    assert b.js("document.getElementById('drill').hidden") is False
+    text = b.js("document.getElementById('drill').textContent")
+    assert "Position 1 of 2: ply 2" in text and "mistakes of Ana" in text
+    m = mistakes.moves[2]
+    assert b.js(_CARDS.format("#drill .tablecards .card")) == _table(mistakes, 2)
+    assert m.hand is not None and b.js(_CARDS.format("#drill .seat.tomove .card")) == mask_symbols(m.hand)
+    assert m.played.describe() not in text and m.best is not None and m.best.describe() not in text
+    assert b.js("document.querySelectorAll('#drill .right, #drill .wrong').length") == 0  # no answer yet
+    choices = _choices(b)
+    texts = [c["move"]["text"] for c in choices]
+    assert m.played.describe() in texts and m.best.describe() in texts
+    assert b.js("document.querySelectorAll('#drill button[data-choice]').length") == len(choices)
+    # The move played in the game: wrong, with the class and loss analyze gave it, and why.
+    k = texts.index(m.played.describe())
+    b.key(str(k + 1), 49 + k)
+    picked = choices[k]
+    assert not picked["right"] and picked["cls"] == "mistake" and picked["loss"] == round(m.loss or 0, 2)
+    assert b.js(f"document.querySelector('#drill button[data-choice=\"{k}\"]').className") == "wrong"
+    best = texts.index(m.best.describe())
+    assert "right" in b.js(f"document.querySelector('#drill button[data-choice=\"{best}\"]').className")
+    judged = b.js("document.querySelector('#drill .judged').textContent")
+    assert judged.startswith(f"{m.played.describe()}: mistake, {m.loss:.2f} behind the best")
+    assert "It is the move played in the game." in judged
+    assert b.js("document.querySelectorAll('#drill ul.why li').length") == len(m.explanations)
+    b.key("ArrowRight", 39)  # the review below does not step while the drill is open
+    assert b.js("document.getElementById('board').dataset.ply") == "0"
+    _enter(b)
+    assert "Position 2 of 2: ply 40" in b.js("document.getElementById('drill').textContent")
+    right = next(i for i, c in enumerate(_choices(b)) if c["right"])
+    b.key(str(right + 1), 49 + right)
+    assert b.js("document.querySelector('#drill .judged').textContent").startswith("Right: ")
+    _enter(b)
+    assert b.js("document.querySelector('#drill .score').textContent") == (
+        f"Score: 1 of 2 found; {picked['loss']:.2f} points lost in all."
+    )
+    b.key("Escape", 27)
+    assert b.js("document.getElementById('drill').hidden") is True
+    # On a phone: the buttons, and the page still fits; Ben's drill is chosen in the selector.
+    b.open(page.as_uri(), 400, mobile=True)
+    b.click("#drill-open")
+    _fits(b)
+    b.js(
+        "(() => { const s = document.getElementById('drill-who'); s.value = '1'; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+    )
+    assert "Position 1 of 1: ply 43" in b.js("document.getElementById('drill').textContent")
+    b.click('#drill button[data-choice="0"]')
+    _fits(b)
+    b.screenshot(tmp_path / "drill-400.png")
+    b.click('#drill button[data-drill="next"]')
+    assert b.js("document.querySelector('#drill .score').textContent").startswith("Score: ")
+    b.click('#drill button[data-drill="close"]')
+    assert b.js("document.getElementById('drill').hidden") is True

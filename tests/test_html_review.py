@@ -126,6 +126,19 @@ def test_a_sampled_or_uncertain_verdict_is_marked_apart_from_an_exact_one() -> N
     assert all("c-blunder" in c for c in css)
     legend = to_html(a).split('id="chart"')[1]
     assert "ring: estimated (over sampled deals" in legend and "dashed: the class is uncertain" in legend
+    # The move list's mark, the worst moves' class and the panel's class say it alike, not the chart only.
+    for m, want in ((exact, ""), (sampled, "est"), (uncertain, "est unc"), (enumerated, "est")):
+        page = to_html(dataclasses.replace(a, moves=(m, *a.moves[1:])))
+        cell = re.search(r'<a class="mv ([^"]*)"[^>]*data-ply="0" title="([^"]*)"', _move_list(page))
+        assert cell is not None and " ".join(cell.group(1).split()[1:]) == want, cell
+        assert cell.group(1).split()[0] == "c-blunder"
+        worst = page.split('class="jump c-blunder">ply 0</a>')[1].split("</li>")[0]
+        assert f'<span class="cls blunder{" " + want if want else ""}"' in worst
+        assert page_data(page)["plies"][0]["cert"] == want
+    sampled_page = to_html(dataclasses.replace(a, moves=(sampled, *a.moves[1:])))
+    assert "lost 2.50 of margin, 1.90 to 3.10 over 16 worlds" in _move_list(sampled_page)
+    # A move with no verdict of its own (the forced second ply) keeps its plain mark.
+    assert page_data(sampled_page)["plies"][1]["cert"] == ""
 
 
 def test_the_position_after_shows_no_hidden_card() -> None:
@@ -141,3 +154,27 @@ def test_the_position_after_shows_no_hidden_card() -> None:
         known = {card_symbol(c) for c in iter_cards(m.view.hands[m.seat])}
         assert set(p["after"]["hand"]) <= known
         assert len(p["after"]["hand"]) + p["after"]["hidden"] == m.view.hand_sizes[m.seat] - 1
+
+
+def test_the_drill_data_holds_each_mistake_with_the_moves_valued() -> None:
+    # The page's Drill (issue 42): a mistake or blunder offers the moves the analysis valued, the move
+    # played with the class analyze gave it, the best move right, in the engine's order.
+    from casino_coach.coach.classes import DRILLED
+    from casino_coach.report.review import drill_data
+
+    a = analyze(_log(make_log(6)), AnalysisOptions(limits=FAST))
+    drilled = [m for m in a.moves if drill_data(a, m) is not None]
+    assert drilled and all(m.cls in DRILLED and m.rated and not m.forced for m in drilled)
+    assert len(drilled) == sum(1 for m in a.moves if m.rated and not m.forced and m.cls in DRILLED)
+    for m in drilled:
+        d = drill_data(a, m)
+        assert d is not None and m.best is not None
+        by_text = {c["move"]["text"]: c for c in d["choices"]}
+        assert set(by_text) == {mv.describe() for mv, _ in m.alternatives} | {m.played.describe()}
+        played = by_text[m.played.describe()]
+        assert m.cls is not None and (played["cls"], played["right"]) == (m.cls.value, False)
+        assert by_text[m.best.describe()]["right"] and by_text[m.best.describe()]["loss"] == 0.0
+        assert all(c["right"] == (c["cls"] == "best") for c in d["choices"])
+        assert d["skill"]  # every miss has a skill
+    page = to_html(a)
+    assert 'id="drill-open"' in page and 'id="drill"' in page

@@ -38,6 +38,7 @@ QUICK = {
     "suggest": ["--samples", "2"],
     "tree": ["--samples", "2"],
     "selfplay": ["--games", "2"],
+    "drill": ["--samples", "1", "--depth", "1", "--jobs", "1"],
 }
 # Commands of the documents that need more than this machine, and why.
 SKIPPED = {"--cluster": "needs a Dask scheduler (and workers) on other machines"}

@@ -360,10 +360,10 @@ def test_only_missed_moves_show_a_loss_and_a_best_move() -> None:
 
 def test_both_costs_side_by_side() -> None:
     a = _analysis()
-    assert "on the cards actually held: lost 3.00 (blunder)" in to_markdown(a)
+    assert "on the cards actually held: lost 3.00 of margin (blunder)" in to_markdown(a)
     world = page_data(to_html(a))["plies"][0]["world"]
     assert world == {
-        "text": "On the cards actually held: lost 3.00 (blunder); best there 8♣ captures 3♥ 5♠",
+        "text": "On the cards actually held: lost 3.00 of margin (blunder); best there 8♣ captures 3♥ 5♠",
         "css": "blunder",
     }
 
@@ -399,13 +399,13 @@ def test_a_loss_of_nothing_on_the_real_cards_names_no_better_move() -> None:
 
 def test_the_loss_says_what_it_rests_on() -> None:
     m = _analysis().moves[0]
-    assert loss_words(m) == "lost 2.50 (exact)"
+    assert loss_words(m) == "lost 2.50 of margin (exact)"
     sampled = dataclasses.replace(m, exact=False, loss_low=1.9, loss_high=3.1, samples=40)
-    assert loss_words(sampled) == "lost 2.50 (1.90 to 3.10 over 40 worlds)"
+    assert loss_words(sampled) == "lost 2.50 of margin (1.90 to 3.10 over 40 worlds)"
     uncertain = dataclasses.replace(sampled, uncertain=True, shallow=True)
     assert "shallower" in loss_words(uncertain) and "the mildest is given" in loss_words(uncertain)
     enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
-    assert loss_words(enumerated) == "lost 2.50 (over all 9 kinds of deal the player could face)"
+    assert loss_words(enumerated) == "lost 2.50 of margin (over all 9 kinds of deal the player could face)"
 
 
 def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
@@ -459,7 +459,7 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     text = game_verdict_words(m)
     assert text == (
         "Right for the game, wrong for the round: 4♦ trails leaves you 65% to win the game, 8♣ captures "
-        "3♥ 5♠ 60%; the 2.50 round points it gives up matter less"
+        "3♥ 5♠ 60%; the 2.50 of margin it gives up this round matters less"
     )
     obj = move_obj(m, PLAYERS)
     assert obj["game_verdict"] == text
@@ -520,7 +520,7 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     assert miss.cls == MoveClass.BLUNDER
     assert game_verdict_words(dataclasses.replace(miss, win=won, game=level)) == (
         "No matter for the game: 4♦ trails leaves you 100% to win the game, as 8♣ captures 3♥ 5♠ does; "
-        "the 2.50 round points it gives up do not change that"
+        "the 2.50 of margin it gives up this round does not change that"
     )
     # Not for a slip the game class does see, nor for a mere inaccuracy for the round.
     slip = dataclasses.replace(level, cls=MoveClass.GOOD, lost=0.01, high=0.01)

@@ -212,6 +212,12 @@ def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     assert all(f"{m.describe()} " in second.text for m in equal)
     assert second.reasons == tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
     assert all(f"  - {r}" in second.text for r in second.reasons)
+    # Issue 42: the figures are margins, and the first note that gives one says so, once a session.
+    assert f"loses {loss:.2f} of margin:" in second.text
+    scale = "Values are margins: your points this round minus"
+    assert second.text.count(scale) == 1 and "so a point that goes to" in second.text
+    (again,) = s.handle("hint")
+    assert "of margin" in again.text and scale not in again.text
 
 
 def test_the_hints_reasons_use_only_what_the_person_can_see() -> None:

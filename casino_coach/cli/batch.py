@@ -263,8 +263,21 @@ def stats_command(
     json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
 ) -> None:
     """A player's record from the results store: games, decisions, inaccuracies, mistakes and
-    blunders, error rate, accuracy, and the most frequent kinds of mistake. Without --player, one
-    line of totals per player and kind of game (preset and number of players).
+    blunders, error rate, accuracy, the most frequent kinds of mistake, and the weakest skills per
+    kind of game. Without --player, one line of totals per player and kind of game (preset and
+    number of players), then the three weakest skills of each.
+
+    A skill's points are those lost per game by the moves not classed best that it names. A move
+    goes under the first of these that fits it:
+
+    \b
+      answering-builds   the best took an opponent's build (or took it over)
+      protecting-builds  the best cashed, raised or doubled your build; yours did not
+      leaving-no-sweep   yours left a table one card takes whole; the best did not
+      aces-and-casinos   most of the loss lies in the aces, 10♦ and 2♠
+      trailing           the best move trailed
+      building           the best move built
+      pairs-and-sums     the best move captured
 
     \b
     Example: casino-coach stats --store results.db

@@ -18,7 +18,7 @@ from casino_coach.cli.app import INTERRUPTED, app, handle_errors, progress_task,
 from casino_coach.cli.options import DEPTH, check_ranges, jobs_option
 from casino_coach.cli.play import LineSource
 from casino_coach.coach.budget import VERDICT_WORLDS
-from casino_coach.errors import about
+from casino_coach.errors import UsageError, about
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,6 +57,15 @@ def drill_command(
     only: Only | None = typer.Option(
         None, "--only", help="Drill only mistakes or only blunders [default: both].", show_default=False
     ),
+    skill: str | None = typer.Option(
+        None,
+        "--skill",
+        metavar="SKILL",
+        help="Drill only the misses of one skill of play, as stats names them: answering-builds, "
+        "protecting-builds, leaving-no-sweep, aces-and-casinos, trailing, building, pairs-and-sums "
+        "[default: every skill].",
+        show_default=False,
+    ),
     samples: int = typer.Option(
         VERDICT_WORLDS, "--samples", help="At most this many sampled deals of the unseen cards per move."
     ),
@@ -70,6 +79,7 @@ def drill_command(
     from rich.console import Console
 
     from casino_coach.coach.classes import MoveClass
+    from casino_coach.coach.skills import parse_skill
     from casino_coach.coach.verdict import analysis_limits
     from casino_coach.render.drill import intro_text
     from casino_coach.services.batch import named_logs
@@ -84,13 +94,17 @@ def drill_command(
     )
 
     check_ranges(samples=samples, depth=depth, jobs=jobs)
+    try:
+        drilled = parse_skill(skill) if skill is not None else None
+    except ValueError as e:
+        raise UsageError(f"--skill: {e}") from None
     paths = named_logs(files)
     loaded = [(path, *read_checked(path, player)) for path in paths]  # a bad log stops before any search
     classes = DRILLED if only is None else (MoveClass(only.value),)
     limits = analysis_limits(samples, seed, depth)
     positions = []
     for path, log, seats in loaded:
-        settings = DrillSettings(limits, seats=seats, classes=classes, jobs=jobs)
+        settings = DrillSettings(limits, seats=seats, classes=classes, jobs=jobs, skill=drilled)
         with progress_task("analysing {task.description}", path.name) as update:
 
             def step(done: int, total: int) -> None:
@@ -101,10 +115,11 @@ def drill_command(
     console = Console(highlight=False)
     sources = [str(p) for p in paths]
     if not positions:
-        console.print(no_positions_words(sources, classes, player), markup=False)
+        console.print(no_positions_words(sources, classes, player, drilled), markup=False)
         return
     session = DrillSession(positions, drill_settings(DrillSettings(limits)))
-    console.print(intro_text(len(positions), sources, [c.value for c in classes], player))
+    words = drilled.words if drilled is not None else None
+    console.print(intro_text(len(positions), sources, [c.value for c in classes], player, words))
     interactive = sys.stdin.isatty() and console.is_terminal
     source = LineSource(console, sys.stdin, interactive, session.completions)
     try:

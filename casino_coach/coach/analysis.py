@@ -328,14 +328,14 @@ def _verdict(move: Move, cls: MoveClass, wc: WorldCost) -> Explanation | None:
         return Explanation(
             "unlucky",
             f"Right on what you knew, unlucky: with the cards actually held {move.describe()} cost "
-            f"{wc.loss:.2f} points ({wc.best.describe()} would have been best)",
+            f"{wc.loss:.2f} of margin ({wc.best.describe()} would have been best)",
             0.0,
         )
     if cls in _BAD and wc.cls in _GOOD:
         return Explanation(
             "lucky",
             f"Lucky: the risk did not come — with the cards actually held {move.describe()} "
-            + (f"cost only {wc.loss:.2f} points" if round(wc.loss, 2) > 0 else "cost nothing"),
+            + (f"cost only {wc.loss:.2f} of margin" if round(wc.loss, 2) > 0 else "cost nothing"),
             0.0,
         )
     return None

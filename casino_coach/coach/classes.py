@@ -28,6 +28,8 @@ class MoveClass(StrEnum):
 
 
 CLASSES: tuple[MoveClass, ...] = tuple(MoveClass)
+# What a drill gives back (``drill``, the review page's Drill): the mistakes and blunders.
+DRILLED: tuple[MoveClass, ...] = (MoveClass.MISTAKE, MoveClass.BLUNDER)
 
 
 @dataclass(frozen=True)

@@ -221,7 +221,13 @@ def explain_move(
     if folded and rest:
         big[0] = (big[0][0], round(big[0][1] + rest, 2))
     items = [
-        (_category(key), *_sentence(obs, result, (played, best), key, points, pairs=pairs, w=words), points)
+        (
+            _category(key),
+            *_sentence(
+                obs, result, (played, best), key, points, pairs=pairs, w=words, worth=_worth(rules, key)
+            ),
+            points,
+        )
         for key, points in big
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
@@ -254,17 +260,16 @@ _SMALL_NAMES = {
 
 def _small_items(obs: Observation, small: Sequence[tuple[str, float]], rest: float) -> Explanation:
     """The one line of the categories too small for a sentence of their own, with the rest (what no
-    category explains: where the search's estimate of later play differs): "Small items (+0.14
-    points): most spades 0.07, the last capture 0.06, later play 0.01." Their points add up."""
+    category explains: where the search's estimate of later play differs): "Small items (+0.14 of
+    the margin): most spades 0.07, the last capture 0.06, later play 0.01." Their shares add up."""
     named = [f"{_small_name(obs, k)} {v:.2f}" for k, v in small]
     if rest and (small or abs(rest) >= 0.005):
         named.append(f"later play {rest:.2f}")
     total = round(sum(v for _, v in small) + rest, 2)
     if not small:
-        return Explanation(
-            "other", f"The rest ({total:+.2f} points): later play the categories above leave out.", total
-        )
-    return Explanation("other", f"Small items ({total:+.2f} points): {', '.join(named)}.", total)
+        text = f"The rest ({total:+.2f} of the margin): later play the categories above leave out."
+        return Explanation("other", text, total)
+    return Explanation("other", f"Small items ({total:+.2f} of the margin): {', '.join(named)}.", total)
 
 
 def _small_name(obs: Observation, key: str) -> str:
@@ -274,6 +279,28 @@ def _small_name(obs: Observation, key: str) -> str:
     card = BIG_CASINO if key == "big" else LITTLE_CASINO if key == "little" else int(key[3:])
     name = {"big": "Big Casino", "little": "Little Casino"}.get(key, "the ace")
     return f"{name} {card_symbol(card)}" + (" (not seen yet)" if obs.unseen >> card & 1 else "")
+
+
+def _worth(rules: RuleSet, key: str) -> int | None:
+    """What a scoring category is worth in Casino points under ``rules`` (the ``Outcome.parts`` keys:
+    "cards", "spades", "big", "little", "ace" + card, "sweeps", "last")."""
+    if key.startswith("ace"):
+        return rules.points_ace
+    return {
+        "cards": rules.points_cards,
+        "spades": rules.points_spades,
+        "big": rules.points_big,
+        "little": rules.points_little,
+        "sweeps": rules.points_sweep,
+        "last": rules.last_capture_point,
+    }.get(key)
+
+
+def _worth_words(key: str, worth: int | None) -> str:
+    """A category's worth as a player counts it: "3 points", "1 point", "1 point each" for sweeps."""
+    if worth is None:
+        return "its points"
+    return f"{worth} point{'' if worth == 1 else 's'}" + (" each" if key == "sweeps" else "")
 
 
 @dataclass(frozen=True)
@@ -300,12 +327,17 @@ def _sentence(
     *,
     pairs: Sequence[_Pair],
     w: _Words,
+    worth: int | None = None,
 ) -> tuple[str, str]:
-    """One category's sentence: its points, then what happens in how many of the worlds (the best
-    move's share first, then the move played's), and its gist for a headline (``Explanation.gist``).
+    """One category's sentence: the category's worth in Casino points (``worth``, by the rules) and
+    the swing in the margin between the two moves, then what happens in how many of the worlds (the
+    best move's share first, then the move played's); and its gist for a headline
+    (``Explanation.gist``).
     ``moves``: the move played and the best one."""
     played, best = moves
-    lead = f"{stake:.2f} points" + (" in favour of " + w.yours if stake < 0 else "")
+    lead = f"{_worth_words(key, worth)}, a swing of {abs(stake):.2f} in the margin" + (
+        " in favour of " + w.yours if stake < 0 else ""
+    )
     t = _Told(
         obs,
         pairs,

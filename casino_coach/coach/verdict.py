@@ -135,14 +135,19 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
     round is searched to the end of the round (every card is known to a player who counts, so the
     values are exact), and any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are
-    left in the hands (the end of the round in a last deal: with 3 or 4 players too, exact where the
-    worlds are enumerated), unless the limits ask for less than the analysis's depth (a quick look)."""
+    left in the hands, and the last deal of a round always (the end of the round, where no leaf
+    estimate is left: a 4-player last deal whole, 16 cards), unless the limits ask for less than the
+    analysis's depth (a quick look)."""
     if limits.depth is None:
         return limits
     if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
-    if searches_deal_end(limits.depth) and limits.depth < left <= DEAL_END_CARDS:
+    if (
+        searches_deal_end(limits.depth)
+        and limits.depth < left
+        and (left <= DEAL_END_CARDS or obs.stock_count == 0)
+    ):
         return dataclasses.replace(limits, depth=left)
     return limits
 

@@ -17,8 +17,10 @@ from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
     accuracy_words,
+    analysis_margin_words,
     game_verdict_words,
     loss_basis,
+    lost_words,
     luck_words,
     mark_label,
     near_target_values_words,
@@ -54,7 +56,7 @@ def summary_table(a: GameAnalysis) -> Table:
     if any(s.not_judged for s in a.summaries):
         rows.append(("not judged", [str(s.not_judged) for s in a.summaries], ""))
     rows += [
-        ("points lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
+        ("margin lost", [f"{s.loss_total:.2f}" for s in a.summaries], ""),
         ("lost per decision", [f"{s.loss_per_decision:.3f}" for s in a.summaries], ""),
         ("accuracy", [accuracy_words(s) for s in a.summaries], ""),
     ]
@@ -90,7 +92,7 @@ def move_panel(
         lines.append(Text(f"the loss is {loss_basis(m)}{uncertain}", style="dim"))
     if m.world is not None:
         real = Text("on the cards actually held: ", style="dim")
-        real.append(f"lost {m.world.loss:.2f}", style=CLASS_STYLES[m.world.cls.value])
+        real.append(lost_words(m.world.loss), style=CLASS_STYLES[m.world.cls.value])
         if m.world.best != m.played and m.world.loss >= 0.005:
             real.append("   best there ", style="dim")
             real.append_text(move_words(m.world.best))
@@ -117,7 +119,7 @@ def move_panel(
         lines.append(Text(game, style="dim"))
     if near is not None:
         lines.append(Text(near, style="dim"))
-    loss = f", lost {m.loss:.2f}" if m.missed and m.loss else (" (exact)" if m.exact else "")
+    loss = f", {lost_words(m.loss)}" if m.missed and m.loss else (" (exact)" if m.exact else "")
     title = Text.assemble(
         f"ply {m.ply}, round {m.round + 1}, deal {m.deal + 1}, {players[m.seat]}: ", (lab, style), loss
     )
@@ -180,10 +182,11 @@ def analysis_view(
             f"each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards (more "
             f"until its class is clear), {lim.depth or 'all'} plies ahead, seed {lim.seed}; good < "
             f"{th.inaccuracy:g} ≤ "
-            f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (expected points, low "
-            f"end of the interval); {a.seconds:.1f} s",
+            f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (margin lost, low "
+            f"end of the interval); {a.seconds:.1f} s\n",
             "dim",
         ),
+        analysis_margin_words(a),
     )
     parts: list[RenderableType] = [head, summary_table(a)]
     luck = [

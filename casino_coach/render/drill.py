@@ -13,13 +13,19 @@ from casino_coach.formats.text import player_name, printable
 from casino_coach.render import cards_text, table_text
 from casino_coach.render.play import moves_list
 from casino_coach.render.search import seat_label, side_labels, verdict_words
+from casino_coach.report.words import lost_words, margin_words
 from casino_coach.services.drill import Judgement, Note, NoteKind, Position
 
 
-def intro_text(count: int, sources: Sequence[str], classes: Sequence[str], player: str | None) -> Text:
-    """What the drill holds (how many positions, from where, whose misses) and how to answer."""
+def intro_text(
+    count: int, sources: Sequence[str], classes: Sequence[str], player: str | None, skill: str | None = None
+) -> Text:
+    """What the drill holds (how many positions, from where, whose misses, in which skill: its words)
+    and how to answer."""
     files = ", ".join(printable(s) for s in sources)
     what = " and ".join(f"{c}s" for c in classes)
+    if skill is not None:
+        what += f" in {skill}"
     who = f"by {printable(player, 40)}" if player is not None else "by every player rated"
     plural = "s" if count != 1 else ""
     return Text(
@@ -55,11 +61,26 @@ def position_view(p: Position, number: int, total: int, source: bool = False) ->
     facts = Text(f"Taken so far: {taken}. Game score before this round: {game}.", style="dim")
     stock = Text(f"Cards still to deal: {obs.stock_count}.", style="dim")
     cls = m.cls.value if m.cls is not None else "miss"
-    loss = f", lost {m.loss:.2f}" if m.loss is not None else ""
+    loss = f", {lost_words(m.loss)}" if m.loss is not None else ""
     played = Text(
         f"Played in the game: {m.played.describe()} ({_article(cls)} {cls}{loss}). Find a better move."
     )
-    return Group(Text(""), head, mover, table, hand, facts, stock, played)
+    parts = [Text(""), head, mover, table, hand, facts, stock, played]
+    if number == 1:  # the scale of the figures, said once a drill
+        parts.append(
+            Text(_margin_words(obs.to_move % obs.nsides, sides, len(p.players) > obs.nsides), style="dim")
+        )
+    return Group(*parts)
+
+
+def _margin_words(mine: int, sides: Sequence[str], partners: bool) -> str:
+    """``margin_words`` for the drilled player: "Values are margins: your points this round minus
+    those of Ben (seat 1), so a point that goes to Ben (seat 1) instead counts 2." """
+    others = [s for k, s in enumerate(sides) if k != mine]
+    points = "your side's points" if partners else "your points"
+    if len(others) == 1:
+        return margin_words(2, points, f"those of {others[0]}", others[0])
+    return margin_words(len(sides), points, them="one of the others")
 
 
 def judgement_view(j: Judgement) -> Group:

@@ -151,7 +151,9 @@ def tutor_view(note: Note) -> Group:
     """The tutor's warning: the loss and class, each reason as a hanging bullet, the choices."""
     lines = note.text.splitlines()
     reasons = _bullets(note.warning.reasons if note.warning is not None else ())
-    return Group(words(lines[0], "bold"), reasons, words(lines[-1], "magenta"))
+    # Between the reasons and the choices, the scale of the figures where the session says it.
+    said = [words(line, "dim") for line in lines[1:-1] if not line.startswith("  - ")]
+    return Group(words(lines[0], "bold"), reasons, *said, words(lines[-1], "magenta"))
 
 
 def _bullets(reasons: Sequence[str]) -> Table:
@@ -168,8 +170,15 @@ def note_view(note: Note) -> RenderableType:
     """One note of the session, styled by its kind."""
     style = NOTE_STYLES.get(note.kind, "")
     if note.kind == NoteKind.HINT and note.reasons:
-        head = [line for line in note.text.splitlines() if not line.startswith("  - ")]
-        return Group(*(words(line, style) for line in head), _bullets(note.reasons))
+        lines = note.text.splitlines()
+        bullets = [i for i, line in enumerate(lines) if line.startswith("  - ")]
+        head = lines[: bullets[0]] if bullets else lines
+        tail = lines[bullets[-1] + 1 :] if bullets else []  # the scale, after the reasons it is for
+        return Group(
+            *(words(line, style) for line in head),
+            _bullets(note.reasons),
+            *(words(line, "dim") for line in tail),
+        )
     if note.kind in (NoteKind.CANDIDATES, NoteKind.MOVES):
         listing = moves_list(note.moves)
         return Group(words(note.text, style), listing)

@@ -19,6 +19,8 @@ from casino_coach.report.words import (
     chance_words,
     for_game_words,
     game_class_words,
+    lost_words,
+    margin_words,
     model_words,
     near_target_values_words,
 )
@@ -37,7 +39,7 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
         interval = f" (over all {result.samples} worlds)"
     else:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
-    text = f"{v.cls.value}, lost {v.loss:.2f}{interval}"
+    text = f"{v.cls.value}, {lost_words(v.loss)}{interval}"
     if v.uncertain:
         text += f"; not pinned to one class after {result.samples} worlds, so the mildest class is given"
     return text
@@ -78,11 +80,16 @@ def value_basis(obs: Observation, names: Sequence[str] = (), *, typed: bool = Fa
     you = obs.to_move if typed else None
     mine = obs.to_move % obs.nsides
     others = [_side_label(s, obs, names, you) for s in range(obs.nsides) if s != mine]
-    minus = others[0] if len(others) == 1 else "the mean of " + " and ".join(others)
-    text = (
-        f"Values: expected points of this round for {_side_label(mine, obs, names, you)} minus {minus}, "
-        "counting the cards captured so far and those still to be played"
+    label = _side_label(mine, obs, names, you)
+    if label.startswith("you"):  # a typed position's player: "your", not "of you (seat 0)"
+        label = f"your side ({label})" if " & " in label else "you"
+    margin = margin_words(
+        obs.nsides,
+        "your expected points" if label == "you" else f"the expected points of {label}",
+        f"those of {others[0]}" if len(others) == 1 else "the mean of those of " + " and ".join(others),
+        others[0] if len(others) == 1 else "one of them",
     )
+    text = margin[:-1] + "; they count the cards captured so far and those still to be played"
     if names:
         return text + ", averaged over the cards hidden from the player to move."
     taken = ", ".join(

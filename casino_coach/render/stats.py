@@ -12,8 +12,9 @@ from rich.text import Text
 
 from casino_coach.errors import MESSAGE_WIDTH
 from casino_coach.formats.text import player_name, printable
+from casino_coach.report.words import MIXED_MARGIN_WORDS
 from casino_coach.services.batch import BatchReport
-from casino_coach.services.store import PlayerStats, Record
+from casino_coach.services.store import KindSkills, PlayerStats, Record, SkillLoss
 
 # Short headers so that a record fits 80 columns; the caption spells them out.
 _CLASS_COLUMNS = (
@@ -23,7 +24,7 @@ _CLASS_COLUMNS = (
 )
 _LEGEND = (
     "dec.: decisions (rated moves that were not forced); err.: mistakes and blunders per decision; "
-    "acc.: accuracy; loss: average points lost per decision"
+    "acc.: accuracy; loss: average margin lost per decision. " + MIXED_MARGIN_WORDS
 )
 
 
@@ -120,6 +121,51 @@ def _record_table(
     return table
 
 
+def _titled_table(title: str, caption: str) -> Table:
+    """A list under the record: its title above, its caption below, both to the left."""
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        caption=caption,
+        caption_justify="left",
+    )
+
+
+SKILLS_CAPTION = "margin: lost by the moves not classed best; per game: that margin over the games"
+
+
+def _skills_table(title: str, skills: Sequence[SkillLoss]) -> Table:
+    """One kind of game's skills, weakest first: moves, margin lost, margin lost per game."""
+    t = _titled_table(title, SKILLS_CAPTION)
+    t.add_column("skill")
+    t.add_column("moves", justify="right")
+    t.add_column("margin", justify="right")
+    t.add_column("per game", justify="right")
+    for s in skills:
+        t.add_row(s.words, str(s.moves), f"{s.points:.2f}", f"{s.per_game:.2f}")
+    return t
+
+
+def skills_view(kinds: Sequence[KindSkills]) -> list[RenderableType]:
+    """A player's weakest skills, one table per kind of game (preset and number of players)."""
+    parts: list[RenderableType] = []
+    for k in kinds:
+        games = f"{k.games} game{'s' if k.games != 1 else ''}"
+        title = f"Weakest skills, {k.preset} {k.nplayers} players ({games})"
+        if k.skills:
+            parts.append(_skills_table(title, k.skills))
+        else:
+            parts.append(Text(f"{title}: every move was classed best.", style="green"))
+    return parts
+
+
+def _weakest(skills: Sequence[SkillLoss], n: int = 3) -> str:
+    """The ``n`` weakest skills on one line: "building 1.03, leaving no sweep 0.49"."""
+    return ", ".join(f"{s.words} {s.per_game:.2f}" for s in skills[:n]) or "—"
+
+
 def player_stats_view(stats: PlayerStats) -> RenderableType:
     """A player's record per period with the total, then the most frequent kinds of mistake. By
     game, the games come first, numbered, with their day, opponents and file; the rows follow."""
@@ -134,24 +180,20 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     else:
         parts.append(_record_table(title, stats.by, stats.periods, stats.total))
     if stats.kinds:
-        kinds = Table(
-            title="Most frequent kinds of mistake",
-            title_justify="left",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="over inaccuracies, mistakes and blunders; points: what each kind cost",
-            caption_justify="left",
+        kinds = _titled_table(
+            "Most frequent kinds of mistake",
+            "over inaccuracies, mistakes and blunders; margin: what each kind cost",
         )
         kinds.add_column("kind")
         kinds.add_column("moves", justify="right")
-        kinds.add_column("points", justify="right")
+        kinds.add_column("margin", justify="right")
         for k in stats.kinds:
             kinds.add_row(kind_label(k.kind), str(k.moves), f"{k.points:.2f}")
         parts.append(kinds)
         if stats.unexplained:
             parts.append(
                 Text(
-                    f"and {stats.unexplained:.2f} points that no kind explains (they lie in the search's "
+                    f"and {stats.unexplained:.2f} of margin that no kind explains (they lie in the search's "
                     "estimate of the rest of the round, past the moves it looked at)",
                     style="dim",
                 )
@@ -159,6 +201,7 @@ def player_stats_view(stats: PlayerStats) -> RenderableType:
     elif not any(stats.total.classes.get(c, 0) for c in ("inaccuracy", "mistake", "blunder")):
         # only when there are none: with --top 0 the kinds are not listed, not absent
         parts.append(Text("No inaccuracy, mistake or blunder on record.", style="green"))
+    parts += skills_view(stats.skills)
     mixed = stats.kinds_of_game
     if len(mixed) > 1:  # one record over games of several kinds: say so, and how to pick one
         counts = ", ".join(f"{p} with {n} players ({c})" for p, n, c in mixed)
@@ -175,7 +218,18 @@ def players_view(records: Sequence[Record], store: str, only: str = "") -> Rende
         return Text(f"{printable(store)}: no analysed games{more} yet.")
     heads = [player_name(r.label) for r in records]
     title = f"Players in {printable(store)}" + (f" ({only})" if only else "")
-    return _record_table(title, "player", records, None, heads, kinds=True)
+    skills = _titled_table(
+        "Weakest skills (margin lost per game)",
+        "the three weakest of each; stats --player NAME lists them all",
+    )
+    skills.add_column("player", no_wrap=True)
+    skills.add_column("preset", no_wrap=True)
+    skills.add_column("players", justify="right")
+    skills.add_column("weakest skills", overflow="fold")
+    for head, r in zip(heads, records, strict=True):
+        assert r.kind is not None
+        skills.add_row(printable(head), r.kind[0], str(r.kind[1]), _weakest(r.skills))
+    return Group(_record_table(title, "player", records, None, heads, kinds=True), skills)
 
 
 def batch_view(report: BatchReport, store: str) -> RenderableType:

@@ -4,7 +4,9 @@ The report is the analysis itself (data first); this module only chooses a forma
 The JSON form is a contract like replay-format.md: per move ``ply``, ``seat``, ``played``, ``best`` (move
 objects as in replay-format.md), ``loss``, ``class``, ``headline`` (the move in one sentence),
 ``explanations`` (each ``text`` and ``points``: the headline's detail) and ``exact``, and a
-``summary`` per seat; other fields may be added, never renamed.
+``summary`` per seat; other fields may be added, never renamed. Every value,
+loss and explanation's ``points`` is a margin (``value_unit``): the mover's side's round points minus
+the mean of the other sides', so a point that goes to another side moves it by ``margin_scale``.
 
 The HTML page is a review page to step through (``casino_coach.report.review``, from the Jinja2
 templates in ``templates/``), with no external resource at all — inline CSS, SVG and script — so it
@@ -46,9 +48,12 @@ from casino_coach.formats.text import markdown, side_names
 from casino_coach.report import ReportFormat
 from casino_coach.report.words import (
     accuracy_words,
+    analysis_margin_words,
     game_verdict_words,
     loss_words,
+    lost_words,
     luck_words,
+    margin_scale,
     mark_label,
     near_target_values_words,
     settings_words,
@@ -228,6 +233,8 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
         "players": list(a.players),
         "viewer": a.viewer,
         "sides": a.nsides,
+        "value_unit": "margin",
+        "margin_scale": margin_scale(a.nsides),
         "settings": {
             "samples": lim.samples,
             "min_samples": lim.min_samples,
@@ -562,7 +569,7 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
         elif m.exact:
             head += " [exact]"
         if m.world is not None and world_worth_showing(m, edge):
-            head += f"; on the cards actually held: lost {m.world.loss:.2f} ({m.world.cls.value})"
+            head += f"; on the cards actually held: {lost_words(m.world.loss)} ({m.world.cls.value})"
     elif m.not_judged:
         head += f" — *not judged*: {m.not_judged}"
     lines = [
@@ -593,6 +600,8 @@ def to_markdown(a: GameAnalysis) -> str:
         "",
         settings_words(a) + ".",
         "",
+        analysis_margin_words(a),
+        "",
         "## Summary",
         "",
         "| Player | Moves | Unforced | "
@@ -614,7 +623,8 @@ def to_markdown(a: GameAnalysis) -> str:
     out += [f"- {markdown(s.player)}: {luck_words(s)}" for s in a.summaries if s.luck]
     out += [
         "",
-        "Lost: expected round points lost against the search's best move. Accuracy: "
+        "Lost: the expected margin lost against the search's best move. Result: the margin of the "
+        "rounds played. Accuracy: "
         "Lichess's formula on the loss as a share of a round's 11 points; for the game, Lichess's "
         "accuracy from the chances of winning the game each move gave up. Luck: how much better "
         "the dealt cards were than an average deal from the same position.",

@@ -32,8 +32,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
-from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.classes import CLASSES, DRILLED, MoveClass, Thresholds
 from casino_coach.coach.explain import SENTENCE_WIDTH
+from casino_coach.coach.skills import skill_of
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
     ACES_COUNT_OUT,
@@ -51,13 +52,16 @@ from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.report.words import (
     UNCERTAIN_WORDS,
     accuracy_words,
+    analysis_margin_words,
     game_verdict_words,
     loss_basis,
+    lost_words,
     luck_words,
     mark_label,
     near_target_notes,
     near_target_values_words,
     settings_words,
+    side_margin_words,
     where,
     win_words,
     world_worth_showing,
@@ -398,6 +402,15 @@ def _geometry(
     }
 
 
+def certainty_css(m: MoveAnalysis) -> str:
+    """``_certainty`` where a move has a verdict of its own (rated, not forced, with a loss): the move
+    list's mark and the panel's class read filled, ring or dashed ring as the chart's dots do; "" for
+    a move without one (not rated, not judged, forced), whose label stays as it is."""
+    if not m.rated or m.forced or m.loss is None or m.not_judged:
+        return ""
+    return _certainty(m)
+
+
 def _certainty(m: MoveAnalysis) -> str:
     """How a dot shows what its verdict rests on (issue 42: a blunder "over 16 worlds" had the same
     red dot as an exact 4.00): filled where the loss is exact, " est" (a ring) where it is an
@@ -499,6 +512,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         "side": m.side,
         "label": label,
         "css": css_class(label),
+        "cert": certainty_css(m).strip(),
         "where": where(m),
         "played": move_data(m.played),
         "table": _table(m.loose, m.builds),
@@ -544,13 +558,50 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         d["verdict"] = printable(m.verdict.text)
     if m.verdict is None and m.world is not None and world_worth_showing(m, a.options.thresholds.inaccuracy):
         w = m.world
-        text = f"On the cards actually held: lost {w.loss:.2f} ({w.cls.value})"
+        text = f"On the cards actually held: {lost_words(w.loss)} ({w.cls.value})"
         if w.best != m.played and w.loss >= 0.005:
             text += f"; best there {w.best.describe()}"
         d["world"] = {"text": text, "css": w.cls.value}
     if len(m.alternatives) > 1:
         d["alts"] = [[mv.describe(), _r2(val), mv == m.played] for mv, val in m.alternatives]
     return d
+
+
+def drill_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any] | None:
+    """The page's Drill at ``m``, a mistake or blunder (``DRILLED``), else None: the moves the
+    analysis valued (its top moves and the move played), in the engine's order so that the order
+    gives nothing away, each with its loss against the best, its class and the words the page shows
+    once it is picked; and the skill the move played missed (``coach.skills``). The move played keeps
+    the class ``analyze`` gave it; another move is classed as ``analyze`` classes one
+    (``Thresholds.classify``), with the standard error measured for the move played at this decision."""
+    if not m.rated or m.forced or m.cls not in DRILLED or m.best is None or m.best_value is None:
+        return None
+    th: Thresholds = a.options.thresholds
+    valued = dict(m.alternatives)
+    if m.played_value is not None:
+        valued[m.played] = m.played_value
+    best = m.best.describe()
+    choices = []
+    for mv in sorted(valued):
+        if mv == m.played and m.loss is not None and m.cls is not None:
+            loss, cls = m.loss, m.cls
+        else:
+            loss = max(0.0, m.best_value - valued[mv])
+            cls = th.classify(loss, 0.0 if m.exact else m.stderr, mv == m.best)
+        right = cls == MoveClass.BEST
+        if mv == m.best:
+            words = f"Right: {mv.describe()}, the best move."
+        elif right:
+            words = f"Right: {mv.describe()}, as good as the best ({best}) within the noise."
+        else:
+            words = f"{mv.describe()}: {cls.value}, {loss:.2f} behind the best, {best}."
+        if mv == m.played:
+            words += " It is the move played in the game."
+        choices.append(
+            {"move": move_data(mv), "loss": round(loss, 2), "cls": cls.value, "right": right, "words": words}
+        )
+    skill = skill_of(a.rules, len(a.players), m.seat, m.loose, m.builds, m.played, m.best, m.explanations)
+    return {"choices": choices, "skill": skill.words if skill is not None else ""}
 
 
 def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
@@ -565,6 +616,9 @@ def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:
             round_, last = m.round, -1
             dealer = (m.seat - 1) % len(a.players)  # the round's first mover sits after the dealer
         d = ply_data(a, m)
+        drill = drill_data(a, m)
+        if drill is not None:
+            d["drill"] = drill
         before = state_before(a, m, last, dealer)
         d["after"] = after_data(a, before, m, m.played)
         if "best" in d and m.best is not None:
@@ -614,10 +668,12 @@ def move_list(a: GameAnalysis) -> list[dict[str, Any]]:
             rows.append([None] * n)
         label = mark_label(m)
         tip = f"ply {m.ply}, {short[m.seat]}: {m.played.describe()} ({label}"
-        tip += f", lost {m.loss:.2f})" if m.missed and m.loss is not None else ")"
+        if m.missed and m.loss is not None:
+            tip += f", {lost_words(m.loss)}, {loss_basis(m)}"
+        tip += ")"
         rows[-1][col] = {
             "ply": m.ply,
-            "css": css_class(label),
+            "css": css_class(label) + certainty_css(m),
             "mark": MARKS.get(label, ""),
             "tokens": move_tokens(m.played),
             "tip": tip,
@@ -638,7 +694,7 @@ def summary_rows(a: GameAnalysis) -> list[dict[str, Any]]:
         {"label": "Result (round margin)", "css": "", "cells": [f"{s.result:+.2f}" for s in ss]},
         {"label": "Luck of the deals", "css": "", "cells": [f"{s.luck_total:+.2f}" for s in ss]},
         {"label": "Luck-adjusted", "css": "", "cells": [f"{s.luck_adjusted:+.2f}" for s in ss]},
-        {"label": "Points lost", "css": "", "cells": [f"{s.loss_total:.2f}" for s in ss]},
+        {"label": "Margin lost", "css": "", "cells": [f"{s.loss_total:.2f}" for s in ss]},
         {"label": "Lost per decision", "css": "", "cells": [f"{s.loss_per_decision:.3f}" for s in ss]},
         {"label": "Moves rated", "css": "", "cells": [str(s.moves) for s in ss]},
         {"label": "Unforced", "css": "", "cells": [str(s.unforced) for s in ss]},
@@ -753,6 +809,8 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
             "best": m.best.describe() if m.best is not None else "",
             "css": css_class(mark_label(m)),
             "label": mark_label(m),
+            "cert": certainty_css(m),
+            "basis": loss_basis(m) if m.loss is not None else "",
             "loss": f"{m.loss:.2f}" if m.loss is not None else "",
         }
         for m in a.worst()
@@ -760,6 +818,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
     data = {
         "players": names,
         "sides": sides,
+        "margins": [side_margin_words(sides, s) for s in range(a.nsides)],
         "nsides": a.nsides,
         "viewer": a.viewer,
         "xs": chart["xs"] if chart else [],
@@ -775,6 +834,7 @@ def page_context(a: GameAnalysis) -> dict[str, Any]:
         "jump_seat": a.viewer if a.viewer is not None else 0,
         "viewer": names[a.viewer] if a.viewer is not None else None,
         "settings": settings_words(a),
+        "margin": analysis_margin_words(a),
         "result": result_words(a),
         "summary": summary_rows(a),
         "luck": [{"player": player_name(s.player), "words": luck_words(s)} for s in a.summaries if s.luck],

@@ -21,6 +21,64 @@ from casino_coach.formats.text import player_name
 from casino_coach.search.result import SearchResult
 
 
+def margin_words(nsides: int, mine: str = "", theirs: str = "", them: str = "") -> str:
+    """The scale of every value, said once per report in a player's words: a value is a margin, the
+    mover's side's points this round minus the other side's (the mean of the others' with three sides
+    or more), so a point that goes to another side instead of the mover's counts 2 (1.5 with three
+    sides): "Values are margins: your points this round minus Ben's, so a point that goes to Ben
+    instead counts 2." ``mine`` names the points ("your points", "the points of Ben (seat 1)"),
+    ``theirs`` what is subtracted ("Ben's", "those of Ana (seat 0)"), ``them`` who else takes a
+    point ("Ben"); by default the mover's side and the other side, as a report over every move says
+    it."""
+    two = nsides == 2
+    mine = mine or "the mover's side's points"
+    theirs = theirs or ("the other side's" if two else "the mean of the other sides'")
+    them = them or ("the other side" if two else "another side")
+    return (
+        f"Values are margins: {mine} this round minus {theirs}, so a point that goes to {them} "
+        f"instead counts {margin_scale(nsides):.3g}."
+    )
+
+
+# ``margin_words`` over games of several player counts (``stats``).
+MIXED_MARGIN_WORDS = (
+    "Values are margins: the player's side's points in a round minus the other side's (the mean of "
+    "the others' with three sides), so a point that goes to another side instead counts 2 with two "
+    "sides, 1.5 with three."
+)
+
+
+def analysis_margin_words(a: GameAnalysis) -> str:
+    """``margin_words`` for a report over every move of a game: the mover and the opponent (two
+    players), the mean of the others (three or four players each for himself), the mover's side and
+    the other side (partnerships)."""
+    if len(a.players) > a.nsides:  # partnerships
+        return margin_words(a.nsides)
+    if a.nsides == 2:
+        return margin_words(2, "the mover's points", "the opponent's", "the opponent")
+    return margin_words(a.nsides, "the mover's points", "the mean of the others'", "another player")
+
+
+def side_margin_words(sides: Sequence[str], side: int) -> str:
+    """What a margin of side ``side`` is, by the sides' names (``side_names``): "Ana's points minus
+    Ben's", "Ana's points minus the mean of Ben's and Cy's"."""
+    others = [f"{n}'s" for s, n in enumerate(sides) if s != side]
+    theirs = others[0] if len(others) == 1 else f"the mean of {', '.join(others[:-1])} and {others[-1]}"
+    return f"{sides[side]}'s points minus {theirs}"
+
+
+def margin_scale(nsides: int) -> float:
+    """How much a point moves the margin when it goes to another side instead of the mover's: 1 for
+    the mover's side and 1/(n-1) for the mean of the other n-1 sides (2 with two sides, 1.5 with
+    three)."""
+    return 1 + 1 / (nsides - 1) if nsides > 1 else 1.0
+
+
+def lost_words(loss: float) -> str:
+    """A loss as every command says it: "lost 10.00 of margin"."""
+    return f"lost {loss:.2f} of margin"
+
+
 def title(a: GameAnalysis) -> str:
     return f"Game analysis: {' vs '.join(map(player_name, a.players))} ({a.rules.describe()})"
 
@@ -54,11 +112,11 @@ UNCERTAIN_WORDS = "the interval spans more than one class, so the mildest is giv
 
 
 def loss_words(m: MoveAnalysis) -> str:
-    """The loss with what it rests on: "lost 2.15 (1.01 to 3.28 over 56 worlds)", "lost 4.00
-    (exact)"; an uncertain class says that it is the mildest of the classes its interval spans."""
+    """The loss with what it rests on: "lost 2.15 of margin (1.01 to 3.28 over 56 worlds)", "lost 4.00
+    of margin (exact)"; an uncertain class says that it is the mildest of the classes its interval spans."""
     if m.loss is None:
         return ""
-    text = f"lost {m.loss:.2f} ({loss_basis(m)})"
+    text = f"{lost_words(m.loss)} ({loss_basis(m)})"
     return text + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
 
 
@@ -127,7 +185,7 @@ def disagreement_words(
 ) -> str | None:
     """The game and the round disagree, by the verdict for the game (``g``, once the game is close;
     the chances ``win`` of the mover's ``side``; the round's verdict: its best move, loss and class):
-    the move played lost round points but leaves more chance of winning the game than the best move
+    the move played lost margin in the round but leaves more chance of winning the game than the best move
     for the round, by at least the *inaccuracy* edge of ``GAME_THRESHOLDS`` with confidence ("right
     for the game, wrong for the round"); a mistake or a blunder for the round that leaves the same
     chance of the game as the round's best ("no matter for the game": the game is as good as won, or
@@ -149,7 +207,7 @@ def disagreement_words(
         return (
             f"Right for the game, wrong for the round: {at}{played_move.describe()} leaves you "
             f"{chance_words(played[side])} to win the game, {best_move.describe()} "
-            f"{chance_words(best[side])}; the {loss or 0.0:.2f} round points it gives up matter less"
+            f"{chance_words(best[side])}; the {loss or 0.0:.2f} of margin it gives up this round matters less"
         )
     harmful = cls in (MoveClass.MISTAKE, MoveClass.BLUNDER)
     same = best is not None and abs(played[side] - best[side]) <= GAME_THRESHOLDS.best
@@ -157,7 +215,7 @@ def disagreement_words(
         return (
             f"No matter for the game: {at}{played_move.describe()} leaves you "
             f"{chance_words(played[side])} to win the game, as {best_move.describe()} does; the "
-            f"{loss or 0.0:.2f} round points it gives up do not change that"
+            f"{loss or 0.0:.2f} of margin it gives up this round does not change that"
         )
     top = win.of(g.best)
     if not missed and top is not None and g.cls not in (MoveClass.BEST, MoveClass.GOOD):
@@ -188,7 +246,7 @@ def for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, si
     """Why ``e``'s move is the move to play for the game rather than the round's best
     (``choose_for_game``: ``e``, over the round's search ``result``, with the chances ``win`` of the
     mover's ``side``), with the round's value beside it: "for the game: 100% to win it, against 98%
-    after 9♣ captures 2♠ 4♥ 5♣ 7♠ 9♥, which is worth 8.19 points more this round (a gain of 2.4% over
+    after 9♣ captures 2♠ 4♥ 5♣ 7♠ 9♥, which is worth 8.19 more of this round's margin (a gain of 2.4% over
     the same worlds, 1.9% to 2.9%)". ``suggest`` writes it after "Best: 10♠ captures 10♦,", the hint after
     "Why:"."""
     move, best = e.move.move, result.moves[0]
@@ -203,7 +261,7 @@ def for_game_words(e: GameEdge, result: SearchResult, win: WinChances | None, si
     by = best.ev - result.value_of(move).ev
     interval = "" if e.low == e.high else f", {chance_gap_words(e.low)} to {chance_gap_words(e.high)}"
     return (
-        f"for the game: {chances}, which is worth {by:.2f} points more this round (a gain of "
+        f"for the game: {chances}, which is worth {by:.2f} more of this round's margin (a gain of "
         f"{chance_gap_words(e.gain)} over the same worlds{interval})"
     )
 
@@ -228,14 +286,17 @@ def settings_words(a: GameAnalysis) -> str:
     if len(a.players) == 2:
         depth += " (the last deal of a round exactly to its end)"
     elif searches_deal_end(lim.depth):
-        depth += f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands)"
+        depth += (
+            f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands, "
+            "and the last deal of a round to its end)"
+        )
     return (
         f"search: each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards "
         f"(more while the loss of the move played straddles a class edge), or over every deal where "
         f"they fall into at most {lim.exact_worlds} kinds, {depth}, seed {lim.seed}; every deal "
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
-        f"loss in expected points: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
+        f"expected margin lost: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
         f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
         f"{th.noise:g} standard errors; {model_words(len(a.players), a.nsides)}"
     )

@@ -31,7 +31,7 @@ from casino_coach.formats.log import GameLog
 from casino_coach.formats.position import Pieces, check_scores, read_any
 from casino_coach.formats.replay import end_position, position_at, replay_log
 from casino_coach.frozen import Frozen
-from casino_coach.report.words import disagreement_words
+from casino_coach.report.words import disagreement_words, margin_scale
 from casino_coach.search import Limits
 
 
@@ -271,6 +271,8 @@ def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
             | {"game_verdict": played_game_words(a)}
         )
     out["equal_to_best"] = [move_to_json(m) for m in a.equal]
+    out["value_unit"] = "margin"  # added after the older fields: see replay-format.md
+    out["margin_scale"] = margin_scale(d.obs.nsides)
     out["headline"] = a.headline
     return out
 

@@ -2,7 +2,8 @@
 blunder, given back one at a time to find a better move (``casino-coach drill``).
 
 ``drill_positions`` analyses a log (``coach.analysis.analyze``) and keeps the rated moves of the seats
-asked for that are classed as asked (mistake and blunder by default). ``DrillSession`` presents them:
+asked for that are classed as asked (mistake and blunder by default), and of one skill of play when
+one is asked for (``coach.skills``: ``drill --skill``). ``DrillSession`` presents them:
 ``handle(line)`` takes a typed move (the notation ``play`` accepts, ``notation.complete_move``) or a
 command and returns what to show. A move is judged by the assessment of its decision at the
 analysis's settings (``coach.assessment.assess``: every decision seeds itself, so the search is the
@@ -20,8 +21,9 @@ from pathlib import Path
 
 from casino_coach.coach.analysis import AnalysisOptions, MoveAnalysis, analyze, read_checked
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.classes import DRILLED, MoveClass, Thresholds
 from casino_coach.coach.headline import move_headline
+from casino_coach.coach.skills import Skill, skill_of
 from casino_coach.coach.verdict import Verdict, analysis_limits, verdict_of
 from casino_coach.engine.movegen import TRAIL, Move
 from casino_coach.engine.notation import complete_move, first_card, not_a_card, typed_text
@@ -35,8 +37,6 @@ from casino_coach.formats.replay import replay_log
 from casino_coach.formats.text import printable
 from casino_coach.search import Limits, SearchResult
 
-# What a drill gives back by default: the moves ``analyze`` classes as mistakes and blunders.
-DRILLED: tuple[MoveClass, ...] = (MoveClass.MISTAKE, MoveClass.BLUNDER)
 COMMANDS = ("moves", "skip", "help", "quit")
 HELP_TEXT = (
     "Type a move in the compact notation, as play takes it ('8C x 3H 5S', '3H b8 2D 3C', '7H t'; "
@@ -49,20 +49,22 @@ HELP_TEXT = (
 class DrillSettings:
     """How the positions are found and judged: the analysis's search ``limits`` and class
     ``thresholds``, the seats whose moves are drilled (None: every seat whose hands the log gives),
-    the classes drilled, and the processes of the analysis."""
+    the classes drilled, the skill drilled (None: every skill), and the processes of the analysis."""
 
     limits: Limits = field(default_factory=analysis_limits)
     thresholds: Thresholds = field(default_factory=Thresholds)
     seats: frozenset[int] | None = None
     classes: tuple[MoveClass, ...] = DRILLED
     jobs: int = 1
+    skill: Skill | None = None
 
 
 @dataclass(frozen=True)
 class Position:
     """One position to solve: where it comes from (the file, shown as written), the log's rules and
     players, the analysis of the move played there (``MoveAnalysis``: its ply, class, loss and best
-    move), the mover's observation and the game score the round started at."""
+    move), the mover's observation, the game score the round started at, and the skill of play the
+    move played there missed (``coach.skills``)."""
 
     source: str
     rules: RuleSet
@@ -70,6 +72,7 @@ class Position:
     played: MoveAnalysis
     obs: Observation
     scores: tuple[Points, ...]
+    skill: Skill | None = None
 
     def decision(self, move: Move | None = None) -> Decision:
         """The decision as ``analyze`` judges it, with ``move`` as the move played (default: the
@@ -90,7 +93,8 @@ def drill_positions(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Position]:
     """The positions of ``log`` to drill: the rated moves of ``settings.seats`` that ``analyze``
-    classes in ``settings.classes``, in the order of the game."""
+    classes in ``settings.classes`` (and that miss ``settings.skill`` when it is given), in the order
+    of the game."""
     options = AnalysisOptions(
         limits=settings.limits,
         thresholds=settings.thresholds,
@@ -104,10 +108,20 @@ def drill_positions(
     for m in analysis.moves:
         if not m.rated or m.forced or m.cls not in settings.classes:
             continue
+        skill = move_skill(log.rules, len(log.players), m)
+        if settings.skill is not None and skill != settings.skill:
+            continue
         ply = plies[m.ply]
         assert ply.observation is not None  # a rated move has the mover's view
-        out.append(Position(source, log.rules, tuple(log.players), m, ply.observation, tuple(ply.scores)))
+        out.append(
+            Position(source, log.rules, tuple(log.players), m, ply.observation, tuple(ply.scores), skill)
+        )
     return out
+
+
+def move_skill(rules: RuleSet, nplayers: int, m: MoveAnalysis) -> Skill | None:
+    """The skill of play the move ``m`` of an analysis missed (``coach.skills.skill_of``)."""
+    return skill_of(rules, nplayers, m.seat, m.loose, m.builds, m.played, m.best, m.explanations)
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,7 @@ class Note:
 
 @dataclass
 class Score:
-    """How the drill went so far: positions answered, found (right), skipped, points lost."""
+    """How the drill went so far: positions answered, found (right), skipped, margin lost."""
 
     answered: int = 0
     found: int = 0
@@ -178,12 +192,12 @@ class Score:
     lost: float = 0.0
 
     def words(self) -> str:
-        """ "3 of 5 found; 1.20 points lost in all"."""
+        """ "3 of 5 found; 1.20 of margin lost in all"."""
         tried = self.answered + self.skipped
         text = f"{self.found} of {tried} found"
         if self.skipped:
             text += f" ({self.skipped} skipped)"
-        return f"{text}; {self.lost:.2f} point{'' if round(self.lost, 2) == 1 else 's'} lost in all"
+        return f"{text}; {self.lost:.2f} of margin lost in all"
 
 
 class DrillSession:
@@ -344,9 +358,14 @@ def drill_settings(settings: DrillSettings) -> Settings:
     return Settings(settings.limits, settings.thresholds)
 
 
-def no_positions_words(sources: Sequence[str], classes: Sequence[MoveClass], player: str | None) -> str:
-    """What to say when the logs hold nothing to drill: the classes looked for, whose, and where."""
+def no_positions_words(
+    sources: Sequence[str], classes: Sequence[MoveClass], player: str | None, skill: Skill | None = None
+) -> str:
+    """What to say when the logs hold nothing to drill: the classes looked for, in which skill,
+    whose, and where."""
     what = " or ".join(c.value for c in classes)
+    if skill is not None:
+        what += f" in {skill.words} ({skill.value})"
     who = f" by {quoted(player)}" if player is not None else ""
     files = ", ".join(printable(s) for s in sources)
     return f"No {what}{who} in {files}: nothing to drill."
@@ -365,6 +384,7 @@ __all__ = [
     "drill_positions",
     "drill_settings",
     "judge_answer",
+    "move_skill",
     "no_positions_words",
     "read_checked",
 ]

@@ -79,6 +79,7 @@ from casino_coach.report.words import (
     chance_gap_words,
     for_game_words,
     game_class_words,
+    margin_words,
     near_target_notes,
     play_words,
     says,
@@ -251,6 +252,7 @@ class PlaySession:
         self.policies: dict[int, Policy] = {s: make_policy(opponent) for s in range(players) if s != human}
         self.opponent = opponent
         self.game = self._new_game()
+        self._margin_said = False  # the scale of the figures is said once a session (``margin_once``)
         self.quit = False
         self.resumed_at: int | None = None  # the moves replayed from a saved log (``resume``)
         self._decision = _Decision(ply=0)
@@ -521,7 +523,8 @@ class PlaySession:
                 return [note, *self._play_human(move)]
             if warning is not None:
                 dec.pending = warning
-                return [Note(NoteKind.TUTOR, _tutor_text(warning), move=move, warning=warning)]
+                text = _tutor_text(warning, self.margin_once())
+                return [Note(NoteKind.TUTOR, text, move=move, warning=warning)]
         return self._play_human(move)
 
     def _play_human(self, move: Move) -> list[Note]:
@@ -622,6 +625,7 @@ class PlaySession:
         head = f"Hint: {best.describe()} — move {num}, {typed_text(best)}."
         why, reasons = self.hint_why(for_game)
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
+        text += self.margin_once() if "margin" in why else ""  # where it gives a figure
         return [Note(NoteKind.HINT, text, move=best, reasons=reasons)]
 
     def hint_why(self, for_game: GameEdge | None = None) -> tuple[str, tuple[str, ...]]:
@@ -646,8 +650,8 @@ class PlaySession:
         reasons = a.runner_up
         lead = f"Why: {equal}the next best, {second.move.describe()},"
         if not reasons:
-            return f"{lead} is about as good ({loss:.2f} less).", ()
-        lead += f" loses {loss:.2f} points:"
+            return f"{lead} is about as good ({loss:.2f} less of margin).", ()
+        lead += f" loses {loss:.2f} of margin:"
         if not self.detail:  # the reasons that carry most of it, in the headline's words
             told = headline_reasons(reasons, loss)
             if told:
@@ -727,6 +731,22 @@ class PlaySession:
         return [Note(NoteKind.INFO, f"Took back {undone.describe()}{tail}."), Note(NoteKind.TABLE, "")]
 
     # --- words ---------------------------------------------------------------------------------------
+
+    def margin_once(self) -> str:
+        """The scale of the hint's and the tutor's figures, as a line to add to the first note that shows
+        one, and "" after (said once a session): "Values are margins: your points this round minus
+        Ben's, so a point that goes to Ben instead counts 2." """
+        if self._margin_said:
+            return ""
+        self._margin_said = True
+        n = self.game.nsides
+        mine = self.human % n
+        others = [self.side_name(s) for s in range(n) if s != mine]
+        partners = len(self.players) > n
+        points = "your side's points" if partners else "your points"
+        if n == 2:
+            return "\n" + margin_words(2, points, f"{others[0]}'s", others[0])
+        return "\n" + margin_words(n, points, them="one of the others")
 
     def side_name(self, side: int) -> str:
         return side_names(self.players, self.game.nsides)[side]
@@ -908,7 +928,9 @@ def _at_least(cls: str, threshold: str) -> bool:
     return CLASS_ORDER.index(cls) >= CLASS_ORDER.index(threshold)
 
 
-def _tutor_text(w: TutorWarning) -> str:
+def _tutor_text(w: TutorWarning, scale: str = "") -> str:
+    """The tutor's warning: the loss and class, the reasons, the scale of the figures where the
+    session says it (``margin_once``), and the choices."""
     g = w.game
     if w.by_game and g is not None:
         head = (
@@ -917,10 +939,11 @@ def _tutor_text(w: TutorWarning) -> str:
         )
     else:
         head = (
-            f"Tutor: {w.move.describe()} loses about {w.loss:.1f} point{'s' if w.loss >= 1.05 else ''} "
-            f"against the best move: {article(w.cls)}."
+            f"Tutor: {w.move.describe()} loses about {w.loss:.1f} of margin against the best move: "
+            f"{article(w.cls)}."
         )
     lines = [head]
     lines += [f"  - {r}" for r in w.reasons]
+    lines += [scale.strip()] if scale.strip() else []
     lines.append("Type r to rethink, p to play it anyway, or h for a hint.")
     return "\n".join(lines)

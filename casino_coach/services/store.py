@@ -4,7 +4,8 @@ One row per analysed game in ``games``: the content hash of the game (SHA-256 of
 casino-replay JSON, so the same game in another file or another layout is the same game), the analysis
 settings it was made with (a canonical JSON key), its rules, players and date, and the whole
 casino-analysis JSON document. Beside it, one row per move (``moves``: ply, seat, player, class, loss,
-the move played and the best one), one per explanation of a move's cost (``explanations``: kind and
+the move played and the best one, and the skill of play a missed move shows: ``coach.skills``), one
+per explanation of a move's cost (``explanations``: kind and
 points), and one per player (``players``: the per-seat summary). A (hash, settings) pair is stored at
 most once: re-running a batch skips what is already there.
 
@@ -20,7 +21,14 @@ the explanations of every inaccuracy, mistake and blunder by kind, with the poin
 where the kind cost the move points (a category in favour of the move played is no kind of mistake;
 the rest of a loss that no scoring category explains, "other", or "continuation" in older
 analyses, is not a kind: its points are given apart, as unexplained).
+The **weakest skills** are, per kind of game (preset and number of players), the skills
+(``coach.skills``) of the player's moves not classed best (good ones too: a loss the search tells
+from its noise) by the points they lost per game, most first.
 When one game was analysed with several settings, the statistics use its latest analysis.
+
+Schema 2 added the moves' ``skill`` column. A store of schema 1 is still read: opened to be written,
+it is brought to schema 2 in one transaction (the skills computed from the analyses it keeps); read
+only (``stats``), its skills are computed from those analyses as they are read.
 """
 
 from __future__ import annotations
@@ -42,12 +50,21 @@ from typing import Any, ParamSpec, TypeVar
 
 import orjson
 
+from casino_coach.coach.explain import Explanation
+from casino_coach.coach.skills import Skill, skill_of
+from casino_coach.engine.rules import RuleSet
+from casino_coach.engine.state import Build
 from casino_coach.errors import NAME_WIDTH, SHOWN_WIDTH, CoachError, StoreError, printable, quoted
+from casino_coach.formats.codec import move_from_json, read_cards
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = ("1", "2")  # schema 1 lacks the moves' skill (``Store._migrate``)
 CLASS_NAMES = ("best", "good", "inaccuracy", "mistake", "blunder")
 ERROR_CLASSES = ("mistake", "blunder")  # what the error rate counts
 MISS_CLASSES = ("inaccuracy", "mistake", "blunder")  # whose explanations are kinds of mistake
+# Whose losses the skills count: every move not classed best, that is, whose loss the search tells
+# from its noise (a "good" move may lose most of a point when its interval is wide).
+SKILL_CLASSES = ("good", *MISS_CLASSES)
 # The part of a loss no scoring category explains: not a kind of mistake. "other" is explain.py's;
 # "continuation" was the same catch-all in analyses made before the explanations were by category
 # (a store may still hold them), and it would otherwise top every player's list.
@@ -88,6 +105,7 @@ CREATE TABLE IF NOT EXISTS moves (
     exact INTEGER NOT NULL,
     played TEXT NOT NULL,          -- move object (replay-format.md)
     best TEXT,                     -- move object
+    skill TEXT,                    -- coach.skills.Skill of a missed move (schema 2), else NULL
     PRIMARY KEY (game_id, ply)
 );
 CREATE TABLE IF NOT EXISTS explanations (
@@ -175,9 +193,10 @@ class MoveRow:
     exact: bool
     played: str  # JSON of the move
     best: str | None  # JSON of the best move, where one is known
+    skill: str | None  # the skill of play a missed move shows (``move_skill``)
 
     @classmethod
-    def from_json(cls, m: Mapping[str, Any], players: Sequence[str]) -> MoveRow:
+    def from_json(cls, m: Mapping[str, Any], players: Sequence[str], rules: RuleSet) -> MoveRow:
         return cls(
             ply=int(m["ply"]),
             round=int(m["round"]),
@@ -191,6 +210,7 @@ class MoveRow:
             exact=bool(m["exact"]),
             played=_dumps(m["played"]),
             best=_optional(_dumps, m["best"]),
+            skill=move_skill(m, rules, len(players)),
         )
 
 
@@ -255,9 +275,10 @@ class GameRows:
         ValueError or IndexError a field of the wrong kind."""
         players = [str(p) for p in doc["players"]]
         moves = list(doc["moves"])
+        rules = RuleSet.from_dict(doc["rules"])
         return cls(
             game=GameRow.from_json(doc),
-            moves=tuple(MoveRow.from_json(m, players) for m in moves),
+            moves=tuple(MoveRow.from_json(m, players, rules) for m in moves),
             explanations=tuple(
                 ExplanationRow.from_json(int(m["ply"]), i, e)
                 for m in moves
@@ -265,6 +286,30 @@ class GameRows:
             ),
             players=tuple(PlayerRow.from_json(s, players) for s in doc["summary"]),
         )
+
+
+def move_skill(m: Mapping[str, Any], rules: RuleSet, nplayers: int) -> str | None:
+    """The skill (``coach.skills.skill_of``) of one move of a casino-analysis document: of a rated,
+    unforced move that was not the best; None for any other."""
+    if not m["rated"] or m["forced"] or m["best"] is None:
+        return None
+    table = m["table"]
+    builds = tuple(
+        Build(read_cards(b["cards"], "build"), int(b["value"]), int(b["owner"]), bool(b["multiple"]))
+        for b in table["builds"]
+    )
+    explanations = [Explanation(str(e["kind"]), "", float(e["points"])) for e in m["explanations"]]
+    skill = skill_of(
+        rules,
+        nplayers,
+        int(m["seat"]),
+        read_cards(table["loose"], "table"),
+        builds,
+        move_from_json(m["played"], "played")[1],
+        move_from_json(m["best"], "best")[1],
+        explanations,
+    )
+    return None if skill is None else skill.value
 
 
 T = TypeVar("T")
@@ -375,12 +420,38 @@ def _schema_version(path: Path, db: sqlite3.Connection) -> str | None:
         row = None
     if row is None or not isinstance(row[0], str):
         raise StoreError(f"{_named(path)}: not a results store (an SQLite file of another program)")
-    if row[0] != str(SCHEMA_VERSION):
+    if row[0] not in READABLE_VERSIONS:
         raise StoreError(
             f"{_named(path)}: results store of schema {printable(row[0], SHOWN_WIDTH)}, "
-            f"this program reads schema {SCHEMA_VERSION}"
+            f"this program reads schema {' and '.join(READABLE_VERSIONS)}"
         )
     return row[0]
+
+
+def _migrate_1(db: sqlite3.Connection) -> None:
+    """Bring a store of schema 1 to schema 2, inside the caller's transaction: the moves' skill
+    column, filled from the analyses the store keeps (``document_skills``)."""
+    db.execute("ALTER TABLE moves ADD COLUMN skill TEXT")
+    for gid, doc in db.execute("SELECT id, analysis FROM games").fetchall():
+        skills = document_skills(doc)
+        db.executemany(
+            "UPDATE moves SET skill = ? WHERE game_id = ? AND ply = ?",
+            [(skill, gid, ply) for ply, skill in skills.items()],
+        )
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+
+
+def document_skills(text: str) -> dict[int, str]:
+    """Per ply, the skill of each missed move of a stored casino-analysis document (``move_skill``);
+    empty for a document it cannot read (a store of schema 1 then shows no skills for that game)."""
+    try:
+        doc = orjson.loads(text)
+        rules = RuleSet.from_dict(doc["rules"])
+        n = len(doc["players"])
+        found = ((int(m["ply"]), move_skill(m, rules, n)) for m in doc["moves"])
+        return {ply: skill for ply, skill in found if skill is not None}
+    except (orjson.JSONDecodeError, KeyError, TypeError, IndexError, ValueError):
+        return {}
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
@@ -412,6 +483,7 @@ class Store:
                             f"{_named(self.path)}: not a results store (an SQLite file without tables)"
                         )
                     self._db = db
+                    self.version = int(version)
                     return
                 db.close()
                 db = None
@@ -424,17 +496,20 @@ class Store:
             # (the other may have made it since the read above) make it once.
             db.execute("BEGIN IMMEDIATE")
             try:
-                new = _schema_version(self.path, db) is None
+                version = _schema_version(self.path, db)
                 for statement in _SCHEMA.split(";"):  # IF NOT EXISTS: an older store has no claims yet
                     if statement.strip():
                         db.execute(statement)
-                if new:
+                if version is None:
                     db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                elif version == "1":
+                    _migrate_1(db)
                 db.execute("COMMIT")
             except BaseException:
                 _rollback(db)
                 raise
             self._db = db
+            self.version = SCHEMA_VERSION
         except BaseException as e:
             if db is not None:
                 db.close()
@@ -574,7 +649,7 @@ class Store:
             gid = cur.lastrowid
             db.executemany(
                 "INSERT INTO moves (game_id, ply, round, deal, seat, player, rated, forced, class, loss,"
-                " exact, played, best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " exact, played, best, skill) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(gid, *dataclasses.astuple(m)) for m in rows.moves],
             )
             db.executemany(
@@ -683,6 +758,31 @@ class Store:
         out = [KindCount(k, n, round(pts, 3)) for k, (n, pts) in counts.items()]
         out.sort(key=lambda k: (-k.moves, -k.points, k.kind))
         return out
+
+    @_sqlite
+    def skill_losses(self, player: str) -> list[tuple[int, str, int, float]]:
+        """(game id, skill, moves, points lost) of the player's moves not classed best (SKILL_CLASSES),
+        per game (latest analyses) and skill. A store of schema 1 has no skill column: the skills come
+        from its analyses (``document_skills``)."""
+        marks = ", ".join("?" for _ in SKILL_CLASSES)
+        where = f"""player = ? COLLATE NOCASE AND rated AND NOT forced AND class IN ({marks})
+              AND game_id IN ({self._latest()})"""
+        if self.version >= 2:
+            sql = f"""SELECT game_id, skill, COUNT(*), SUM(loss) FROM moves
+                WHERE {where} AND skill IS NOT NULL GROUP BY game_id, skill ORDER BY game_id, skill"""
+            return [(g, k, n, p) for g, k, n, p in self._db.execute(sql, (player, *SKILL_CLASSES))]
+        sums: dict[tuple[int, str], tuple[int, float]] = {}
+        docs: dict[int, dict[int, str]] = {}
+        sql = f"SELECT game_id, ply, loss FROM moves WHERE {where} ORDER BY game_id, ply"
+        for gid, ply, loss in self._db.execute(sql, (player, *SKILL_CLASSES)).fetchall():
+            if gid not in docs:
+                text = self._db.execute("SELECT analysis FROM games WHERE id = ?", (gid,)).fetchone()[0]
+                docs[gid] = document_skills(text)
+            skill = docs[gid].get(ply)
+            if skill is not None:
+                n, total = sums.get((gid, skill), (0, 0.0))
+                sums[gid, skill] = (n + 1, total + (loss or 0.0))
+        return [(g, k, n, p) for (g, k), (n, p) in sorted(sums.items())]
 
     @_sqlite
     def iter_games(self) -> list[tuple[str, str, str | None]]:
@@ -804,6 +904,79 @@ class KindCount:
 
 
 @dataclass(frozen=True)
+class SkillLoss:
+    """What one skill (``coach.skills``) cost a player over some games: the moves not classed best
+    it names, the points they lost, and those points per game."""
+
+    skill: str
+    moves: int
+    points: float
+    per_game: float
+
+    @property
+    def words(self) -> str:
+        """The skill as a player says it ("choosing what to trail"); an unknown one as written."""
+        try:
+            return Skill(self.skill).words
+        except ValueError:
+            return self.skill
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "skill": self.skill,
+            "words": self.words,
+            "moves": self.moves,
+            "points": round(self.points, 3),
+            "per_game": round(self.per_game, 3),
+        }
+
+
+def weakest_skills(
+    losses: Sequence[tuple[int, str, int, float]], games: Collection[int]
+) -> tuple[SkillLoss, ...]:
+    """The skills of ``losses`` (``Store.skill_losses``) over the games ``games`` (their ids), by
+    points lost per game, most first."""
+    sums: dict[str, tuple[int, float]] = {}
+    for gid, skill, n, points in losses:
+        if gid in games:
+            m, total = sums.get(skill, (0, 0.0))
+            sums[skill] = (m + n, total + points)
+    out = [SkillLoss(k, n, p, p / len(games)) for k, (n, p) in sums.items() if games]
+    out.sort(key=lambda s: (-s.per_game, s.skill))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class KindSkills:
+    """A player's weakest skills in one kind of game: the preset, the number of players, the games
+    counted and the skills (``weakest_skills``)."""
+
+    preset: str
+    nplayers: int
+    games: int
+    skills: tuple[SkillLoss, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "preset": self.preset,
+            "player_count": self.nplayers,
+            "games": self.games,
+            "skills": [s.to_json() for s in self.skills],
+        }
+
+
+def skills_by_kind(store: Store, player: str, lines: Sequence[GameLine]) -> tuple[KindSkills, ...]:
+    """The player's weakest skills per kind of game (preset, number of players) of ``lines``."""
+    losses = store.skill_losses(player)
+    kinds: dict[tuple[str, int], set[int]] = {}
+    for g in lines:
+        kinds.setdefault(g.kind, set()).add(g.game_id)
+    return tuple(
+        KindSkills(p, n, len(ids), weakest_skills(losses, ids)) for (p, n), ids in sorted(kinds.items())
+    )
+
+
+@dataclass(frozen=True)
 class Record:
     """A player's numbers over some games (one period, or all of them)."""
 
@@ -815,6 +988,7 @@ class Record:
     accuracy: float | None
     game: GameLine | None = None  # the game, when the record is one game's (stats --by game)
     kind: tuple[str, int] | None = None  # the preset and number of players, when a row is one kind's
+    skills: tuple[SkillLoss, ...] = ()  # the weakest skills, when a row is one kind's
 
     @property
     def errors(self) -> int:
@@ -837,6 +1011,7 @@ class Record:
         )
         if self.kind is not None:
             about = {**about, "preset": self.kind[0], "player_count": self.kind[1]}
+        skills = {"skills": [s.to_json() for s in self.skills]} if self.kind is not None else {}
         return {
             "period": self.label,
             **about,
@@ -848,6 +1023,7 @@ class Record:
             "accuracy": _r(self.accuracy, 1),
             "loss_total": _r(self.loss_total, 3),
             "loss_per_decision": _r(self.loss_per_decision, 3),
+            **skills,
         }
 
 
@@ -863,6 +1039,7 @@ class PlayerStats:
     games: tuple[GameLine, ...] = field(default=(), repr=False)
     unexplained: float = 0.0  # points of the missed moves that no kind explains
     only: GameKinds = field(default_factory=lambda: GameKinds())  # the filters the record was made with
+    skills: tuple[KindSkills, ...] = ()  # the weakest skills per kind of game
 
     @property
     def kinds_of_game(self) -> list[tuple[str, int, int]]:
@@ -881,6 +1058,7 @@ class PlayerStats:
             "preset": self.only.preset,
             "player_count": self.only.nplayers,
             "kinds_of_game": [{"preset": p, "player_count": n, "games": c} for p, n, c in self.kinds_of_game],
+            "skills": [k.to_json() for k in self.skills],
         }
 
 
@@ -989,14 +1167,17 @@ def player_stats(
     kinds = tuple(store.mistake_kinds(player, ids)[:top])
     name = next((p for p in store.players() if p.casefold() == player.casefold()), player)
     total = record_of("total", lines)
-    return PlayerStats(name, by, periods, total, kinds, tuple(lines), store.unexplained(player, ids), only)
+    unexplained = store.unexplained(player, ids)
+    skills = skills_by_kind(store, player, lines)
+    return PlayerStats(name, by, periods, total, kinds, tuple(lines), unexplained, only, skills)
 
 
 @_damaged
 def all_players(store: Store, only: GameKinds | None = None) -> list[Record]:
     """One total record per player and kind of game (preset and number of players) in the store,
-    labelled with the player's name, the kinds in order; ``only``: those of one preset, one number
-    of players. A player's royal 4-player games and Dominican 3-player games are two rows."""
+    with the player's weakest skills in it, labelled with the player's name, the kinds in order;
+    ``only``: those of one preset, one number of players. A player's royal 4-player games and
+    Dominican 3-player games are two rows."""
     only = only or GameKinds()
     out = []
     for name in store.players():
@@ -1004,6 +1185,8 @@ def all_players(store: Store, only: GameKinds | None = None) -> list[Record]:
         for g in store.player_games(name):
             if g.moves and only.keep(g):
                 by_kind.setdefault(g.kind, []).append(g)
+        losses = store.skill_losses(name) if by_kind else []
         for kind in sorted(by_kind):
-            out.append(dataclasses.replace(record_of(name, by_kind[kind]), kind=kind))
+            skills = weakest_skills(losses, {g.game_id for g in by_kind[kind]})
+            out.append(dataclasses.replace(record_of(name, by_kind[kind]), kind=kind, skills=skills))
     return out

@@ -113,12 +113,16 @@
     return box;
   }
 
-  function mvBox(kind, mv, value, css, who) {
+  // A value is a margin (the page says so once, above the summary): the side's points minus the
+  // others', never a score, so it is named as one, and its tip says whose points it subtracts.
+  function mvBox(kind, mv, value, css, s) {
     var box = el("div", "mvbox c-" + css);
     box.appendChild(el("div", "lbl", kind));
     box.appendChild(moveEl(mv));
     if (value !== undefined && value !== null) {
-      box.appendChild(el("div", "val", "expected " + num(value) + " round points for " + who));
+      var val = el("div", "val", D.sides[s] + "’s expected margin " + num(value));
+      val.title = D.margins[s];
+      box.appendChild(val);
     }
     return box;
   }
@@ -131,7 +135,12 @@
     w.appendChild(who(p.seat));
     w.appendChild(document.createTextNode(" to play"));
     head.appendChild(w);
-    head.appendChild(el("span", "cls " + p.css, p.label));
+    // Filled where the verdict is exact, a ring where it is an estimate, dashed where its class is
+    // uncertain: the chart's dots and the move list's marks say it alike (issue 42, finding 4).
+    var badge = el("span", "cls " + p.css + (p.cert ? " " + p.cert : ""), p.label);
+    if (p.cert) { badge.title = p.cert === "est" ? "an estimate, not exact" + (p.basis ? ": " + p.basis : "") : "an estimate whose class is uncertain"; }
+    head.appendChild(badge);
+    if (p.cert) { head.appendChild(el("span", "cert note", p.cert === "est" ? "estimate" : "uncertain")); }
     var nav = el("span", "nav");
     [["\u00ab", "first ply (Home)", 0], ["\u2039", "previous ply (\u2190)", -1], ["\u203a", "next ply (\u2192)", 1], ["\u00bb", "last ply (End)", 2]].forEach(function (b) {
       var btn = el("button", "", b[0]);
@@ -219,16 +228,26 @@
     if (p.afterBest && p.best) { after.appendChild(afterBox(p, p.afterBest, p.best, "after the best move", "best", "hb")); }
   }
 
+  // The explanations of a loss, each with its points.
+  function whyList(why) {
+    var ul = el("ul", "why");
+    why.forEach(function (x) {
+      var li = el("li", "", x[0] + " ");
+      li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
   function drawDetail(p) {
     detail.textContent = "";
     var vs = el("div", "vs");
-    var mine = D.sides[p.side];
-    vs.appendChild(mvBox("played", p.played, p.value, p.css, mine));
-    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", mine)); }
+    vs.appendChild(mvBox("played", p.played, p.value, p.css, p.side));
+    if (p.best) { vs.appendChild(mvBox("best", p.best, p.bestValue, "best", p.side)); }
     detail.appendChild(vs);
     if (p.best) {
       var loss = el("p", "loss");
-      loss.appendChild(el("b", "", "lost " + p.loss.toFixed(2)));
+      loss.appendChild(el("b", "", "lost " + p.loss.toFixed(2) + " of margin"));
       loss.appendChild(el("span", "note", " (" + p.basis + ")"));
       detail.appendChild(loss);
     } else if (p.note) {
@@ -239,21 +258,15 @@
       // The detail below the headline, folded: each category with the points it accounts for.
       var fold = el("details", "why");
       fold.appendChild(el("summary", "", "Why, category by category"));
-      var ul = el("ul", "why");
-      p.why.forEach(function (x) {
-        var li = el("li", "", x[0] + " ");
-        li.appendChild(el("span", "pts", "(" + x[1].toFixed(2) + ")"));
-        ul.appendChild(li);
-      });
-      fold.appendChild(ul);
-      detail.appendChild(p.headline ? fold : ul);
+      fold.appendChild(whyList(p.why));
+      detail.appendChild(p.headline ? fold : whyList(p.why));
     }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
     if (p.gameVerdict) { detail.appendChild(el("p", "verdict", p.gameVerdict)); }
     if (p.game) { detail.appendChild(el("p", "game note", p.game)); }
     if (p.alts) {
-      detail.appendChild(el("div", "note", "The search's top moves (expected round points):"));
+      detail.appendChild(el("div", "note", "The search's top moves (" + D.sides[p.side] + "’s expected margin):"));
       var ol = el("ol", "alts");
       p.alts.forEach(function (x) {
         ol.appendChild(el("li", x[2] ? "me" : "", x[0] + "  " + num(x[1]) + (x[2] ? "  (played)" : "")));
@@ -335,6 +348,7 @@
     if (e.altKey || e.ctrlKey || e.metaKey) { return; }
     var t = e.target && e.target.tagName;
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") { return; }
+    if (drillKey(e)) { return; }
     var to = null;
     if (e.key === "n" || e.key === "p" || e.key === "N" || e.key === "P") {
       e.preventDefault();
@@ -400,6 +414,174 @@
         e.classList.toggle("off", e.getAttribute("data-k") !== k);
       });
       chartSide.blur();
+    });
+  }
+
+  // The drill (review.drill_data): a player's mistakes and blunders one at a time, as the position
+  // before the move (the table and the hand, not the answer); the player picks one of the moves the
+  // analysis valued, judged as analyze judged it, and sees why; the score at the end. Keys: 1-9 pick,
+  // Enter the next position, Escape closes; d opens it.
+  var drillBox = document.getElementById("drill");
+  var drillOpen = document.getElementById("drill-open");
+  var DR = {on: false, list: [], i: 0, found: 0, lost: 0, answered: false, seat: 0};
+  var drillSeats = [];
+  P.forEach(function (p) { if (p.drill && drillSeats.indexOf(p.seat) < 0) { drillSeats.push(p.seat); } });
+  drillSeats.sort();
+  if (drillOpen && drillBox && drillSeats.length) { drillOpen.hidden = false; }
+
+  function drillButton(text, what, title) {
+    var b = el("button", "", text);
+    b.type = "button";
+    b.setAttribute("data-drill", what);
+    if (title) { b.title = title; b.setAttribute("aria-label", title); }
+    return b;
+  }
+  function drillStart(seat) {
+    DR = {on: true, list: P.filter(function (p) { return p.drill && p.seat === seat; }), i: 0, found: 0, lost: 0, answered: false, seat: seat};
+    drillBox.hidden = false;
+    drillDraw();
+    drillBox.scrollIntoView({block: "start"});
+  }
+  function drillClose() {
+    DR.on = false;
+    drillBox.hidden = true;
+    drillBox.textContent = "";
+    drillOpen.focus();
+  }
+  function drillHead() {
+    var head = el("div", "dhead");
+    head.appendChild(el("h2", "", "Drill"));
+    if (drillSeats.length > 1) {
+      var lab = el("label", "note", "mistakes of ");
+      var sel = el("select", "");
+      sel.id = "drill-who";
+      drillSeats.forEach(function (s) {
+        var o = el("option", "", D.players[s]);
+        o.value = String(s);
+        if (s === DR.seat) { o.selected = true; }
+        sel.appendChild(o);
+      });
+      lab.appendChild(sel);
+      head.appendChild(lab);
+    } else {
+      head.appendChild(el("span", "note", "mistakes of " + D.players[DR.seat]));
+    }
+    head.appendChild(drillButton("Close", "close", "close the drill (Escape)"));
+    return head;
+  }
+  function drillScore() {
+    var tried = DR.answered ? DR.i + 1 : DR.i;
+    var lost = DR.lost.toFixed(2);
+    return DR.found + " of " + tried + " found; " + lost + " point" + (lost === "1.00" ? "" : "s") + " lost in all";
+  }
+  function drillDraw() {
+    drillBox.textContent = "";
+    drillBox.appendChild(drillHead());
+    if (DR.i >= DR.list.length) {
+      drillBox.appendChild(el("p", "score", "Score: " + drillScore() + "."));
+      var again = drillButton("Again", "again", "the same positions again");
+      drillBox.appendChild(again);
+      again.focus();
+      return;
+    }
+    var p = DR.list[DR.i];
+    var h = el("p", "", "Position " + (DR.i + 1) + " of " + DR.list.length + ": ply " + p.ply + ", " + p.where + " \u00b7 ");
+    h.appendChild(who(p.seat));
+    h.appendChild(document.createTextNode(" to play"));
+    drillBox.appendChild(h);
+    var felt = el("div", "felt");
+    felt.appendChild(tableRow(p, {}));
+    var row = el("div", "seat tomove");
+    row.appendChild(who(p.seat));
+    var hand = el("span", "hand");
+    (p.hands[p.seat] || []).forEach(function (c) { hand.appendChild(card(c)); });
+    row.appendChild(hand);
+    felt.appendChild(row);
+    drillBox.appendChild(felt);
+    drillBox.appendChild(piles(p));
+    var task = el("p", "", "The move played here was a " + p.label + ". Pick the best move:");
+    drillBox.appendChild(task);
+    var ol = el("ol", "choices");
+    p.drill.choices.forEach(function (c, k) {
+      var li = el("li", "");
+      var b = el("button", "");
+      b.type = "button";
+      b.setAttribute("data-choice", String(k));
+      b.setAttribute("aria-label", (k + 1) + ": " + c.move.text);
+      b.appendChild(el("span", "key", String(k + 1)));
+      b.appendChild(moveEl(c.move));
+      li.appendChild(b);
+      ol.appendChild(li);
+    });
+    drillBox.appendChild(ol);
+    var out = el("div", "out");
+    out.setAttribute("aria-live", "polite");
+    drillBox.appendChild(out);
+    drillBox.appendChild(el("p", "note", "Keys: 1\u2013" + p.drill.choices.length + " pick a move, Enter the next position, Escape closes."));
+    var first = ol.querySelector("button");
+    if (first) { first.focus({preventScroll: true}); }
+  }
+  function drillPick(k) {
+    var p = DR.list[DR.i];
+    if (DR.answered || !p || k < 0 || k >= p.drill.choices.length) { return; }
+    var c = p.drill.choices[k];
+    DR.answered = true;
+    if (c.right) { DR.found += 1; } else { DR.lost += c.loss; }
+    Array.prototype.forEach.call(drillBox.querySelectorAll("button[data-choice]"), function (b) {
+      var x = p.drill.choices[parseInt(b.getAttribute("data-choice"), 10)];
+      if (x.right) { b.classList.add("right"); }
+      else if (x === c) { b.classList.add("wrong"); }
+      b.disabled = true;
+    });
+    var out = drillBox.querySelector(".out");
+    out.appendChild(el("p", "judged c-" + c.cls, c.words));
+    if (p.drill.skill) { out.appendChild(el("p", "note", "The skill: " + p.drill.skill + ".")); }
+    if (p.why && p.why.length) {
+      out.appendChild(el("p", "note", "Why the move played lost:"));
+      out.appendChild(whyList(p.why));
+    }
+    out.appendChild(el("p", "note", "So far: " + drillScore() + "."));
+    var last = DR.i + 1 >= DR.list.length;
+    var next = drillButton(last ? "See the score" : "Next position", "next", last ? "the score (Enter)" : "the next position (Enter)");
+    out.appendChild(next);
+    next.focus({preventScroll: true});
+  }
+  function drillNext() {
+    if (!DR.answered) { return; }
+    DR.i += 1;
+    DR.answered = false;
+    drillDraw();
+  }
+  // A key while the drill is open (true: the review below does not step), or d to open it.
+  function drillKey(e) {
+    if (!drillBox || !drillSeats.length) { return false; }
+    if (!DR.on) {
+      if (e.key === "d" && !e.shiftKey) { e.preventDefault(); drillStart(drillSeat()); return true; }
+      return false;
+    }
+    if (e.key === "Escape") { e.preventDefault(); drillClose(); }
+    else if (/^[1-9]$/.test(e.key)) { e.preventDefault(); drillPick(parseInt(e.key, 10) - 1); }
+    else if (e.key === "Enter" && e.target.tagName !== "BUTTON") { e.preventDefault(); drillNext(); }
+    return true;
+  }
+  // Whose mistakes at first: the player the N / P keys follow, if they made any; else the first who did.
+  function drillSeat() {
+    var s = jumpWho ? parseInt(jumpWho.value, 10) : bottom;
+    return drillSeats.indexOf(s) >= 0 ? s : drillSeats[0];
+  }
+  if (drillOpen && drillSeats.length) {
+    drillOpen.addEventListener("click", function () { drillStart(drillSeat()); });
+    drillBox.addEventListener("click", function (e) {
+      var b = e.target.closest && e.target.closest("button");
+      if (!b || b.disabled) { return; }
+      if (b.hasAttribute("data-choice")) { drillPick(parseInt(b.getAttribute("data-choice"), 10)); }
+      var what = b.getAttribute("data-drill");
+      if (what === "next") { drillNext(); }
+      else if (what === "close") { drillClose(); }
+      else if (what === "again") { drillStart(DR.seat); }
+    });
+    drillBox.addEventListener("change", function (e) {
+      if (e.target.id === "drill-who") { drillStart(parseInt(e.target.value, 10)); }
     });
   }
 
