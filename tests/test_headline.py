@@ -5,6 +5,7 @@ command line."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import statistics
 from pathlib import Path
@@ -18,8 +19,9 @@ from typer.testing import CliRunner
 from casino_coach.cli.app import app
 from casino_coach.coach.analysis import MoveAnalysis, rate_move
 from casino_coach.coach.assessment import Decision, Settings, assess
-from casino_coach.coach.classes import MoveClass
-from casino_coach.coach.headline import instruction, reasons
+from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.headline import instruction, move_headline, reasons
+from casino_coach.coach.verdict import GameVerdict, judge, verdict_of
 from casino_coach.engine.notation import parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
@@ -281,3 +283,25 @@ def test_two_cards_taken_as_often_are_said_once() -> None:
         "Ben sweeps in no deal instead of 40%",
     ]
     assert _joined(other) == " and ".join(other)
+
+
+def test_a_move_that_matters_only_for_the_game_and_a_loss_inside_the_noise() -> None:
+    s = position(ROYAL, ["8C 4D", "9H KS"], "3H 5S")
+    obs = observe(s, 0)
+    res = judge(ROYAL, obs, EXACT)
+    played = parse_move("4D")
+    v = verdict_of(ROYAL, obs, res, played, Thresholds())
+    assert v.cls is MoveClass.BLUNDER and res.exact
+    # Best for the round (every move scores the same) but 3.1% of the game given up against the capture.
+    game = GameVerdict(parse_move("8C x 3H 5S"), 0.031, 0.02, 0.04, MoveClass.MISTAKE, False)
+    only_game = dataclasses.replace(v, cls=MoveClass.BEST, game=game)
+    assert move_headline(played, only_game, res, ()) == (
+        "For the game, take 3♥ 5♠ with 8♣: yours gives up 3.1% of the chance to win the game, for the "
+        "same points this round."
+    )
+    # A sampled loss whose interval reaches down to nothing says the two may be equal.
+    noisy = move_headline(played, dataclasses.replace(v, low=0.0), dataclasses.replace(res, exact=False), ())
+    assert noisy.startswith("Take 3♥ 5♠ with 8♣: ")
+    assert noisy.endswith(", though the search cannot rule out that the two are equal.")
+    # Exact values are never noise.
+    assert "rule out" not in move_headline(played, dataclasses.replace(v, low=0.0), res, ())
