@@ -142,7 +142,7 @@ def test_big_casino_trailed_when_it_could_capture() -> None:
     big = next(e for e in m.explanations if e.kind == "big_casino")
     assert big.points == 4.0
     assert "you take it in every deal you could face after 10♦ captures 10♣" in big.text
-    assert "Ben takes it in 100% after yours, 0% after the best" in big.text
+    assert "Ben takes it in 0% after the best, 100% after yours" in big.text
 
 
 def test_build_left_for_the_opponent() -> None:

@@ -214,7 +214,7 @@ def test_values_are_margins_in_every_format(runner: CliRunner, tmp_path: Path) -
         "Values are margins: the mover's points this round minus the opponent's, so a point that goes "
         "to the opponent instead counts 2."
     )
-    res = runner.invoke(app, ["analyze", *args, "--worst", "1", "--no-moves"])
+    res = runner.invoke(app, ["analyze", *args, "--worst", "1", "--no-moves", "--detail"])
     assert res.exit_code == 0, res.output
     terminal = _words(res.output)
     md_path = tmp_path / "a.md"

@@ -3,6 +3,7 @@ and the end of input, the error paths, and (when tmux is installed) a real termi
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -42,7 +43,10 @@ def test_a_drill_judges_each_answer_and_ends_with_the_score(runner: CliRunner) -
     loss = re.search(r"8♥ captures 8♣ \(the move played in the game\): blunder, lost (\d+\.\d\d)", text)
     assert loss is not None, text
     assert re.search(rf"ply 26, round 1, deal 4, Ben: blunder, lost {loss.group(1)}", _flat(analysed.output))
-    assert "Best: " in text and " - " in text  # the best move, and the first reason of the loss
+    # The best move, and the headline analyze gives the move (the same assessment, the same words).
+    data = runner.invoke(app, ["analyze", PROGRESS, *FAST, "--json"])
+    (headline,) = [m["headline"] for m in json.loads(data.stdout)["moves"] if m["ply"] == 26]
+    assert "Best: " in text and headline in text
     assert text.endswith(f"Score: 0 of 1 found; {loss.group(1)} of margin lost in all.")
     assert max(len(line) for line in res.output.splitlines()) <= 80
     assert "\x1b[" not in res.output

@@ -54,10 +54,11 @@ def test_suggest_json_contract_for_a_log(tmp_path: Path) -> None:
     out = orjson.loads(result.stdout)
     # replay-format.md's fields in its order, and casino_coach's own win_chance after them (issue 18:
     # a log carries the game score, and the preset has a game table), then the moves equal to the
-    # best (issue 42).
+    # best, and the decision's headline (issue 42).
     assert list(out) == [
         *("ply", "seat", "exact", "worlds", "moves", "win_chance", "equal_to_best"),
         *("value_unit", "margin_scale"),  # added after the older fields (replay-format.md)
+        "headline",
     ]
     assert out["value_unit"] == "margin" and out["margin_scale"] == 2.0
     assert list(out["win_chance"]) == ["scores", "dealer", "round_start", "best_for_game"]

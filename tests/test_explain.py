@@ -185,9 +185,9 @@ def test_with_three_players_a_majority_says_who_leads() -> None:
     assert ply.observation is not None
     m = rate_move(ROYAL, ply.observation, ply.move, LIMITS, names=log.players)
     cards = next(e for e in m.explanations if e.kind == "cards")
-    assert (
-        "the lead in cards is shared in every deal you could face after yours (7♥ captures 7♦)" in cards.text
-    )
+    # The best move's share first, then the move played's, in every sentence.
+    assert "the lead in cards is shared in 67% of the deals you could face after 8♥ trails" in cards.text
+    assert "in every one after yours (7♥ captures 7♦)" in cards.text
     assert "behind the others" not in cards.text
     _check_sentences(ply.observation, [e.text for e in m.explanations])
 
@@ -303,5 +303,6 @@ def test_points_the_lines_do_not_account_for_are_said_to_be_the_estimate(tmp_pat
     limits = analysis_limits(depth=4)
     m = rate_move(log.rules, obs, rep.plies[131].move, limits, names=log.players)
     (big,) = [e.text for e in m.explanations if e.text.startswith("Big Casino")]
-    assert big.startswith("Big Casino 10♦: 2 points, a swing of 0.") and "in 3% after 10♦ trails" in big, big
+    assert big.startswith("Big Casino 10♦: 2 points, a swing of 0."), big
+    assert "in 3% of the deals you could face after 10♦ trails" in big, big
     assert "its points are the search's estimate of who takes it later in the round" in big, big

@@ -194,6 +194,7 @@ def test_bare_why_explains_the_last_refused_move() -> None:
 
 def test_hint_gives_the_card_first_then_the_whole_move() -> None:
     s = session()
+    s.detail = True  # play --detail: every reason, category by category
     best = evaluate(CLASSIC, s.observation(), dataclasses.replace(FAST, seed=s.ply)).best.move
     (first,) = s.handle("hint")
     assert first.kind == NoteKind.HINT and first.move == best

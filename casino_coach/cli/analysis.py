@@ -12,6 +12,7 @@ from casino_coach.cli.app import app, err_console, handle_errors, progress_task,
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
+    DETAIL,
     INACCURACY,
     MISTAKE,
     NOISE,
@@ -91,13 +92,14 @@ def _reports(
     jobs: int,
     effort: tuple[int, int, int | None],
     edges: tuple[float, float, float, float],
-    view: tuple[bool, int, bool, bool],
+    view: tuple[bool, int, bool, bool, bool],
 ) -> None:
     """``analyze`` given several logs, a folder or a pattern, without a store: the report of each
     log, one after another, in the order given (``view``: JSON, the worst moves, the whole game, the
-    real cards). Every log is read, re-played and checked first, so a bad one stops the command
-    before any search and before anything is printed. With ``--json`` one JSON array, printed once
-    every log is analysed: each log's casino-analysis document with its ``source`` file added."""
+    real cards, the detail below the headlines). Every log is read, re-played and checked first, so
+    a bad one stops the command before any search and before anything is printed. With ``--json``
+    one JSON array, printed once every log is analysed: each log's casino-analysis document with
+    its ``source`` file added."""
     from rich.console import Console
     from rich.rule import Rule
 
@@ -105,7 +107,7 @@ def _reports(
     from casino_coach.report.document import normalized, to_obj
     from casino_coach.services.batch import named_logs
 
-    json, worst, whole_game, world = view
+    json, worst, whole_game, world, detail = view
     samples, _, depth = effort
     check_ranges(samples=samples, depth=depth, jobs=jobs)
     files = named_logs(inputs)
@@ -120,7 +122,8 @@ def _reports(
         if i:
             console.print()
         console.print(Rule(f"{printable(str(file))} ({i + 1} of {len(loaded)})", style="bold"), markup=False)
-        console.print(analysis_view(result, worst=worst, whole_game=whole_game, wide=console.width >= 120))
+        wide = console.width >= 120
+        console.print(analysis_view(result, worst=worst, whole_game=whole_game, wide=wide, detail=detail))
     if json:
         typer.echo(orjson.dumps(documents, option=orjson.OPT_INDENT_2).decode())
 
@@ -161,6 +164,7 @@ def analyze_command(
     noise: float = NOISE,
     world: bool = WORLD,
     depth: int | None = DEPTH,
+    detail: bool = DETAIL,
     worst: int | None = typer.Option(
         None,
         "--worst",
@@ -228,7 +232,7 @@ def analyze_command(
         or files[0].is_dir()
         or (any(c in str(files[0]) for c in "*?[") and not files[0].is_file())  # a real file is a file
     ):  # several logs, a folder or a pattern: each log's report, one after another
-        _reports(files, player, jobs, effort, edges, (json, worst, moves, world))
+        _reports(files, player, jobs, effort, edges, (json, worst, moves, world, detail))
         return
     result = _run(files[0], player, jobs, effort, edges, world)
     if json:
@@ -241,7 +245,8 @@ def analyze_command(
     from casino_coach.render.analysis import analysis_view
 
     console = Console(highlight=False)
-    console.print(analysis_view(result, worst=worst, whole_game=moves, wide=console.width >= 120))
+    wide = console.width >= 120
+    console.print(analysis_view(result, worst=worst, whole_game=moves, wide=wide, detail=detail))
 
 
 _EXTENSIONS = {".html": ReportFormat.HTML, ".htm": ReportFormat.HTML, ".md": ReportFormat.MD}

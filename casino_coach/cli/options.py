@@ -91,6 +91,11 @@ DEPTH = typer.Option(
     help="Plies searched per sampled deal before estimating (default: 8 with 2 players, 5 with 3 or 4).",
     show_default=False,
 )
+DETAIL = typer.Option(
+    False,
+    "--detail",
+    help="Below each move's headline, the reasons category by category, with the points each accounts for.",
+)
 WORLD = typer.Option(
     True,
     "--world/--no-world",

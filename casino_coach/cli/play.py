@@ -149,6 +149,11 @@ def play_command(
         metavar="[inaccuracy|mistake|blunder]",
         help="Stop moves that lose at least this much (default mistake) and say why.",
     ),
+    detail: bool = typer.Option(
+        False,
+        "--detail",
+        help="The tutor and the hints give every reason, category by category, below the headline.",
+    ),
     samples: int | None = typer.Option(
         None,
         "--samples",
@@ -242,6 +247,7 @@ def play_command(
             limits=analysis_limits(samples) if samples else None,
             literal=not interactive,
         )
+    session.detail = detail
     console = Console(highlight=False)
     if moves is not None:
         with moves.open(encoding="utf-8") as f:

@@ -19,6 +19,7 @@ from casino_coach.cli.app import app, err_console, handle_errors, seed_option
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
+    DETAIL,
     INACCURACY,
     MISTAKE,
     NOISE,
@@ -140,6 +141,7 @@ def suggest_command(
     mistake: float = MISTAKE,
     blunder: float = BLUNDER,
     noise: float = NOISE,
+    detail: bool = DETAIL,
 ) -> None:
     """Rank the moves of a position by expected points, with the reason; in the last deal of a
     2-player round, where every card is known, the best line in words, with who plays each card.
@@ -191,7 +193,7 @@ def suggest_command(
     if json:
         typer.echo(orjson.dumps(result_json(found, top)).decode())
         return
-    Console().print(suggestion_render(found, top))
+    Console().print(suggestion_render(found, top, detail))
 
 
 def _source(

@@ -12,7 +12,8 @@ points: the mover's side's points minus the mean of the other sides', over the w
   marked and left out of the rates;
 * the **world cost** (the same with the real cards) and a verdict when the two disagree: "right on what
   you knew, unlucky" or "lucky: the risk did not come";
-* **explanations** naming the cards (``casino_coach.coach.explain``), whose points add up to the loss.
+* a **headline**: the best move and the decisive reason in one sentence (``coach.headline``), and the
+  **explanations** below it, naming the cards (``coach.explain``), whose points add up to the loss.
 
 The summary per player counts the classes over unforced moves and gives the expected points lost in
 total and per decision, an accuracy percentage and the luck of the deals.
@@ -154,6 +155,9 @@ class MoveAnalysis:
     # Why the move is not rated although its hand is known: the decision is bigger than the search
     # takes on (``search.expectimax.MAX_LOOSE``, ``MAX_MOVES``), in the words suggest and the engine use.
     not_judged: str | None = None
+    # The move in one sentence (``Assessment.headline``): the best move and the decisive reason; the
+    # explanations are its detail. None for a move not rated (or read from an analysis made before).
+    headline: str | None = None
 
     def chances(self) -> tuple[float, float] | None:
         """The mover's side's chance to win the game, in percent, after the best move and after the
@@ -311,6 +315,7 @@ def _rated(base: MoveAnalysis, a: Assessment, seconds: float) -> MoveAnalysis:
         uncertain=v.uncertain,
         win=a.chances,
         game=v.game,
+        headline=a.headline,
     )
 
 

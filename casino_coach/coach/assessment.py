@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation, explain_move
+from casino_coach.coach.headline import decision_headline, for_game_headline, move_headline
 from casino_coach.coach.verdict import (
     GameVerdict,
     Verdict,
@@ -91,8 +92,10 @@ class Assessment(Frozen):
     known, or when the move was forced); ``equal``: the other moves that the search cannot tell from
     the best (``equal_moves``: each would be classed *best*), best first; ``runner_up``: what the
     next move that is not equal loses against the best move, category by category (empty unless
-    asked). ``headline`` and ``detail``: the decision in
-    words, for a front end to show as they are (not written yet: None and empty)."""
+    asked). ``headline``: the decision in one sentence, the same for every command
+    (``coach.headline``: the best move as an instruction and the decisive reason); ``detail``: the
+    reasons below it, category by category, adding up to the loss (the verdict's explanations for a
+    move played, else what the runner-up loses)."""
 
     decision: Decision
     settings: Settings
@@ -132,16 +135,31 @@ def assess(decision: Decision, settings: Settings = Settings()) -> Assessment:
     if scores is not None:
         chances = decision_chances(rules, obs, scores, res.moves, res, memo)
     equal = equal_moves(res, th)
+    for_game = choose_for_game(rules, obs, scores, res, memo)
+    # The headline of a decision with no move played says why the best move beats the next: what the
+    # runner-up loses is computed then whether or not the settings ask to show it (``runner_up``), so
+    # that every output's headline is the same.
+    runner = (
+        _runner_up(rules, obs, res, equal, decision.names) if settings.runner_up or verdict is None else ()
+    )
+    if verdict is not None and move is not None:
+        detail = verdict.explanations
+        headline = move_headline(move, verdict, res, equal)
+    else:
+        detail = runner
+        headline = for_game_headline(for_game) if for_game else decision_headline(res, equal, runner)
     return Assessment(
         decision,
         settings,
         res,
         verdict,
         chances,
-        choose_for_game(rules, obs, scores, res, memo),
+        for_game,
         _world_cost(decision, settings, verdict),
         equal,
-        _runner_up(rules, obs, res, equal, decision.names) if settings.runner_up else (),
+        runner if settings.runner_up else (),
+        headline,
+        detail,
     )
 
 
@@ -192,11 +210,12 @@ def _runner_up(
     return tuple(explain_move(rules, obs, res, second.move, round(loss, 2), names=names or None, yours="it"))
 
 
-def why_not_second(a: Assessment) -> str:
+def why_not_second(a: Assessment, detail: bool = True) -> str:
     """Which move is best and why it beats the next one, in the explanations' words: the best move,
     with the moves equal to it named as equal (``Assessment.equal``: "Best, equal within the noise:
     5♦ trails or 3♠ builds 10 with 7♣"), then what the next move that is not equal would lose,
-    category by category (``Assessment.runner_up``, assessed with ``Settings.runner_up``)."""
+    and with ``detail`` why, category by category (``Assessment.runner_up``, assessed with
+    ``Settings.runner_up``)."""
     res = a.result
     best = res.moves[0]
     if len(res.moves) == 1:
@@ -214,4 +233,6 @@ def why_not_second(a: Assessment) -> str:
     head += f". The next best, {second.move.describe()}, loses {loss:.2f}"
     if not a.runner_up:
         return head + ": about as good."
+    if not detail:
+        return head + "."
     return head + ":\n" + "\n".join(f"  - {e.text} ({e.points:.2f})" for e in a.runner_up)

@@ -35,16 +35,28 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.text import player_name
 from casino_coach.search import Outcome, SearchResult
 
-# Smallest share of a loss, in points, worth a sentence (smaller ones go to the rest).
+# The longest an explanation's sentence is shown (``errors.printable``): above any the explanations
+# write (an ace's sentence with its build runs past the 200 characters of a line of text), so that
+# none is cut, and still a bound on text read from an analysis file.
+SENTENCE_WIDTH = 1000
+
+# Smallest share of a loss, in points, named at all (smaller ones go to the rest).
 MIN_POINTS = 0.05
+# Smallest share of a loss, in points, worth a sentence of its own: the categories between
+# ``MIN_POINTS`` and this share one line, named with their points, with the rest.
+SENTENCE_POINTS = 0.10
 
 
 class Explanation(NamedTuple):
-    """One reason for a loss: a kind (machine-readable), a sentence, and the points it accounts for."""
+    """One reason for a loss: a kind (machine-readable), a sentence, and the points it accounts for;
+    ``gist``: the reason in a clause for a headline ("you take Little Casino 2♠ in 75% of the deals
+    instead of 8%", the best move's share first), empty where the category has none
+    (``coach.headline``)."""
 
     kind: str
     text: str
     points: float
+    gist: str = ""
 
 
 # Kinds: one per scoring category, and ``other`` for what none explains.
@@ -194,48 +206,79 @@ def explain_move(
     }
     words = _Words(obs, names, yours)
     # Each category's points, largest first, rounded as shown; what they leave of the loss is the
-    # rest: a line of its own when it is worth one, else (rounding and crumbs) added to the largest
-    # category before its sentence is written, so that the sentence says the points it is given.
+    # rest. The categories worth a sentence (``SENTENCE_POINTS``) get one each; the smaller ones and
+    # the rest share one line. Where no category is that small and the rest is crumbs (rounding), it
+    # is added to the largest category before its sentence is written, so that the sentence says the
+    # points it is given.
     shares = sorted(
         ((key, round(stake, 2)) for key, stake in stakes.items() if abs(stake) >= MIN_POINTS),
         key=lambda x: -x[1],
     )
     rest = round(round(loss, 2) - sum(points for _, points in shares), 2)
-    folded = bool(shares) and abs(rest) < MIN_POINTS
+    big = [(k, v) for k, v in shares if abs(v) >= SENTENCE_POINTS]
+    small = [(k, v) for k, v in shares if abs(v) < SENTENCE_POINTS]
+    folded = bool(big) and not small and abs(rest) < MIN_POINTS
     if folded and rest:
-        shares[0] = (shares[0][0], round(shares[0][1] + rest, 2))
+        big[0] = (big[0][0], round(big[0][1] + rest, 2))
     items = [
         (
             _category(key),
-            _sentence(
+            *_sentence(
                 obs, result, (played, best), key, points, pairs=pairs, w=words, worth=_worth(rules, key)
             ),
             points,
         )
-        for key, points in shares
+        for key, points in big
     ]
     # Whether the lines reach the mover's next turn: a build comes home no sooner (a search of 4 plies
     # with four players, ``--depth 4``, stops before it, and "comes home in none of the deals" would be
     # false).
     left = sum(obs.hand_sizes)
     next_turn = result.depth is None or result.depth > min(obs.nplayers, left - 1)
-    event = _build_event(rules, obs, played, best, pairs, words, next_turn=next_turn)
-    if event and items and items[0][2] > 0:
-        kind, text, points = items[0]
-        items[0] = (kind, f"{text} {event}", points)
+    event, event_gist = _build_event(rules, obs, played, best, pairs, words, next_turn=next_turn)
+    if event and items and items[0][3] > 0:
+        # The build's fate is what the largest category's points come from: its gist leads, unless
+        # the category is a scoring card the build brings home, whose gist names the card.
+        kind, text, gist, points = items[0]
+        card = kind in ("ace", "big_casino", "little_casino") and played.action != BUILD
+        items[0] = (kind, f"{text} {event}", gist if card or not event_gist else event_gist, points)
     elif event:
-        items.insert(0, ("other", event, 0.0))
-    out = [Explanation(k, t, p) for k, t, p in items]
+        items.insert(0, ("other", event, event_gist, 0.0))
+    out = [Explanation(k, t, p, g) for k, t, g, p in items]
     if not folded:
-        out.append(
-            Explanation(
-                "other",
-                f"The rest ({rest:+.2f} of the margin): small items, and where the search's lines stop "
-                "short of the values it proved.",
-                rest,
-            )
-        )
+        out.append(_small_items(obs, small, rest))
     return tuple(out)
+
+
+_SMALL_NAMES = {
+    "cards": "most cards",
+    "spades": "most spades",
+    "sweeps": "sweeps",
+    "last": "the last capture",
+}
+
+
+def _small_items(obs: Observation, small: Sequence[tuple[str, float]], rest: float) -> Explanation:
+    """The one line of the categories too small for a sentence of their own, with the rest (what no
+    category explains: where the search's estimate of later play differs): "Small items (+0.14 of
+    the margin): most spades 0.07, the last capture 0.06, later play 0.01." Their shares add up."""
+    named = [f"{_small_name(obs, k)} {v:.2f}" for k, v in small]
+    if rest and (small or abs(rest) >= 0.005):
+        named.append(f"later play {rest:.2f}")
+    total = round(sum(v for _, v in small) + rest, 2)
+    if not small:
+        text = f"The rest ({total:+.2f} of the margin): later play the categories above leave out."
+        return Explanation("other", text, total)
+    return Explanation("other", f"Small items ({total:+.2f} of the margin): {', '.join(named)}.", total)
+
+
+def _small_name(obs: Observation, key: str) -> str:
+    """A category in a few words: "Little Casino 2♠", "the ace A♦ (not seen yet)", "most spades"."""
+    if key not in ("big", "little") and not key.startswith("ace"):
+        return _SMALL_NAMES.get(key, key)
+    card = BIG_CASINO if key == "big" else LITTLE_CASINO if key == "little" else int(key[3:])
+    name = {"big": "Big Casino", "little": "Little Casino"}.get(key, "the ace")
+    return f"{name} {card_symbol(card)}" + (" (not seen yet)" if obs.unseen >> card & 1 else "")
 
 
 def _worth(rules: RuleSet, key: str) -> int | None:
@@ -285,9 +328,11 @@ def _sentence(
     pairs: Sequence[_Pair],
     w: _Words,
     worth: int | None = None,
-) -> str:
+) -> tuple[str, str]:
     """One category's sentence: the category's worth in Casino points (``worth``, by the rules) and
-    the swing in the margin between the two moves, then what happens in how many of the worlds.
+    the swing in the margin between the two moves, then what happens in how many of the worlds (the
+    best move's share first, then the move played's); and its gist for a headline
+    (``Explanation.gist``).
     ``moves``: the move played and the best one."""
     played, best = moves
     lead = f"{_worth_words(key, worth)}, a swing of {abs(stake):.2f} in the margin" + (
@@ -316,12 +361,13 @@ def _sentence(
         return (
             f"The last capture: {lead}. {w.take(w.you).capitalize()} it {_share(mine_b)} "
             f"{t.theirs}, {_then(mine_p)} {t.yours}."
-        )
-    return f"{key}: {lead}."
+        ), f"{w.take(w.you)} the last capture {_odds(mine_b, mine_p)}"
+    return f"{key}: {lead}.", ""
 
 
-def _card_sentence(t: _Told, card: int, name: str, stake: float) -> str:
-    """A scoring card's sentence (Big or Little Casino, an ace): who takes it after each move."""
+def _card_sentence(t: _Told, card: int, name: str, stake: float) -> tuple[str, str]:
+    """A scoring card's sentence (Big or Little Casino, an ace): who takes it after each move, led
+    by the side whose share the move changes most, the best move's share first; and its gist."""
     obs, pairs, w, side = t.obs, t.pairs, t.w, t.w.side
     yours, theirs = t.yours, t.theirs
     seen = "" if not obs.unseen >> card & 1 else " (not seen yet)"
@@ -331,15 +377,18 @@ def _card_sentence(t: _Told, card: int, name: str, stake: float) -> str:
     them_p = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.played.gained) if s != side))
     them_b = _mean(pairs, lambda p: any(g & bit for s, g in enumerate(p.best.gained) if s != side))
     head = f"{name} {card_symbol(card)}{seen}: {t.lead}. {t.where}"
+    label = name if name != "The ace" else "the ace"
     mine = f"{w.take(w.you)} it {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
-    them = f"{w.take(w.they)} it {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
+    them = f"{w.take(w.they)} it {_share(them_b)} {theirs}, {_then(them_p)} {yours}"
     if abs(mine_b - mine_p) >= abs(them_p - them_b):
+        gist = f"{w.take(w.you)} {label} {card_symbol(card)}{seen} {_odds(mine_b, mine_p)}"
         text = f"{head} {mine}" + (
-            f"; {w.take(w.they)} it in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+            f"; {w.take(w.they)} it in {_pct(them_b)} after the best, {_pct(them_p)} after {w.yours}"
             if _some(them_p) or _some(them_b)
             else ""
         )
     else:
+        gist = f"{w.take(w.they)} {label} {card_symbol(card)}{seen} {_odds(them_b, them_p)}"
         text = f"{head} {them}" + (
             f"; {w.take(w.you)} it in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
             if _some(mine_p) or _some(mine_b)
@@ -354,15 +403,16 @@ def _card_sentence(t: _Told, card: int, name: str, stake: float) -> str:
         open_b = _mean(pairs, lambda p: not any(g & bit for g in p.best.gained))
         open_p = _mean(pairs, lambda p: not any(g & bit for g in p.played.gained))
         text += (
-            f"; where the lines stop it is still to be taken {_share(open_b)} after the best, "
-            f"{_then(open_p)} {yours}, and its points are the search's estimate of who takes it "
-            "later in the round"
+            f"; it is still to be taken {_share(open_b)} after the best, {_then(open_p)} {yours}, "
+            "and its points are the search's estimate of who takes it later in the round"
         )
-    return text + "."
+        be = "are" if w.you == "you" else "is"
+        gist = f"{w.you} {be} likelier to win {label} {card_symbol(card)}{seen} later"
+    return text + ".", gist
 
 
-def _majority_sentence(t: _Told, key: str) -> str:
-    """Most cards or most spades: how far ahead each move leaves the mover's side."""
+def _majority_sentence(t: _Told, key: str) -> tuple[str, str]:
+    """Most cards or most spades: how far ahead each move leaves the mover's side; and its gist."""
     obs, pairs, w, side = t.obs, t.pairs, t.w, t.w.side
     mask = SPADES_MASK if key == "spades" else FULL_DECK
 
@@ -378,18 +428,21 @@ def _majority_sentence(t: _Told, key: str) -> str:
         # With three sides or more: who takes the majority where the lines reach the end of the
         # round; short of it, where the search's estimate comes from, the piles each side holds.
         told = _leaders if all(p.best.end and p.played.end for p in pairs) else _pile_means
-        said = told(obs, pairs, w, mask, unit, theirs=t.theirs, yours=t.yours)
-        return f"Most {unit}s: {t.lead}. {t.where} {said}."
+        said, gist = told(obs, pairs, w, mask, unit, theirs=t.theirs, yours=t.yours)
+        return f"Most {unit}s: {t.lead}. {t.where} {said}.", gist
     be = "are" if w.verb(w.you, "take") == "take" else "is"
-    return (
-        f"Most {unit}s: {t.lead}. {t.where} {w.you} {be} on average "
-        f"{_ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)} {t.theirs}, "
-        f"{_ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)} {t.yours}."
+    lead_b = _ahead(_mean(pairs, lambda p: lead_of(p.best)), unit, w.rivals)
+    lead_p = _ahead(_mean(pairs, lambda p: lead_of(p.played)), unit, w.rivals)
+    come = "come" if be == "are" else "comes"
+    text = (
+        f"Most {unit}s: {t.lead}. {t.where} {w.you} {be} on average {lead_b} {t.theirs}, {lead_p} {t.yours}."
     )
+    return text, f"{w.you} {come} out {lead_b} instead of {_ahead_short(lead_p, w.rivals)}"
 
 
-def _sweeps_sentence(t: _Told) -> str:
-    """Sweeps: who sweeps after each move, led by the side whose sweeps the move changes most."""
+def _sweeps_sentence(t: _Told) -> tuple[str, str]:
+    """Sweeps: who sweeps after each move, led by the side whose sweeps the move changes most, the
+    best move's share first; and its gist."""
     pairs, w, side, yours, theirs = t.pairs, t.w, t.w.side, t.yours, t.theirs
     them_b = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.best.sweeps) if s != side))
     them_p = _mean(pairs, lambda p: any(n > 0 for s, n in enumerate(p.played.sweeps) if s != side))
@@ -397,16 +450,18 @@ def _sweeps_sentence(t: _Told) -> str:
     mine_p = _mean(pairs, lambda p: p.played.sweeps[side] > 0)
     # Led by the side whose sweeps the move changes most, as for a scoring card; the other side's
     # only where they sweep at all.
-    they_lead = f"{w.sweep(w.they)} {_share(them_p)} {yours}, {_then(them_b)} {theirs}"
-    they_also = f"{w.sweep(w.they)} in {_pct(them_p)} after {w.yours}, {_pct(them_b)} after the best"
+    they_lead = f"{w.sweep(w.they)} {_share(them_b)} {theirs}, {_then(them_p)} {yours}"
+    they_also = f"{w.sweep(w.they)} in {_pct(them_b)} after the best, {_pct(them_p)} after {w.yours}"
     you_lead = f"{w.sweep(w.you)} {_share(mine_b)} {theirs}, {_then(mine_p)} {yours}"
     you_also = f"{w.sweep(w.you)} in {_pct(mine_b)} after the best, {_pct(mine_p)} after {w.yours}"
     they_sweep = _some(them_p) or _some(them_b)
     if they_sweep and abs(them_p - them_b) >= abs(mine_b - mine_p):
         first, then = they_lead, (you_also if _some(mine_b) or _some(mine_p) else "")
+        gist = f"{w.sweep(w.they)} {_odds(them_b, them_p)}"
     else:
         first, then = you_lead, (they_also if they_sweep else "")
-    return f"Sweeps: {t.lead}. {t.where} {first}" + (f"; {then}" if then else "") + "."
+        gist = f"{w.sweep(w.you)} {_odds(mine_b, mine_p)}"
+    return f"Sweeps: {t.lead}. {t.where} {first}" + (f"; {then}" if then else "") + ".", gist
 
 
 def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
@@ -416,10 +471,10 @@ def _piles(obs: Observation, o: Outcome, mask: int) -> list[int]:
 
 def _pile_means(
     obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, *, theirs: str, yours: str
-) -> str:
+) -> tuple[str, str]:
     """With three sides or more, short of the end of the round: how many of ``mask``'s cards each
     side's pile holds on average after each move (the mover's side first, then the sides whose piles
-    read differently after the two moves, at a tenth of a card)."""
+    read differently after the two moves, at a tenth of a card); and its gist."""
     total = sum(p.weight for p in pairs) or 1.0
     best = [0.0] * obs.nsides
     played = [0.0] * obs.nsides
@@ -436,16 +491,22 @@ def _pile_means(
         for s, who in w.others_by_side.items()
         if f"{best[s]:.1f}" != f"{played[s]:.1f}"
     ]
-    return text + ("; " + ", ".join(others) if others else "")
+    # The gist: the side whose pile the move changes most ("Ana holds 1.6 cards on average instead of
+    # 4.0" says more than "you hold 0.2 instead of 0.0").
+    who = {w.side: w.you, **w.others_by_side}
+    s = max(who, key=lambda k: (abs(best[k] - played[k]), k == w.side))
+    gist = f"{who[s]} {w.verb(who[s], 'hold')} {best[s]:.1f} {unit}s on average instead of {played[s]:.1f}"
+    return text + ("; " + ", ".join(others) if others else ""), gist
 
 
 def _leaders(
     obs: Observation, pairs: Sequence[_Pair], w: _Words, mask: int, unit: str, *, theirs: str, yours: str
-) -> str:
+) -> tuple[str, str]:
     """With three sides or more, a majority goes to whoever is ahead of every other side, not by the
     mean lead over them (two moves that leave you as far behind on average can differ by whether the
     others are level): who leads in ``mask``'s cards after each move, in what share of the worlds,
-    the largest change first, and how often the lead is shared."""
+    the largest change first, and how often the lead is shared (the best move's share first); and
+    the gist of the first."""
 
     def leader(o: Outcome) -> int:
         counts = _piles(obs, o, mask)
@@ -465,16 +526,40 @@ def _leaders(
             clauses.append((abs(played - best), subject, best, played))
     clauses.sort(key=lambda c: -c[0])
     out = []
+    gist = ""
     for i, (_, subject, best, played) in enumerate(clauses):
         if i == 0:
-            out.append(f"{subject} {_share(played)} {yours}, {_then(best)} {theirs}")
+            out.append(f"{subject} {_share(best)} {theirs}, {_then(played)} {yours}")
+            gist = f"{subject} {_odds(best, played)}"
         else:
-            out.append(f"{subject} in {_pct(played)} after {w.yours}, {_pct(best)} after the best")
-    return "; ".join(out)
+            out.append(f"{subject} in {_pct(best)} after the best, {_pct(played)} after {w.yours}")
+    return "; ".join(out), gist
 
 
 def _pct(p: float) -> str:
     return f"{round(100 * p)}%"
+
+
+def _odds(best: float, played: float) -> str:
+    """Two shares of the worlds for a gist, the best move's first: "in 75% of the deals instead of
+    8%", "in every deal instead of 40%", "in no deal instead of 60%"."""
+    first = (
+        "in every deal"
+        if best >= 0.995
+        else "in no deal"
+        if best <= 0.005
+        else f"in {_pct(best)} of the deals"
+    )
+    second = "all of them" if played >= 0.995 else "none" if played <= 0.005 else _pct(played)
+    return f"{first} instead of {second}"
+
+
+def _ahead_short(lead: str, they: str) -> str:
+    """A lead of ``_ahead`` without its rival named again, for a gist's second half: "0.4 cards
+    behind", "1.0 spade ahead", "level"."""
+    if lead.startswith("level"):
+        return "level"
+    return lead.removesuffix(f" {they}").removesuffix(" of")
 
 
 def _then(p: float) -> str:
@@ -515,9 +600,10 @@ def _build_event(
     w: _Words,
     *,
     next_turn: bool = True,
-) -> str:
+) -> tuple[str, str]:
     """For a build played (or missed): how often the other side takes it, or it comes home (only
-    when the lines reach the mover's ``next_turn``)."""
+    when the lines reach the mover's ``next_turn``); and its gist where the build's fate is common
+    enough to lead a headline (``BUILD_GIST``), else an empty one."""
     side = w.side
     if played.action == BUILD:
         cards = played.take | 1 << played.card
@@ -527,13 +613,25 @@ def _build_event(
         if taken >= 0.005:
             ranks = sorted({RANK[c] for c in range(52) if played.value in rules.capture_values[c]})
             holds = " or ".join(_RANK_WORDS[r] for r in ranks)
+            whose = "your" if w.yours == "yours" else "the"
+            gist = (
+                f"{w.take(w.anyone)} {whose} build of {played.value} {_odds(taken, 0.0).split(' instead')[0]}"
+            )
             return (
                 f"{_share(taken).capitalize()}, {w.anyone} {w.verb(w.anyone, 'hold')} {holds} and "
                 f"{w.verb(w.anyone, 'take')} your build of "
                 f"{played.value} ({mask_symbols(cards)}) after {w.yours}."
-            )
+            ), gist if taken >= BUILD_GIST else ""
     if best.action == BUILD and next_turn:
         cards = best.take | 1 << best.card
         home = _mean(pairs, lambda p: (p.best.gained[side] & cards) == cards)
-        return f"After {best.describe()} the build of {best.value} comes home to {w.you} {_share(home)}."
-    return ""
+        gist = f"the build of {best.value} comes home to {w.you} {_odds(home, 0.0).split(' instead')[0]}"
+        return (
+            f"After {best.describe()} the build of {best.value} comes home to {w.you} {_share(home)}.",
+            gist if home >= BUILD_GIST else "",
+        )
+    return "", ""
+
+
+# The share of the worlds in which a build is taken (or comes home) for its fate to lead a headline.
+BUILD_GIST = 0.25

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
 from casino_coach.coach.classes import CLASSES
+from casino_coach.coach.explain import SENTENCE_WIDTH
 from casino_coach.formats.text import player_name, printable, side_names
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
@@ -71,9 +72,11 @@ def summary_table(a: GameAnalysis) -> Table:
     return t
 
 
-def move_panel(m: MoveAnalysis, players: Sequence[str], near: str | None = None) -> Panel:
-    """One rated move with its explanation (``near``: what its values mean under the near-21 rule,
-    ``near_target_values_words``)."""
+def move_panel(
+    m: MoveAnalysis, players: Sequence[str], near: str | None = None, *, detail: bool = False
+) -> Panel:
+    """One rated move with its headline, and with ``detail`` the explanations below it (``near``:
+    what its values mean under the near-21 rule, ``near_target_values_words``)."""
     lab = mark_label(m)
     style = CLASS_STYLES.get(lab, "")
     lines: list[RenderableType] = []
@@ -100,8 +103,12 @@ def move_panel(m: MoveAnalysis, players: Sequence[str], near: str | None = None)
         where.append("   hand ", style="dim")
         where.append_text(cards_text(m.hand))
     lines.append(where)
-    for e in m.explanations:
-        lines.append(Text.assemble("• ", printable(e.text), (f"  ({e.points:.2f})", "bold red")))
+    if m.headline is not None:
+        lines.append(Text(printable(m.headline, SENTENCE_WIDTH), style="bold"))
+    for e in m.explanations if detail or m.headline is None else ():
+        lines.append(
+            Text.assemble("• ", printable(e.text, SENTENCE_WIDTH), (f"  ({e.points:.2f})", "bold red"))
+        )
     if m.verdict is not None:
         lines.append(Text(printable(m.verdict.text), style="magenta"))
     disagree = game_verdict_words(m)
@@ -162,8 +169,10 @@ def analysis_view(
     worst: int = 5,
     whole_game: bool = True,
     wide: bool = False,
+    detail: bool = False,
 ) -> Group:
-    """The terminal report: header, summary, the worst moves first, then the whole game."""
+    """The terminal report: header, summary, the worst moves first (each with its headline, and the
+    reasons below it with ``detail``), then the whole game."""
     lim = a.options.limits
     th = a.options.thresholds
     head = Text.assemble(
@@ -195,6 +204,7 @@ def analysis_view(
                 m,
                 [player_name(p) for p in a.players],
                 near_target_values_words(a.rules, m.view.scores if m.view is not None else None, sides),
+                detail=detail,
             )
             for m in bad
         ]

@@ -84,11 +84,11 @@ def _margin_words(mine: int, sides: Sequence[str], partners: bool) -> str:
 
 
 def judgement_view(j: Judgement) -> Group:
-    """An answer judged, in one line, and the first reason of its loss (``explain``) if any."""
+    """An answer judged, in one line, and for a wrong one its headline (``Judgement.headline``, as
+    ``analyze`` gives a move played)."""
     lines: list[RenderableType] = [Text(judgement_words(j), style="green" if j.right else "yellow")]
-    if not j.right and j.verdict.explanations:
-        first = j.verdict.explanations[0]
-        lines.append(Text(f"  - {first.text} ({first.points:.2f})"))
+    if not j.right and j.headline is not None:
+        lines.append(Text(f"  {j.headline}"))
     return Group(*lines)
 
 

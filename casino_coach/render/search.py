@@ -153,6 +153,8 @@ def suggestion_view(
     equal: Sequence[Move] = (),
     game_words: str | None = None,
     near: str | None = None,
+    headline: str | None = None,
+    detail: bool = True,
 ) -> Group:
     """The player to move and the position, the ranked moves with value ± standard error (and, with
     ``win``, the mover's side's chance to win the game once the round is over after each), the
@@ -161,7 +163,8 @@ def suggestion_view(
     the move the log plays here, and what the values mean; once the game is close, the verdict for the
     game on the move played, with ``game_words`` where the game and the round disagree on it;
     ``near``: what the values mean where a side is under the near-21 rule
-    (``report.words.near_target_values_words``)."""
+    (``report.words.near_target_values_words``); ``headline``: the move played's, with its
+    explanations below it only with ``detail``."""
     you = obs.to_move if typed else None
     head = Text(
         f"{seat_label(obs.to_move, names, you)} to move"
@@ -188,7 +191,7 @@ def suggestion_view(
     if result.moves:
         parts += _line_parts(obs, result, names, ply, typed)
     if played is not None and verdict is not None:
-        parts += _played_parts(played, verdict, result, game_words)
+        parts += _played_parts(played, verdict, result, game_words, headline, detail)
     basis = f"{value_basis(obs, names, typed=typed)} The search: {model_words(obs.nplayers, obs.nsides)}."
     parts += [Text(effort_text(result), style="dim"), Text(basis, style="dim")]
     if win is not None:
@@ -260,14 +263,23 @@ def _line_parts(
 
 
 def _played_parts(
-    played: Move, verdict: Verdict, result: SearchResult, game_words: str | None
+    played: Move,
+    verdict: Verdict,
+    result: SearchResult,
+    game_words: str | None,
+    headline: str | None = None,
+    detail: bool = True,
 ) -> list[RenderableType]:
-    """The verdict on the move the log plays here, its explanations, and the verdict for the game."""
+    """The verdict on the move the log plays here, its ``headline``, with ``detail`` its
+    explanations, and the verdict for the game."""
     parts: list[RenderableType] = [
         Text(""),
         Text(f"Played here: {played.describe()} — {verdict_words(verdict, result)}"),
     ]
-    parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
+    if headline is not None:
+        parts.append(Text(headline, style="bold"))
+    if detail or headline is None:
+        parts += [Text(f"  - {e.text} ({e.points:.2f})") for e in verdict.explanations]
     game = game_class_words(verdict.game)
     if game is not None:
         parts.append(Text(f"  - {game}"))
@@ -276,25 +288,29 @@ def _played_parts(
     return parts
 
 
-def best_words(a: Assessment) -> str:
+def best_words(a: Assessment, detail: bool = True) -> str:
     """The "Best:" sentence of a decision's assessment: where a move is better for the game than the
     round's best (``Assessment.for_game``), that move, with its chance to win the game beside the
     round's best and its value (``for_game_words``); else the round's best, and what the runner-up
-    loses against it (``why_not_second``)."""
+    loses against it (``why_not_second``, category by category with ``detail``)."""
     if a.for_game is None:
-        return why_not_second(a)
+        return why_not_second(a, detail)
     words = for_game_words(a.for_game, a.result, a.chances, a.side)
     return f"Best: {a.for_game.move.move.describe()}, {words}."
 
 
-def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
+def suggestion_render(s: Suggestion, top: int | None = None, detail: bool = False) -> Group:
     """What ``suggest`` shows of a decision's assessment (``services.decision.suggest``):
-    ``suggestion_view`` of it, with the ``top`` best moves."""
+    ``suggestion_view`` of it, with the ``top`` best moves; its headline (``Assessment.headline``),
+    and with ``detail`` the reasons below it."""
     a, q, d = s.assessment, s.query, s.assessment.decision
+    why = best_words(a, detail)
+    if d.played is None and a.headline is not None:  # else the headline is the move played's
+        why = f"{a.headline}\n{why}"
     return suggestion_view(
         d.obs,
         a.result,
-        best_words(a),
+        why,
         top=top,
         ply=q.ply,
         played=d.played,
@@ -303,6 +319,8 @@ def suggestion_render(s: Suggestion, top: int | None = None) -> Group:
         win=shown_chances(a, top),
         equal=a.equal,
         game_words=played_game_words(a),
+        headline=a.headline if d.played is not None else None,
+        detail=detail,
         typed=q.typed,
         near=near_target_values_words(d.rules, d.scores, side_labels(d.obs, d.names, typed=q.typed)),
     )

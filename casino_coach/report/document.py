@@ -2,8 +2,9 @@
 
 The report is the analysis itself (data first); this module only chooses a format (``ReportFormat``).
 The JSON form is a contract like replay-format.md: per move ``ply``, ``seat``, ``played``, ``best`` (move
-objects as in replay-format.md), ``loss``, ``class``, ``explanations`` (each ``text`` and ``points``)
-and ``exact``, and a ``summary`` per seat; other fields may be added, never renamed. Every value,
+objects as in replay-format.md), ``loss``, ``class``, ``headline`` (the move in one sentence),
+``explanations`` (each ``text`` and ``points``: the headline's detail) and ``exact``, and a
+``summary`` per seat; other fields may be added, never renamed. Every value,
 loss and explanation's ``points`` is a margin (``value_unit``): the mover's side's round points minus
 the mean of the other sides', so a point that goes to another side moves it by ``margin_scale``.
 
@@ -139,6 +140,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "game_verdict": game_verdict_words(m),
         "game_class": _game_class_obj(m),
         "not_judged": m.not_judged,
+        "headline": m.headline,
     }
 
 
@@ -461,6 +463,7 @@ def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
         win=_win_from(m["win_chance"], best, played, m["game_class"]),
         game=_game_from(m["game_class"]),
         not_judged=m["not_judged"],
+        headline=_text(m["headline"]) if m.get("headline") is not None else None,
     )
 
 
@@ -574,6 +577,8 @@ def _md_move(m: MoveAnalysis, players: Sequence[str], edge: float) -> list[str]:
         f"  - table: {table_words(m.loose, m.builds)}"
         + (f"; hand: {mask_symbols(m.hand)}" if m.hand is not None else ""),
     ]
+    if m.headline is not None and (m.missed or m.game is not None):
+        lines.append(f"  - **{markdown(m.headline)}**")
     lines += [f"  - {markdown(e.text)} ({e.points:.2f})" for e in m.explanations]
     if m.verdict is not None:
         lines.append(f"  - {m.verdict.text}")

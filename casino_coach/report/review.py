@@ -33,6 +33,7 @@ from markupsafe import Markup
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis
 from casino_coach.coach.classes import CLASSES, DRILLED, MoveClass, Thresholds
+from casino_coach.coach.explain import SENTENCE_WIDTH
 from casino_coach.coach.skills import skill_of
 from casino_coach.coach.winning import table_for
 from casino_coach.engine.cards import (
@@ -550,7 +551,9 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
         d["basis"] = loss_basis(m) + (f"; {UNCERTAIN_WORDS}" if m.uncertain else "")
     else:
         d["note"] = _why_best(m, label)
-    d["why"] = [[printable(e.text), round(e.points, 2)] for e in m.explanations]
+    if m.headline is not None and (m.missed or m.game is not None):
+        d["headline"] = printable(m.headline, SENTENCE_WIDTH)
+    d["why"] = [[printable(e.text, SENTENCE_WIDTH), round(e.points, 2)] for e in m.explanations]
     if m.verdict is not None:
         d["verdict"] = printable(m.verdict.text)
     if m.verdict is None and m.world is not None and world_worth_showing(m, a.options.thresholds.inaccuracy):

@@ -232,9 +232,10 @@ def played_game_words(a: Assessment) -> str | None:
 
 def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
     """``{"ply", "seat", "exact", "worlds", "moves": [{card, action, take, value?, ev, stderr}],
-    "equal_to_best": [...]}``, best first (``equal_to_best``: the other moves the search cannot tell
-    from the best, ``Assessment.equal``), and with a move played at that ply, ``"played"``: its verdict as
-    ``analyze`` gives it.
+    "equal_to_best": [...], "headline"}``, best first (``equal_to_best``: the other moves the search
+    cannot tell from the best, ``Assessment.equal``; ``headline``: the decision in one sentence,
+    ``Assessment.headline``, the move played's where there is one), and with a move played at that
+    ply, ``"played"``: its verdict as ``analyze`` gives it.
     With a game score and a table for the rules, ``"win_chance"``: the chance of each side to win
     the game before the round (``round_start``), the move to play for the game instead of the
     round's best (``best_for_game``: ``choose_for_game``, as the searcher bot chooses, written by
@@ -272,6 +273,7 @@ def result_json(s: Suggestion, top: int | None) -> dict[str, Any]:
     out["equal_to_best"] = [move_to_json(m) for m in a.equal]
     out["value_unit"] = "margin"  # added after the older fields: see replay-format.md
     out["margin_scale"] = margin_scale(d.obs.nsides)
+    out["headline"] = a.headline
     return out
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from casino_coach.coach.analysis import AnalysisOptions, MoveAnalysis, analyze, read_checked
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.classes import DRILLED, MoveClass, Thresholds
+from casino_coach.coach.headline import move_headline
 from casino_coach.coach.skills import Skill, skill_of
 from casino_coach.coach.verdict import Verdict, analysis_limits, verdict_of
 from casino_coach.engine.movegen import TRAIL, Move
@@ -136,6 +137,8 @@ class Judgement:
     equal: tuple[Move, ...]
     played: Move
     result: SearchResult
+    # The answer in one sentence, as ``analyze`` gives the move played (``coach.headline``).
+    headline: str | None = None
 
     @property
     def loss(self) -> float:
@@ -152,7 +155,8 @@ def judge_answer(position: Position, assessment: Assessment, move: Move) -> Judg
     v = verdict_of(d.rules, d.obs, res, move, th, names=d.names, scores=d.scores)
     best = res.moves[0].move
     right = move == best or move in assessment.equal
-    return Judgement(move, v, right, best, assessment.equal, position.played.played, res)
+    headline = move_headline(move, v, res, assessment.equal)
+    return Judgement(move, v, right, best, assessment.equal, position.played.played, res, headline)
 
 
 class NoteKind(StrEnum):

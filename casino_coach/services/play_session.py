@@ -38,6 +38,7 @@ from typing import Any
 from casino_coach.bots.policies import BOT_NAMES, Policy, make_policy
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess, next_best
 from casino_coach.coach.classes import MoveClass, Thresholds
+from casino_coach.coach.headline import reasons as headline_reasons
 from casino_coach.coach.verdict import GameVerdict, analysis_limits
 from casino_coach.coach.winning import GameEdge
 from casino_coach.engine.cards import card_symbol, mask_symbols
@@ -235,6 +236,9 @@ class PlaySession:
         self.seed = seed
         self.practice = practice
         self.tutor = tutor
+        # Whether the tutor and the hints give every reason, category by category, below the
+        # headline (``play --detail``); else the headline alone.
+        self.detail = False
         self.limits = limits or analysis_limits()
         self.out = Path(out) if out is not None else None
         self.date = date
@@ -648,6 +652,10 @@ class PlaySession:
         if not reasons:
             return f"{lead} is about as good ({loss:.2f} less of margin).", ()
         lead += f" loses {loss:.2f} of margin:"
+        if not self.detail:  # the reasons that carry most of it, in the headline's words
+            told = headline_reasons(reasons, loss)
+            if told:
+                return f"{lead} {' and '.join(told)}.", ()
         return lead, tuple(f"{e.text} ({e.points:.2f})" for e in reasons)
 
     def why(self, arg: str) -> list[Note]:
@@ -694,7 +702,10 @@ class PlaySession:
         # names the move the warning names (a fresh search without the move played drew other worlds
         # and named another move best for the game).
         self._current().assessment = a
-        reasons = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations) if round_bad else ()
+        reasons: tuple[str, ...] = ()
+        if round_bad:  # the headline, or with ``detail`` every reason, category by category
+            detail = tuple(f"{e.text} ({e.points:.2f})" for e in v.explanations)
+            reasons = detail if self.detail or a.headline is None else (a.headline,)
         game = game_class_words(g)
         if game is not None and round_bad:  # held back for the game, the headline says it already
             reasons += (game[0].upper() + game[1:],)

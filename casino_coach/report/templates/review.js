@@ -253,7 +253,14 @@
     } else if (p.note) {
       detail.appendChild(el("p", "loss note", p.note + (p.exact ? " (exact)" : "")));
     }
-    if (p.why && p.why.length) { detail.appendChild(whyList(p.why)); }
+    if (p.headline) { detail.appendChild(el("p", "headline", p.headline)); }
+    if (p.why && p.why.length) {
+      // The detail below the headline, folded: each category with the points it accounts for.
+      var fold = el("details", "why");
+      fold.appendChild(el("summary", "", "Why, category by category"));
+      fold.appendChild(whyList(p.why));
+      detail.appendChild(p.headline ? fold : whyList(p.why));
+    }
     if (p.verdict) { detail.appendChild(el("p", "verdict", p.verdict)); }
     if (p.world) { detail.appendChild(el("p", "world", p.world.text)); }
     if (p.gameVerdict) { detail.appendChild(el("p", "verdict", p.gameVerdict)); }
