@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import one_error_line
+from conftest import one_error_line, one_usage_line
 from typer.testing import CliRunner
 
 from casino_coach.cli import app, main
@@ -45,6 +45,38 @@ def test_rules_shows_values_as_they_are_typed(capsys: pytest.CaptureFixture[str]
     code, out, _ = _run(["rules", "royal", "-r", "sweeps=false"], capsys)
     assert code == 0 and "false" in out and "true" in out and "cards, spades" in " ".join(out.split())
     assert "True" not in out and "False" not in out and "('" not in out
+
+
+# A citation of the rules in a message: "(rules.md 1.6.1)", "(rules.md 1.7: table_only_builds)".
+_CITATION = re.compile(r"rules\.md §?(\d+(?:\.\d+)*)")
+
+
+def test_every_section_the_messages_cite_is_shipped_and_shown(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 42: the messages cite "(rules.md 1.6.1)", and an installed package shipped no rules.md.
+    # It ships it now (the repository's docs/rules.md), and `rules --section` prints what is cited.
+    root = Path(__file__).resolve().parents[1]
+    shipped = root / "casino_coach" / "rules.md"
+    assert shipped.read_bytes() == (root / "docs" / "rules.md").read_bytes()
+    cited = set(
+        _CITATION.findall((root / "casino_coach" / "engine" / "reasons.py").read_text(encoding="utf-8"))
+    )
+    assert {"1.6.1", "1.7.3", "1.8.2"} <= cited
+    for number in sorted(cited):
+        code, out, err = _run(["rules", "--section", number], capsys)
+        assert code == 0 and out.strip(), (number, err)
+        heading, *body = out.strip().splitlines()
+        shown = heading.lstrip("#").split()[0].rstrip(".")
+        # A numbered item of a section ("1.8.2": item 2 of 1.8) shows its section.
+        assert shown in (number, number.rpartition(".")[0]) and body, number
+    code, out, _ = _run(["rules", "--section", "1.6.1"], capsys)
+    assert "#### 1.6.2" not in out and "General rule" in out
+    code, out, _ = _run(["rules", "--section", "1.6"], capsys)
+    assert "#### 1.6.4" in out and "### 1.7" not in out
+
+
+def test_an_unknown_rules_section_is_a_usage_error() -> None:
+    line = one_usage_line(runner.invoke(app, ["rules", "--section", "9.9"]))
+    assert "'9.9'" in line and "no such section" in line
 
 
 def _commands() -> list[str]:

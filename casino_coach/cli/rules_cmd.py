@@ -17,13 +17,25 @@ def rules_command(
         "Override an option, NAME=VALUE (VALUE as JSON or a bare word), repeatable."
     ),
     json: bool = typer.Option(False, "--json", help="Print the full rule set as JSON."),
+    section: str | None = typer.Option(
+        None,
+        "--section",
+        metavar="NUMBER",
+        help='Print the section of the rules that a message cites ("rules.md 1.6.1": --section 1.6.1).',
+    ),
 ) -> None:
-    """Show every rule option of a preset (rules.md §2), with any overrides, and what each settles.
+    """Show every rule option of a preset (rules.md §2), with any overrides, and what each settles;
+    or, with --section, the section of the rules (rules.md, shipped with the package) that a message
+    cites.
 
     Example: casino-coach rules dominican -r near_target_20=most_spades
     """
-    from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet
+    from casino_coach.engine.rules import OPTION_NAMES, OPTION_QUESTIONS, PRESETS, RuleSet, rules_section
     from casino_coach.formats.codec import parse_options
+
+    if section is not None:
+        typer.echo(rules_section(section))
+        return
 
     rules = RuleSet.from_dict({"preset": preset, **parse_options(option)})
     full = {name: getattr(rules, name) for name in OPTION_NAMES}

@@ -15,7 +15,7 @@ from typing import Any, Final
 import orjson
 
 from casino_coach.engine.cards import ACE, NUM_CARDS, RANK
-from casino_coach.errors import RulesError, quoted, shown
+from casino_coach.errors import RulesError, UsageError, quoted, shown
 from casino_coach.frozen import Frozen
 
 COUNT_OUT_ITEMS: Final[tuple[str, ...]] = ("cards", "spades", "big_casino", "little_casino", "aces", "sweeps")
@@ -413,3 +413,34 @@ OPTION_QUESTIONS: Final[dict[str, str]] = {
     "points_sweep": "S13 Target score and weights",
     "claim_during_play": "S14 Claiming out during play",
 }
+
+
+def rules_section(number: str) -> str:
+    """Section ``number`` ("1.6.1") of the rules reference that the error messages cite ("rules.md
+    1.6.1"): ``rules.md``, shipped in the package (the same file as the repository's
+    ``docs/rules.md``). Its heading and text, up to the next heading of the same or a higher level;
+    a numbered item of a section ("1.8.2": item 2 of 1.8) gives its whole section. UsageError for a
+    number with no section."""
+    from importlib import resources
+
+    text = resources.files("casino_coach").joinpath("rules.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    headings: dict[str, tuple[int, int]] = {}  # number: (line, level)
+    for i, line in enumerate(lines):
+        marks, _, title = line.partition(" ")
+        if marks and set(marks) == {"#"}:
+            headings.setdefault(title.split(" ", 1)[0].rstrip("."), (i, len(marks)))
+    parts = number.split(".")
+    keys = [".".join(parts[:k]) for k in (len(parts), len(parts) - 1) if k]
+    key = next((k for k in keys if k in headings), None)
+    if key is None:
+        raise UsageError(
+            f"--section {number!r}: the rules have no such section; give a number that a message "
+            "cites, as in 1.6.1"
+        )
+    start, level = headings[key]
+    end = next(
+        (j for j in range(start + 1, len(lines)) if 0 < len(lines[j]) - len(lines[j].lstrip("#")) <= level),
+        len(lines),
+    )
+    return "\n".join(lines[start:end]).strip()
