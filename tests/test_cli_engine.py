@@ -154,3 +154,16 @@ def test_a_whole_game_between_two_engine_processes(tmp_path: Path) -> None:
     rep = replay_log(read_log(out))
     assert rep.winner == result["winner"]
     assert list(rep.match.scores) == result["scores"]
+
+
+def test_the_analysis_answer_ends_with_the_headline_every_command_shows() -> None:
+    # issue 42: one headline per judged decision in every front end; the engine adds it as the last
+    # field of its analysis answer, with and without a move to judge (the session of
+    # docs/engine-protocol.md: "analyze" with top 3, then with the move A♣ trails).
+    page = (ROOT / "docs" / "engine-protocol.md").read_text(encoding="utf-8")
+    lines = [x[2:].encode() for x in page.splitlines() if x.startswith("> ")]
+    answers = [a for a in run_engine(lines) if a.get("type") == "analysis"]
+    assert len(answers) == 2
+    for a in answers:
+        assert list(a)[-1] == "headline" and a["headline"].startswith("Take 5♦ with 5♠: ")
+    assert "verdict" not in answers[0] and answers[1]["verdict"]["class"] == "mistake"

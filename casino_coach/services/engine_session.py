@@ -609,6 +609,8 @@ def analysis_answer(a: Assessment, top: int | None) -> Answer:
             | verdict_json(a.verdict, res.value_of(d.played).ev, _num, res.seat)
             | chances(d.played)
         )
+    # The decision in words, as every command shows it (``Assessment.headline``), last: a field added.
+    out["headline"] = a.headline
     return out
 
 
