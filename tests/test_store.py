@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import sqlite3
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -276,6 +277,24 @@ def test_what_survives_a_reopen(tmp_path: Path) -> None:
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert db.execute("SELECT COUNT(*) FROM moves").fetchone() == (7,)
     assert db.execute("SELECT COUNT(*) FROM explanations").fetchone() == (7,)
+
+
+def test_opening_waits_for_another_run_writing_the_store(tmp_path: Path) -> None:
+    """While another connection holds a write lock on a store in rollback-journal mode (as a run
+    that is making or closing it does), SQLite refuses the switch to WAL at once, without waiting:
+    a second run on one new store failed with "locked" now and then. Opening waits for the lock."""
+    path = tmp_path / "r.db"
+    Store(path).close()  # a store, left in rollback-journal mode
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    commit = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    commit.start()
+    try:
+        with Store(path) as st:
+            assert st.count() == 0
+    finally:
+        commit.join()
+        other.close()
 
 
 def test_files_that_are_not_stores(tmp_path: Path) -> None:

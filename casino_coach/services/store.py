@@ -460,6 +460,21 @@ def _read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True, timeout=LOCK_WAIT, isolation_level=None)
 
 
+def _into_wal(db: sqlite3.Connection) -> None:
+    """Put the store in WAL mode. SQLite answers "database is locked" at once, without waiting, when
+    another run is changing the journal mode at the same moment (making the store, or closing it:
+    ``Store.close``), so the change is tried again here for up to LOCK_WAIT seconds."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Store:
     """A results store in one SQLite file. Use as a context manager.
 
@@ -491,7 +506,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None)
             db.execute("PRAGMA foreign_keys = ON")
-            db.execute("PRAGMA journal_mode = WAL")
+            _into_wal(db)
             # In one transaction, checked again inside it: two runs that make one new store at once
             # (the other may have made it since the read above) make it once.
             db.execute("BEGIN IMMEDIATE")
