@@ -201,3 +201,27 @@ def test_the_position_shows_what_the_player_saw_within_80_columns(positions: lis
     assert "Game score before this round: Ana (seat 0) " in text
     assert f"Played in the game: {p.played.played.describe()} (a {p.played.cls}" in text
     assert "(the move played in the game)" in text and "Best: " in text
+
+
+def test_the_review_pages_drill_classes_every_move_as_the_terminal_drill(positions: list[Position]) -> None:
+    # The page's Drill (report.review.drill_data) judges from the saved analysis, the terminal's from
+    # the decision's search: each move the page offers gets the same class, loss and right/wrong.
+    # (The page had classed the moves other than the one played with that move's standard error.)
+    from casino_coach.report.review import drill_data
+
+    a = analyze(read_log(FULL), AnalysisOptions(limits=SETTINGS.limits, world=False))
+    by_ply = {m.ply: m for m in a.moves}
+    settings = drill_settings(SETTINGS)
+    checked = 0
+    for i, p in enumerate(positions):
+        m = by_ply[p.played.ply]
+        d = drill_data(a, m)
+        assert d is not None
+        assessment = DrillSession(positions[i:], settings).assessment()
+        moves = {alt.move.describe(): alt.move for alt in m.alternatives} | {m.played.describe(): m.played}
+        for c in d["choices"]:
+            j = judge_answer(p, assessment, moves[c["move"]["text"]])
+            assert (c["cls"], c["right"]) == (j.verdict.cls.value, j.right)
+            assert c["loss"] == round(j.verdict.loss, 2)
+            checked += 1
+    assert checked > len(positions)

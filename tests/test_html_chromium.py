@@ -584,7 +584,7 @@ def test_the_drill_button_gives_the_mistakes_back_as_positions(
     best = texts.index(m.best.describe())
     assert "right" in b.js(f"document.querySelector('#drill button[data-choice=\"{best}\"]').className")
     judged = b.js("document.querySelector('#drill .judged').textContent")
-    assert judged.startswith(f"{m.played.describe()}: mistake, {m.loss:.2f} behind the best")
+    assert judged.startswith(f"{m.played.describe()}: mistake, {m.loss:.2f} of margin behind the best")
     assert "It is the move played in the game." in judged
     assert b.js("document.querySelectorAll('#drill ul.why li').length") == len(m.explanations)
     b.key("ArrowRight", 39)  # the review below does not step while the drill is open

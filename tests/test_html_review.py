@@ -170,7 +170,7 @@ def test_the_drill_data_holds_each_mistake_with_the_moves_valued() -> None:
         d = drill_data(a, m)
         assert d is not None and m.best is not None
         by_text = {c["move"]["text"]: c for c in d["choices"]}
-        assert set(by_text) == {mv.describe() for mv, _ in m.alternatives} | {m.played.describe()}
+        assert set(by_text) == {alt.move.describe() for alt in m.alternatives} | {m.played.describe()}
         played = by_text[m.played.describe()]
         assert m.cls is not None and (played["cls"], played["right"]) == (m.cls.value, False)
         assert by_text[m.best.describe()]["right"] and by_text[m.best.describe()]["loss"] == 0.0

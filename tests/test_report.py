@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from casino_coach.cli import app
 from casino_coach.coach import analysis
 from casino_coach.coach.analysis import (
+    AlternativeMove,
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
@@ -85,7 +86,10 @@ def _analysis() -> GameAnalysis:
             Explanation("missed_sweep", "Missed sweep: 8♣ takes 3♥ 5♠", 1.5),
             Explanation("other", "The rest <is> small items", 1.0),
         ),
-        alternatives=((parse_move("8C x 3H 5S"), 1.5), (parse_move("4D"), -1.0)),
+        alternatives=(
+            AlternativeMove(parse_move("8C x 3H 5S"), 1.5, 0.0, MoveClass.BEST),
+            AlternativeMove(parse_move("4D"), -1.0, 2.5, MoveClass.BLUNDER),
+        ),
         world=WorldCost(parse_move("8C x 3H 5S"), 1.0, -2.0, 3.0, MoveClass.BLUNDER),
     )
     forced = MoveAnalysis(
@@ -107,7 +111,7 @@ def _analysis() -> GameAnalysis:
         cls=MoveClass.BEST,
         forced=True,
         legal=1,
-        alternatives=((parse_move("KS"), 0.5),),
+        alternatives=(AlternativeMove(parse_move("KS"), 0.5, 0.0, MoveClass.BEST),),
     )
     good = MoveAnalysis(
         ply=2,

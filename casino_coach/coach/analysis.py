@@ -50,7 +50,7 @@ from typing import NamedTuple
 from casino_coach.coach.assessment import Assessment, Decision, Settings, WorldCost, assess
 from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation
-from casino_coach.coach.verdict import GameVerdict, analysis_limits
+from casino_coach.coach.verdict import GameVerdict, analysis_limits, move_class
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -109,6 +109,17 @@ class PositionView(NamedTuple):
     scores: tuple[Points, ...]  # per side, before this round
 
 
+class AlternativeMove(NamedTuple):
+    """One of the best few moves of a decision: its value and, as ``analyze`` would class it were it
+    played, its loss and class (``verdict.move_class``). Loss and class are None when read from an
+    analysis made before they were kept."""
+
+    move: Move
+    value: float
+    loss: float | None = None
+    cls: MoveClass | None = None
+
+
 @dataclass(frozen=True)
 class MoveAnalysis:
     """One move of the game, rated (``rated``) or only shown (another seat's move in a viewer log)."""
@@ -135,7 +146,7 @@ class MoveAnalysis:
     exact: bool = False
     legal: int = 0
     explanations: tuple[Explanation, ...] = ()
-    alternatives: tuple[tuple[Move, float], ...] = ()  # the best few moves and their values
+    alternatives: tuple[AlternativeMove, ...] = ()  # the best few moves, their values and classes
     world: WorldCost | None = None
     verdict: Explanation | None = None  # "unlucky" / "lucky" when the two costs disagree
     samples: int = 0  # worlds searched
@@ -304,7 +315,10 @@ def _rated(base: MoveAnalysis, a: Assessment, seconds: float) -> MoveAnalysis:
         exact=res.exact,
         legal=len(res.moves),
         explanations=v.explanations,
-        alternatives=tuple((mv.move, mv.ev) for mv in res.moves[:3]),
+        alternatives=tuple(
+            AlternativeMove(mv.move, mv.ev, *move_class(res, mv.move, a.settings.thresholds))
+            for mv in res.moves[:3]
+        ),
         world=a.world,
         verdict=_verdict(base.played, v.cls, a.world) if a.world is not None else None,
         samples=res.samples,

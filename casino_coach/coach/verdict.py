@@ -196,6 +196,13 @@ def judge(
     return dataclasses.replace(res, for_game=game)
 
 
+def move_class(res: SearchResult, move: Move, thresholds: Thresholds) -> tuple[float, MoveClass]:
+    """The loss of ``move`` against the best in the search ``res`` and the class ``verdict_of`` gives
+    it: the class of the low end of its interval (``Thresholds.classify_interval``)."""
+    loss, low, _ = res.loss(move, thresholds.noise)
+    return loss, thresholds.classify_interval(loss, low)
+
+
 def verdict_of(
     rules: RuleSet,
     obs: Observation,
@@ -213,6 +220,7 @@ def verdict_of(
     ``memo``)."""
     best = res.moves[0]
     loss, low, high = res.loss(move, thresholds.noise)
+    cls = thresholds.classify_interval(loss, low)
     # The standard error of the paired difference to the best move, or for the best move itself to
     # the runner-up: a best verdict carries its error bar too.
     other = best.move if best.move != move else (res.moves[1].move if len(res.moves) > 1 else move)
@@ -220,7 +228,6 @@ def verdict_of(
     game = game_verdict_of(rules, obs, res, move, scores, memo=memo) if len(res.moves) > 1 else None
     # Every move worth the same for the round is still a choice where the game tells them apart.
     forced = _forced(res) and (game is None or not game.differs)
-    cls = thresholds.classify_interval(loss, low)
     explanations: tuple[Explanation, ...] = ()
     if cls != MoveClass.BEST and not forced:
         explanations = explain_move(rules, obs, res, move, round(loss, 2), names=names or None)

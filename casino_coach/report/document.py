@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from casino_coach.coach.analysis import (
+    AlternativeMove,
     AnalysisOptions,
     DealLuck,
     GameAnalysis,
@@ -127,7 +128,15 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "explanations": [{"kind": e.kind, "text": e.text, "points": _r(e.points, 2)} for e in m.explanations],
         "verdict": ({"kind": m.verdict.kind, "text": m.verdict.text} if m.verdict else None),
         "world": world,
-        "alternatives": [{"move": move_to_json(mv, m.seat), "value": _r(v)} for mv, v in m.alternatives],
+        "alternatives": [
+            {
+                "move": move_to_json(alt.move, m.seat),
+                "value": _r(alt.value),
+                "loss": _r(alt.loss),
+                "class": alt.cls.value if alt.cls is not None else None,
+            }
+            for alt in m.alternatives
+        ],
         "table": {"loose": _names(m.loose), "builds": [_build_obj(b) for b in m.builds]},
         "hand": _names(m.hand) if m.hand is not None else None,
         "samples": m.samples,
@@ -440,7 +449,13 @@ def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
             Explanation(_text(e["kind"]), _text(e["text"]), _number(e["points"])) for e in m["explanations"]
         ),
         alternatives=tuple(
-            (_move(a["move"], "alternatives"), _number(a["value"])) for a in m["alternatives"]
+            AlternativeMove(
+                _move(a["move"], "alternatives"),
+                _number(a["value"]),
+                _optional(a.get("loss")),
+                MoveClass(a["class"]) if a.get("class") is not None else None,
+            )
+            for a in m["alternatives"]
         ),
         world=None
         if world is None

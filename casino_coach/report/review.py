@@ -563,7 +563,7 @@ def ply_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any]:
             text += f"; best there {w.best.describe()}"
         d["world"] = {"text": text, "css": w.cls.value}
     if len(m.alternatives) > 1:
-        d["alts"] = [[mv.describe(), _r2(val), mv == m.played] for mv, val in m.alternatives]
+        d["alts"] = [[alt.move.describe(), _r2(alt.value), alt.move == m.played] for alt in m.alternatives]
     return d
 
 
@@ -571,30 +571,33 @@ def drill_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any] | None:
     """The page's Drill at ``m``, a mistake or blunder (``DRILLED``), else None: the moves the
     analysis valued (its top moves and the move played), in the engine's order so that the order
     gives nothing away, each with its loss against the best, its class and the words the page shows
-    once it is picked; and the skill the move played missed (``coach.skills``). The move played keeps
-    the class ``analyze`` gave it; another move is classed as ``analyze`` classes one
-    (``Thresholds.classify``), with the standard error measured for the move played at this decision."""
+    once it is picked; and the skill the move played missed (``coach.skills``). Each move has the
+    class ``analyze`` gives it (``AlternativeMove``); in an analysis saved before alternatives kept
+    their class, another move than the one played is classed by its loss and the standard error of
+    the move played."""
     if not m.rated or m.forced or m.cls not in DRILLED or m.best is None or m.best_value is None:
         return None
     th: Thresholds = a.options.thresholds
-    valued = dict(m.alternatives)
-    if m.played_value is not None:
-        valued[m.played] = m.played_value
+    judged: dict[Move, tuple[float, MoveClass]] = {}
+    for alt in m.alternatives:
+        if alt.loss is not None and alt.cls is not None:
+            judged[alt.move] = (alt.loss, alt.cls)
+        else:
+            loss = max(0.0, m.best_value - alt.value)
+            judged[alt.move] = (loss, th.classify(loss, 0.0 if m.exact else m.stderr, alt.move == m.best))
+    if m.loss is not None and m.cls is not None:
+        judged[m.played] = (m.loss, m.cls)
     best = m.best.describe()
     choices = []
-    for mv in sorted(valued):
-        if mv == m.played and m.loss is not None and m.cls is not None:
-            loss, cls = m.loss, m.cls
-        else:
-            loss = max(0.0, m.best_value - valued[mv])
-            cls = th.classify(loss, 0.0 if m.exact else m.stderr, mv == m.best)
+    for mv in sorted(judged):
+        loss, cls = judged[mv]
         right = cls == MoveClass.BEST
         if mv == m.best:
             words = f"Right: {mv.describe()}, the best move."
         elif right:
             words = f"Right: {mv.describe()}, as good as the best ({best}) within the noise."
         else:
-            words = f"{mv.describe()}: {cls.value}, {loss:.2f} behind the best, {best}."
+            words = f"{mv.describe()}: {cls.value}, {loss:.2f} of margin behind the best, {best}."
         if mv == m.played:
             words += " It is the move played in the game."
         choices.append(
