@@ -125,11 +125,24 @@ def test_equal_moves_are_named_as_equal() -> None:
     a = assess(_decision("classic-2p-full.json", 0, played=False))
     assert a.equal and a.headline is not None
     assert a.headline.startswith("5♦ trails, ") and a.headline.endswith(" or 3♠ builds 10 with 7♥: equal.")
-    # The move played there was a mistake: its headline tells to play the best move "or an equal
-    # move", not the best alone as if the others were worse.
+    # The move played there was a mistake: its headline tells to play the best move or the moves
+    # equal to it, named (four builds of 10 with 3♠, counted as ways), not the best alone as if the
+    # others were worse.
     full = orjson.loads(cli("suggest", str(REPLAYS / "classic-2p-full.json"), "--at", "0", "--json").stdout)
-    assert full["played"]["class"] != "best"
-    assert full["headline"].startswith("Trail 5♦ or an equal move: ")
+    assert full["played"]["class"] != "best" and len(full["equal_to_best"]) == 4
+    assert full["headline"].startswith("Trail 5♦ or build 10 with 3♠ in 4 ways: ")
+
+
+def test_the_moves_equal_to_the_best_are_named_in_the_instruction() -> None:
+    from casino_coach.coach.headline import _instructions
+
+    best = parse_move("5D")
+    assert _instructions(best, [parse_move("8C x 8H")]) == "Trail 5♦ or take 8♥ with 8♣"
+    two = [parse_move("3S b10 7C"), parse_move("3S b10 7H")]
+    assert _instructions(best, [parse_move("4H"), *two]) == "Trail 5♦, trail 4♥ or build 10 with 3♠ in 2 ways"
+    assert _instructions(two[0], two[1:]) == "Build 10 with 3♠ on 7♣ (or 1 other way)"
+    many = [parse_move(t) for t in ("4H", "6C", "9D")]
+    assert _instructions(best, many) == "Trail 5♦ or one of 3 equal moves"
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Final
 
 from casino_coach.coach.classes import MoveClass
 from casino_coach.coach.explain import Explanation
@@ -94,6 +95,43 @@ def equal_words(moves: Sequence[Move]) -> str:
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
 
 
+# The most instructions a headline joins for the moves equal to the best; past it, how many.
+NAMED_EQUAL: Final = 3
+
+
+def _kind(move: Move) -> tuple[int, int, int]:
+    """Moves alike for a player: the same card, action and (for a build) value."""
+    return move.card, move.action, move.value if move.action == BUILD else 0
+
+
+def _ways(move: Move, n: int) -> str:
+    """``n`` moves alike (``_kind``) as one instruction: "build 10 with 3♠ in 4 ways"."""
+    card = card_symbol(move.card)
+    if move.action == BUILD:
+        return f"build {move.value} with {card} in {n} ways"
+    return f"{'take with' if move.action == CAPTURE else 'play'} {card} in {n} ways"
+
+
+def _instructions(best: Move, equal: Sequence[Move]) -> str:
+    """The best move and those equal to it as one instruction, moves alike counted as ways: "Trail
+    5♦ or build 10 with 3♠ in 4 ways", "Build 10 with 3♠ on 7♣ (or 1 other way)"; past NAMED_EQUAL
+    instructions, "Trail 5♦ or one of 6 equal moves"."""
+    groups: dict[tuple[int, int, int], list[Move]] = {}
+    for m in equal:
+        groups.setdefault(_kind(m), []).append(m)
+    head = instruction(best)
+    same = len(groups.pop(_kind(best), []))
+    if same:
+        head += f" (or {same} other way{'s' if same > 1 else ''})"
+    if len(groups) >= NAMED_EQUAL:
+        return f"{instruction(best)} or one of {len(equal)} equal moves"
+    named = [
+        head,
+        *(_lower(instruction(g[0])) if len(g) == 1 else _ways(g[0], len(g)) for g in groups.values()),
+    ]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+
+
 def move_headline(played: Move, verdict: Verdict, result: SearchResult, equal: Sequence[Move]) -> str:
     """The headline of a move played (``verdict``, from the search ``result``, with the moves
     ``equal`` to the best, ``Assessment.equal``)."""
@@ -115,11 +153,7 @@ def move_headline(played: Move, verdict: Verdict, result: SearchResult, equal: S
         return f"Best move, equal with {equal_words(others)}." if others else "Best move."
     if game is not None and game.cls == MoveClass.BEST and game.ahead > 0:
         return f"Right for the game, though {_lower(instruction(best))} scores more this round."
-    head = instruction(best)
-    if len(equal) == 1:
-        head += f" or {_lower(instruction(equal[0]))}"
-    elif equal:
-        head += " or an equal move"
+    head = _instructions(best, equal)
     if not result.exact and verdict.low <= 0.0:
         return (
             f"{_because(head, verdict.explanations, verdict.loss)[:-1]}, though the search cannot "
