@@ -596,8 +596,24 @@ def test_the_drill_button_gives_the_mistakes_back_as_positions(
     assert b.js("document.querySelector('#drill .judged').textContent").startswith("Right: ")
     _enter(b)
     assert b.js("document.querySelector('#drill .score').textContent") == (
-        f"Score: 1 of 2 found; {picked['loss']:.2f} points lost in all."
+        f"Score: 1 of 2 found; {picked['loss']:.2f} of margin lost in all."
     )
+    # One skill at a time, as drill --skill: Ana's mistake (ply 2) missed taking pairs and sums, her
+    # blunder (ply 40) keeping aces and Casinos.
+    skills = b.js(
+        "Array.from(document.querySelectorAll('#drill-skill option')).map(o => o.value + '=' + o.text)"
+    )
+    assert skills == [
+        "=every skill",
+        "pairs-and-sums=taking pairs and sums",
+        "aces-and-casinos=keeping aces and Casinos",
+    ]
+    b.js(
+        "(() => { const s = document.getElementById('drill-skill'); s.value = 'aces-and-casinos'; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+    )
+    assert "Position 1 of 1: ply 40" in b.js("document.getElementById('drill').textContent")
+    assert b.js("document.getElementById('drill-skill').value") == "aces-and-casinos"
     b.key("Escape", 27)
     assert b.js("document.getElementById('drill').hidden") is True
     # On a phone: the buttons, and the page still fits; Ben's drill is chosen in the selector.

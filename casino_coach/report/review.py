@@ -571,10 +571,11 @@ def drill_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any] | None:
     """The page's Drill at ``m``, a mistake or blunder (``DRILLED``), else None: the moves the
     analysis valued (its top moves and the move played), in the engine's order so that the order
     gives nothing away, each with its loss against the best, its class and the words the page shows
-    once it is picked; and the skill the move played missed (``coach.skills``). Each move has the
-    class ``analyze`` gives it (``AlternativeMove``); in an analysis saved before alternatives kept
-    their class, another move than the one played is classed by its loss and the standard error of
-    the move played."""
+    once it is picked; and the skill the move played missed (``coach.skills``: its words, and its
+    name as ``drill --skill`` takes it, by which the page's drill may be narrowed to one skill).
+    Each move has the class ``analyze`` gives it (``AlternativeMove``); in an analysis saved before
+    alternatives kept their class, another move than the one played is classed by its loss and the
+    standard error of the move played."""
     if not m.rated or m.forced or m.cls not in DRILLED or m.best is None or m.best_value is None:
         return None
     th: Thresholds = a.options.thresholds
@@ -604,7 +605,11 @@ def drill_data(a: GameAnalysis, m: MoveAnalysis) -> dict[str, Any] | None:
             {"move": move_data(mv), "loss": round(loss, 2), "cls": cls.value, "right": right, "words": words}
         )
     skill = skill_of(a.rules, len(a.players), m.seat, m.loose, m.builds, m.played, m.best, m.explanations)
-    return {"choices": choices, "skill": skill.words if skill is not None else ""}
+    return {
+        "choices": choices,
+        "skill": skill.words if skill is not None else "",
+        "skillKey": skill.value if skill is not None else "",
+    }
 
 
 def plies_data(a: GameAnalysis) -> list[dict[str, Any]]:

@@ -423,7 +423,7 @@
   // Enter the next position, Escape closes; d opens it.
   var drillBox = document.getElementById("drill");
   var drillOpen = document.getElementById("drill-open");
-  var DR = {on: false, list: [], i: 0, found: 0, lost: 0, answered: false, seat: 0};
+  var DR = {on: false, list: [], i: 0, found: 0, lost: 0, answered: false, seat: 0, skill: ""};
   var drillSeats = [];
   P.forEach(function (p) { if (p.drill && drillSeats.indexOf(p.seat) < 0) { drillSeats.push(p.seat); } });
   drillSeats.sort();
@@ -436,8 +436,13 @@
     if (title) { b.title = title; b.setAttribute("aria-label", title); }
     return b;
   }
-  function drillStart(seat) {
-    DR = {on: true, list: P.filter(function (p) { return p.drill && p.seat === seat; }), i: 0, found: 0, lost: 0, answered: false, seat: seat};
+  // The seat's drilled positions, of one skill (coach.skills) or of every skill ("").
+  function drillList(seat, skill) {
+    return P.filter(function (p) { return p.drill && p.seat === seat && (!skill || p.drill.skillKey === skill); });
+  }
+  function drillStart(seat, skill) {
+    skill = skill || "";
+    DR = {on: true, list: drillList(seat, skill), i: 0, found: 0, lost: 0, answered: false, seat: seat, skill: skill};
     drillBox.hidden = false;
     drillDraw();
     drillBox.scrollIntoView({block: "start"});
@@ -466,13 +471,31 @@
     } else {
       head.appendChild(el("span", "note", "mistakes of " + D.players[DR.seat]));
     }
+    // The skills the seat's mistakes missed, to drill one of them (drill --skill in the terminal).
+    var skills = [];
+    drillList(DR.seat, "").forEach(function (p) {
+      if (p.drill.skillKey && !skills.some(function (k) { return k[0] === p.drill.skillKey; })) { skills.push([p.drill.skillKey, p.drill.skill]); }
+    });
+    if (skills.length > 1) {
+      var slab = el("label", "note", "skill ");
+      var ssel = el("select", "");
+      ssel.id = "drill-skill";
+      [["", "every skill"]].concat(skills).forEach(function (k) {
+        var o = el("option", "", k[1]);
+        o.value = k[0];
+        if (k[0] === DR.skill) { o.selected = true; }
+        ssel.appendChild(o);
+      });
+      slab.appendChild(ssel);
+      head.appendChild(slab);
+    }
     head.appendChild(drillButton("Close", "close", "close the drill (Escape)"));
     return head;
   }
   function drillScore() {
     var tried = DR.answered ? DR.i + 1 : DR.i;
     var lost = DR.lost.toFixed(2);
-    return DR.found + " of " + tried + " found; " + lost + " point" + (lost === "1.00" ? "" : "s") + " lost in all";
+    return DR.found + " of " + tried + " found; " + lost + " of margin lost in all";
   }
   function drillDraw() {
     drillBox.textContent = "";
@@ -578,10 +601,11 @@
       var what = b.getAttribute("data-drill");
       if (what === "next") { drillNext(); }
       else if (what === "close") { drillClose(); }
-      else if (what === "again") { drillStart(DR.seat); }
+      else if (what === "again") { drillStart(DR.seat, DR.skill); }
     });
     drillBox.addEventListener("change", function (e) {
       if (e.target.id === "drill-who") { drillStart(parseInt(e.target.value, 10)); }
+      else if (e.target.id === "drill-skill") { drillStart(DR.seat, e.target.value); }
     });
   }
 
