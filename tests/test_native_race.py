@@ -23,7 +23,7 @@ from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import deal, new_round, shuffle_round
 from casino_coach.engine.values import immediate_gain
-from casino_coach.errors import TooBigToSearchError
+from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import expectimax, native, native_race, race, result
 from casino_coach.search.expectimax import SearchRequest, check_moves, check_table, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
@@ -78,10 +78,14 @@ def _key(res: SearchResult) -> str:
     return repr(dataclasses.replace(res, seconds=0.0))
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, rules: RuleSet, obs: Observation, **kw: Any) -> SearchResult:
-    """``evaluate`` in the core's race and in the reference's; the same result, or the same error."""
+def _both(
+    monkeypatch: pytest.MonkeyPatch, rules: RuleSet, obs: Observation, limits: Limits, **ask: Any
+) -> SearchResult:
+    """``evaluate`` at ``limits``, asked ``ask`` (``SearchRequest``'s fields), in the core's race and
+    in the reference's: the same result, or the same error of the search."""
     calls: list[Any] = []
     real = native_race.decision_worlds
+    request = SearchRequest(**ask)
 
     def spy(*args: Any) -> Any:
         got = real(*args)
@@ -90,20 +94,22 @@ def _both(monkeypatch: pytest.MonkeyPatch, rules: RuleSet, obs: Observation, **k
 
     monkeypatch.setattr(native_race, "decision_worlds", spy)
     try:
-        got = evaluate(rules, obs, **kw)
-    except Exception as e:
-        got_error: Exception | None = e
+        got = evaluate(rules, obs, limits, request)
+    except SearchError as e:
+        got_error: SearchError | None = e
     else:
         got_error = None
+    assert calls, "the core's race was not asked for"
     monkeypatch.setattr(native_race, "decision_worlds", lambda *args: None)
     try:
-        want = evaluate(rules, obs, **kw)
-    except Exception as e:
+        want = evaluate(rules, obs, limits, request)
+    except SearchError as e:
         assert got_error is not None and type(got_error) is type(e) and str(got_error) == str(e)
         return None  # type: ignore[return-value]
+    finally:
+        monkeypatch.setattr(native_race, "decision_worlds", real)
     assert got_error is None, got_error
     assert _key(got) == _key(want)
-    monkeypatch.setattr(native_race, "decision_worlds", real)
     return got
 
 
