@@ -484,7 +484,29 @@ def test_the_move_list_never_cuts_a_move_over_two_lines() -> None:
     console = Console(width=80, record=True, color_system=None)
     console.print(moves_columns(numbered))
     lines = console.export_text().splitlines()
-    assert sum(typed_text(long) in line for line in lines) == 4, lines
+    assert sum(typed_text(long, symbols=True) in line for line in lines) == 4, lines
+
+
+def test_the_move_list_writes_cards_as_the_board_does(runner: CliRunner, tmp_path: Path) -> None:
+    # Issue 42: play listed "7S b10 3D TS" beside a board in 7♠. The list writes the board's cards,
+    # and what it shows, typed (or pasted), is the move it lists.
+    from casino_coach.engine.notation import complete_move, typed_text
+    from casino_coach.engine.rules import RuleSet
+    from casino_coach.services.play_session import PlaySession
+
+    res = runner.invoke(app, ["play", "--seed", "3", "--out", str(tmp_path / "g.json")], input="moves\nquit\n")
+    assert res.exit_code == 0, res.output
+    listed = res.output.split("Your hand", 1)[1].split("your move>", 1)[0].splitlines()[1:]
+    assert listed and all(re.search(r"\b(?:10|[2-9AJQK])[♣♦♥♠]", line) for line in listed), listed
+    assert not re.search(r"\b[2-9TJQKA][CDHS]\b", "\n".join(listed)), listed
+    legal = "\n".join(res.output.split("Legal moves:", 1)[1].splitlines()[1:4])
+    assert "♠" in legal or "♥" in legal or "♦" in legal or "♣" in legal
+    assert not re.search(r"\b[2-9TJQKA][CDHS]\b", legal), legal
+    for preset in ("classic", "royal", "dominican"):
+        s = PlaySession(RuleSet.from_preset(preset), seed=4)
+        s.run_bots()
+        for m in s.legal():
+            assert complete_move(s.rules, s.state, typed_text(m, symbols=True)) == m
 
 
 def test_options_out_of_range_are_usage_errors(runner: CliRunner, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ replay-format.md (``10D``, ``td``, ``10♦``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from casino_coach.engine.cards import (
     RANK,
@@ -116,19 +116,20 @@ def parse_move(text: str) -> Move:
     return Move(card, action, take, value)
 
 
-def _names(mask: int) -> str:
-    return " ".join(card_name(c) for c in iter_cards(mask))
+def _names(mask: int, name: Callable[[int], str] = card_name) -> str:
+    return " ".join(name(c) for c in iter_cards(mask))
 
 
-def move_text(move: Move) -> str:
-    """The canonical compact form of a move (the inverse of ``parse_move``)."""
-    c = card_name(move.card)
+def move_text(move: Move, name: Callable[[int], str] = card_name) -> str:
+    """The canonical compact form of a move (the inverse of ``parse_move``), its cards written by
+    ``name`` (``card_symbol`` for the form people read, which ``parse_move`` reads as well)."""
+    c = name(move.card)
     if move.action == CAPTURE:
-        return f"{c} x {_names(move.take)}"
+        return f"{c} x {_names(move.take, name)}"
     if move.action == BUILD:
-        return f"{c} b{move.value} {_names(move.take)}"
+        return f"{c} b{move.value} {_names(move.take, name)}"
     if move.take:
-        return f"{c} t b{move.value} {_names(move.take)}"
+        return f"{c} t b{move.value} {_names(move.take, name)}"
     return c
 
 
@@ -253,11 +254,13 @@ def not_a_card(text: str, hand: int, legal: Sequence[Move], others: str = "") ->
     )
 
 
-def typed_text(move: Move) -> str:
+def typed_text(move: Move, symbols: bool = False) -> str:
     """A move as the person types it: the notation (``move_text``), with a plain trail written
     ``7H t``. A bare ``7H`` at the keyboard is every move of the 7♥ (it completes when there is one),
-    so the list must not show the trail as ``7H``: what the list shows, typed, is that move."""
-    text = move_text(move)
+    so the list must not show the trail as ``7H``: what the list shows, typed, is that move.
+    ``symbols`` writes the cards as the board shows them (``7♠ b10 3♦ 10♠``), which reads back the
+    same."""
+    text = move_text(move, card_symbol if symbols else card_name)
     return f"{text} t" if move.action == TRAIL and not move.take else text
 
 

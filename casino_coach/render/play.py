@@ -118,9 +118,10 @@ def moves_columns(
     numbered: Sequence[tuple[int, Move]],
     limit: int | None = MAX_LISTED,
 ) -> RenderableType:
-    """Numbered moves in the compact notation, in columns."""
+    """Numbered moves in the compact notation, in columns, their cards written as the board writes
+    them: "7S b10 3D TS" beside a board in 7♠ read as another notation (issue 42)."""
     shown = numbered if limit is None else numbered[:limit]
-    cells = [Text.assemble((f"{n:>2} ", "dim"), words(typed_text(m))) for n, m in shown]
+    cells = [Text.assemble((f"{n:>2} ", "dim"), words(typed_text(m, symbols=True))) for n, m in shown]
     # Columns as wide as the widest move: a move cut over two lines showed, typed as it read, a
     # different move ("11 2C b9 2D 4D 5H 7H", with its 7S on the next line).
     width = max([22, *(cell.cell_len for cell in cells)])
@@ -137,7 +138,7 @@ def moves_list(numbered: Sequence[tuple[int, Move]]) -> Table:
     t.add_column(no_wrap=True)
     t.add_column()
     for n, m in numbered:
-        t.add_row(str(n), words(typed_text(m)), words(m.describe()))
+        t.add_row(str(n), words(typed_text(m, symbols=True)), words(m.describe()))
     return t
 
 

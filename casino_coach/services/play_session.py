@@ -622,7 +622,7 @@ class PlaySession:
                 )
             ]
         ((num, _),) = self.numbered([best])
-        head = f"Hint: {best.describe()} — move {num}, {typed_text(best)}."
+        head = f"Hint: {best.describe()} — move {num}, typed {typed_text(best)}."
         why, reasons = self.hint_why(for_game)
         text = "\n".join([head, why, *(f"  - {r}" for r in reasons)])
         text += self.margin_once() if "margin" in why else ""  # where it gives a figure
