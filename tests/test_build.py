@@ -85,3 +85,45 @@ def test_states_cross_unchanged(nplayers: int, seed: int, left: int, last: bool)
     state = near_deal_end(RuleSet.from_preset("royal"), nplayers, seed, min(left, 4 * nplayers), last)
     back = core.NATIVE.state_round_trip(state)
     assert back == tuple(state)
+
+
+def test_the_install_says_that_it_compiles(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 42: `pip install .` sat silent for minutes while it compiled. pyproject.toml builds with
+    # maturin's backend behind build_backend/casino_coach_build.py, which first says so on the
+    # terminal, or on standard error (pip -v) where no terminal is at hand.
+    import builtins
+    import importlib.util
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    system = tomllib.loads((root / "pyproject.toml").read_text())["build-system"]
+    assert (system["build-backend"], system["backend-path"]) == ("casino_coach_build", ["build_backend"])
+    pytest.importorskip("maturin")
+    spec = importlib.util.spec_from_file_location(
+        "casino_coach_build", root / "build_backend/casino_coach_build.py"
+    )
+    assert spec is not None and spec.loader is not None
+    backend = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(backend)
+    built: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        backend.maturin, "build_wheel", lambda d, c=None, m=None: built.append(("wheel", d)) or "w.whl"
+    )
+    monkeypatch.setattr(
+        backend.maturin, "build_editable", lambda d, c=None, m=None: built.append(("editable", d)) or "e.whl"
+    )
+    real_open = builtins.open
+
+    def no_terminal(file: object, *args: object, **kwargs: object) -> object:
+        if file == "/dev/tty":
+            raise OSError("no terminal")
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", no_terminal)
+    assert backend.build_wheel("out") == "w.whl" and backend.build_editable("out") == "e.whl"
+    assert built == [("wheel", "out"), ("editable", "out")]
+    err = capsys.readouterr().err.splitlines()
+    assert err == [backend.SAYING] * 2 and "compiling the native core in Rust" in backend.SAYING
