@@ -494,7 +494,8 @@ def test_the_move_list_writes_cards_as_the_board_does(runner: CliRunner, tmp_pat
     from casino_coach.engine.rules import RuleSet
     from casino_coach.services.play_session import PlaySession
 
-    res = runner.invoke(app, ["play", "--seed", "3", "--out", str(tmp_path / "g.json")], input="moves\nquit\n")
+    out = str(tmp_path / "g.json")
+    res = runner.invoke(app, ["play", "--seed", "3", "--out", out], input="moves\nquit\n")
     assert res.exit_code == 0, res.output
     listed = res.output.split("Your hand", 1)[1].split("your move>", 1)[0].splitlines()[1:]
     assert listed and all(re.search(r"\b(?:10|[2-9AJQK])[♣♦♥♠]", line) for line in listed), listed
