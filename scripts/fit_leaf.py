@@ -17,6 +17,13 @@ A bot is ``NAME[:OPTION=VALUE...]`` (``searcher:samples=16:min_samples=4:nodes=2
 ``--holdout-bots`` the held-out rounds are played by other bots than the fit's (how well the weights
 carry over to another style of play).
 
+``--exact-last`` fits the value at the end of the fifth deal with 2 players (one deal still to come)
+to what that position is worth, not to how the bots' round ended: with two players the last deal hides
+nothing (each side's unseen cards are the other's hand), so the mean over the 70 ways the stock can be
+dealt of the last deal solved to the end of the round is its exact value under best play. The held-out
+error of that row is against the same exact values. ``--deals N`` (repeated) fits only those deals
+still to come and keeps the other weights of the file at ``--out``.
+
 Two sides only (2 players, or 4 in two partnerships): with three sides the handmade estimate stays.
 ``--data DIR`` keeps the played rounds there (one file per preset, players, bots, seed and rounds), so
 that a second fit does not play them again. ``--no-write`` prints the figures only.
@@ -25,6 +32,8 @@ that a second fit does not play them again. ``--no-write`` prints the figures on
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import math
 import multiprocessing
 import pickle
@@ -39,8 +48,9 @@ import numpy as np
 
 from casino_coach.bots.arena import deal_ends
 from casino_coach.bots.policies import Policy, make_policy
+from casino_coach.engine.cards import iter_cards
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState, deals_per_round
+from casino_coach.engine.state import HAND_SIZE, RoundState, deal, deals_per_round
 from casino_coach.formats.codec import dumps
 from casino_coach.formats.files import atomic_write_bytes
 from casino_coach.search.leaf import (
@@ -53,6 +63,7 @@ from casino_coach.search.leaf import (
     model_key,
     side_value,
 )
+from casino_coach.search.native import make_solver
 
 # One record: the state at the end of a deal (the next deal not yet dealt), and the round points per
 # side the round ended with.
@@ -131,15 +142,45 @@ def rounds_records(
     return records
 
 
-class Table:
-    """Features, targets and the handmade estimate of every record, by deals still to come."""
+def exact_last(rules: RuleSet, state: RoundState, lead: int) -> float:
+    """The exact round margin of side ``lead`` at the end of the fifth deal of a 2-player round: the mean
+    over every way the stock can be dealt (70) of the last deal solved to the end of the round, both
+    sides seeing every card, as with two players they do in the last deal."""
+    cards = list(iter_cards(state.stock))
+    solver = make_solver(rules, lead, 2)
+    values = []
+    for mine in itertools.combinations(cards, len(cards) // 2):
+        first = sum(1 << c for c in mine)
+        values.append(solver.value(deal(state, (first, state.stock & ~first))))
+    return math.fsum(values) / len(values)
 
-    def __init__(self, rules: RuleSet, records: Sequence[Record]) -> None:
+
+def _exact(job: tuple[dict[str, Any], RoundState]) -> float:
+    rules, state = job
+    return exact_last(RuleSet.from_dict(rules), state, state.to_move % 2)
+
+
+class Table:
+    """Features, targets and the handmade estimate of every record, by deals still to come; with
+    ``exact``, the target one deal before the last is the position's exact value (``exact_last``)."""
+
+    def __init__(self, rules: RuleSet, records: Sequence[Record], exact: bool = False, jobs: int = 1) -> None:
         rows: dict[int, list[tuple[list[float], float, float, float]]] = {}
+        last = [st for st, _ in records if st.nplayers == 2 and st.stock.bit_count() == 2 * HAND_SIZE]
+        exact_values: dict[RoundState, float] = {}
+        if exact and last:
+            jobs_in = [(rules.to_dict(), st) for st in last]
+            if jobs > 1:
+                with multiprocessing.Pool(jobs) as pool:
+                    exact_values = dict(zip(last, pool.map(_exact, jobs_in, chunksize=20), strict=True))
+            else:
+                exact_values = {st: _exact(j) for st, j in zip(last, jobs_in, strict=True)}
         for state, points in records:
             lead = state.to_move % 2
             features, sure, deals = leaf_features(rules, state, state.table, lead)
-            actual = side_value(list(points), lead)
+            actual = exact_values.get(state)
+            if actual is None:
+                actual = side_value(list(points), lead)
             handmade = Evaluator(rules, 2, lead).leaf(state)
             rows.setdefault(deals, []).append((features, sure, actual, handmade))
         self.x = {d: np.array([r[0] for r in v]) for d, v in rows.items()}
@@ -180,12 +221,18 @@ def main() -> int:
     ap.add_argument("--data", type=Path, help="keep the played rounds in this folder (and reuse them)")
     ap.add_argument("--out", type=Path, default=WEIGHTS_PATH, help="where to write the weights")
     ap.add_argument("--no-write", action="store_true", help="print the figures, write no weights")
+    ap.add_argument(
+        "--exact-last", action="store_true", help="fit the fifth deal's end to its exact value (2 players)"
+    )
+    ap.add_argument("--deals", action="append", type=int, help="fit only these deals still to come")
     args = ap.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     held_bots = [b.strip() for b in (args.holdout_bots or args.bots).split(",") if b.strip()]
     for b in (*bots, *held_bots):
         bot(b)
-    models: dict[str, Any] = {}
+    # With --deals, the weights of the other deals (and the other models) come from the file replaced.
+    old_models: dict[str, Any] = json.loads(args.out.read_text())["models"] if args.deals else {}
+    models: dict[str, Any] = dict(old_models)
     print(
         f"RMS error of the deal-end estimate (points, the round margin of the side to move next) on "
         f"{args.holdout} held-out rounds of {'+'.join(held_bots)} per row; fit on {args.rounds} rounds of "
@@ -199,6 +246,8 @@ def main() -> int:
             train = Table(
                 rules,
                 rounds_records(rules, nplayers, bots, args.seed, range(args.rounds), args.jobs, args.data),
+                args.exact_last,
+                args.jobs,
             )
             test = Table(
                 rules,
@@ -211,11 +260,19 @@ def main() -> int:
                     args.jobs,
                     args.data,
                 ),
+                args.exact_last,
+                args.jobs,
             )
             total = deals_per_round(nplayers)
             weights: dict[str, list[float]] = {}
             figures: dict[str, dict[str, float]] = {}
+            kept = old_models.get(key, {})
+            if args.deals:
+                weights = dict(kept.get("weights", {}))
+                figures = dict(kept.get("held_out_rms", {}))
             for deals in sorted(train.x, reverse=True):
+                if args.deals and deals not in args.deals:
+                    continue
                 w = fit(train.x[deals], train.actual[deals] - train.sure[deals], args.ridge)
                 weights[str(deals)] = [round(float(v), 6) for v in w]
                 fitted = rms(train.x[deals] @ w + train.sure[deals] - train.actual[deals])
@@ -227,25 +284,38 @@ def main() -> int:
                 print(
                     f"{key:12s} {deal_no:4d} {n:9d} {handmade:9.3f} {learned:8.3f} {fitted:6.3f}", flush=True
                 )
-            models[key] = {
+            fitted_with = {
                 "rounds": args.rounds,
                 "holdout": args.holdout,
                 "bots": bots,
                 "holdout_bots": held_bots,
                 "seed": args.seed,
-                "weights": weights,
-                "held_out_rms": figures,
+                "exact_last": args.exact_last,
             }
+            if args.deals:  # a refit of some deals: the model's own record stays, the refit is added
+                refit = {"deals": sorted(args.deals), **fitted_with}
+                models[key] = kept | {
+                    "weights": weights,
+                    "held_out_rms": figures,
+                    "refits": [*kept.get("refits", []), refit],
+                }
+            else:
+                models[key] = fitted_with | {"weights": weights, "held_out_rms": figures}
     if not args.no_write:
+        command = (
+            f"scripts/fit_leaf.py --rounds {args.rounds} --holdout {args.holdout} "
+            f"--bots {','.join(bots)} --seed {args.seed} --ridge {args.ridge:g}"
+            + "".join(f" --preset {p}" for p in args.preset or ())
+            + "".join(f" --players {n}" for n in args.players or ())
+            + (" --exact-last" if args.exact_last else "")
+            + "".join(f" --deals {d}" for d in args.deals or ())
+        )
+        if args.deals:
+            command = f"{json.loads(args.out.read_text())['created_by']}; then {command}"
         doc = {
             "format": WEIGHTS_FORMAT,
             "version": 1,
-            "created_by": (
-                f"scripts/fit_leaf.py --rounds {args.rounds} --holdout {args.holdout} "
-                f"--bots {','.join(bots)} --seed {args.seed} --ridge {args.ridge:g}"
-                + "".join(f" --preset {p}" for p in args.preset or ())
-                + "".join(f" --players {n}" for n in args.players or ())
-            ),
+            "created_by": command,
             "features": list(LEARNED_FEATURES),
             "models": models,
         }
