@@ -21,6 +21,7 @@ from casino_coach.coach.budget import (
     ANALYSIS_DEPTH,
     DEAL_END_CARDS,
     VERDICT_EXACT_WORLDS,
+    VERDICT_LEAF,
     VERDICT_MIN_WORLDS,
     VERDICT_NODES,
     VERDICT_WORLDS,
@@ -121,6 +122,7 @@ def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None
         depth=depth if depth is not None else ANALYSIS_DEPTH,
         nodes=VERDICT_NODES,
         exact_worlds=VERDICT_EXACT_WORLDS,
+        leaf=VERDICT_LEAF,
     )
 
 

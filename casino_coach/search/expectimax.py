@@ -350,10 +350,11 @@ def _move_order(rules: RuleSet) -> MoveOrder:
 
 
 # Limits fields left out of ``decision_seed`` at their default values.
-_LATER_OPTIONS: Final = frozenset({"leaf", "reply_worlds", "reply_depth"})
+_LATER_OPTIONS: Final = frozenset({"reply_worlds", "reply_depth"})
 # And always: whether worlds are taken by class decides how the worlds drawn are grouped, not which
-# are drawn (the same seed draws the same worlds either way).
-_UNSEEDED: Final = frozenset({"classes"})
+# are drawn (the same seed draws the same worlds either way); the leaf values the worlds drawn, so
+# that either leaf is measured in the same worlds.
+_UNSEEDED: Final = frozenset({"classes", "leaf"})
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
