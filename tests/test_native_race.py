@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from typing import Any
 
 import pytest
@@ -191,6 +192,47 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
     evaluate(rules, obs, Limits(samples=4), SearchRequest(record=True))
     evaluate(rules, obs, Limits(samples=4, reply_worlds=2))
     assert len(made) == 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_best_move_is_the_first_move_of_the_result(
+    preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``best_move`` (the core ordering the moves without making a result) plays the move that
+    ``evaluate`` lists first, or the first of those allowed, in the core and in the reference; at the
+    searcher's settings without a result, and with one where the worlds' control variates may apply."""
+    rules = RuleSet.from_preset(preset)
+    ranked: list[Any] = []
+    real = native_race.rank
+    monkeypatch.setattr(native_race, "rank", lambda *a, **k: ranked.append(1) or real(*a, **k))
+    for k, (obs, evidence, _) in enumerate(_decisions(rules, nplayers, 11 + nplayers)):
+        if k % 4:
+            limits, ask = (
+                Limits(samples=4, min_samples=2, nodes=3000, seed=k),
+                SearchRequest(evidence=evidence),
+            )
+        else:  # sampled worlds without evidence, enough for control variates
+            limits, ask = Limits(samples=60, min_samples=60, exact_worlds=0, depth=2, seed=k), SearchRequest()
+        try:
+            result = evaluate(rules, obs, limits, ask)
+        except SearchError as e:
+            with pytest.raises(SearchError, match=re.escape(str(e))):
+                expectimax.best_move(rules, obs, limits, ask)
+            continue
+        moves = [mv.move for mv in result.moves]
+        allowed = set(moves[1:])
+        with pytest.MonkeyPatch.context() as mp:
+            for core_race in (True, False):
+                if not core_race:
+                    mp.setattr(native_race, "decision_worlds", lambda *a: None)
+                assert expectimax.best_move(rules, obs, limits, ask) == moves[0]
+                if allowed:
+                    assert expectimax.best_move(rules, obs, limits, ask, allowed) == moves[1]
+                else:
+                    with pytest.raises(SearchError, match="none of the legal moves"):
+                        expectimax.best_move(rules, obs, limits, ask, allowed)
+    assert ranked, "the core did not order the moves on its own"
 
 
 @pytest.mark.parametrize("dealing", ["worlds", "classes", "passes", "class-passes", "evidence"])

@@ -40,7 +40,7 @@ from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_search_weights
-from casino_coach.search.expectimax import SearchRequest, evaluate
+from casino_coach.search.expectimax import SearchRequest, best_move, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.result import Limits
@@ -143,8 +143,8 @@ class SearcherPolicy:
         limits = Limits(**self._unseeded[1], seed=rng.getrandbits(32))
         allowed = set(legal)
         if scores is None:
-            result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence)))
-        elif exact_deal(obs):
+            return best_move(rules, obs, limits, SearchRequest(evidence=tuple(evidence)), allowed)
+        if exact_deal(obs):
             self.game_decisions += 1
             result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence), detail=True))
             chosen = choose_for_game(rules, obs, scores, result)

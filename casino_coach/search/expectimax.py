@@ -20,7 +20,7 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import islice
@@ -558,12 +558,46 @@ def evaluate(
     try:
         return _result(d, _race(d), t0)
     finally:
-        # Closed here, not by the garbage collector: an exception raised as a stream closes (a Ctrl-C
-        # landing in the ``finally`` that hands the generator's state back, ``native_worlds``) then
-        # reaches the caller, where in a finaliser Python prints it and goes on.
-        close = getattr(d.stream, "close", None)
-        if close is not None:
-            close()
+        _close(d)
+
+
+@without_cycle_collection
+def best_move(
+    rules: RuleSet,
+    obs: Observation,
+    limits: Limits = Limits(),
+    ask: SearchRequest = SearchRequest(),
+    allowed: Collection[Move] | None = None,
+) -> Move:
+    """The move ``evaluate(rules, obs, limits, ask)`` lists first, or first of those in ``allowed``:
+    the same search, for a caller that only plays its best move (the ``searcher`` bot). Where the
+    race runs in the core and no control variates can apply, the core orders the moves without
+    handing over what only a result shows (the values per world, the lines), and no result is made.
+
+    Raises as ``evaluate`` does, and SearchError when none of ``allowed`` is among the moves."""
+    t0 = time.perf_counter()
+    d = _decision(rules, obs, limits, ask, t0)
+    try:
+        if d.native is None or ask.detail or _controls_may_apply(d):
+            ranked = [mv.move for mv in _result(d, _race(d), t0).moves]
+        else:
+            got = _rank(d)
+            ranked = [d.moves[i] for i in _ranked(d, got.results, got.complete)]
+    finally:
+        _close(d)
+    for move in ranked:
+        if allowed is None or move in allowed:
+            return move
+    raise SearchError("the search found none of the legal moves it was given")
+
+
+def _close(d: _Decision) -> None:
+    """Closes the decision's stream of worlds. Here, not by the garbage collector: an exception raised
+    as a stream closes (a Ctrl-C landing in the ``finally`` that hands the generator's state back,
+    ``native_worlds``) then reaches the caller, where in a finaliser Python prints it and goes on."""
+    close = getattr(d.stream, "close", None)
+    if close is not None:
+        close()
 
 
 def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest, t0: float) -> _Decision:
@@ -650,31 +684,13 @@ def _per_partner(rules: RuleSet, obs: Observation) -> bool:
 def _race(d: _Decision) -> _Raced:
     """The decision's race, at its depth, then shallower while too few worlds fit in the node budget."""
     limits, ask, obs = d.limits, d.ask, d.obs
-    floor = min(limits.min_samples, d.stop.samples)
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(d.horizons):
         left = cap - nodes if cap is not None else None
         tree = None
         if d.native is not None:
-            got = native_race.run(
-                d.native,
-                d.rules,
-                side=d.side,
-                nsides=obs.nsides,
-                horizon=horizon,
-                in_hands=d.in_hands,
-                depths=[dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
-                budget=limits.nodes,
-                cap=left,
-                leaf=limits.leaf,
-                category_weights=ask.category_weights,
-                moves=d.moves,
-                focus=ask.focus,
-                alike=d.alike,
-                stop=d.stop,
-                detail=ask.detail,
-            )
+            got = native_race.run(d.native, d.rules, **_core_race(d, horizon, left), detail=ask.detail)
             race, done, out_of_nodes, lines = got.race, got.done, got.out_of_nodes, got.lines
             nodes += got.nodes
             shallow = got.shallow
@@ -698,12 +714,57 @@ def _race(d: _Decision) -> _Raced:
             nodes += solver.nodes
             shallow = solver.shallow
             lines = race.best_lines()
-        # Too few worlds fit in the node budget at this depth: search them again shallower.
-        if not (out_of_nodes and done < floor and attempt < len(d.horizons) - 1):
+        if not _shallower(d, attempt, done, out_of_nodes):
             break
     if d.replies is not None:
         nodes += d.replies.solver.nodes
     return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, tree)
+
+
+def _rank(d: _Decision) -> native_race.Ranking:
+    """``_race`` in the core for the moves' order only (``native_race.rank``): the race at the last
+    depth tried."""
+    cap = NODE_CAP * d.limits.nodes if d.limits.nodes is not None else None
+    nodes = 0
+    for attempt, horizon in enumerate(d.horizons):
+        left = cap - nodes if cap is not None else None
+        got = native_race.rank(d.native, d.rules, **_core_race(d, horizon, left))
+        nodes += got.nodes
+        if not _shallower(d, attempt, got.done, got.out_of_nodes):
+            break
+    return got
+
+
+def _core_race(d: _Decision, horizon: int, cap: int | None) -> dict[str, Any]:
+    """The arguments of the core's race of ``d`` at ``horizon`` with ``cap`` nodes left to spend."""
+    return {
+        "side": d.side,
+        "nsides": d.obs.nsides,
+        "horizon": horizon,
+        "in_hands": d.in_hands,
+        "depths": [dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
+        "budget": d.limits.nodes,
+        "cap": cap,
+        "leaf": d.limits.leaf,
+        "category_weights": d.ask.category_weights,
+        "moves": d.moves,
+        "focus": d.ask.focus,
+        "alike": d.alike,
+        "stop": d.stop,
+    }
+
+
+def _shallower(d: _Decision, attempt: int, done: int, out_of_nodes: bool) -> bool:
+    """Whether the decision is searched again shallower after ``attempt``: too few worlds fit in the
+    node budget at its depth, and a shallower one is left."""
+    floor = min(d.limits.min_samples, d.stop.samples)
+    return out_of_nodes and done < floor and attempt < len(d.horizons) - 1
+
+
+def _controls_may_apply(d: _Decision) -> bool:
+    """Whether ``_result`` may correct the values by the worlds' control variates: sampled worlds
+    without evidence, as many as they need."""
+    return d.population is None and d.weigh is None and Controls.enough(d.stop.samples, 0)
 
 
 def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
@@ -716,21 +777,9 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
-    # Best first; the moves are distinct, so their keys alone order them (the index rides along).
-    order = sorted(
-        [
-            (value_key(ev), not race.complete(i), natural_key(m), m, i)
-            for i, (m, (ev, _)) in enumerate(zip(moves, values_se, strict=True))
-        ]
-    )
     out: list[MoveValue] = []
-    for key in order:
-        i = key[-1]
+    for i in _ranked(d, values_se, [race.complete(i) for i in range(len(moves))]):
         ev, se = values_se[i]
-        if not math.isfinite(ev):
-            if moves[i] != d.ask.focus and out:
-                continue  # a build for a partner that no searched world's partner can take
-            raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
     # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
     # with no leaf, and there was one world (classes of twins alike; every card known to the mover, as
@@ -767,6 +816,29 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         depth=d.in_hands - r.horizon if r.horizon else None,
         leaf=d.limits.leaf,
     )
+
+
+def _ranked(d: _Decision, values_se: Sequence[tuple[float, float]], complete: Sequence[bool]) -> list[int]:
+    """The indices of the decision's moves as its result lists them, best first, from their values
+    and standard errors and whether each was searched in every world. SearchError when the best has
+    no value (no searched world has it as a legal move)."""
+    moves = d.moves
+    # The moves are distinct, so their keys alone order them (the index rides along).
+    order = sorted(
+        [
+            (value_key(ev), not complete[i], natural_key(m), m, i)
+            for i, (m, (ev, _)) in enumerate(zip(moves, values_se, strict=True))
+        ]
+    )
+    out: list[int] = []
+    for key in order:
+        i = key[-1]
+        if not math.isfinite(values_se[i][0]):
+            if moves[i] != d.ask.focus and out:
+                continue  # a build for a partner that no searched world's partner can take
+            raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
+        out.append(i)
+    return out
 
 
 def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float, int]]) -> Controls | None:

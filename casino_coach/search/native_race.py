@@ -95,38 +95,132 @@ def run(
     """The decision's race at ``horizon`` over ``worlds`` (``decision_worlds``; the worlds drawn by an
     earlier attempt first), as ``run_race`` runs it with a ``_Ladder`` of these arguments."""
     assert NATIVE is not None and stop.deadline is None
+    args = _race_args(
+        rules,
+        side,
+        nsides,
+        horizon,
+        in_hands,
+        depths,
+        budget,
+        cap,
+        leaf,
+        category_weights,
+        moves,
+        focus,
+        alike,
+        stop,
+    )
     try:
-        done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = worlds.run(
-            native_evaluator(rules, side, nsides, leaf, category_weights),
-            move_order(rules),
-            side,
-            nsides,
-            horizon,
-            in_hands,
-            list(depths),
-            budget,
-            cap,
-            moves,
-            moves.index(focus) if focus is not None else None,
-            list(alike) if alike is not None else list(range(len(moves))),
-            stop.samples,
-            stop.min_samples,
-            stop.separation,
-            stop.margin,
-            list(stop.bands),
-            stop.racing,
-            stop.every,
-            stop.careful,
-            detail,
-        )
+        got = worlds.run(*args, detail)
     except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
         raise SearchError(str(e)) from None
+    done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = got
     race = Race(moves, focus, alike)
     if outcomes is not None:  # each (parts, other, gained, sweeps, end), as ``outcome_of`` makes it
         outcomes = [[None if o is None else Outcome(*o) for o in per] for per in outcomes]
     race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)
+
+
+class Ranking(NamedTuple):
+    """One race of a decision at one depth, run in the core for the moves' order only (``rank``):
+    the worlds searched, whether the node budget stopped it, the nodes its solvers searched, whether
+    a world fell back on a shallower search, per move its value and standard error as
+    ``Race.results`` gives them without control variates, and whether it was searched in every
+    world (``Race.complete``)."""
+
+    done: int
+    out_of_nodes: bool
+    nodes: int
+    shallow: bool
+    results: list[tuple[float, float]]
+    complete: list[bool]
+
+
+def rank(
+    worlds: Any,
+    rules: RuleSet,
+    *,
+    side: int,
+    nsides: int,
+    horizon: int,
+    in_hands: int,
+    depths: Sequence[int],
+    budget: int | None,
+    cap: int | None,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    moves: list[Move],
+    focus: Move | None,
+    alike: Sequence[int] | None,
+    stop: Stopping,
+) -> Ranking:
+    """``run`` without what only a result shows (the values per world, the lines): the same race,
+    for a caller that only orders the moves (``expectimax.best_move``)."""
+    assert NATIVE is not None and stop.deadline is None
+    args = _race_args(
+        rules,
+        side,
+        nsides,
+        horizon,
+        in_hands,
+        depths,
+        budget,
+        cap,
+        leaf,
+        category_weights,
+        moves,
+        focus,
+        alike,
+        stop,
+    )
+    try:
+        return _new(Ranking, worlds.rank(*args))
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+
+
+def _race_args(
+    rules: RuleSet,
+    side: int,
+    nsides: int,
+    horizon: int,
+    in_hands: int,
+    depths: Sequence[int],
+    budget: int | None,
+    cap: int | None,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    moves: list[Move],
+    focus: Move | None,
+    alike: Sequence[int] | None,
+    stop: Stopping,
+) -> tuple[Any, ...]:
+    """The arguments of the core's race (``DecisionWorlds.run`` and ``rank``) but ``detail``."""
+    return (
+        native_evaluator(rules, side, nsides, leaf, category_weights),
+        move_order(rules),
+        side,
+        nsides,
+        horizon,
+        in_hands,
+        list(depths),
+        budget,
+        cap,
+        moves,
+        moves.index(focus) if focus is not None else None,
+        list(alike) if alike is not None else list(range(len(moves))),
+        stop.samples,
+        stop.min_samples,
+        stop.separation,
+        stop.margin,
+        list(stop.bands),
+        stop.racing,
+        stop.every,
+        stop.careful,
+    )
 
 
 def drawn(worlds: Any, n: int) -> list[tuple[World, float, int]]:

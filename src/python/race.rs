@@ -139,31 +139,6 @@ impl PyDecisionWorlds {
         careful: bool,
         detail: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let ev = evaluator.get().ev.clone();
-        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
-            return Err(bad("the evaluator is for other sides than the solver"));
-        }
-        let weight: [i64; 52] = order
-            .try_into()
-            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
-        let n = moves.len();
-        if n == 0 || alike.len() != n || alike.iter().any(|&k| k >= n) || focus.is_some_and(|f| f >= n) {
-            return Err(bad("moves, their kinds and the focus do not match"));
-        }
-        if depths.iter().any(|&d| d > in_hands) || nsides as usize != self.worlds.obs.nsides as usize {
-            return Err(bad(
-                "depths past the cards in the hands, or other sides than the observation's",
-            ));
-        }
-        let moves: Vec<Move> = moves
-            .into_iter()
-            .map(|(card, action, take, value)| Move {
-                card,
-                action,
-                take,
-                value,
-            })
-            .collect();
         let stop = Stopping {
             samples,
             min_samples,
@@ -174,29 +149,18 @@ impl PyDecisionWorlds {
             every,
             careful,
         };
-        let population = self.worlds.population;
-        let worlds = &mut self.worlds;
-        let (got, ladder, race, results) = py.detach(|| {
-            guarded(|| {
-                let mut ladder = Ladder::new(
-                    worlds.rules(),
-                    root_side,
-                    nsides,
-                    horizon,
-                    in_hands,
-                    depths,
-                    budget,
-                    cap,
-                    ev,
-                    MoveOrder { weight },
-                );
-                let mut race = Race::new(n, focus, &alike);
-                let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
-                let results = race.results(population);
-                (got, ladder, race, results)
-            })
-        })?;
-        let (done, spent) = got.map_err(raised)?;
+        let n = moves.len();
+        let Raced {
+            done,
+            spent,
+            nodes,
+            shallow,
+            race,
+            results,
+        } = self.race(
+            py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
+            alike, stop, detail,
+        )?;
         let values = PyList::empty(py);
         for v in &race.values {
             values.append(PyList::new(py, v)?)?;
@@ -239,8 +203,8 @@ impl PyDecisionWorlds {
         (
             done,
             spent,
-            ladder.nodes(),
-            ladder.shallow,
+            nodes,
+            shallow,
             values,
             race.weights.clone(),
             race.groups.clone(),
@@ -249,6 +213,157 @@ impl PyDecisionWorlds {
             results,
         )
             .into_pyobject(py)
+    }
+
+    /// `run` for a caller that wants only the moves' order (the `searcher` bot, through
+    /// `expectimax.best_move`): the same race, without the values per world, the lines or what
+    /// happened along them. Returns (worlds searched, whether the budget stopped it, nodes, whether
+    /// shallower, per move its (ev, stderr) as `Race.results` gives them without control variates,
+    /// and per move whether it was searched in every world: `Race.complete`).
+    #[pyo3(signature = (
+        evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
+        alike, samples, min_samples, separation, margin, bands, racing, every, careful
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn rank(
+        &mut self,
+        py: Python<'_>,
+        evaluator: &Bound<'_, PyEvaluator>,
+        order: Vec<i64>,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        in_hands: u32,
+        depths: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        moves: Vec<MoveTuple>,
+        focus: Option<usize>,
+        alike: Vec<usize>,
+        samples: usize,
+        min_samples: usize,
+        separation: f64,
+        margin: f64,
+        bands: Vec<f64>,
+        racing: bool,
+        every: bool,
+        careful: bool,
+    ) -> PyResult<Ranked> {
+        let stop = Stopping {
+            samples,
+            min_samples,
+            separation,
+            margin,
+            bands,
+            racing,
+            every,
+            careful,
+        };
+        let r = self.race(
+            py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
+            alike, stop, false,
+        )?;
+        let complete = r
+            .race
+            .values
+            .iter()
+            .map(|v| v.iter().all(|x| !x.is_nan()))
+            .collect();
+        Ok((r.done, r.spent, r.nodes, r.shallow, r.results, complete))
+    }
+}
+
+/// What `rank` returns.
+type Ranked = (usize, bool, u64, bool, Vec<(f64, f64)>, Vec<bool>);
+
+/// What a race of `run` or `rank` came to.
+struct Raced {
+    done: usize,
+    spent: bool,
+    nodes: u64,
+    shallow: bool,
+    race: Race,
+    results: Vec<(f64, f64)>,
+}
+
+impl PyDecisionWorlds {
+    /// The race of `run` (its arguments), for `run` and `rank`: what `race_decision` returned, the
+    /// ladder, the race and its results without control variates.
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        py: Python<'_>,
+        evaluator: &Bound<'_, PyEvaluator>,
+        order: Vec<i64>,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        in_hands: u32,
+        depths: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        moves: Vec<MoveTuple>,
+        focus: Option<usize>,
+        alike: Vec<usize>,
+        stop: Stopping,
+        detail: bool,
+    ) -> PyResult<Raced> {
+        let ev = evaluator.get().ev.clone();
+        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
+            return Err(bad("the evaluator is for other sides than the solver"));
+        }
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        let n = moves.len();
+        if n == 0 || alike.len() != n || alike.iter().any(|&k| k >= n) || focus.is_some_and(|f| f >= n) {
+            return Err(bad("moves, their kinds and the focus do not match"));
+        }
+        if depths.iter().any(|&d| d > in_hands) || nsides as usize != self.worlds.obs.nsides as usize {
+            return Err(bad(
+                "depths past the cards in the hands, or other sides than the observation's",
+            ));
+        }
+        let moves: Vec<Move> = moves
+            .into_iter()
+            .map(|(card, action, take, value)| Move {
+                card,
+                action,
+                take,
+                value,
+            })
+            .collect();
+        let population = self.worlds.population;
+        let worlds = &mut self.worlds;
+        let (got, ladder, race, results) = py.detach(|| {
+            guarded(|| {
+                let mut ladder = Ladder::new(
+                    worlds.rules(),
+                    root_side,
+                    nsides,
+                    horizon,
+                    in_hands,
+                    depths,
+                    budget,
+                    cap,
+                    ev,
+                    MoveOrder { weight },
+                );
+                let mut race = Race::new(n, focus, &alike);
+                let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
+                let results = race.results(population);
+                (got, ladder, race, results)
+            })
+        })?;
+        let (done, spent) = got.map_err(raised)?;
+        Ok(Raced {
+            done,
+            spent,
+            nodes: ladder.nodes(),
+            shallow: ladder.shallow,
+            race,
+            results,
+        })
     }
 }
 
