@@ -159,7 +159,7 @@ impl PyDecisionWorlds {
             results,
         } = self.race(
             py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
-            alike, stop, detail,
+            alike, stop, detail, true,
         )?;
         let values = PyList::empty(py);
         for v in &race.values {
@@ -261,7 +261,7 @@ impl PyDecisionWorlds {
         };
         let r = self.race(
             py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
-            alike, stop, false,
+            alike, stop, false, false,
         )?;
         let complete = r
             .race
@@ -288,7 +288,8 @@ struct Raced {
 
 impl PyDecisionWorlds {
     /// The race of `run` (its arguments), for `run` and `rank`: what `race_decision` returned, the
-    /// ladder, the race and its results without control variates.
+    /// ladder, the race and its results without control variates. The lines are read back from the
+    /// solvers' tables only with `lines`.
     #[allow(clippy::too_many_arguments)]
     fn race(
         &mut self,
@@ -307,6 +308,7 @@ impl PyDecisionWorlds {
         alike: Vec<usize>,
         stop: Stopping,
         detail: bool,
+        lines: bool,
     ) -> PyResult<Raced> {
         let ev = evaluator.get().ev.clone();
         if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
@@ -349,6 +351,7 @@ impl PyDecisionWorlds {
                     ev,
                     MoveOrder { weight },
                 );
+                ladder.lines = lines;
                 let mut race = Race::new(n, focus, &alike);
                 let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
                 let results = race.results(population);
