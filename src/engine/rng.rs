@@ -223,10 +223,27 @@ impl Random {
     }
 
     /// `shuffle(items)` in place (also `cards.shuffle`, which is CPython's written out).
+    ///
+    /// Each place `i`, last first, takes `_randbelow(i + 1)`: words cut to the bits of `i + 1` until
+    /// one is at most `i`. Here each word is one turn of the loop, and a word too large swaps the
+    /// place with itself and stays at it: whether a word is taken is a coin toss (a quarter of them
+    /// are not, on average), which a branch mispredicted again and again.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.randbelow(i as u64 + 1) as usize;
-            items.swap(i, j);
+        let len = items.len();
+        if len > u32::MAX as usize {
+            for i in (1..len).rev() {
+                let j = self.randbelow(i as u64 + 1) as usize;
+                items.swap(i, j);
+            }
+            return;
+        }
+        let mut i = len.saturating_sub(1);
+        while i > 0 {
+            // getrandbits(k) with k the bit length of i + 1, as `randbelow` asks for it
+            let j = (self.next_u32() >> (i as u32 + 1).leading_zeros()) as usize;
+            let taken = j <= i;
+            items.swap(i, if taken { j } else { i });
+            i -= taken as usize;
         }
     }
 
@@ -383,6 +400,24 @@ mod tests {
                 }
                 assert_eq!(r.state()[..N], plain.mt[..]);
                 assert_eq!(Random::from_state(&r.state()), Some(r.clone()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_shuffle_takes_randbelow_for_each_place() {
+        for seed in 0..200u64 {
+            for len in [0usize, 1, 2, 3, 5, 17, 40, 52, 700] {
+                let (mut a, mut b) = (Random::new(seed), Random::new(seed));
+                let mut got: Vec<usize> = (0..len).collect();
+                a.shuffle(&mut got);
+                let mut want: Vec<usize> = (0..len).collect();
+                for i in (1..len).rev() {
+                    let j = b.randbelow(i as u64 + 1) as usize;
+                    want.swap(i, j);
+                }
+                assert_eq!(got, want, "seed {seed}, {len} items");
+                assert_eq!(a, b);
             }
         }
     }
