@@ -11,6 +11,25 @@ const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER_MASK: u32 = 0x8000_0000;
 const LOWER_MASK: u32 = 0x7fff_ffff;
 
+/// `init_genrand(s)`: the state every seeding starts from, with `s` = 19650218 (`init_by_array`'s).
+const fn init_genrand(s: u32) -> [u32; N] {
+    let mut mt = [0; N];
+    mt[0] = s;
+    let mut i = 1;
+    while i < N {
+        let prev = mt[i - 1];
+        mt[i] = 1_812_433_253u32
+            .wrapping_mul(prev ^ (prev >> 30))
+            .wrapping_add(i as u32);
+        i += 1;
+    }
+    mt
+}
+
+/// The state `init_by_array` starts from whatever the seed: worked out once, at compile time (a
+/// chain of 623 multiplies, a quarter of seeding a generator, and the search seeds one a decision).
+const GENRAND_19650218: [u32; N] = init_genrand(19_650_218);
+
 /// CPython's `random.Random` (the Mersenne Twister of `_random.Random`, and `random.py`'s methods).
 ///
 /// Besides the state (`mt`), the generator keeps its next 624 outputs tempered (`out`, worked out
@@ -66,19 +85,9 @@ impl Random {
         Random::from_words(&[seed as u32, (seed >> 32) as u32])
     }
 
-    fn init_genrand(&mut self, s: u32) {
-        self.mt[0] = s;
-        for i in 1..N {
-            let prev = self.mt[i - 1];
-            self.mt[i] = 1_812_433_253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(i as u32);
-        }
-        self.index = N;
-    }
-
     fn init_by_array(&mut self, key: &[u32]) {
-        self.init_genrand(19_650_218);
+        self.mt = GENRAND_19650218;
+        self.index = N;
         let mt = &mut self.mt;
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
