@@ -74,6 +74,23 @@ def _decisions(
     return out
 
 
+def _spy_on_the_core(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What the core was asked for from now on: each decision it set up (``for_decision``) or whose
+    worlds it dealt (``decision_worlds``), as it answered (None: it left the decision to the
+    reference)."""
+    calls: list[Any] = []
+    for name in ("decision_worlds", "for_decision"):
+        real = getattr(native_race, name)
+
+        def spy(*args: Any, real: Any = real) -> Any:
+            got = real(*args)
+            calls.append(got)
+            return got
+
+        monkeypatch.setattr(native_race, name, spy)
+    return calls
+
+
 def _key(res: SearchResult) -> str:
     """Everything of a result but the time it took, to the last bit (``repr`` of a float is exact)."""
     return repr(dataclasses.replace(res, seconds=0.0))
@@ -84,16 +101,8 @@ def _both(
 ) -> SearchResult:
     """``evaluate`` at ``limits``, asked ``ask`` (``SearchRequest``'s fields), in the core's race and
     in the reference's: the same result, or the same error of the search."""
-    calls: list[Any] = []
-    real = native_race.decision_worlds
+    calls = _spy_on_the_core(monkeypatch)
     request = SearchRequest(**ask)
-
-    def spy(*args: Any) -> Any:
-        got = real(*args)
-        calls.append(got)
-        return got
-
-    monkeypatch.setattr(native_race, "decision_worlds", spy)
     try:
         got = evaluate(rules, obs, limits, request)
     except SearchError as e:
@@ -101,14 +110,14 @@ def _both(
     else:
         got_error = None
     assert calls, "the core's race was not asked for"
-    monkeypatch.setattr(native_race, "decision_worlds", lambda *args: None)
+    monkeypatch.setattr(native_race, "in_core", lambda: False)
     try:
         want = evaluate(rules, obs, limits, request)
     except SearchError as e:
         assert got_error is not None and type(got_error) is type(e) and str(got_error) == str(e)
         return None  # type: ignore[return-value]
     finally:
-        monkeypatch.setattr(native_race, "decision_worlds", real)
+        monkeypatch.undo()
     assert got_error is None, got_error
     assert _key(got) == _key(want)
     return got
@@ -180,9 +189,7 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
     ones it does not port (a time limit, the recorded tree, the replies) take the reference's."""
     rules = RuleSet.from_preset("classic")
     obs, evidence, _ = _decisions(rules, 2, 3)[4]
-    made: list[Any] = []
-    real = native_race.decision_worlds
-    monkeypatch.setattr(native_race, "decision_worlds", lambda *a: made.append(real(*a)) or made[-1])
+    made = _spy_on_the_core(monkeypatch)
     evaluate(
         rules, obs, Limits(samples=4, min_samples=2, nodes=3000), SearchRequest(evidence=tuple(evidence))
     )
@@ -225,7 +232,7 @@ def test_best_move_is_the_first_move_of_the_result(
         with pytest.MonkeyPatch.context() as mp:
             for core_race in (True, False):
                 if not core_race:
-                    mp.setattr(native_race, "decision_worlds", lambda *a: None)
+                    mp.setattr(native_race, "in_core", lambda: False)
                 assert expectimax.best_move(rules, obs, limits, ask) == moves[0]
                 if allowed:
                     assert expectimax.best_move(rules, obs, limits, ask, allowed) == moves[1]

@@ -324,12 +324,7 @@ def check_moves(count: int) -> None:
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the observer, who must be the seat to move."""
-    if obs.to_move != obs.seat:
-        raise SearchError(
-            f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: only the seat to move can be advised"
-        )
-    if not obs.hand:
-        raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
+    _check_turn(obs)
     hands = list(obs.known)
     if rules.build_for_partner != "never" and obs.nplayers == 4:
         # Building for a partner depends on the partner's hand: offer every build some world allows
@@ -341,6 +336,16 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     if not moves:
         raise SearchError("no legal move in this position")
     return moves
+
+
+def _check_turn(obs: Observation) -> None:
+    """SearchError unless the observer is the seat to move and holds cards."""
+    if obs.to_move != obs.seat:
+        raise SearchError(
+            f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: only the seat to move can be advised"
+        )
+    if not obs.hand:
+        raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
 
 
 @cache
@@ -603,20 +608,30 @@ def _close(d: _Decision) -> None:
 def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest, t0: float) -> _Decision:
     """The decision checked and set up: its moves, its worlds, its stopping rule, its depths."""
     check_table(obs.loose)
-    moves = root_moves(rules, obs)
-    check_moves(len(moves))
     focus = ask.focus
-    if focus is not None and focus not in moves:
-        raise SearchError(f"{focus.describe()} is not a legal move of this decision")
-    seed = decision_seed(rules, obs, limits, ask.evidence)
-    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
-    in_hands = sum(obs.hand_sizes)
     per_partner = _per_partner(rules, obs)
     with_replies = bool(limits.reply_worlds) and obs.stock_count > 0
     # The race runs in the core where it can (``native_race``), else here, world by world.
-    native = None
-    if not (ask.record or per_partner or with_replies or limits.time is not None):
-        native = native_race.decision_worlds(rules, obs, dealing(obs, limits, weigh is not None), seed, weigh)
+    in_core = not (ask.record or per_partner or with_replies or limits.time is not None)
+    set_up = _set_up_in_core(rules, obs, limits, ask) if in_core and focus is None else None
+    if set_up is not None:
+        moves, alike, seed, weigh, native = set_up
+    else:
+        moves = root_moves(rules, obs)
+        check_moves(len(moves))
+        if focus is not None and focus not in moves:
+            raise SearchError(f"{focus.describe()} is not a legal move of this decision")
+        seed = decision_seed(rules, obs, limits, ask.evidence)
+        weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+        # Moves that differ only by twins have the same value in every world: searched in the same
+        # worlds they get the same value, where a twin of the move played left the race earlier than
+        # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
+        alike = twin_classes(moves, obs.hand, obs.loose)
+        native = None
+        if in_core:
+            dealt = dealing(obs, limits, weigh is not None)
+            native = native_race.decision_worlds(rules, obs, dealt, seed, weigh)
+    in_hands = sum(obs.hand_sizes)
     if native is not None:
         population: int | None = native.population
         stream: Iterator[tuple[World, float, int]] = iter(())
@@ -662,10 +677,7 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         limits,
         ask,
         moves,
-        # Moves that differ only by twins have the same value in every world: searched in the same
-        # worlds they get the same value, where a twin of the move played left the race earlier than
-        # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
-        alike=twin_classes(moves, obs.hand, obs.loose),
+        alike=alike,
         weigh=weigh,
         native=native,
         stream=stream,
@@ -674,6 +686,30 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         horizons=[horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)],
         replies=replies,
     )
+
+
+def _set_up_in_core(
+    rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
+) -> tuple[list[Move], list[int] | None, int, Likelihood | None, Any] | None:
+    """``_decision``'s moves, their twins, the seed, the likelihood and the worlds of a decision the
+    core races with no move in focus, the core's part in one call (``native_race.for_decision``);
+    None where the core does not take the decision (the set-up is then the reference's). Raises as
+    the reference's set-up does, and in the same order: the turn, the moves, then the worlds."""
+    if not native_race.in_core():
+        return None
+    _check_turn(obs)
+    seed = decision_seed(rules, obs, limits, ask.evidence)
+    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+    got = native_race.for_decision(
+        rules, obs, seed, weigh, _move_order(rules), MAX_MOVES, limits.exact_worlds, limits.classes
+    )
+    if got is None:
+        return None
+    moves, alike, worlds = got
+    if not moves:
+        raise SearchError("no legal move in this position")
+    check_moves(len(moves))
+    return moves, alike, seed, weigh, worlds
 
 
 def _per_partner(rules: RuleSet, obs: Observation) -> bool:

@@ -30,6 +30,7 @@ from casino_coach.search.leaf import CategoryWeights
 from casino_coach.search.native import move_order, native_evaluator
 from casino_coach.search.race import Race, Stopping
 from casino_coach.search.result import Outcome
+from casino_coach.search.solver import MoveOrder
 from casino_coach.search.worlds import World
 
 _new = tuple.__new__
@@ -55,7 +56,7 @@ def decision_worlds(
     """The core's stream of the decision's worlds (``_core.DecisionWorlds``) dealt as ``dealing``
     says (``expectimax.dealing``), from the generator ``random.Random(seed)``; None where the
     reference must deal them. Raises SearchError as the reference's worlds do."""
-    if NATIVE is None or (weigh is not None and weigh.native is None):
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
         return None
     try:
         return NATIVE.DecisionWorlds(
@@ -71,6 +72,49 @@ def decision_worlds(
         raise SearchError(str(e)) from None
     except ValueError:
         return None
+
+
+def in_core() -> bool:
+    """Whether decisions may be raced in the core here (the tests turn it off to run the reference
+    beside it)."""
+    return NATIVE is not None
+
+
+def for_decision(
+    rules: RuleSet,
+    obs: Observation,
+    seed: int,
+    weigh: Likelihood | None,
+    order: MoveOrder,
+    max_moves: int,
+    exact_worlds: int,
+    classes: bool,
+) -> tuple[list[Move], list[int] | None, Any] | None:
+    """A decision the core races set up in one call (``DecisionWorlds.for_decision``): the legal
+    moves of the observer sorted by ``order`` (``expectimax.root_moves``), their twins
+    (``solver.twin_classes``), and the stream of worlds ``decision_worlds`` makes at the dealing
+    ``expectimax.dealing`` chooses (None when there is no move, or more than ``max_moves``). None
+    where the reference must set it up. Raises SearchError as the reference's worlds do."""
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
+        return None
+    try:
+        moves, alike, worlds = NATIVE.DecisionWorlds.for_decision(
+            native_rules(rules),
+            obs,
+            seed,
+            order.weight,
+            max_moves,
+            exact_worlds,
+            classes,
+            weigh.native if weigh is not None else None,
+            inference.REGRET_SCALE,
+            inference.MAX_DRAWS,
+        )
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+    except ValueError:
+        return None
+    return [_new(Move, t) for t in moves], alike, worlds
 
 
 def run(

@@ -12,18 +12,56 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use super::inference::PyLikelihood;
 use super::leaf::PyEvaluator;
-use super::movegen::{move_tuple, MoveTuple};
+use super::movegen::{move_tuple, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom};
 use super::{guarded, PyRules};
-use crate::engine::movegen::Move;
+use crate::engine::cards::FULL_DECK;
+use crate::engine::movegen::{legal_moves_of, Move};
+use crate::engine::observation::Observation;
+use crate::engine::rng::Random;
+use crate::engine::state::State;
+use crate::search::inference::Likelihood;
 use crate::search::race::{
     self, race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
     SETTLE, UNKNOWN_STDERR,
 };
-use crate::search::solver::MoveOrder;
+use crate::search::solver::{twin_classes, MoveOrder};
+use crate::search::worlds::{count_classes, count_worlds, WorldsError};
 
 fn bad(what: &str) -> PyErr {
     PyValueError::new_err(format!("not a race the native core takes: {what}"))
+}
+
+/// The likelihood to weigh the worlds by, with its regret scale; a `ValueError` for one with plays of
+/// seats the observation does not have.
+fn weighing(
+    o: &Observation,
+    likelihood: Option<&Bound<'_, PyLikelihood>>,
+    regret_scale: f64,
+) -> PyResult<Option<(Likelihood, f64)>> {
+    let weigh = likelihood.map(|lk| (lk.get().likelihood.clone(), regret_scale));
+    if weigh.as_ref().is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
+        return Err(bad("a play of a seat past the observation's"));
+    }
+    Ok(weigh)
+}
+
+/// The `Dealing` of `expectimax.dealing`'s name for it.
+fn dealing_of(name: &str, weigh: Option<(Likelihood, f64)>, max_draws: i64) -> PyResult<Dealing> {
+    Ok(match (name, weigh) {
+        ("worlds", weigh) => Dealing::Enumerate {
+            classes: false,
+            weigh,
+        },
+        ("classes", weigh) => Dealing::Enumerate { classes: true, weigh },
+        ("evidence", Some(weigh)) => Dealing::Evidence {
+            weigh,
+            max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
+        },
+        ("passes", None) => Dealing::Passes { canonical: false },
+        ("class-passes", None) => Dealing::Passes { canonical: true },
+        (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
+    })
 }
 
 /// The worlds of one decision (`expectimax._worlds`): dealt as `dealing` says ("worlds" or
@@ -51,30 +89,109 @@ impl PyDecisionWorlds {
         max_draws: i64,
     ) -> PyResult<Self> {
         let o = observation_from_py(obs)?;
-        let weigh = likelihood.map(|lk| (lk.get().likelihood.clone(), regret_scale));
-        if weigh.as_ref().is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
-            return Err(bad("a play of a seat past the observation's"));
-        }
-        let dealing = match (dealing, weigh) {
-            ("worlds", weigh) => Dealing::Enumerate {
-                classes: false,
-                weigh,
-            },
-            ("classes", weigh) => Dealing::Enumerate { classes: true, weigh },
-            ("evidence", Some(weigh)) => Dealing::Evidence {
-                weigh,
-                max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
-            },
-            ("passes", None) => Dealing::Passes { canonical: false },
-            ("class-passes", None) => Dealing::Passes { canonical: true },
-            (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
-        };
+        let weigh = weighing(&o, likelihood, regret_scale)?;
+        let dealing = dealing_of(dealing, weigh, max_draws)?;
         let rules = rules.get().rules.clone();
         let rng = rng.borrow().rng.clone();
         let worlds = py
             .detach(move || guarded(|| Worlds::new(&rules, &o, rng, dealing)))?
             .map_err(raised)?;
         Ok(PyDecisionWorlds { worlds })
+    }
+
+    /// A decision set up for the core's race in one call (`expectimax._decision`, where the core
+    /// races it and no move is in focus): the legal moves of the observer (who must be the seat to
+    /// move: `expectimax.root_moves`, its hand and what it knows of the others'), sorted by the
+    /// move `order` (52 weights); per move the index of its first twin (`solver.twin_classes`, None
+    /// without twins); and the stream of its worlds (as `__new__` makes it from `random.Random(seed)`)
+    /// dealt as `expectimax.dealing` chooses at `exact_worlds` and `classes`, weighed by
+    /// `likelihood` when given. The worlds are None when there is no move or more than `max_moves`
+    /// (the caller raises as the reference does, before the worlds are counted).
+    #[staticmethod]
+    #[pyo3(signature = (
+        rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood=None, regret_scale=3.0,
+        max_draws=64
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn for_decision(
+        py: Python<'_>,
+        rules: &Bound<'_, PyRules>,
+        obs: &Bound<'_, PyAny>,
+        seed: u64,
+        order: Vec<i64>,
+        max_moves: usize,
+        exact_worlds: u64,
+        classes: bool,
+        likelihood: Option<&Bound<'_, PyLikelihood>>,
+        regret_scale: f64,
+        max_draws: i64,
+    ) -> PyResult<SetUp> {
+        let o = observation_from_py(obs)?;
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        if o.loose.count_ones() > MAX_BOUND_LOOSE {
+            return Err(bad("more loose cards than the core lists the moves of"));
+        }
+        let weigh = weighing(&o, likelihood, regret_scale)?;
+        let rules = rules.get().rules.clone();
+        let got = py.detach(move || {
+            guarded(|| -> Result<_, WorldsError> {
+                // `as_state(obs, obs.known, obs.stock_count > 0)`: the observer's hand and the cards
+                // known to be in the others'.
+                let root = State {
+                    hands: o.known,
+                    nplayers: o.nplayers,
+                    loose: o.loose,
+                    builds: o.builds,
+                    captured: o.captured,
+                    sweeps: o.sweeps,
+                    to_move: o.to_move,
+                    last_capturer: o.last_capturer,
+                    stock: 0,
+                    more: o.stock_count > 0,
+                    dealer: o.dealer,
+                    nsides: o.nsides,
+                    set_aside: o.set_aside,
+                };
+                let mut moves = Vec::new();
+                legal_moves_of(&rules, &root, FULL_DECK, &mut moves);
+                let order = MoveOrder { weight };
+                moves.sort_by_key(|m| order.key(m));
+                if moves.is_empty() || moves.len() > max_moves {
+                    return Ok((moves, None, None));
+                }
+                let alike = twin_classes(&moves, o.hand, o.loose);
+                // `expectimax.dealing`: every world, or class, when there are at most `exact_worlds`
+                // (classes only without evidence, `by_class`); else drawn.
+                let by_class = classes && weigh.is_none();
+                let enumerate = if by_class {
+                    let limit = exact_worlds.min(1 << 62) as i64;
+                    count_classes(&o, limit)? <= exact_worlds
+                } else {
+                    count_worlds(&o)? <= exact_worlds as u128
+                };
+                let dealing = match (enumerate, weigh) {
+                    (true, weigh) => Dealing::Enumerate {
+                        classes: by_class,
+                        weigh,
+                    },
+                    (false, Some(weigh)) => Dealing::Evidence {
+                        weigh,
+                        max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
+                    },
+                    (false, None) => Dealing::Passes { canonical: by_class },
+                };
+                let worlds = Worlds::new(&rules, &o, Random::new(seed), dealing)?;
+                Ok((moves, alike, Some(worlds)))
+            })
+        })?;
+        let (moves, alike, worlds) = got.map_err(raised)?;
+        Ok((
+            moves.iter().map(move_tuple).collect(),
+            alike,
+            worlds.map(|worlds| PyDecisionWorlds { worlds }),
+        ))
     }
 
     /// The number of worlds of an enumeration, or None for drawn worlds.
@@ -272,6 +389,9 @@ impl PyDecisionWorlds {
         Ok((r.done, r.spent, r.nodes, r.shallow, r.results, complete))
     }
 }
+
+/// What `for_decision` returns: the moves, their twins, and the worlds.
+type SetUp = (Vec<MoveTuple>, Option<Vec<usize>>, Option<PyDecisionWorlds>);
 
 /// What `rank` returns.
 type Ranked = (usize, bool, u64, bool, Vec<(f64, f64)>, Vec<bool>);
