@@ -206,13 +206,17 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
 def test_best_move_is_the_first_move_of_the_result(
     preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``best_move`` (the core ordering the moves without making a result) plays the move that
-    ``evaluate`` lists first, or the first of those allowed, in the core and in the reference; at the
-    searcher's settings without a result, and with one where the worlds' control variates may apply."""
+    """``best_move`` (the core setting the decision up, racing it and ordering the moves in one call,
+    without making a result) plays the move that ``evaluate`` lists first, or the first of those
+    allowed, in the core and in the reference; the core's values and standard errors are the
+    result's to the last bit. At the searcher's settings, and where the worlds' control variates may
+    apply (a result is made then)."""
     rules = RuleSet.from_preset(preset)
     ranked: list[Any] = []
-    real = native_race.rank
-    monkeypatch.setattr(native_race, "rank", lambda *a, **k: ranked.append(1) or real(*a, **k))
+    real = native_race.rank_decision
+    monkeypatch.setattr(
+        native_race, "rank_decision", lambda *a, **k: ranked.append(real(*a, **k)) or ranked[-1]
+    )
     for k, (obs, evidence, _) in enumerate(_decisions(rules, nplayers, 11 + nplayers)):
         if k % 4:
             limits, ask = (
@@ -233,13 +237,19 @@ def test_best_move_is_the_first_move_of_the_result(
             for core_race in (True, False):
                 if not core_race:
                     mp.setattr(native_race, "in_core", lambda: False)
+                before = len(ranked)
                 assert expectimax.best_move(rules, obs, limits, ask) == moves[0]
+                if core_race and k % 4 and not expectimax._per_partner(rules, obs):
+                    assert len(ranked) > before and ranked[-1] is not None, "not ranked in the core"
+                    listed, (values_se, _) = ranked[-1]
+                    for mv in result.moves:
+                        assert repr(values_se[listed.index(mv.move)]) == repr((mv.ev, mv.stderr))
                 if allowed:
                     assert expectimax.best_move(rules, obs, limits, ask, allowed) == moves[1]
                 else:
                     with pytest.raises(SearchError, match="none of the legal moves"):
                         expectimax.best_move(rules, obs, limits, ask, allowed)
-    assert ranked, "the core did not order the moves on its own"
+    assert any(r is not None for r in ranked), "the core did not order the moves on its own"
 
 
 @pytest.mark.parametrize("dealing", ["worlds", "classes", "passes", "class-passes", "evidence"])

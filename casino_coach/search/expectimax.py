@@ -73,6 +73,12 @@ _new = tuple.__new__
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
 
 
+def _horizons(in_hands: int, horizon: int) -> list[int]:
+    """The horizons a decision is searched to, in turn while too few worlds fit in the node budget:
+    ``horizon``, then each of ``FALLBACK_DEPTHS`` plies from now that stops short of it."""
+    return [horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)]
+
+
 def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
     """Search until at most this many cards remain in the hands (0: the end of the deal)."""
     if depth is None:
@@ -576,24 +582,75 @@ def best_move(
 ) -> Move:
     """The move ``evaluate(rules, obs, limits, ask)`` lists first, or first of those in ``allowed``:
     the same search, for a caller that only plays its best move (the ``searcher`` bot). Where the
-    race runs in the core and no control variates can apply, the core orders the moves without
-    handing over what only a result shows (the values per world, the lines), and no result is made.
+    race runs in the core and no control variates can apply, the core sets the decision up, races it
+    and orders the moves in one call (``_ranked_in_core``), without handing over what only a result
+    shows (the values per world, the lines), and no result is made.
 
     Raises as ``evaluate`` does, and SearchError when none of ``allowed`` is among the moves."""
-    t0 = time.perf_counter()
-    d = _decision(rules, obs, limits, ask, t0)
-    try:
-        if d.native is None or ask.detail or _controls_may_apply(d):
+    ranked = _ranked_in_core(rules, obs, limits, ask)
+    if ranked is None:
+        t0 = time.perf_counter()
+        d = _decision(rules, obs, limits, ask, t0)
+        try:
             ranked = [mv.move for mv in _result(d, _race(d), t0).moves]
-        else:
-            got = _rank(d)
-            ranked = [d.moves[i] for i in _ranked(d, got.results, got.complete)]
-    finally:
-        _close(d)
+        finally:
+            _close(d)
     for move in ranked:
         if allowed is None or move in allowed:
             return move
     raise SearchError("the search found none of the legal moves it was given")
+
+
+def _ranked_in_core(
+    rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
+) -> list[Move] | None:
+    """``best_move``'s moves best first, the decision set up and raced in one call to the core
+    (``native_race.rank_decision``) and ordered as ``_result`` orders them; None where the core does
+    not take it so (a move in focus or class bands, detail, a tree, a time limit, the replies,
+    building for a partner, or sampled worlds without evidence that control variates may correct:
+    ``_result``'s then). Raises as ``_decision`` does, in the same order."""
+    if (
+        ask.focus is not None
+        or ask.bands
+        or ask.detail
+        or ask.record
+        or limits.time is not None
+        or (limits.reply_worlds and obs.stock_count > 0)
+        or _per_partner(rules, obs)
+        or (not ask.evidence and Controls.enough(limits.samples, 0))
+        or not native_race.in_core()
+    ):
+        return None
+    check_table(obs.loose)
+    _check_turn(obs)
+    seed = decision_seed(rules, obs, limits, ask.evidence)
+    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+    in_hands = sum(obs.hand_sizes)
+    got = native_race.rank_decision(
+        rules,
+        obs,
+        seed,
+        weigh,
+        _move_order(rules),
+        MAX_MOVES,
+        limits,
+        side=obs.seat % obs.nsides,
+        nsides=obs.nsides,
+        in_hands=in_hands,
+        horizons=_horizons(in_hands, _horizon(in_hands, limits.depth, obs.nplayers)),
+        fallback=FALLBACK_DEPTHS,
+        cap=NODE_CAP * limits.nodes if limits.nodes is not None else None,
+        category_weights=ask.category_weights,
+    )
+    if got is None:
+        return None
+    moves, ranking = got
+    if not moves:
+        raise SearchError("no legal move in this position")
+    check_moves(len(moves))
+    assert ranking is not None
+    values_se, complete = ranking
+    return [moves[i] for i in _ranked(moves, None, values_se, complete)]
 
 
 def _close(d: _Decision) -> None:
@@ -683,7 +740,7 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         stream=stream,
         population=population,
         stop=stop,
-        horizons=[horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)],
+        horizons=_horizons(in_hands, horizon),
         replies=replies,
     )
 
@@ -757,20 +814,6 @@ def _race(d: _Decision) -> _Raced:
     return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, tree)
 
 
-def _rank(d: _Decision) -> native_race.Ranking:
-    """``_race`` in the core for the moves' order only (``native_race.rank``): the race at the last
-    depth tried."""
-    cap = NODE_CAP * d.limits.nodes if d.limits.nodes is not None else None
-    nodes = 0
-    for attempt, horizon in enumerate(d.horizons):
-        left = cap - nodes if cap is not None else None
-        got = native_race.rank(d.native, d.rules, **_core_race(d, horizon, left))
-        nodes += got.nodes
-        if not _shallower(d, attempt, got.done, got.out_of_nodes):
-            break
-    return got
-
-
 def _core_race(d: _Decision, horizon: int, cap: int | None) -> dict[str, Any]:
     """The arguments of the core's race of ``d`` at ``horizon`` with ``cap`` nodes left to spend."""
     return {
@@ -797,12 +840,6 @@ def _shallower(d: _Decision, attempt: int, done: int, out_of_nodes: bool) -> boo
     return out_of_nodes and done < floor and attempt < len(d.horizons) - 1
 
 
-def _controls_may_apply(d: _Decision) -> bool:
-    """Whether ``_result`` may correct the values by the worlds' control variates: sampled worlds
-    without evidence, as many as they need."""
-    return d.population is None and d.weigh is None and Controls.enough(d.stop.samples, 0)
-
-
 def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     """The search's result: each move's value and standard error (corrected by the worlds' control
     variates where they apply), best first."""
@@ -814,7 +851,7 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
     out: list[MoveValue] = []
-    for i in _ranked(d, values_se, [race.complete(i) for i in range(len(moves))]):
+    for i in _ranked(moves, d.ask.focus, values_se, [race.complete(i) for i in range(len(moves))]):
         ev, se = values_se[i]
         out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
     # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
@@ -854,11 +891,12 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     )
 
 
-def _ranked(d: _Decision, values_se: Sequence[tuple[float, float]], complete: Sequence[bool]) -> list[int]:
-    """The indices of the decision's moves as its result lists them, best first, from their values
+def _ranked(
+    moves: list[Move], focus: Move | None, values_se: Sequence[tuple[float, float]], complete: Sequence[bool]
+) -> list[int]:
+    """The indices of a decision's moves as its result lists them, best first, from their values
     and standard errors and whether each was searched in every world. SearchError when the best has
     no value (no searched world has it as a legal move)."""
-    moves = d.moves
     # The moves are distinct, so their keys alone order them (the index rides along).
     order = sorted(
         [
@@ -870,7 +908,7 @@ def _ranked(d: _Decision, values_se: Sequence[tuple[float, float]], complete: Se
     for key in order:
         i = key[-1]
         if not math.isfinite(values_se[i][0]):
-            if moves[i] != d.ask.focus and out:
+            if moves[i] != focus and out:
                 continue  # a build for a partner that no searched world's partner can take
             raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         out.append(i)

@@ -29,7 +29,7 @@ from casino_coach.search.inference import Likelihood
 from casino_coach.search.leaf import CategoryWeights
 from casino_coach.search.native import move_order, native_evaluator
 from casino_coach.search.race import Race, Stopping
-from casino_coach.search.result import Outcome
+from casino_coach.search.result import Limits, Outcome
 from casino_coach.search.solver import MoveOrder
 from casino_coach.search.worlds import World
 
@@ -168,62 +168,61 @@ def run(
     return Attempt(race, done, spent, nodes, shallow, best)
 
 
-class Ranking(NamedTuple):
-    """One race of a decision at one depth, run in the core for the moves' order only (``rank``):
-    the worlds searched, whether the node budget stopped it, the nodes its solvers searched, whether
-    a world fell back on a shallower search, per move its value and standard error as
-    ``Race.results`` gives them without control variates, and whether it was searched in every
-    world (``Race.complete``)."""
-
-    done: int
-    out_of_nodes: bool
-    nodes: int
-    shallow: bool
-    results: list[tuple[float, float]]
-    complete: list[bool]
-
-
-def rank(
-    worlds: Any,
+def rank_decision(
     rules: RuleSet,
+    obs: Observation,
+    seed: int,
+    weigh: Likelihood | None,
+    order: MoveOrder,
+    max_moves: int,
+    limits: Limits,
     *,
     side: int,
     nsides: int,
-    horizon: int,
     in_hands: int,
-    depths: Sequence[int],
-    budget: int | None,
+    horizons: Sequence[int],
+    fallback: Sequence[int],
     cap: int | None,
-    leaf: str,
     category_weights: CategoryWeights | None,
-    moves: list[Move],
-    focus: Move | None,
-    alike: Sequence[int] | None,
-    stop: Stopping,
-) -> Ranking:
-    """``run`` without what only a result shows (the values per world, the lines): the same race,
-    for a caller that only orders the moves (``expectimax.best_move``)."""
-    assert NATIVE is not None and stop.deadline is None
-    args = _race_args(
-        rules,
-        side,
-        nsides,
-        horizon,
-        in_hands,
-        depths,
-        budget,
-        cap,
-        leaf,
-        category_weights,
-        moves,
-        focus,
-        alike,
-        stop,
-    )
+) -> tuple[list[Move], tuple[list[tuple[float, float]], list[bool]] | None] | None:
+    """A decision with no move in focus set up and raced in one call, for a caller that only orders
+    the moves (``expectimax.best_move``; ``DecisionWorlds.rank_decision``): ``for_decision``'s moves,
+    and unless there are none or more than ``max_moves``, per move its value and standard error as
+    ``Race.results`` gives them without control variates and whether every world searched it, after
+    the race at each of ``horizons`` in turn while too few worlds fit in the node budget. None where
+    the reference must set it up. Raises SearchError as the reference's worlds do."""
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
+        return None
     try:
-        return _new(Ranking, worlds.rank(*args))
+        moves, ranked = NATIVE.DecisionWorlds.rank_decision(
+            native_rules(rules),
+            obs,
+            seed,
+            order.weight,
+            max_moves,
+            limits.exact_worlds,
+            limits.classes,
+            weigh.native if weigh is not None else None,
+            inference.REGRET_SCALE,
+            inference.MAX_DRAWS,
+            native_evaluator(rules, side, nsides, limits.leaf, category_weights),
+            side,
+            nsides,
+            in_hands,
+            list(horizons),
+            list(fallback),
+            limits.nodes,
+            cap,
+            limits.samples,
+            limits.min_samples,
+            limits.separation,
+            limits.margin,
+        )
     except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
         raise SearchError(str(e)) from None
+    except ValueError:
+        return None
+    return [_new(Move, t) for t in moves], ranked
 
 
 def _race_args(
