@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import random
 
 import pytest
@@ -149,3 +151,15 @@ def test_the_searchers_play_legal_moves(name: str, options: dict[str, int]) -> N
             assert move in legal
             game.play(move)
             plies += 1
+
+
+def test_limits_with_another_seed_are_the_limits_made_with_it() -> None:
+    """``Limits.with_seed`` (the searcher's limits of each decision) copies the fields, unchecked, and
+    gives limits equal to those made with the seed in every way a search or a log reads them."""
+    base = Limits(samples=4, min_samples=2, nodes=3000, seed=7)
+    for seed in (0, 1, 2**32 - 1):
+        got = base.with_seed(seed)
+        want = dataclasses.replace(base, seed=seed)
+        assert type(got) is Limits and got == want and hash(got) == hash(want) and repr(got) == repr(want)
+        assert pickle.loads(pickle.dumps(got)) == want
+    assert base.seed == 7

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from typing import Any
 
 import pytest
@@ -73,6 +74,23 @@ def _decisions(
     return out
 
 
+def _spy_on_the_core(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What the core was asked for from now on: each decision it set up (``for_decision``) or whose
+    worlds it dealt (``decision_worlds``), as it answered (None: it left the decision to the
+    reference)."""
+    calls: list[Any] = []
+    for name in ("decision_worlds", "for_decision"):
+        real = getattr(native_race, name)
+
+        def spy(*args: Any, real: Any = real) -> Any:
+            got = real(*args)
+            calls.append(got)
+            return got
+
+        monkeypatch.setattr(native_race, name, spy)
+    return calls
+
+
 def _key(res: SearchResult) -> str:
     """Everything of a result but the time it took, to the last bit (``repr`` of a float is exact)."""
     return repr(dataclasses.replace(res, seconds=0.0))
@@ -83,16 +101,8 @@ def _both(
 ) -> SearchResult:
     """``evaluate`` at ``limits``, asked ``ask`` (``SearchRequest``'s fields), in the core's race and
     in the reference's: the same result, or the same error of the search."""
-    calls: list[Any] = []
-    real = native_race.decision_worlds
+    calls = _spy_on_the_core(monkeypatch)
     request = SearchRequest(**ask)
-
-    def spy(*args: Any) -> Any:
-        got = real(*args)
-        calls.append(got)
-        return got
-
-    monkeypatch.setattr(native_race, "decision_worlds", spy)
     try:
         got = evaluate(rules, obs, limits, request)
     except SearchError as e:
@@ -100,14 +110,14 @@ def _both(
     else:
         got_error = None
     assert calls, "the core's race was not asked for"
-    monkeypatch.setattr(native_race, "decision_worlds", lambda *args: None)
+    monkeypatch.setattr(native_race, "in_core", lambda: False)
     try:
         want = evaluate(rules, obs, limits, request)
     except SearchError as e:
         assert got_error is not None and type(got_error) is type(e) and str(got_error) == str(e)
         return None  # type: ignore[return-value]
     finally:
-        monkeypatch.setattr(native_race, "decision_worlds", real)
+        monkeypatch.undo()
     assert got_error is None, got_error
     assert _key(got) == _key(want)
     return got
@@ -179,9 +189,7 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
     ones it does not port (a time limit, the recorded tree, the replies) take the reference's."""
     rules = RuleSet.from_preset("classic")
     obs, evidence, _ = _decisions(rules, 2, 3)[4]
-    made: list[Any] = []
-    real = native_race.decision_worlds
-    monkeypatch.setattr(native_race, "decision_worlds", lambda *a: made.append(real(*a)) or made[-1])
+    made = _spy_on_the_core(monkeypatch)
     evaluate(
         rules, obs, Limits(samples=4, min_samples=2, nodes=3000), SearchRequest(evidence=tuple(evidence))
     )
@@ -191,6 +199,57 @@ def test_the_searchers_decisions_run_in_the_core(monkeypatch: pytest.MonkeyPatch
     evaluate(rules, obs, Limits(samples=4), SearchRequest(record=True))
     evaluate(rules, obs, Limits(samples=4, reply_worlds=2))
     assert len(made) == 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_best_move_is_the_first_move_of_the_result(
+    preset: str, nplayers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``best_move`` (the core setting the decision up, racing it and ordering the moves in one call,
+    without making a result) plays the move that ``evaluate`` lists first, or the first of those
+    allowed, in the core and in the reference; the core's values and standard errors are the
+    result's to the last bit. At the searcher's settings, and where the worlds' control variates may
+    apply (a result is made then)."""
+    rules = RuleSet.from_preset(preset)
+    ranked: list[Any] = []
+    real = native_race.rank_decision
+    monkeypatch.setattr(
+        native_race, "rank_decision", lambda *a, **k: ranked.append(real(*a, **k)) or ranked[-1]
+    )
+    for k, (obs, evidence, _) in enumerate(_decisions(rules, nplayers, 11 + nplayers)):
+        if k % 4:
+            limits, ask = (
+                Limits(samples=4, min_samples=2, nodes=3000, seed=k),
+                SearchRequest(evidence=evidence),
+            )
+        else:  # sampled worlds without evidence, enough for control variates
+            limits, ask = Limits(samples=60, min_samples=60, exact_worlds=0, depth=2, seed=k), SearchRequest()
+        try:
+            result = evaluate(rules, obs, limits, ask)
+        except SearchError as e:
+            with pytest.raises(SearchError, match=re.escape(str(e))):
+                expectimax.best_move(rules, obs, limits, ask)
+            continue
+        moves = [mv.move for mv in result.moves]
+        allowed = set(moves[1:])
+        with pytest.MonkeyPatch.context() as mp:
+            for core_race in (True, False):
+                if not core_race:
+                    mp.setattr(native_race, "in_core", lambda: False)
+                before = len(ranked)
+                assert expectimax.best_move(rules, obs, limits, ask) == moves[0]
+                if core_race and k % 4 and not expectimax._per_partner(rules, obs):
+                    assert len(ranked) > before and ranked[-1] is not None, "not ranked in the core"
+                    listed, (values_se, _) = ranked[-1]
+                    for mv in result.moves:
+                        assert repr(values_se[listed.index(mv.move)]) == repr((mv.ev, mv.stderr))
+                if allowed:
+                    assert expectimax.best_move(rules, obs, limits, ask, allowed) == moves[1]
+                else:
+                    with pytest.raises(SearchError, match="none of the legal moves"):
+                        expectimax.best_move(rules, obs, limits, ask, allowed)
+    assert any(r is not None for r in ranked), "the core did not order the moves on its own"
 
 
 @pytest.mark.parametrize("dealing", ["worlds", "classes", "passes", "class-passes", "evidence"])

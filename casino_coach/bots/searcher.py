@@ -40,7 +40,7 @@ from casino_coach.engine.scoring import Points
 from casino_coach.engine.values import immediate_gain
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search.chances import choose_for_game, exact_deal, for_the_game, game_search_weights
-from casino_coach.search.expectimax import SearchRequest, evaluate
+from casino_coach.search.expectimax import SearchRequest, best_move, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.leaf import HANDMADE
 from casino_coach.search.result import Limits
@@ -90,10 +90,6 @@ class SearcherPolicy:
             self.limits = dataclasses.replace(base, **options) if base is not None else Limits(**options)
         except TypeError as e:
             raise SearchError(f"bot {name!r}: {e}") from None
-        # The limits' fields but the seed, for each decision's limits (``dataclasses.replace`` looks
-        # the fields up again each time, at twice the cost of making them), with the limits they are.
-        self._unseeded: tuple[Limits, dict[str, Any]] | None = None
-
         # Per seat: the previous decision (view, move played, evidence then), to read the other
         # seat's play since (two players).
         self._previous: dict[int, tuple[Observation, Move, tuple[Evidence, ...]]] = {}
@@ -138,13 +134,11 @@ class SearcherPolicy:
         """The best legal move by the round's margin, or with ``scores`` (a close game) by the chance
         to win the game from them: the game's weights before the last deal, the deal solved for the
         game in it."""
-        if self._unseeded is None or self._unseeded[0] is not self.limits:
-            self._unseeded = (self.limits, {name: getattr(self.limits, name) for name in _FIELDS})
-        limits = Limits(**self._unseeded[1], seed=rng.getrandbits(32))
+        limits = self.limits.with_seed(rng.getrandbits(32))
         allowed = set(legal)
         if scores is None:
-            result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence)))
-        elif exact_deal(obs):
+            return best_move(rules, obs, limits, SearchRequest(evidence=tuple(evidence)), allowed)
+        if exact_deal(obs):
             self.game_decisions += 1
             result = evaluate(rules, obs, limits, SearchRequest(evidence=tuple(evidence), detail=True))
             chosen = choose_for_game(rules, obs, scores, result)

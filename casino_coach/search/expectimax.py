@@ -20,7 +20,7 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import islice
@@ -71,6 +71,12 @@ from casino_coach.search.worlds import (
 _new = tuple.__new__
 
 AUTO_DEPTH_MANY: Final = 4  # plies per world with 3 or 4 players when Limits.depth is None
+
+
+def _horizons(in_hands: int, horizon: int) -> list[int]:
+    """The horizons a decision is searched to, in turn while too few worlds fit in the node budget:
+    ``horizon``, then each of ``FALLBACK_DEPTHS`` plies from now that stops short of it."""
+    return [horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)]
 
 
 def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
@@ -324,12 +330,7 @@ def check_moves(count: int) -> None:
 
 def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     """The legal moves of the observer, who must be the seat to move."""
-    if obs.to_move != obs.seat:
-        raise SearchError(
-            f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: only the seat to move can be advised"
-        )
-    if not obs.hand:
-        raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
+    _check_turn(obs)
     hands = list(obs.known)
     if rules.build_for_partner != "never" and obs.nplayers == 4:
         # Building for a partner depends on the partner's hand: offer every build some world allows
@@ -341,6 +342,16 @@ def root_moves(rules: RuleSet, obs: Observation) -> list[Move]:
     if not moves:
         raise SearchError("no legal move in this position")
     return moves
+
+
+def _check_turn(obs: Observation) -> None:
+    """SearchError unless the observer is the seat to move and holds cards."""
+    if obs.to_move != obs.seat:
+        raise SearchError(
+            f"it is seat {obs.to_move}'s turn, not seat {obs.seat}'s: only the seat to move can be advised"
+        )
+    if not obs.hand:
+        raise SearchError(f"seat {obs.seat} has no cards: the next deal comes first")
 
 
 @cache
@@ -559,31 +570,126 @@ def evaluate(
     try:
         return _result(d, _race(d), t0)
     finally:
-        # Closed here, not by the garbage collector: an exception raised as a stream closes (a Ctrl-C
-        # landing in the ``finally`` that hands the generator's state back, ``native_worlds``) then
-        # reaches the caller, where in a finaliser Python prints it and goes on.
-        close = getattr(d.stream, "close", None)
-        if close is not None:
-            close()
+        _close(d)
+
+
+@without_cycle_collection
+def best_move(
+    rules: RuleSet,
+    obs: Observation,
+    limits: Limits = Limits(),
+    ask: SearchRequest = SearchRequest(),
+    allowed: Collection[Move] | None = None,
+) -> Move:
+    """The move ``evaluate(rules, obs, limits, ask)`` lists first, or first of those in ``allowed``:
+    the same search, for a caller that only plays its best move (the ``searcher`` bot). Where the
+    race runs in the core and no control variates can apply, the core sets the decision up, races it
+    and orders the moves in one call (``_ranked_in_core``), without handing over what only a result
+    shows (the values per world, the lines), and no result is made.
+
+    Raises as ``evaluate`` does, and SearchError when none of ``allowed`` is among the moves."""
+    ranked = _ranked_in_core(rules, obs, limits, ask)
+    if ranked is None:
+        t0 = time.perf_counter()
+        d = _decision(rules, obs, limits, ask, t0)
+        try:
+            ranked = [mv.move for mv in _result(d, _race(d), t0).moves]
+        finally:
+            _close(d)
+    for move in ranked:
+        if allowed is None or move in allowed:
+            return move
+    raise SearchError("the search found none of the legal moves it was given")
+
+
+def _ranked_in_core(
+    rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
+) -> list[Move] | None:
+    """``best_move``'s moves best first, the decision set up and raced in one call to the core
+    (``native_race.rank_decision``) and ordered as ``_result`` orders them; None where the core does
+    not take it so (a move in focus or class bands, detail, a tree, a time limit, the replies,
+    building for a partner, or sampled worlds without evidence that control variates may correct:
+    ``_result``'s then). Raises as ``_decision`` does, in the same order."""
+    if (
+        ask.focus is not None
+        or ask.bands
+        or ask.detail
+        or ask.record
+        or limits.time is not None
+        or (limits.reply_worlds and obs.stock_count > 0)
+        or _per_partner(rules, obs)
+        or (not ask.evidence and Controls.enough(limits.samples, 0))
+        or not native_race.in_core()
+    ):
+        return None
+    check_table(obs.loose)
+    _check_turn(obs)
+    seed = decision_seed(rules, obs, limits, ask.evidence)
+    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+    in_hands = sum(obs.hand_sizes)
+    got = native_race.rank_decision(
+        rules,
+        obs,
+        seed,
+        weigh,
+        _move_order(rules),
+        MAX_MOVES,
+        limits,
+        side=obs.seat % obs.nsides,
+        nsides=obs.nsides,
+        in_hands=in_hands,
+        horizons=_horizons(in_hands, _horizon(in_hands, limits.depth, obs.nplayers)),
+        fallback=FALLBACK_DEPTHS,
+        cap=NODE_CAP * limits.nodes if limits.nodes is not None else None,
+        category_weights=ask.category_weights,
+    )
+    if got is None:
+        return None
+    moves, ranking = got
+    if not moves:
+        raise SearchError("no legal move in this position")
+    check_moves(len(moves))
+    assert ranking is not None
+    values_se, complete = ranking
+    return [moves[i] for i in _ranked(moves, None, values_se, complete)]
+
+
+def _close(d: _Decision) -> None:
+    """Closes the decision's stream of worlds. Here, not by the garbage collector: an exception raised
+    as a stream closes (a Ctrl-C landing in the ``finally`` that hands the generator's state back,
+    ``native_worlds``) then reaches the caller, where in a finaliser Python prints it and goes on."""
+    close = getattr(d.stream, "close", None)
+    if close is not None:
+        close()
 
 
 def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest, t0: float) -> _Decision:
     """The decision checked and set up: its moves, its worlds, its stopping rule, its depths."""
     check_table(obs.loose)
-    moves = root_moves(rules, obs)
-    check_moves(len(moves))
     focus = ask.focus
-    if focus is not None and focus not in moves:
-        raise SearchError(f"{focus.describe()} is not a legal move of this decision")
-    seed = decision_seed(rules, obs, limits, ask.evidence)
-    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
-    in_hands = sum(obs.hand_sizes)
     per_partner = _per_partner(rules, obs)
     with_replies = bool(limits.reply_worlds) and obs.stock_count > 0
     # The race runs in the core where it can (``native_race``), else here, world by world.
-    native = None
-    if not (ask.record or per_partner or with_replies or limits.time is not None):
-        native = native_race.decision_worlds(rules, obs, dealing(obs, limits, weigh is not None), seed, weigh)
+    in_core = not (ask.record or per_partner or with_replies or limits.time is not None)
+    set_up = _set_up_in_core(rules, obs, limits, ask) if in_core and focus is None else None
+    if set_up is not None:
+        moves, alike, seed, weigh, native = set_up
+    else:
+        moves = root_moves(rules, obs)
+        check_moves(len(moves))
+        if focus is not None and focus not in moves:
+            raise SearchError(f"{focus.describe()} is not a legal move of this decision")
+        seed = decision_seed(rules, obs, limits, ask.evidence)
+        weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+        # Moves that differ only by twins have the same value in every world: searched in the same
+        # worlds they get the same value, where a twin of the move played left the race earlier than
+        # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
+        alike = twin_classes(moves, obs.hand, obs.loose)
+        native = None
+        if in_core:
+            dealt = dealing(obs, limits, weigh is not None)
+            native = native_race.decision_worlds(rules, obs, dealt, seed, weigh)
+    in_hands = sum(obs.hand_sizes)
     if native is not None:
         population: int | None = native.population
         stream: Iterator[tuple[World, float, int]] = iter(())
@@ -629,18 +735,39 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         limits,
         ask,
         moves,
-        # Moves that differ only by twins have the same value in every world: searched in the same
-        # worlds they get the same value, where a twin of the move played left the race earlier than
-        # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
-        alike=twin_classes(moves, obs.hand, obs.loose),
+        alike=alike,
         weigh=weigh,
         native=native,
         stream=stream,
         population=population,
         stop=stop,
-        horizons=[horizon, *(in_hands - dd for dd in FALLBACK_DEPTHS if in_hands - dd > horizon)],
+        horizons=_horizons(in_hands, horizon),
         replies=replies,
     )
+
+
+def _set_up_in_core(
+    rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
+) -> tuple[list[Move], list[int] | None, int, Likelihood | None, Any] | None:
+    """``_decision``'s moves, their twins, the seed, the likelihood and the worlds of a decision the
+    core races with no move in focus, the core's part in one call (``native_race.for_decision``);
+    None where the core does not take the decision (the set-up is then the reference's). Raises as
+    the reference's set-up does, and in the same order: the turn, the moves, then the worlds."""
+    if not native_race.in_core():
+        return None
+    _check_turn(obs)
+    seed = decision_seed(rules, obs, limits, ask.evidence)
+    weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
+    got = native_race.for_decision(
+        rules, obs, seed, weigh, _move_order(rules), MAX_MOVES, limits.exact_worlds, limits.classes
+    )
+    if got is None:
+        return None
+    moves, alike, worlds = got
+    if not moves:
+        raise SearchError("no legal move in this position")
+    check_moves(len(moves))
+    return moves, alike, seed, weigh, worlds
 
 
 def _per_partner(rules: RuleSet, obs: Observation) -> bool:
@@ -651,31 +778,13 @@ def _per_partner(rules: RuleSet, obs: Observation) -> bool:
 def _race(d: _Decision) -> _Raced:
     """The decision's race, at its depth, then shallower while too few worlds fit in the node budget."""
     limits, ask, obs = d.limits, d.ask, d.obs
-    floor = min(limits.min_samples, d.stop.samples)
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(d.horizons):
         left = cap - nodes if cap is not None else None
         tree = None
         if d.native is not None:
-            got = native_race.run(
-                d.native,
-                d.rules,
-                side=d.side,
-                nsides=obs.nsides,
-                horizon=horizon,
-                in_hands=d.in_hands,
-                depths=[dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
-                budget=limits.nodes,
-                cap=left,
-                leaf=limits.leaf,
-                category_weights=ask.category_weights,
-                moves=d.moves,
-                focus=ask.focus,
-                alike=d.alike,
-                stop=d.stop,
-                detail=ask.detail,
-            )
+            got = native_race.run(d.native, d.rules, **_core_race(d, horizon, left), detail=ask.detail)
             race, done, out_of_nodes, lines = got.race, got.done, got.out_of_nodes, got.lines
             nodes += got.nodes
             shallow = got.shallow
@@ -699,12 +808,37 @@ def _race(d: _Decision) -> _Raced:
             nodes += solver.nodes
             shallow = solver.shallow
             lines = race.best_lines()
-        # Too few worlds fit in the node budget at this depth: search them again shallower.
-        if not (out_of_nodes and done < floor and attempt < len(d.horizons) - 1):
+        if not _shallower(d, attempt, done, out_of_nodes):
             break
     if d.replies is not None:
         nodes += d.replies.solver.nodes
     return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, tree)
+
+
+def _core_race(d: _Decision, horizon: int, cap: int | None) -> dict[str, Any]:
+    """The arguments of the core's race of ``d`` at ``horizon`` with ``cap`` nodes left to spend."""
+    return {
+        "side": d.side,
+        "nsides": d.obs.nsides,
+        "horizon": horizon,
+        "in_hands": d.in_hands,
+        "depths": [dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
+        "budget": d.limits.nodes,
+        "cap": cap,
+        "leaf": d.limits.leaf,
+        "category_weights": d.ask.category_weights,
+        "moves": d.moves,
+        "focus": d.ask.focus,
+        "alike": d.alike,
+        "stop": d.stop,
+    }
+
+
+def _shallower(d: _Decision, attempt: int, done: int, out_of_nodes: bool) -> bool:
+    """Whether the decision is searched again shallower after ``attempt``: too few worlds fit in the
+    node budget at its depth, and a shallower one is left."""
+    floor = min(d.limits.min_samples, d.stop.samples)
+    return out_of_nodes and done < floor and attempt < len(d.horizons) - 1
 
 
 def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
@@ -717,21 +851,9 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
         controls = _controls(d.rules, obs, drawn)
     values_se = race.results(d.population, controls)
-    # Best first; the moves are distinct, so their keys alone order them (the index rides along).
-    order = sorted(
-        [
-            (value_key(ev), not race.complete(i), natural_key(m), m, i)
-            for i, (m, (ev, _)) in enumerate(zip(moves, values_se, strict=True))
-        ]
-    )
     out: list[MoveValue] = []
-    for key in order:
-        i = key[-1]
+    for i in _ranked(moves, d.ask.focus, values_se, [race.complete(i) for i in range(len(moves))]):
         ev, se = values_se[i]
-        if not math.isfinite(ev):
-            if moves[i] != d.ask.focus and out:
-                continue  # a build for a partner that no searched world's partner can take
-            raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
         out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
     # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
     # with no leaf, and there was one world (classes of twins alike; every card known to the mover, as
@@ -768,6 +890,30 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         depth=d.in_hands - r.horizon if r.horizon else None,
         leaf=d.limits.leaf,
     )
+
+
+def _ranked(
+    moves: list[Move], focus: Move | None, values_se: Sequence[tuple[float, float]], complete: Sequence[bool]
+) -> list[int]:
+    """The indices of a decision's moves as its result lists them, best first, from their values
+    and standard errors and whether each was searched in every world. SearchError when the best has
+    no value (no searched world has it as a legal move)."""
+    # The moves are distinct, so their keys alone order them (the index rides along).
+    order = sorted(
+        [
+            (value_key(ev), not complete[i], natural_key(m), m, i)
+            for i, (m, (ev, _)) in enumerate(zip(moves, values_se, strict=True))
+        ]
+    )
+    out: list[int] = []
+    for key in order:
+        i = key[-1]
+        if not math.isfinite(values_se[i][0]):
+            if moves[i] != focus and out:
+                continue  # a build for a partner that no searched world's partner can take
+            raise SearchError(f"no searched world has {moves[i].describe()} as a legal move")
+        out.append(i)
+    return out
 
 
 def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float, int]]) -> Controls | None:

@@ -86,8 +86,10 @@ class WorldSolver(Protocol):
 
 
 @cache
+@cache
 def move_order(rules: RuleSet) -> tuple[int, ...]:
-    """``MoveOrder.weight`` as the core takes it: each card's worth in hundredths of a point."""
+    """``MoveOrder.weight`` as the core takes it: each card's worth in hundredths of a point (made
+    once per rule set: the race asks for it every decision)."""
     return tuple([round(100 * v) for v in cached_values(rules)])
 
 

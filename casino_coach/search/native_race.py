@@ -29,7 +29,8 @@ from casino_coach.search.inference import Likelihood
 from casino_coach.search.leaf import CategoryWeights
 from casino_coach.search.native import move_order, native_evaluator
 from casino_coach.search.race import Race, Stopping
-from casino_coach.search.result import Outcome
+from casino_coach.search.result import Limits, Outcome
+from casino_coach.search.solver import MoveOrder
 from casino_coach.search.worlds import World
 
 _new = tuple.__new__
@@ -55,7 +56,7 @@ def decision_worlds(
     """The core's stream of the decision's worlds (``_core.DecisionWorlds``) dealt as ``dealing``
     says (``expectimax.dealing``), from the generator ``random.Random(seed)``; None where the
     reference must deal them. Raises SearchError as the reference's worlds do."""
-    if NATIVE is None or (weigh is not None and weigh.native is None):
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
         return None
     try:
         return NATIVE.DecisionWorlds(
@@ -71,6 +72,49 @@ def decision_worlds(
         raise SearchError(str(e)) from None
     except ValueError:
         return None
+
+
+def in_core() -> bool:
+    """Whether decisions may be raced in the core here (the tests turn it off to run the reference
+    beside it)."""
+    return NATIVE is not None
+
+
+def for_decision(
+    rules: RuleSet,
+    obs: Observation,
+    seed: int,
+    weigh: Likelihood | None,
+    order: MoveOrder,
+    max_moves: int,
+    exact_worlds: int,
+    classes: bool,
+) -> tuple[list[Move], list[int] | None, Any] | None:
+    """A decision the core races set up in one call (``DecisionWorlds.for_decision``): the legal
+    moves of the observer sorted by ``order`` (``expectimax.root_moves``), their twins
+    (``solver.twin_classes``), and the stream of worlds ``decision_worlds`` makes at the dealing
+    ``expectimax.dealing`` chooses (None when there is no move, or more than ``max_moves``). None
+    where the reference must set it up. Raises SearchError as the reference's worlds do."""
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
+        return None
+    try:
+        moves, alike, worlds = NATIVE.DecisionWorlds.for_decision(
+            native_rules(rules),
+            obs,
+            seed,
+            order.weight,
+            max_moves,
+            exact_worlds,
+            classes,
+            weigh.native if weigh is not None else None,
+            inference.REGRET_SCALE,
+            inference.MAX_DRAWS,
+        )
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+    except ValueError:
+        return None
+    return [_new(Move, t) for t in moves], alike, worlds
 
 
 def run(
@@ -95,38 +139,131 @@ def run(
     """The decision's race at ``horizon`` over ``worlds`` (``decision_worlds``; the worlds drawn by an
     earlier attempt first), as ``run_race`` runs it with a ``_Ladder`` of these arguments."""
     assert NATIVE is not None and stop.deadline is None
+    args = _race_args(
+        rules,
+        side,
+        nsides,
+        horizon,
+        in_hands,
+        depths,
+        budget,
+        cap,
+        leaf,
+        category_weights,
+        moves,
+        focus,
+        alike,
+        stop,
+    )
     try:
-        done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = worlds.run(
-            native_evaluator(rules, side, nsides, leaf, category_weights),
-            move_order(rules),
-            side,
-            nsides,
-            horizon,
-            in_hands,
-            list(depths),
-            budget,
-            cap,
-            moves,
-            moves.index(focus) if focus is not None else None,
-            list(alike) if alike is not None else list(range(len(moves))),
-            stop.samples,
-            stop.min_samples,
-            stop.separation,
-            stop.margin,
-            list(stop.bands),
-            stop.racing,
-            stop.every,
-            stop.careful,
-            detail,
-        )
+        got = worlds.run(*args, detail)
     except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
         raise SearchError(str(e)) from None
+    done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = got
     race = Race(moves, focus, alike)
     if outcomes is not None:  # each (parts, other, gained, sweeps, end), as ``outcome_of`` makes it
         outcomes = [[None if o is None else Outcome(*o) for o in per] for per in outcomes]
     race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)
+
+
+def rank_decision(
+    rules: RuleSet,
+    obs: Observation,
+    seed: int,
+    weigh: Likelihood | None,
+    order: MoveOrder,
+    max_moves: int,
+    limits: Limits,
+    *,
+    side: int,
+    nsides: int,
+    in_hands: int,
+    horizons: Sequence[int],
+    fallback: Sequence[int],
+    cap: int | None,
+    category_weights: CategoryWeights | None,
+) -> tuple[list[Move], tuple[list[tuple[float, float]], list[bool]] | None] | None:
+    """A decision with no move in focus set up and raced in one call, for a caller that only orders
+    the moves (``expectimax.best_move``; ``DecisionWorlds.rank_decision``): ``for_decision``'s moves,
+    and unless there are none or more than ``max_moves``, per move its value and standard error as
+    ``Race.results`` gives them without control variates and whether every world searched it, after
+    the race at each of ``horizons`` in turn while too few worlds fit in the node budget. None where
+    the reference must set it up. Raises SearchError as the reference's worlds do."""
+    if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
+        return None
+    try:
+        moves, ranked = NATIVE.DecisionWorlds.rank_decision(
+            native_rules(rules),
+            obs,
+            seed,
+            order.weight,
+            max_moves,
+            limits.exact_worlds,
+            limits.classes,
+            weigh.native if weigh is not None else None,
+            inference.REGRET_SCALE,
+            inference.MAX_DRAWS,
+            native_evaluator(rules, side, nsides, limits.leaf, category_weights),
+            side,
+            nsides,
+            in_hands,
+            list(horizons),
+            list(fallback),
+            limits.nodes,
+            cap,
+            limits.samples,
+            limits.min_samples,
+            limits.separation,
+            limits.margin,
+        )
+    except (NATIVE.WorldsError, NATIVE.CoreFault) as e:
+        raise SearchError(str(e)) from None
+    except ValueError:
+        return None
+    return [_new(Move, t) for t in moves], ranked
+
+
+def _race_args(
+    rules: RuleSet,
+    side: int,
+    nsides: int,
+    horizon: int,
+    in_hands: int,
+    depths: Sequence[int],
+    budget: int | None,
+    cap: int | None,
+    leaf: str,
+    category_weights: CategoryWeights | None,
+    moves: list[Move],
+    focus: Move | None,
+    alike: Sequence[int] | None,
+    stop: Stopping,
+) -> tuple[Any, ...]:
+    """The arguments of the core's race (``DecisionWorlds.run`` and ``rank``) but ``detail``."""
+    return (
+        native_evaluator(rules, side, nsides, leaf, category_weights),
+        move_order(rules),
+        side,
+        nsides,
+        horizon,
+        in_hands,
+        list(depths),
+        budget,
+        cap,
+        moves,
+        moves.index(focus) if focus is not None else None,
+        list(alike) if alike is not None else list(range(len(moves))),
+        stop.samples,
+        stop.min_samples,
+        stop.separation,
+        stop.margin,
+        list(stop.bands),
+        stop.racing,
+        stop.every,
+        stop.careful,
+    )
 
 
 def drawn(worlds: Any, n: int) -> list[tuple[World, float, int]]:

@@ -101,6 +101,15 @@ class Limits(Frozen):
         if self.reply_depth < 1:
             raise SearchError(f"reply_depth must be at least 1 ply, got {self.reply_depth}")
 
+    def with_seed(self, seed: int) -> Limits:
+        """These limits with another ``seed``: a copy of their fields, not checked again (they were,
+        and a seed is any int). A bot makes one a decision: ``dataclasses.replace`` or the
+        constructor checked every field again each time."""
+        out = object.__new__(Limits)
+        out.__dict__.update(self.__dict__)
+        out.__dict__["seed"] = seed
+        return out
+
 
 @dataclass(frozen=True)
 class MoveValue(Frozen):

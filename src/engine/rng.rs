@@ -11,11 +11,52 @@ const MATRIX_A: u32 = 0x9908_b0df;
 const UPPER_MASK: u32 = 0x8000_0000;
 const LOWER_MASK: u32 = 0x7fff_ffff;
 
+/// `init_genrand(s)`: the state every seeding starts from, with `s` = 19650218 (`init_by_array`'s).
+const fn init_genrand(s: u32) -> [u32; N] {
+    let mut mt = [0; N];
+    mt[0] = s;
+    let mut i = 1;
+    while i < N {
+        let prev = mt[i - 1];
+        mt[i] = 1_812_433_253u32
+            .wrapping_mul(prev ^ (prev >> 30))
+            .wrapping_add(i as u32);
+        i += 1;
+    }
+    mt
+}
+
+/// The state `init_by_array` starts from whatever the seed: worked out once, at compile time (a
+/// chain of 623 multiplies, a quarter of seeding a generator, and the search seeds one a decision).
+const GENRAND_19650218: [u32; N] = init_genrand(19_650_218);
+
 /// CPython's `random.Random` (the Mersenne Twister of `_random.Random`, and `random.py`'s methods).
+///
+/// Besides the state (`mt`), the generator keeps its next 624 outputs tempered (`out`, worked out
+/// whenever `mt` changes, a whole block at a time): a shuffle of the worlds asks for a word per card,
+/// and tempering each word as it was asked for, with a test for the end of the block, was most of
+/// the cost of a word. `out` is a function of `mt`, so the derived equality is the state's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Random {
     mt: [u32; N],
     index: usize,
+    out: [u32; N],
+}
+
+/// MT19937's tempering of one word of the state.
+#[inline(always)]
+fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
+}
+
+/// One step of the twist: the new word at `kk` from the words at `kk`, `kk + 1` and `kk + M` (mod N).
+#[inline(always)]
+fn twisted(at: u32, next: u32, far: u32) -> u32 {
+    let y = (at & UPPER_MASK) | (next & LOWER_MASK);
+    far ^ (y >> 1) ^ ((y & 1).wrapping_neg() & MATRIX_A)
 }
 
 impl Random {
@@ -29,8 +70,13 @@ impl Random {
         if key.is_empty() {
             key.push(0);
         }
-        let mut r = Random { mt: [0; N], index: N };
+        let mut r = Random {
+            mt: [0; N],
+            index: N,
+            out: [0; N],
+        };
         r.init_by_array(&key);
+        r.temper_all();
         r
     }
 
@@ -39,19 +85,9 @@ impl Random {
         Random::from_words(&[seed as u32, (seed >> 32) as u32])
     }
 
-    fn init_genrand(&mut self, s: u32) {
-        self.mt[0] = s;
-        for i in 1..N {
-            let prev = self.mt[i - 1];
-            self.mt[i] = 1_812_433_253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(i as u32);
-        }
-        self.index = N;
-    }
-
     fn init_by_array(&mut self, key: &[u32]) {
-        self.init_genrand(19_650_218);
+        self.mt = GENRAND_19650218;
+        self.index = N;
         let mt = &mut self.mt;
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
@@ -95,35 +131,48 @@ impl Random {
         }
         let mut mt = [0; N];
         mt.copy_from_slice(&state[..N]);
-        Some(Random {
+        let mut r = Random {
             mt,
             index: state[N] as usize,
-        })
+            out: [0; N],
+        };
+        r.temper_all();
+        Some(r)
+    }
+
+    /// `out` from `mt`.
+    fn temper_all(&mut self) {
+        for (o, &y) in self.out.iter_mut().zip(&self.mt) {
+            *o = temper(y);
+        }
+    }
+
+    /// The next block of the state (MT19937's twist, each word as `genrand_uint32` makes it), and
+    /// its outputs tempered.
+    #[cold]
+    fn twist(&mut self) {
+        let mt = &mut self.mt;
+        // Each word reads the next one and the one M further before they are twisted themselves
+        // (the first N - M), or after (the rest, and the last, which reads the first).
+        for kk in 0..N - M {
+            mt[kk] = twisted(mt[kk], mt[kk + 1], mt[kk + M]);
+        }
+        for kk in N - M..N - 1 {
+            mt[kk] = twisted(mt[kk], mt[kk + 1], mt[kk + M - N]);
+        }
+        mt[N - 1] = twisted(mt[N - 1], mt[0], mt[M - 1]);
+        self.temper_all();
     }
 
     /// `genrand_uint32`: the next 32 random bits.
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
         if self.index >= N {
-            let mt = &mut self.mt;
-            let mag = |y: u32| if y & 1 == 0 { 0 } else { MATRIX_A };
-            for kk in 0..N - M {
-                let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-                mt[kk] = mt[kk + M] ^ (y >> 1) ^ mag(y);
-            }
-            for kk in N - M..N - 1 {
-                let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-                mt[kk] = mt[kk + M - N] ^ (y >> 1) ^ mag(y);
-            }
-            let y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
-            mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ mag(y);
+            self.twist();
             self.index = 0;
         }
-        let mut y = self.mt[self.index];
+        let y = self.out[self.index];
         self.index += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^= y >> 18;
         y
     }
 
@@ -183,10 +232,27 @@ impl Random {
     }
 
     /// `shuffle(items)` in place (also `cards.shuffle`, which is CPython's written out).
+    ///
+    /// Each place `i`, last first, takes `_randbelow(i + 1)`: words cut to the bits of `i + 1` until
+    /// one is at most `i`. Here each word is one turn of the loop, and a word too large swaps the
+    /// place with itself and stays at it: whether a word is taken is a coin toss (a quarter of them
+    /// are not, on average), which a branch mispredicted again and again.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.randbelow(i as u64 + 1) as usize;
-            items.swap(i, j);
+        let len = items.len();
+        if len > u32::MAX as usize {
+            for i in (1..len).rev() {
+                let j = self.randbelow(i as u64 + 1) as usize;
+                items.swap(i, j);
+            }
+            return;
+        }
+        let mut i = len.saturating_sub(1);
+        while i > 0 {
+            // getrandbits(k) with k the bit length of i + 1, as `randbelow` asks for it
+            let j = (self.next_u32() >> (i as u32 + 1).leading_zeros()) as usize;
+            let taken = j <= i;
+            items.swap(i, if taken { j } else { i });
+            i -= taken as usize;
         }
     }
 
@@ -293,6 +359,76 @@ mod tests {
         assert_eq!(s.len(), 625);
         assert_eq!(Random::from_state(&s), Some(r));
         assert_eq!(Random::new(0), Random::from_words(&[0, 0, 0]));
+    }
+
+    /// `genrand_uint32` as CPython writes it: twisting a word at a time, tempering as it goes.
+    struct Plain {
+        mt: [u32; N],
+        index: usize,
+    }
+
+    impl Plain {
+        fn next_u32(&mut self) -> u32 {
+            if self.index >= N {
+                let mt = &mut self.mt;
+                let mag = |y: u32| if y & 1 == 0 { 0 } else { MATRIX_A };
+                for kk in 0..N - M {
+                    let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+                    mt[kk] = mt[kk + M] ^ (y >> 1) ^ mag(y);
+                }
+                for kk in N - M..N - 1 {
+                    let y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+                    mt[kk] = mt[kk + M - N] ^ (y >> 1) ^ mag(y);
+                }
+                let y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
+                mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ mag(y);
+                self.index = 0;
+            }
+            let mut y = self.mt[self.index];
+            self.index += 1;
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c_5680;
+            y ^= (y << 15) & 0xefc6_0000;
+            y ^= y >> 18;
+            y
+        }
+    }
+
+    #[test]
+    fn the_tempered_block_is_the_word_by_word_generator() {
+        for seed in [0u64, 1, 7, 0xDEAD_BEEF] {
+            let mut r = Random::new(seed);
+            for skip in [0usize, 1, 623, 624, 625] {
+                let mut state = r.state();
+                let mut plain = Plain {
+                    mt: state[..N].try_into().unwrap(),
+                    index: state.pop().unwrap() as usize,
+                };
+                for _ in 0..3 * N + skip {
+                    assert_eq!(r.next_u32(), plain.next_u32());
+                }
+                assert_eq!(r.state()[..N], plain.mt[..]);
+                assert_eq!(Random::from_state(&r.state()), Some(r.clone()));
+            }
+        }
+    }
+
+    #[test]
+    fn a_shuffle_takes_randbelow_for_each_place() {
+        for seed in 0..200u64 {
+            for len in [0usize, 1, 2, 3, 5, 17, 40, 52, 700] {
+                let (mut a, mut b) = (Random::new(seed), Random::new(seed));
+                let mut got: Vec<usize> = (0..len).collect();
+                a.shuffle(&mut got);
+                let mut want: Vec<usize> = (0..len).collect();
+                for i in (1..len).rev() {
+                    let j = b.randbelow(i as u64 + 1) as usize;
+                    want.swap(i, j);
+                }
+                assert_eq!(got, want, "seed {seed}, {len} items");
+                assert_eq!(a, b);
+            }
+        }
     }
 
     const KNOWN_12345_BITS32: [u64; 5] = [1789368711, 3146859322, 43676229, 3522623596, 3544234957];

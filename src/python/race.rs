@@ -12,18 +12,124 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use super::inference::PyLikelihood;
 use super::leaf::PyEvaluator;
-use super::movegen::{move_tuple, MoveTuple};
+use super::movegen::{move_tuple, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom};
 use super::{guarded, PyRules};
-use crate::engine::movegen::Move;
+use crate::engine::cards::FULL_DECK;
+use crate::engine::movegen::{legal_moves_of, Move};
+use crate::engine::observation::Observation;
+use crate::engine::rng::Random;
+use crate::engine::rules::Rules;
+use crate::engine::state::State;
+use crate::search::inference::Likelihood;
 use crate::search::race::{
     self, race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
     SETTLE, UNKNOWN_STDERR,
 };
-use crate::search::solver::MoveOrder;
+use crate::search::solver::{twin_classes, MoveOrder};
+use crate::search::worlds::{count_classes, count_worlds, WorldsError};
 
 fn bad(what: &str) -> PyErr {
     PyValueError::new_err(format!("not a race the native core takes: {what}"))
+}
+
+/// The likelihood to weigh the worlds by, with its regret scale; a `ValueError` for one with plays of
+/// seats the observation does not have.
+fn weighing(
+    o: &Observation,
+    likelihood: Option<&Bound<'_, PyLikelihood>>,
+    regret_scale: f64,
+) -> PyResult<Option<(Likelihood, f64)>> {
+    let weigh = likelihood.map(|lk| (lk.get().likelihood.clone(), regret_scale));
+    if weigh.as_ref().is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
+        return Err(bad("a play of a seat past the observation's"));
+    }
+    Ok(weigh)
+}
+
+/// A decision set up: its moves, their twins, and its worlds.
+type Decision = (Vec<Move>, Option<Vec<usize>>, Option<Worlds>);
+
+/// `for_decision`'s work: the moves, their twins, and the worlds (None without a move, or with more
+/// than `max_moves`).
+#[allow(clippy::too_many_arguments)]
+fn set_up(
+    rules: &Rules,
+    o: &Observation,
+    seed: u64,
+    weight: [i64; 52],
+    max_moves: usize,
+    exact_worlds: u64,
+    classes: bool,
+    weigh: Option<(Likelihood, f64)>,
+    max_draws: i64,
+) -> Result<Decision, WorldsError> {
+    let o = *o;
+    // `as_state(obs, obs.known, obs.stock_count > 0)`: the observer's hand and the cards
+    // known to be in the others'.
+    let root = State {
+        hands: o.known,
+        nplayers: o.nplayers,
+        loose: o.loose,
+        builds: o.builds,
+        captured: o.captured,
+        sweeps: o.sweeps,
+        to_move: o.to_move,
+        last_capturer: o.last_capturer,
+        stock: 0,
+        more: o.stock_count > 0,
+        dealer: o.dealer,
+        nsides: o.nsides,
+        set_aside: o.set_aside,
+    };
+    let mut moves = Vec::new();
+    legal_moves_of(rules, &root, FULL_DECK, &mut moves);
+    let order = MoveOrder { weight };
+    moves.sort_by_key(|m| order.key(m));
+    if moves.is_empty() || moves.len() > max_moves {
+        return Ok((moves, None, None));
+    }
+    let alike = twin_classes(&moves, o.hand, o.loose);
+    // `expectimax.dealing`: every world, or class, when there are at most `exact_worlds`
+    // (classes only without evidence, `by_class`); else drawn.
+    let by_class = classes && weigh.is_none();
+    let enumerate = if by_class {
+        let limit = exact_worlds.min(1 << 62) as i64;
+        count_classes(&o, limit)? <= exact_worlds
+    } else {
+        count_worlds(&o)? <= exact_worlds as u128
+    };
+    let dealing = match (enumerate, weigh) {
+        (true, weigh) => Dealing::Enumerate {
+            classes: by_class,
+            weigh,
+        },
+        (false, Some(weigh)) => Dealing::Evidence {
+            weigh,
+            max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
+        },
+        (false, None) => Dealing::Passes { canonical: by_class },
+    };
+    let worlds = Worlds::new(rules, &o, Random::new(seed), dealing)?;
+    Ok((moves, alike, Some(worlds)))
+}
+
+/// The `Dealing` of `expectimax.dealing`'s name for it.
+fn dealing_of(name: &str, weigh: Option<(Likelihood, f64)>, max_draws: i64) -> PyResult<Dealing> {
+    Ok(match (name, weigh) {
+        ("worlds", weigh) => Dealing::Enumerate {
+            classes: false,
+            weigh,
+        },
+        ("classes", weigh) => Dealing::Enumerate { classes: true, weigh },
+        ("evidence", Some(weigh)) => Dealing::Evidence {
+            weigh,
+            max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
+        },
+        ("passes", None) => Dealing::Passes { canonical: false },
+        ("class-passes", None) => Dealing::Passes { canonical: true },
+        (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
+    })
 }
 
 /// The worlds of one decision (`expectimax._worlds`): dealt as `dealing` says ("worlds" or
@@ -51,30 +157,73 @@ impl PyDecisionWorlds {
         max_draws: i64,
     ) -> PyResult<Self> {
         let o = observation_from_py(obs)?;
-        let weigh = likelihood.map(|lk| (lk.get().likelihood.clone(), regret_scale));
-        if weigh.as_ref().is_some_and(|(lk, _)| !lk.fits(o.nplayers())) {
-            return Err(bad("a play of a seat past the observation's"));
-        }
-        let dealing = match (dealing, weigh) {
-            ("worlds", weigh) => Dealing::Enumerate {
-                classes: false,
-                weigh,
-            },
-            ("classes", weigh) => Dealing::Enumerate { classes: true, weigh },
-            ("evidence", Some(weigh)) => Dealing::Evidence {
-                weigh,
-                max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
-            },
-            ("passes", None) => Dealing::Passes { canonical: false },
-            ("class-passes", None) => Dealing::Passes { canonical: true },
-            (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
-        };
+        let weigh = weighing(&o, likelihood, regret_scale)?;
+        let dealing = dealing_of(dealing, weigh, max_draws)?;
         let rules = rules.get().rules.clone();
         let rng = rng.borrow().rng.clone();
         let worlds = py
             .detach(move || guarded(|| Worlds::new(&rules, &o, rng, dealing)))?
             .map_err(raised)?;
         Ok(PyDecisionWorlds { worlds })
+    }
+
+    /// A decision set up for the core's race in one call (`expectimax._decision`, where the core
+    /// races it and no move is in focus): the legal moves of the observer (who must be the seat to
+    /// move: `expectimax.root_moves`, its hand and what it knows of the others'), sorted by the
+    /// move `order` (52 weights); per move the index of its first twin (`solver.twin_classes`, None
+    /// without twins); and the stream of its worlds (as `__new__` makes it from `random.Random(seed)`)
+    /// dealt as `expectimax.dealing` chooses at `exact_worlds` and `classes`, weighed by
+    /// `likelihood` when given. The worlds are None when there is no move or more than `max_moves`
+    /// (the caller raises as the reference does, before the worlds are counted).
+    #[staticmethod]
+    #[pyo3(signature = (
+        rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood=None, regret_scale=3.0,
+        max_draws=64
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn for_decision(
+        py: Python<'_>,
+        rules: &Bound<'_, PyRules>,
+        obs: &Bound<'_, PyAny>,
+        seed: u64,
+        order: Vec<i64>,
+        max_moves: usize,
+        exact_worlds: u64,
+        classes: bool,
+        likelihood: Option<&Bound<'_, PyLikelihood>>,
+        regret_scale: f64,
+        max_draws: i64,
+    ) -> PyResult<SetUp> {
+        let o = observation_from_py(obs)?;
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        if o.loose.count_ones() > MAX_BOUND_LOOSE {
+            return Err(bad("more loose cards than the core lists the moves of"));
+        }
+        let weigh = weighing(&o, likelihood, regret_scale)?;
+        let rules = rules.get().rules.clone();
+        let got = py.detach(move || {
+            guarded(|| {
+                set_up(
+                    &rules,
+                    &o,
+                    seed,
+                    weight,
+                    max_moves,
+                    exact_worlds,
+                    classes,
+                    weigh,
+                    max_draws,
+                )
+            })
+        })?;
+        let (moves, alike, worlds) = got.map_err(raised)?;
+        Ok((
+            moves.iter().map(move_tuple).collect(),
+            alike,
+            worlds.map(|worlds| PyDecisionWorlds { worlds }),
+        ))
     }
 
     /// The number of worlds of an enumeration, or None for drawn worlds.
@@ -86,6 +235,142 @@ impl PyDecisionWorlds {
     /// The stream's generator state, as `random.Random.getstate()`.
     fn getstate<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         state_to(py, &self.worlds.rng)
+    }
+
+    /// A decision set up and raced in one call, for a caller that only orders the moves (the
+    /// `searcher` bot, through `expectimax.best_move`): `for_decision` with its arguments, then the
+    /// race of `run` at each of `horizons` in turn while too few worlds fit in the node budget
+    /// (`expectimax._race`: each falling back on those of `fallback` deeper than it, at most `cap`
+    /// nodes in all), stopping as `expectimax._decision`'s `Stopping` says with no move in focus
+    /// (at most `samples` worlds, or every one of an enumeration). No value per world is handed over,
+    /// and no line is read back from the solvers' tables. Returns the moves, and unless there are
+    /// none or more than `max_moves`, per move its (ev, stderr) as `Race.results` gives them without
+    /// control variates and whether every world searched it (`Race.complete`).
+    #[staticmethod]
+    #[pyo3(signature = (
+        rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood, regret_scale, max_draws,
+        evaluator, root_side, nsides, in_hands, horizons, fallback, budget, cap, samples, min_samples,
+        separation, margin
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn rank_decision(
+        py: Python<'_>,
+        rules: &Bound<'_, PyRules>,
+        obs: &Bound<'_, PyAny>,
+        seed: u64,
+        order: Vec<i64>,
+        max_moves: usize,
+        exact_worlds: u64,
+        classes: bool,
+        likelihood: Option<&Bound<'_, PyLikelihood>>,
+        regret_scale: f64,
+        max_draws: i64,
+        evaluator: &Bound<'_, PyEvaluator>,
+        root_side: u8,
+        nsides: u8,
+        in_hands: u32,
+        horizons: Vec<u32>,
+        fallback: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        samples: usize,
+        min_samples: usize,
+        separation: f64,
+        margin: f64,
+    ) -> PyResult<Ranked> {
+        let o = observation_from_py(obs)?;
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        if o.loose.count_ones() > MAX_BOUND_LOOSE {
+            return Err(bad("more loose cards than the core lists the moves of"));
+        }
+        let ev = evaluator.get().ev.clone();
+        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize || nsides != o.nsides {
+            return Err(bad(
+                "the evaluator is for other sides than the solver or the observation",
+            ));
+        }
+        if horizons.is_empty() || horizons.iter().any(|&h| h > in_hands) {
+            return Err(bad("no horizon, or one past the cards in the hands"));
+        }
+        let weigh = weighing(&o, likelihood, regret_scale)?;
+        let rules = rules.get().rules.clone();
+        let got = py.detach(move || {
+            guarded(|| -> Result<_, WorldsError> {
+                let (moves, alike, worlds) = set_up(
+                    &rules,
+                    &o,
+                    seed,
+                    weight,
+                    max_moves,
+                    exact_worlds,
+                    classes,
+                    weigh,
+                    max_draws,
+                )?;
+                let Some(mut worlds) = worlds else {
+                    return Ok((moves, None));
+                };
+                let n = moves.len();
+                let alike = alike.unwrap_or_else(|| (0..n).collect());
+                let population = worlds.population;
+                // `_decision`'s `Stopping` without a focus: an enumeration goes through every world,
+                // draws race.
+                let stop = Stopping {
+                    samples: population.unwrap_or(samples),
+                    min_samples,
+                    separation,
+                    margin,
+                    bands: Vec::new(),
+                    racing: population.is_none(),
+                    every: population.is_some(),
+                    careful: false,
+                };
+                let floor = min_samples.min(stop.samples);
+                let mut nodes: i64 = 0;
+                let mut raced = None;
+                for (attempt, &horizon) in horizons.iter().enumerate() {
+                    let depths = fallback
+                        .iter()
+                        .copied()
+                        .filter(|&d| in_hands > horizon + d)
+                        .collect();
+                    let mut ladder = Ladder::new(
+                        &rules,
+                        root_side,
+                        nsides,
+                        horizon,
+                        in_hands,
+                        depths,
+                        budget,
+                        cap.map(|c| c - nodes),
+                        ev.clone(),
+                        MoveOrder { weight },
+                    );
+                    ladder.lines = false;
+                    let mut race = Race::new(n, None, &alike);
+                    let (done, spent) =
+                        race_decision(&mut worlds, &mut ladder, &mut race, &moves, &stop, false)?;
+                    nodes += ladder.nodes() as i64;
+                    raced = Some(race);
+                    // `_shallower`: too few worlds fit in the node budget at this depth.
+                    if !(spent && done < floor && attempt < horizons.len() - 1) {
+                        break;
+                    }
+                }
+                let mut race = raced.expect("a decision has a horizon");
+                let results = race.results(population);
+                let complete = race
+                    .values
+                    .iter()
+                    .map(|v| v.iter().all(|x| !x.is_nan()))
+                    .collect();
+                Ok((moves, Some((results, complete))))
+            })
+        })?;
+        let (moves, ranked) = got.map_err(raised)?;
+        Ok((moves.iter().map(move_tuple).collect(), ranked))
     }
 
     /// The first `n` worlds drawn, as (World tuple, weight, group).
@@ -139,31 +424,6 @@ impl PyDecisionWorlds {
         careful: bool,
         detail: bool,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let ev = evaluator.get().ev.clone();
-        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
-            return Err(bad("the evaluator is for other sides than the solver"));
-        }
-        let weight: [i64; 52] = order
-            .try_into()
-            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
-        let n = moves.len();
-        if n == 0 || alike.len() != n || alike.iter().any(|&k| k >= n) || focus.is_some_and(|f| f >= n) {
-            return Err(bad("moves, their kinds and the focus do not match"));
-        }
-        if depths.iter().any(|&d| d > in_hands) || nsides as usize != self.worlds.obs.nsides as usize {
-            return Err(bad(
-                "depths past the cards in the hands, or other sides than the observation's",
-            ));
-        }
-        let moves: Vec<Move> = moves
-            .into_iter()
-            .map(|(card, action, take, value)| Move {
-                card,
-                action,
-                take,
-                value,
-            })
-            .collect();
         let stop = Stopping {
             samples,
             min_samples,
@@ -174,29 +434,18 @@ impl PyDecisionWorlds {
             every,
             careful,
         };
-        let population = self.worlds.population;
-        let worlds = &mut self.worlds;
-        let (got, ladder, race, results) = py.detach(|| {
-            guarded(|| {
-                let mut ladder = Ladder::new(
-                    worlds.rules(),
-                    root_side,
-                    nsides,
-                    horizon,
-                    in_hands,
-                    depths,
-                    budget,
-                    cap,
-                    ev,
-                    MoveOrder { weight },
-                );
-                let mut race = Race::new(n, focus, &alike);
-                let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
-                let results = race.results(population);
-                (got, ladder, race, results)
-            })
-        })?;
-        let (done, spent) = got.map_err(raised)?;
+        let n = moves.len();
+        let Raced {
+            done,
+            spent,
+            nodes,
+            shallow,
+            race,
+            results,
+        } = self.race(
+            py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
+            alike, stop, detail,
+        )?;
         let values = PyList::empty(py);
         for v in &race.values {
             values.append(PyList::new(py, v)?)?;
@@ -239,8 +488,8 @@ impl PyDecisionWorlds {
         (
             done,
             spent,
-            ladder.nodes(),
-            ladder.shallow,
+            nodes,
+            shallow,
             values,
             race.weights.clone(),
             race.groups.clone(),
@@ -249,6 +498,104 @@ impl PyDecisionWorlds {
             results,
         )
             .into_pyobject(py)
+    }
+}
+
+/// What `for_decision` returns: the moves, their twins, and the worlds.
+type SetUp = (Vec<MoveTuple>, Option<Vec<usize>>, Option<PyDecisionWorlds>);
+
+/// What `rank_decision` returns: the moves, and unless there are none or too many, per move its
+/// (ev, stderr) and whether every world searched it.
+type Ranked = (Vec<MoveTuple>, Option<(Vec<(f64, f64)>, Vec<bool>)>);
+
+/// What a race of `run` or `rank` came to.
+struct Raced {
+    done: usize,
+    spent: bool,
+    nodes: u64,
+    shallow: bool,
+    race: Race,
+    results: Vec<(f64, f64)>,
+}
+
+impl PyDecisionWorlds {
+    /// The race of `run` (its arguments): what `race_decision` returned, the ladder, the race and
+    /// its results without control variates.
+    #[allow(clippy::too_many_arguments)]
+    fn race(
+        &mut self,
+        py: Python<'_>,
+        evaluator: &Bound<'_, PyEvaluator>,
+        order: Vec<i64>,
+        root_side: u8,
+        nsides: u8,
+        horizon: u32,
+        in_hands: u32,
+        depths: Vec<u32>,
+        budget: Option<u64>,
+        cap: Option<i64>,
+        moves: Vec<MoveTuple>,
+        focus: Option<usize>,
+        alike: Vec<usize>,
+        stop: Stopping,
+        detail: bool,
+    ) -> PyResult<Raced> {
+        let ev = evaluator.get().ev.clone();
+        if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
+            return Err(bad("the evaluator is for other sides than the solver"));
+        }
+        let weight: [i64; 52] = order
+            .try_into()
+            .map_err(|_| bad("a move order weighs each of 52 cards"))?;
+        let n = moves.len();
+        if n == 0 || alike.len() != n || alike.iter().any(|&k| k >= n) || focus.is_some_and(|f| f >= n) {
+            return Err(bad("moves, their kinds and the focus do not match"));
+        }
+        if depths.iter().any(|&d| d > in_hands) || nsides as usize != self.worlds.obs.nsides as usize {
+            return Err(bad(
+                "depths past the cards in the hands, or other sides than the observation's",
+            ));
+        }
+        let moves: Vec<Move> = moves
+            .into_iter()
+            .map(|(card, action, take, value)| Move {
+                card,
+                action,
+                take,
+                value,
+            })
+            .collect();
+        let population = self.worlds.population;
+        let worlds = &mut self.worlds;
+        let (got, ladder, race, results) = py.detach(|| {
+            guarded(|| {
+                let mut ladder = Ladder::new(
+                    worlds.rules(),
+                    root_side,
+                    nsides,
+                    horizon,
+                    in_hands,
+                    depths,
+                    budget,
+                    cap,
+                    ev,
+                    MoveOrder { weight },
+                );
+                let mut race = Race::new(n, focus, &alike);
+                let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
+                let results = race.results(population);
+                (got, ladder, race, results)
+            })
+        })?;
+        let (done, spent) = got.map_err(raised)?;
+        Ok(Raced {
+            done,
+            spent,
+            nodes: ladder.nodes(),
+            shallow: ladder.shallow,
+            race,
+            results,
+        })
     }
 }
 

@@ -640,6 +640,9 @@ pub struct Ladder {
     budget: Option<u64>,
     cap: Option<i64>,
     pub shallow: bool,
+    /// Whether each move's principal line is read back from the table (true unless the caller only
+    /// ranks the moves: `DecisionWorlds.rank`).
+    pub lines: bool,
 }
 
 impl Ladder {
@@ -669,6 +672,7 @@ impl Ladder {
             budget,
             cap,
             shallow: false,
+            lines: true,
         };
         ladder.push(horizon);
         ladder
@@ -710,7 +714,7 @@ impl Ladder {
                 limit = limit.min(solver.nodes as i64 + (cap - spent).max(0));
             }
             solver.node_limit = limit as u64;
-            match solver.root_values(state, moves) {
+            match solver.root_values_lined(state, moves, self.lines) {
                 Ok(values) => return values,
                 Err(OutOfNodes) => {
                     if self.cap.is_some_and(|cap| self.nodes() as i64 >= cap) {

@@ -482,13 +482,27 @@ impl Solver {
 
     /// The exact minimax value of each of `moves` in this world, with its principal line.
     pub fn root_values(&mut self, state: &State, moves: &[Move]) -> Result<Vec<RootValue>, OutOfNodes> {
+        self.root_values_lined(state, moves, true)
+    }
+
+    /// `root_values`, with each move's principal line only when `lines` asks for it (else the move
+    /// alone): reading a line back from the table searches nothing, so the values and the nodes are
+    /// the same either way.
+    pub fn root_values_lined(
+        &mut self,
+        state: &State,
+        moves: &[Move],
+        lines: bool,
+    ) -> Result<Vec<RootValue>, OutOfNodes> {
         let state = canonical(state);
         let mut out = Vec::with_capacity(moves.len());
         for &m in moves {
             let child = apply(&self.rules, &state, m);
             let v = self.search(&child, -INF, INF)?;
             let mut line = vec![m];
-            line.extend(self.principal_line(&child));
+            if lines {
+                line.extend(self.principal_line(&child));
+            }
             out.push(RootValue {
                 mv: m,
                 value: v,
