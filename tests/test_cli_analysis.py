@@ -263,3 +263,21 @@ def test_a_three_player_margin_counts_a_point_one_and_a_half(runner: CliRunner) 
         "that goes to another player instead counts 1.5." in _words(res.output)
     )
     assert orjson.loads(runner.invoke(app, ["analyze", *args, "--json"]).stdout)["margin_scale"] == 1.5
+
+
+def test_the_settings_name_the_leaf_the_values_rest_on(runner: CliRunner) -> None:
+    # Two sides of a preset are valued at a deal's end by the learned leaf, three by the handmade one
+    # (no weights are fitted for them); an analysis saved before the settings named it reads as the
+    # handmade one, which made it.
+    from casino_coach.report.document import _options_from
+
+    replays = Path(__file__).resolve().parents[1] / "replays"
+    quick = ["--json", "--samples", "2", "--depth", "2", "--jobs", "1"]
+    two = runner.invoke(app, ["analyze", str(replays / "classic-2p-progress.json"), *quick])
+    three = runner.invoke(app, ["analyze", str(replays / "classic-3p-progress-viewer.json"), *quick])
+    assert two.exit_code == 0 and three.exit_code == 0, two.output + three.output
+    settings = orjson.loads(two.stdout)["settings"]
+    assert settings["leaf"] == "learned" and orjson.loads(three.stdout)["settings"]["leaf"] == "handmade"
+    assert _options_from(settings).limits.leaf == "learned"
+    older = {k: v for k, v in settings.items() if k != "leaf"}
+    assert _options_from(older).limits.leaf == "handmade"

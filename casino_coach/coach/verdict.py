@@ -42,6 +42,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.formats.codec import move_to_json
 from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
+from casino_coach.search.leaf import HANDMADE, learned_weights
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,15 @@ def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None
         exact_worlds=VERDICT_EXACT_WORLDS,
         leaf=VERDICT_LEAF,
     )
+
+
+def leaf_used(rules: RuleSet, nplayers: int, nsides: int, limits: Limits) -> str:
+    """The estimate a search with ``limits`` values the end of a deal with, for these rules and
+    players: the learned leaf where it has weights (``leaf.learned_weights``: two sides playing a
+    fitted preset), else the handmade one, whatever the limits ask."""
+    if limits.leaf == HANDMADE or learned_weights(rules, nplayers, nsides) is None:
+        return HANDMADE
+    return limits.leaf
 
 
 def searches_deal_end(depth: int | None) -> bool:

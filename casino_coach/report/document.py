@@ -34,7 +34,7 @@ from casino_coach.coach.analysis import (
 from casino_coach.coach.assessment import WorldCost
 from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation
-from casino_coach.coach.verdict import GameVerdict, analysis_limits, game_class_json
+from casino_coach.coach.verdict import GameVerdict, analysis_limits, game_class_json, leaf_used
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.cards import card_name, iter_cards, mask_symbols
 from casino_coach.engine.movegen import Move
@@ -62,6 +62,7 @@ from casino_coach.report.words import (
     win_words,
     world_worth_showing,
 )
+from casino_coach.search.leaf import HANDMADE
 
 FORMAT_NAME = "casino-analysis"
 FORMAT_VERSION = 1
@@ -253,6 +254,7 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
             "seed": lim.seed,
             "evidence": False,
             "world": a.options.world,
+            "leaf": leaf_used(a.rules, len(a.players), a.nsides, lim),
             "thresholds": {
                 "best": th.best,
                 "inaccuracy": th.inaccuracy,
@@ -399,6 +401,8 @@ def _options_from(s: Mapping[str, Any]) -> AnalysisOptions:
         nodes=s["nodes"],
         depth=s["depth"],
         exact_worlds=int(s.get("exact_worlds", base.exact_worlds)),
+        # An analysis saved before the settings named the leaf was made with the handmade one.
+        leaf=str(s.get("leaf", HANDMADE)),
     )
     thresholds = Thresholds(
         inaccuracy=_number(th["inaccuracy"]),
