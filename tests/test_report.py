@@ -20,6 +20,7 @@ from casino_coach.coach.analysis import (
     DealLuck,
     GameAnalysis,
     MoveAnalysis,
+    PositionView,
     analyze,
     summarize,
 )
@@ -410,6 +411,18 @@ def test_the_loss_says_what_it_rests_on() -> None:
     assert "shallower" in loss_words(uncertain) and "the mildest is given" in loss_words(uncertain)
     enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
     assert loss_words(enumerated) == "lost 2.50 of margin (over all 9 kinds of deal the player could face)"
+    # Issue 41: every world searched, yet before the last deal the value rests on the estimate of the
+    # rest of the round: the words say so, not only a zero-width interval.
+    view = PositionView(
+        hands=(0, 0), hand_sizes=(2, 2), captured=(0, 0), sweeps=(0, 0), stock=16, scores=(0, 0)
+    )
+    earlier = dataclasses.replace(enumerated, view=view)
+    assert loss_words(earlier) == (
+        "lost 2.50 of margin (over all 9 kinds of deal the player could face, the rest of the round "
+        "estimated at the end of the deal)"
+    )
+    last = dataclasses.replace(enumerated, view=view._replace(stock=0))
+    assert loss_words(last) == "lost 2.50 of margin (over all 9 kinds of deal the player could face)"
 
 
 def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:

@@ -95,7 +95,8 @@ def class_label(m: MoveAnalysis) -> str:
 
 def loss_basis(m: MoveAnalysis) -> str:
     """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 kinds of deal the player
-    could face", with ", searched shallower to fit the node budget" when it was. Enumerated worlds
+    could face" (with ", the rest of the round estimated at the end of the deal" before the last
+    deal), with ", searched shallower to fit the node budget" when it was. Enumerated worlds
     are counted by class (``search.worlds.world_classes``: deals alike but for cards nothing tells
     apart are one kind), so their count is of kinds, not of deals."""
     if m.exact:
@@ -103,6 +104,10 @@ def loss_basis(m: MoveAnalysis) -> str:
     if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
         kinds = f"all {m.samples} kinds" if m.samples != 1 else "the one kind"
         text = f"over {kinds} of deal the player could face"
+        if m.view is not None and m.view.stock:
+            # No sampling error, but no exact value either: the search stopped at the end of the
+            # deal, where the rest of the round is an estimate (analysis.md, "Values").
+            text += ", the rest of the round estimated at the end of the deal"
     else:
         text = f"{m.loss_low:.2f} to {m.loss_high:.2f} over {m.samples} world{'s' if m.samples != 1 else ''}"
     return text + (", searched shallower to fit the node budget" if m.shallow else "")
