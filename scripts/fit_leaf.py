@@ -231,7 +231,8 @@ def main() -> int:
     for b in (*bots, *held_bots):
         bot(b)
     # With --deals, the weights of the other deals (and the other models) come from the file replaced.
-    old_models: dict[str, Any] = json.loads(args.out.read_text())["models"] if args.deals else {}
+    replaced: dict[str, Any] = json.loads(args.out.read_text()) if args.deals else {}
+    old_models: dict[str, Any] = replaced.get("models", {})
     models: dict[str, Any] = dict(old_models)
     print(
         f"RMS error of the deal-end estimate (points, the round margin of the side to move next) on "
@@ -311,7 +312,7 @@ def main() -> int:
             + "".join(f" --deals {d}" for d in args.deals or ())
         )
         if args.deals:
-            command = f"{json.loads(args.out.read_text())['created_by']}; then {command}"
+            command = f"{replaced['created_by']}; then {command}"
         doc = {
             "format": WEIGHTS_FORMAT,
             "version": 1,

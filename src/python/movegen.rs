@@ -19,6 +19,19 @@ pub(crate) fn move_tuple(m: &Move) -> MoveTuple {
     (m.card, m.action, m.take, m.value)
 }
 
+/// The moves of `move_tuple`s.
+pub(crate) fn moves_from(moves: Vec<MoveTuple>) -> Vec<Move> {
+    moves
+        .into_iter()
+        .map(|(card, action, take, value)| Move {
+            card,
+            action,
+            take,
+            value,
+        })
+        .collect()
+}
+
 /// The first line of an error's text, for a one-line ValueError.
 fn one_line(e: &PyErr, py: Python<'_>) -> String {
     let text = e.value(py).to_string();

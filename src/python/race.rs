@@ -12,7 +12,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use super::inference::PyLikelihood;
 use super::leaf::PyEvaluator;
-use super::movegen::{move_tuple, MoveTuple, MAX_BOUND_LOOSE};
+use super::movegen::{move_tuple, moves_from, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, state_to, world_to_py, PyRandom};
 use super::{guarded, PyRules};
 use crate::engine::cards::FULL_DECK;
@@ -556,15 +556,7 @@ impl PyDecisionWorlds {
                 "depths past the cards in the hands, or other sides than the observation's",
             ));
         }
-        let moves: Vec<Move> = moves
-            .into_iter()
-            .map(|(card, action, take, value)| Move {
-                card,
-                action,
-                take,
-                value,
-            })
-            .collect();
+        let moves = moves_from(moves);
         let population = self.worlds.population;
         let worlds = &mut self.worlds;
         let (got, ladder, race, results) = py.detach(|| {

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::leaf::PyEvaluator;
-use super::movegen::{checked_state, move_tuple, MoveTuple};
+use super::movegen::{checked_state, move_tuple, moves_from, MoveTuple};
 use super::{guarded, PyRules};
 use crate::engine::movegen::Move;
 use crate::engine::state::State;
@@ -25,18 +25,6 @@ create_exception!(
 
 fn spent(_: Spent) -> PyErr {
     OutOfNodes::new_err("the search passed its node limit")
-}
-
-fn moves_from(moves: Vec<MoveTuple>) -> Vec<Move> {
-    moves
-        .into_iter()
-        .map(|(card, action, take, value)| Move {
-            card,
-            action,
-            take,
-            value,
-        })
-        .collect()
 }
 
 fn tuples(moves: &[Move]) -> Vec<MoveTuple> {
