@@ -98,7 +98,9 @@ OVERRIDES: dict[str, Any] = {}  # --set NAME=VALUE: limits to try instead of the
 def run(
     log: GameLog, seed: int, jobs: int, scale: int = 1, deeper: int = 0
 ) -> tuple[list[dict[str, Any]], float]:
-    """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time."""
+    """Analyse ``log``: per rated move (ply, class, loss, forced, worlds), and the wall time. The
+    limits are the defaults with ``--set``'s, or, for the reference (``scale``, ``deeper``), the
+    defaults scaled: one reference, whatever limits are tried against it."""
     try:  # an older tree, whose depth depended on the number of players (run with --compare)
         base = analysis_limits(seed=seed, nplayers=log.nplayers)  # type: ignore[call-arg]
     except TypeError:
@@ -106,11 +108,11 @@ def run(
     limits = dataclasses.replace(base, **OVERRIDES)
     if scale != 1 or deeper:
         limits = dataclasses.replace(
-            limits,
-            samples=limits.samples * scale,
-            min_samples=limits.min_samples * scale,
-            nodes=None if limits.nodes is None else limits.nodes * scale,
-            depth=None if limits.depth is None else limits.depth + deeper,
+            base,
+            samples=base.samples * scale,
+            min_samples=base.min_samples * scale,
+            nodes=None if base.nodes is None else base.nodes * scale,
+            depth=None if base.depth is None else base.depth + deeper,
         )
     t0 = time.perf_counter()
     a = analyze(log, AnalysisOptions(limits=limits, jobs=jobs))
@@ -160,6 +162,22 @@ def _pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
 
 
+def _reference(args: argparse.Namespace, index: int, log: GameLog) -> list[dict[str, Any]]:
+    """The heavy reference's rows for game ``index``: from ``--reference-cache`` where it holds them
+    (the same game, scale and extra depth, by this code), else searched and added to it."""
+    key = f"{index}:{args.scale}:{args.deeper}"
+    cache: dict[str, Any] = {}
+    path = Path(args.reference_cache) if args.reference_cache else None
+    if path is not None and path.exists():
+        cache = json.loads(path.read_text())
+    if key not in cache:
+        cache[key], _ = run(log, 0, args.jobs, scale=args.scale, deeper=args.deeper)
+        if path is not None:
+            path.write_text(json.dumps(cache))
+    rows: list[dict[str, Any]] = cache[key]
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
@@ -176,6 +194,11 @@ def main() -> None:
         "--repeat", type=int, default=1, metavar="N", help="with --compare: time each game N times per code"
     )
     ap.add_argument("--save", metavar="FILE", help="write every move's results as JSON")
+    ap.add_argument(
+        "--reference-cache",
+        metavar="FILE",
+        help="keep the reference's results in FILE (JSON, by game, scale and depth) and read them back",
+    )
     ap.add_argument(
         "--set",
         action="append",
@@ -239,7 +262,7 @@ def main() -> None:
         ref_note = ""
         ref_rows: list[dict[str, Any]] = []
         if args.reference:
-            ref_rows, _ = run(log, 0, args.jobs, scale=args.scale, deeper=args.deeper)
+            ref_rows = _reference(args, gi, log)
             ref = {r["ply"]: r for r in ref_rows}
             g_agree = g_inside = g_n = 0
             for ply, first in per_seed[0].items():

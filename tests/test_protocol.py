@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import orjson
@@ -12,6 +13,7 @@ from casino_coach.engine.movegen import CAPTURE
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_from_json, move_to_json
 from casino_coach.formats.game import Game
+from casino_coach.search import Limits
 from casino_coach.services import engine_session as protocol
 from casino_coach.services.engine_session import REQUESTS, EngineSession, encode, limits_from, serve
 
@@ -36,9 +38,11 @@ def deal_request(game: Game, seat: int, first: bool) -> dict[str, Any]:
     return req
 
 
-def started(seed: int = 5, rules: str = "classic", seat: int = 0) -> tuple[EngineSession, Game]:
+def started(
+    seed: int = 5, rules: str = "classic", seat: int = 0, limits: Limits = protocol.DEFAULT_LIMITS
+) -> tuple[EngineSession, Game]:
     game = Game(RuleSet.from_preset(rules), ["Ana", "Ben"], seed=seed, dealer=1)
-    s = EngineSession()
+    s = EngineSession(limits)
     assert (
         ask(s, {"type": "new_game", "rules": {"preset": rules}, "players": ["Ana", "Ben"], "seat": seat})[
             "type"
@@ -366,3 +370,13 @@ def test_go_and_analyze_say_why_their_values_of_a_move_differ() -> None:
         assert judged["stopped"] != go["stopped"]
     few = ask(s, {"type": "go", "samples": 3})
     assert few["stopped"] == "sample_limit" and few["samples"] == 3
+
+
+def test_a_search_stopped_by_its_node_budget_says_so() -> None:
+    # A session whose node budget holds a few worlds of the first deal: sampling stops there, not
+    # because the best move stood apart.
+    budget = dataclasses.replace(protocol.DEFAULT_LIMITS, nodes=20_000)
+    s, _ = started(seed=5, limits=budget)
+    go = ask(s, {"type": "go"})
+    assert go["stopped"] == "node_budget" and go["nodes"] >= 20_000
+    assert protocol.DEFAULT_LIMITS.min_samples <= go["samples"] < protocol.DEFAULT_LIMITS.samples
