@@ -637,11 +637,12 @@ def _effort(a: Assessment) -> dict[str, Any]:
 def stopped(res: SearchResult, limits: Limits, focus: Move | None) -> str:
     """Why the search of a decision stopped sampling worlds, so that two answers on one decision that
     differ can say why (engine-protocol.md): ``every_world`` (all were searched), ``sample_limit``
-    (``limits.samples``), ``node_budget`` (``limits.nodes`` spent), ``time_limit``, or the race's own rule: ``best_apart`` (without a move to
-    judge, once the best move stood apart from the others: a ``go``, or an ``analyze`` without
-    ``move``) or ``class_settled`` (with one, once its loss lay inside one class: an ``analyze`` with
-    ``move``, as ``casino-coach analyze`` judges a move). The last two stop at different numbers of
-    worlds, so their values of one move differ by their sampling error."""
+    (``limits.samples``), ``node_budget`` (``limits.nodes`` spent), ``time_limit``, or the race's
+    own rule: ``best_apart`` (without a move to judge, once the best move stood apart from the
+    others: a ``go``, or an ``analyze`` without ``move``) or ``class_settled`` (with one, once its
+    loss lay inside one class: an ``analyze`` with ``move``, as ``casino-coach analyze`` judges a
+    move). The last two stop at different numbers of worlds, so their values of one move differ by
+    their sampling error."""
     if res.population is not None and res.samples >= res.population:
         return "every_world"
     if res.samples >= limits.samples:
