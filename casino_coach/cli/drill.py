@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from casino_coach.cli.app import INTERRUPTED, app, handle_errors, progress_task, seed_option
-from casino_coach.cli.options import DEPTH, check_ranges, jobs_option
+from casino_coach.cli.options import DEPTH, check_ranges, jobs_option, samples_option
 from casino_coach.cli.play import LineSource
-from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.errors import UsageError, about
 
 if TYPE_CHECKING:
@@ -66,9 +65,7 @@ def drill_command(
         "[default: every skill].",
         show_default=False,
     ),
-    samples: int = typer.Option(
-        VERDICT_WORLDS, "--samples", help="At most this many sampled deals of the unseen cards per move."
-    ),
+    samples: int | None = samples_option(),
     seed: int = seed_option(0, "Salt of the search's sampling, as analyze takes it."),
     depth: int | None = DEPTH,
     jobs: int = jobs_option("Analyse with N processes (the result does not depend on N)."),

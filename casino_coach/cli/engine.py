@@ -8,17 +8,14 @@ import sys
 import typer
 
 from casino_coach.cli.app import app, handle_errors, seed_option
-from casino_coach.cli.options import check_ranges
-from casino_coach.coach.budget import VERDICT_WORLDS
+from casino_coach.cli.options import check_ranges, samples_option
 
 
 @app.command("engine")
 @handle_errors
 def engine_command(
-    samples: int = typer.Option(
-        VERDICT_WORLDS,  # engine_session.DEFAULT_LIMITS.samples, without importing the session for --help
-        "--samples",
-        help="Sampled deals of the unseen cards per go/analyze, unless the request says.",
+    samples: int | None = samples_option(
+        "Sampled deals of the unseen cards per go/analyze, unless the request says"
     ),
     time: float | None = typer.Option(
         None,

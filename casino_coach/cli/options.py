@@ -54,6 +54,21 @@ def class_thresholds(inaccuracy: float, mistake: float, blunder: float, noise: f
         raise UsageError(str(e)) from None
 
 
+def samples_option(help: str = "At most this many sampled deals of the unseen cards per move") -> Any:
+    """The ``--samples`` option: unset, the analysis's worlds for the game's number of players
+    (``verdict.analysis_limits``, said in words without importing the search)."""
+    from casino_coach.coach.budget import VERDICT_WORLDS, VERDICT_WORLDS_MANY
+
+    return typer.Option(
+        None,
+        "--samples",
+        metavar="N",
+        help=f"{help} (default {VERDICT_WORLDS:,} with two players, {VERDICT_WORLDS_MANY:,} with three or "
+        "four).",
+        show_default=False,
+    )
+
+
 def jobs_option(help: str) -> Any:
     """The ``--jobs``/``-j`` option, defaulting to ``DEFAULT_JOBS`` (said in words: it varies by machine)."""
     return typer.Option(

@@ -26,8 +26,8 @@ from casino_coach.cli.options import (
     check_ranges,
     class_thresholds,
     rule_option,
+    samples_option,
 )
-from casino_coach.coach.budget import VERDICT_WORLDS
 from casino_coach.errors import UsageError
 from casino_coach.formats.text import printable
 
@@ -41,11 +41,7 @@ _AT = typer.Option(
     help="The position just before move N of the log (0-based, counted "
     "across the whole log); default: where the log stops.",
 )
-_SAMPLES = typer.Option(
-    None,
-    "--samples",
-    help=f"At most this many deals of the hidden cards (default {VERDICT_WORLDS}, as analyze).",
-)
+_SAMPLES = samples_option("At most this many deals of the hidden cards, as analyze")
 _SEED = seed_option(0, "Seed of the sampling: the same seed gives the same answer.")
 _TIME = typer.Option(None, "--time", metavar="SECONDS", help="Stop sampling after this many seconds.")
 

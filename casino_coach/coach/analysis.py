@@ -50,7 +50,7 @@ from typing import NamedTuple
 from casino_coach.coach.assessment import Assessment, Decision, Settings, WorldCost, assess
 from casino_coach.coach.classes import CLASSES, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation
-from casino_coach.coach.verdict import GameVerdict, analysis_limits, move_class
+from casino_coach.coach.verdict import GameVerdict, analysis_limits, limits_for, move_class
 from casino_coach.coach.winning import WinChances
 from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
@@ -452,8 +452,10 @@ def analyze(
     options: AnalysisOptions = AnalysisOptions(),
     progress: Callable[[int, int], None] | None = None,
 ) -> GameAnalysis:
-    """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish."""
+    """Analyse every move of ``log``; ``progress(done, total)`` is called as rated moves finish. The
+    analysis keeps its limits as they apply to the log's number of players (``limits_for``)."""
     t0 = time.perf_counter()
+    options = dataclasses.replace(options, limits=limits_for(options.limits, log.nplayers))
     names = tuple(log.players)
     rep = replay_log(log)
     settings = Settings(options.limits, options.thresholds, world=options.world)

@@ -25,6 +25,7 @@ from casino_coach.coach.budget import (
     VERDICT_MIN_WORLDS,
     VERDICT_NODES,
     VERDICT_WORLDS,
+    VERDICT_WORLDS_MANY,
 )
 from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass, Thresholds
 from casino_coach.coach.explain import Explanation, explain_move
@@ -111,13 +112,16 @@ def game_verdict_of(
 
 
 def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None = None) -> Limits:
-    """The search limits every verdict uses by default: at most ``samples`` (``VERDICT_WORLDS``)
-    sampled deals of the unseen cards per move, at least ``VERDICT_MIN_WORLDS`` before sampling may
-    stop, ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a
-    round is searched to its end where its worlds are few (``decision_limits``)."""
+    """The search limits every verdict uses by default: at most ``samples`` sampled deals of the
+    unseen cards per move (by default ``VERDICT_WORLDS`` with two players and ``VERDICT_WORLDS_MANY``
+    with more: ``limits_for``), at least ``VERDICT_MIN_WORLDS`` before sampling may stop,
+    ``ANALYSIS_DEPTH`` plies deep per world unless ``depth`` is given; the last deal of a round is
+    searched to its end where its worlds are few (``decision_limits``)."""
+    many = VERDICT_WORLDS_MANY if samples is None else None
     samples = VERDICT_WORLDS if samples is None else samples
     return Limits(
         samples=samples,
+        samples_many=many,
         min_samples=min(samples, VERDICT_MIN_WORLDS),
         seed=seed,
         depth=depth if depth is not None else ANALYSIS_DEPTH,
@@ -143,13 +147,28 @@ def searches_deal_end(depth: int | None) -> bool:
     return depth is not None and ANALYSIS_DEPTH <= depth < DEAL_END_CARDS
 
 
+def limits_for(limits: Limits, nplayers: int) -> Limits:
+    """``limits`` for a game of ``nplayers``: with three or more, at most ``limits.samples_many``
+    worlds where it is set (the analysis's default: ``VERDICT_WORLDS_MANY``), else ``limits.samples``;
+    the result has no ``samples_many`` left to resolve, so that an analysis records the worlds its
+    verdicts could take."""
+    if limits.samples_many is None:
+        return limits
+    samples = limits.samples if nplayers == 2 else limits.samples_many
+    return dataclasses.replace(
+        limits, samples=samples, min_samples=min(samples, limits.min_samples), samples_many=None
+    )
+
+
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
     """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
     round is searched to the end of the round (every card is known to a player who counts, so the
     values are exact), and any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are
     left in the hands, and the last deal of a round always (the end of the round, where no leaf
     estimate is left: a 4-player last deal whole, 16 cards), unless the limits ask for less than the
-    analysis's depth (a quick look)."""
+    analysis's depth (a quick look); with the number of worlds for the number of players
+    (``limits_for``)."""
+    limits = limits_for(limits, obs.nplayers)
     if limits.depth is None:
         return limits
     if obs.stock_count == 0 and obs.nplayers == 2:

@@ -179,7 +179,7 @@ def analysis_view(
         (f"Game analysis: {' vs '.join(map(player_name, a.players))}", "bold"),
         f"  ({a.rules.describe()})\n",
         (
-            f"each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards (more "
+            f"each move judged over {lim.min_samples} to {lim.samples:,} deals of the hidden cards (more "
             f"until its class is clear), {lim.depth or 'all'} plies ahead, seed {lim.seed}; good < "
             f"{th.inaccuracy:g} ≤ "
             f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (margin lost, low "

@@ -296,7 +296,7 @@ def settings_words(a: GameAnalysis) -> str:
             "and the last deal of a round to its end)"
         )
     return (
-        f"search: each move judged over {lim.min_samples} to {lim.samples} deals of the hidden cards "
+        f"search: each move judged over {lim.min_samples} to {lim.samples:,} deals of the hidden cards "
         f"(more while the loss of the move played straddles a class edge), or over every deal where "
         f"they fall into at most {lim.exact_worlds} kinds, {depth}, seed {lim.seed}; every deal "
         "consistent with what the player saw weighs the same (the other players' plays are not "

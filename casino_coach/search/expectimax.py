@@ -365,7 +365,7 @@ _LATER_OPTIONS: Final = frozenset({"reply_worlds", "reply_depth"})
 # And always: whether worlds are taken by class decides how the worlds drawn are grouped, not which
 # are drawn (the same seed draws the same worlds either way); the leaf values the worlds drawn, so
 # that either leaf is measured in the same worlds.
-_UNSEEDED: Final = frozenset({"classes", "leaf"})
+_UNSEEDED: Final = frozenset({"classes", "leaf", "samples_many"})
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:

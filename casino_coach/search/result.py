@@ -49,6 +49,9 @@ class Limits(Frozen):
     """
 
     samples: int = 40  # maximum worlds sampled per decision
+    # With three or more players, at most this many instead (None: ``samples``): a verdict's search
+    # costs several times as much a world there (``verdict.limits_for``).
+    samples_many: int | None = None
     min_samples: int = 8  # worlds always searched before the stopping rule may stop
     time: float | None = None  # seconds per decision, None = no limit
     seed: int = 0
@@ -80,6 +83,8 @@ class Limits(Frozen):
             raise SearchError(
                 f"samples and min_samples must be at least 1, got {self.samples}, {self.min_samples}"
             )
+        if self.samples_many is not None and self.samples_many < 1:
+            raise SearchError(f"samples_many must be at least 1, got {self.samples_many}")
         if self.time is not None and not 0 < self.time <= MAX_SECONDS:
             raise SearchError(
                 f"the time limit must be a number of seconds above 0, at most {MAX_SECONDS:g}, "

@@ -62,7 +62,7 @@ class BatchSettings:
     search depth per sampled world (None: the analysis's default for the game's number of players).
     """
 
-    samples: int = analysis_limits().samples
+    samples: int | None = None  # None: the analysis's worlds for each game's number of players
     seed: int = 0
     depth: int | None = None
     world: bool = True
@@ -70,7 +70,7 @@ class BatchSettings:
     thresholds: Thresholds = field(default_factory=Thresholds)
 
     def __post_init__(self) -> None:
-        if self.samples < 1:
+        if self.samples is not None and self.samples < 1:
             raise BatchError(f"samples must be at least 1, got {self.samples}")
         if self.depth is not None and self.depth < 1:
             raise BatchError(f"depth must be at least 1, got {self.depth}")

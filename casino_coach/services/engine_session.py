@@ -52,7 +52,7 @@ import orjson
 from casino_coach import __version__
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.classes import Thresholds
-from casino_coach.coach.verdict import analysis_limits, verdict_json
+from casino_coach.coach.verdict import analysis_limits, limits_for, verdict_json
 from casino_coach.engine.cards import mask_names, parse_cards
 from casino_coach.engine.movegen import Move, check_listable
 from casino_coach.engine.notation import parse_move
@@ -166,6 +166,8 @@ def limits_from(req: Mapping[str, Any], base: Limits = DEFAULT_LIMITS) -> Limits
     return dataclasses.replace(
         base,
         samples=samples,
+        # Worlds asked for are worlds with any number of players.
+        samples_many=base.samples_many if "samples" not in req else None,
         min_samples=min(samples, base.min_samples),
         time=float(t) if t is not None else None,
         seed=seed,
@@ -177,12 +179,9 @@ def engine_limits(
     samples: int | None = None, time: float | None = None, seed: int = 0, depth: int | None = None
 ) -> Limits:
     """The default limits of an engine (``casino-coach engine``'s options): the analysis's
-    (``DEFAULT_LIMITS``, its node budget and exact worlds included), with the options given."""
-    samples = DEFAULT_LIMITS.samples if samples is None else samples
+    (``analysis_limits``, its node budget and exact worlds included), with the options given."""
     return dataclasses.replace(
-        DEFAULT_LIMITS,
-        samples=samples,
-        min_samples=min(samples, DEFAULT_LIMITS.min_samples),
+        analysis_limits(samples),
         time=time,
         seed=seed,
         depth=depth if depth is not None else DEFAULT_LIMITS.depth,
@@ -630,7 +629,7 @@ def _effort(a: Assessment) -> dict[str, Any]:
         "samples": res.samples,
         "nodes": res.nodes,
         "seconds": round(res.seconds, 3),
-        "stopped": stopped(res, a.settings.limits, a.decision.played),
+        "stopped": stopped(res, limits_for(a.settings.limits, a.decision.obs.nplayers), a.decision.played),
     }
 
 
