@@ -18,7 +18,7 @@ from casino_coach.cli import app
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.classes import MoveClass, Thresholds
-from casino_coach.coach.verdict import analysis_limits, judge, verdict_of
+from casino_coach.coach.verdict import analysis_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
 from casino_coach.engine.movegen import BUILD
 from casino_coach.engine.rules import RuleSet
@@ -323,3 +323,22 @@ def test_a_build_for_partner_is_judged() -> None:
             assert m.rated and m.loss is not None and m.loss_low <= m.loss <= m.loss_high
             return
     raise AssertionError("no build for a partner in this game: pick another seed")
+
+
+def test_a_verdict_takes_more_worlds_with_two_players_than_with_three_or_four() -> None:
+    # Four times the worlds with two players, where a world is cheap; 320 with three or four, where
+    # four times took 2-3 times as long for no steadier classes. An analysis records the worlds that
+    # apply to its game, and --samples given applies to any number of players.
+    lim = analysis_limits()
+    assert (
+        limits_for(lim, 2).samples == 1280 and limits_for(lim, 3).samples == limits_for(lim, 4).samples == 320
+    )
+    assert limits_for(lim, 3).samples_many is None and limits_for(limits_for(lim, 3), 2).samples == 320
+    assert limits_for(analysis_limits(64), 3).samples == 64
+    runner = CliRunner()
+    for log, worlds in (("classic-3p-progress-viewer.json", 320), ("classic-2p-progress.json", 1280)):
+        args = ["analyze", str(REPLAYS / log), "--json", "--depth", "1", "--no-world", "--jobs", "1"]
+        for extra, want in (((), worlds), (("--samples", "64"), 64)):
+            got = runner.invoke(app, [*args, *extra])
+            assert got.exit_code == 0, got.output
+            assert orjson.loads(got.stdout)["settings"]["samples"] == want
