@@ -41,10 +41,11 @@ VERDICT_LEAF = "learned"
 # straddles a class edge (``judge``), and while the node budget lasts (or, where too few worlds fit at
 # the analysis depth, the decision is searched shallower). With two players the budget spends four
 # times the worlds it did before the native core: against experiments/verdict_stability.py's heavy
-# reference (3,200 worlds, 12 plies) the classes that agree went from 92.8% to 97.3% and the classes
-# kept under five seeds from 90.2% to 93.9%, for about 1.2 times the time (a 2-player game to 21 in
-# well under 2 s). With three or four players, where a world costs several times as much, four times
-# the worlds took 2-3 times as long (4 players past their 6 s a game) and stay at 320.
+# reference (ten times the worlds, 4 plies deeper) the classes that agree went from 92.4% to 97.7%
+# and the classes kept under five seeds from 90.2% to 93.9%, for about 1.2 times the CPU of a game
+# (performance.md, "Four times the worlds with two players"). With three or four players, where a
+# world costs several times as much, four times the worlds took 2-3 times as long (4 players past
+# their 6 s a game) for no steadier classes, and they stay at 320.
 VERDICT_WORLDS = 1280
 VERDICT_WORLDS_MANY = 320
 VERDICT_MIN_WORLDS = 16
