@@ -37,6 +37,7 @@ from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, core_legal_moves, make_solver
+from casino_coach.search.native_race import MoveTuple
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -588,7 +589,7 @@ def best_move(
     shows (the values per world, the lines), and no result is made.
 
     Raises as ``evaluate`` does, and SearchError when none of ``allowed`` is among the moves."""
-    ranked = _ranked_in_core(rules, obs, limits, ask)
+    ranked: Sequence[MoveTuple] | None = _ranked_in_core(rules, obs, limits, ask)
     if ranked is None:
         t0 = time.perf_counter()
         d = _decision(rules, obs, limits, ask, t0)
@@ -598,15 +599,17 @@ def best_move(
             _close(d)
     for move in ranked:
         if allowed is None or move in allowed:
-            return move
+            return _new(Move, move)  # a move of the core's comes as a plain tuple
     raise SearchError("the search found none of the legal moves it was given")
 
 
 def _ranked_in_core(
     rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
-) -> list[Move] | None:
-    """``best_move``'s moves best first, the decision set up and raced in one call to the core
-    (``native_race.rank_decision``) and ordered as ``_result`` orders them; None where the core does
+) -> list[MoveTuple] | None:
+    """``best_move``'s moves best first (as the core's tuples: ``best_move`` makes a ``Move`` of the
+    one it plays), the decision set up and raced in one call to the core
+    (``native_race.rank_decision``) and ordered as ``_result`` orders them (by the core, but where a
+    value is not finite); None where the core does
     not take it so (a move in focus or class bands, detail, a tree, a time limit, the replies,
     building for a partner, or sampled worlds without evidence that control variates may correct:
     ``_result``'s then). Raises as ``_decision`` does, in the same order."""
@@ -645,13 +648,16 @@ def _ranked_in_core(
     )
     if got is None:
         return None
-    moves, ranking = got
-    if not moves:
+    listed, ranking = got
+    if not listed:
         raise SearchError("no legal move in this position")
-    check_moves(len(moves))
+    check_moves(len(listed))
     assert ranking is not None
-    values_se, complete = ranking
-    return [moves[i] for i in _ranked(moves, None, values_se, complete)]
+    values_se, complete, order = ranking
+    if order is None:  # a value that is not finite: ordered (and named) here
+        moves = [_new(Move, t) for t in listed]
+        return [moves[i] for i in _ranked(moves, None, values_se, complete)]
+    return [listed[i] for i in order]
 
 
 def _close(d: _Decision) -> None:
