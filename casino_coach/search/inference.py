@@ -86,7 +86,15 @@ class Likelihood:
 # A deal's plays come back in the evidence of every later decision of the deal: each is prepared once.
 @lru_cache(maxsize=256)
 def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int, float, dict[int, float]]:
-    """One play prepared (``Likelihood.plays``). Shared between likelihoods: never changed."""
+    """One play prepared (``Likelihood.plays``), in the core where it runs and takes the view.
+    Shared between likelihoods: never changed."""
+    if NATIVE is not None:
+        try:
+            seat, card, gain, pairs = NATIVE.prepare_play(native_rules(rules), before, move)
+        except ValueError:
+            pass
+        else:
+            return seat, card, gain, dict(pairs)
     seat = before.to_move
     possible = before.unseen | before.known[seat]
     hands = tuple(possible if s == seat else 0 for s in range(before.nplayers))

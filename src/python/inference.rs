@@ -119,6 +119,34 @@ fn best_captures(
     guarded(|| inference::best_captures(&rules.get().rules, &s, table, last))
 }
 
+/// A prepared play as `inference._prepared` gives it, its `best` as (card, gain) pairs.
+type PreparedPlay = (u8, u8, f64, Vec<(u8, f64)>);
+
+/// `inference._prepared(rules, before, move)` from the view itself: (seat, card, gain, the best
+/// capture gain per card as `best_captures` gives them). A ValueError where the core cannot list
+/// the moves of the view (a table of more loose cards than it lists, not a seat's turn): the
+/// reference prepares it then.
+#[pyfunction]
+fn prepare_play(
+    rules: &Bound<'_, PyRules>,
+    before: &Bound<'_, PyAny>,
+    r#move: MoveTuple,
+) -> PyResult<PreparedPlay> {
+    let b = observation_from_py(before)?;
+    if b.loose.count_ones() > MAX_BOUND_LOOSE || b.to_move as usize >= b.nplayers() {
+        return Err(bad("a view whose moves the core does not list"));
+    }
+    let (card, action, take, value) = r#move;
+    let mv = Move {
+        card: card_of(card as i64)?,
+        action,
+        take,
+        value,
+    };
+    let play = guarded(|| inference::prepare_play(&rules.get().rules, &b, &mv))?;
+    Ok((play.seat, play.card, play.gain, play.best))
+}
+
 /// `inference.infer_move(rules, before, after)`: the play (a move tuple) that took the view
 /// `before` to `after`, or None. A ValueError where the core cannot read it (a table of more loose
 /// cards than it lists, or a play that would leave more builds than it holds): the reference reads
@@ -214,6 +242,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLikelihood>()?;
     m.add_function(wrap_pyfunction!(best_captures, m)?)?;
     m.add_function(wrap_pyfunction!(infer_move, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_play, m)?)?;
     m.add_function(wrap_pyfunction!(observe_own_play, m)?)?;
     m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
     Ok(())
