@@ -27,11 +27,12 @@ from itertools import islice
 from operator import attrgetter, ne
 from typing import Any, Final
 
+from casino_coach.core import NATIVE
 from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
@@ -383,7 +384,7 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
     # and each play's once per play (a deal's plays come back in every later decision of the deal).
     played = ", ".join([_play_repr(e) for e in evidence]) + ("," if len(evidence) == 1 else "")
-    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, ({played}))"
+    key = f"({_rules_repr(rules)}, {_tuple_repr(obs)}, {settings!r}, ({played}))"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
@@ -412,7 +413,16 @@ def _seeded_getter(later: tuple[bool, ...]) -> Callable[[Limits], tuple[Any, ...
 @lru_cache(maxsize=256)
 def _play_repr(e: Evidence) -> str:
     """One play as ``decision_seed`` writes it: repr((tuple(before), tuple(move)))."""
-    return repr((tuple(e.before), tuple(e.move)))
+    return f"({_tuple_repr(e.before)}, {_tuple_repr(e.move)})"
+
+
+def _tuple_repr(t: tuple[Any, ...]) -> str:
+    """``repr(tuple(t))``, written by the core where it runs (``_core.tuple_repr``: the same text,
+    without Python's ``repr`` of each int)."""
+    if NATIVE is not None:
+        out: str = NATIVE.tuple_repr(t, Build)
+        return out
+    return repr(tuple(t))
 
 
 @cache
