@@ -264,15 +264,18 @@ def _after_own_play(rules: RuleSet, previous: Observation, played: Move) -> Obse
         except ValueError:
             pass
         else:
-            if got is None:
-                return None
-            builds = tuple([_new(Build, b) for b in got[3]])
-            view: Observation = _new(Observation, (*got[:3], builds, *got[4:]))
-            return view
+            return None if got is None else _view(got)
     listed = _card_moves(rules, previous, played.card)
     if listed is not None and tuple(played) not in listed:
         return None
     return observe_move(rules, previous, played, checked=listed is not None)
+
+
+def _view(fields: tuple[Any, ...]) -> Observation:
+    """The ``Observation`` of the core's fields (its builds as tuples)."""
+    builds = tuple([_new(Build, b) for b in fields[3]])
+    view: Observation = _new(Observation, (*fields[:3], builds, *fields[4:]))
+    return view
 
 
 def next_evidence(
@@ -284,6 +287,19 @@ def next_evidence(
     two views do not follow from each other (a new round, another game)."""
     if now.nplayers != 2 or previous.seat != now.seat:
         return ()
+    if NATIVE is not None:  # the own play followed and the other seat's read in one call
+        try:
+            got = NATIVE.next_play(native_rules(rules), previous, played, now)
+        except ValueError:
+            pass
+        else:
+            if got is None:
+                return ()
+            fields, read, move = got
+            if read:
+                if move is None:
+                    return ()
+                return (*evidence, Evidence(_view(fields), _new(Move, move)))
     try:
         mid = _after_own_play(rules, previous, played)
         if mid is None:
