@@ -17,7 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyInt, PyTuple, PyType};
 
 use crate::engine::rules::*;
 use crate::engine::state::{Build, Builds, State, MAX_BUILDS, MAX_SEATS};
@@ -270,6 +270,70 @@ pub fn state_to_py<'py>(py: Python<'py>, s: &State) -> PyResult<Bound<'py, PyTup
         .into_pyobject(py)
 }
 
+/// `repr(tuple(obj))` for a tuple or a `NamedTuple` (`expectimax.decision_seed`'s key: an
+/// observation, a move): Python's text to the character. Ints of 64 bits, bools, None, plain tuples
+/// of them and `build` NamedTuples (`state.Build`) are written here; anything else by its own
+/// `repr`.
+#[pyfunction]
+fn tuple_repr(obj: &Bound<'_, PyAny>, build: &Bound<'_, PyType>) -> PyResult<String> {
+    let t = obj.cast::<PyTuple>()?;
+    let mut out = String::with_capacity(256);
+    write_tuple(&mut out, t, build)?;
+    Ok(out)
+}
+
+/// `build`'s fields, in the order its `repr` writes them.
+const BUILD_FIELDS: [&str; 4] = ["cards=", "value=", "owner=", "multiple="];
+
+fn write_tuple(out: &mut String, t: &Bound<'_, PyTuple>, build: &Bound<'_, PyType>) -> PyResult<()> {
+    out.push('(');
+    for (i, item) in t.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_repr(out, &item, build)?;
+    }
+    if t.len() == 1 {
+        out.push(',');
+    }
+    out.push(')');
+    Ok(())
+}
+
+fn write_repr(out: &mut String, item: &Bound<'_, PyAny>, build: &Bound<'_, PyType>) -> PyResult<()> {
+    use std::fmt::Write;
+    if item.is_exact_instance_of::<PyInt>() {
+        if let Ok(v) = item.extract::<i64>() {
+            let _ = write!(out, "{v}");
+            return Ok(());
+        }
+    } else if item.is_exact_instance_of::<PyBool>() {
+        out.push_str(if item.is_truthy()? { "True" } else { "False" });
+        return Ok(());
+    } else if item.is_none() {
+        out.push_str("None");
+        return Ok(());
+    } else if let Ok(t) = item.cast_exact::<PyTuple>() {
+        return write_tuple(out, t, build);
+    } else if item.get_type().is(build) {
+        let t = item.cast::<PyTuple>()?;
+        if t.len() == BUILD_FIELDS.len() {
+            out.push_str("Build(");
+            for (i, (name, field)) in BUILD_FIELDS.iter().zip(t.iter()).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(name);
+                write_repr(out, &field, build)?;
+            }
+            out.push(')');
+            return Ok(());
+        }
+    }
+    out.push_str(item.repr()?.to_str()?);
+    Ok(())
+}
+
 /// A state through the core and back, for the tests of the conversions.
 #[pyfunction]
 fn state_round_trip<'py>(py: Python<'py>, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
@@ -285,6 +349,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_BUILDS", MAX_BUILDS)?;
     m.add_class::<PyRules>()?;
     m.add_function(wrap_pyfunction!(state_round_trip, m)?)?;
+    m.add_function(wrap_pyfunction!(tuple_repr, m)?)?;
     movegen::register(m)?;
     leaf::register(m)?;
     solver::register(m)?;

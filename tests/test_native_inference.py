@@ -250,8 +250,9 @@ def _own_plays(rules: RuleSet, seed: int) -> list[tuple[Observation, Move]]:
 def test_the_evidence_is_read_as_the_reference_reads_it(
     rules: RuleSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``next_evidence`` with the observer's own play followed in the core (``observe_own_play``): the
-    same evidence, its views made of the same types; a play not legal at the view gives none."""
+    """``next_evidence`` with the observer's own play followed and the other seat's read in the core
+    (``next_play``; ``observe_own_play`` and ``infer_move`` past a new deal): the same evidence, its
+    views made of the same types; a play not legal at the view gives none."""
     cases = []
     for seed in range(8):
         plays = _own_plays(rules, seed)

@@ -241,7 +241,8 @@ def test_best_move_is_the_first_move_of_the_result(
                 assert expectimax.best_move(rules, obs, limits, ask) == moves[0]
                 if core_race and k % 4 and not expectimax._per_partner(rules, obs):
                     assert len(ranked) > before and ranked[-1] is not None, "not ranked in the core"
-                    listed, (values_se, _) = ranked[-1]
+                    listed, (values_se, _, order) = ranked[-1]
+                    assert [listed[i] for i in order] == [mv.move for mv in result.moves]
                     for mv in result.moves:
                         assert repr(values_se[listed.index(mv.move)]) == repr((mv.ev, mv.stderr))
                 if allowed:

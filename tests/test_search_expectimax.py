@@ -12,14 +12,14 @@ from conftest import position
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from casino_coach.engine.movegen import apply, legal_moves
+from casino_coach.engine.movegen import BUILD, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import Limits, evaluate, evaluate_world
-from casino_coach.search.expectimax import _Ladder, _Replies, decision_seed
+from casino_coach.search.expectimax import _Ladder, _Replies, _tuple_repr, decision_seed
 from casino_coach.search.inference import Evidence
 
 CLASSIC = RuleSet.from_preset("classic")
@@ -232,3 +232,26 @@ def test_the_decision_seed_hashes_the_repr_of_the_whole_decision() -> None:
             key = repr((sorted(rules.to_dict().items()), tuple(obs), settings_, played))
             want = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
             assert decision_seed(rules, obs, limits, ev) == want
+
+
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+def test_the_seed_writes_each_view_as_its_repr(nplayers: int) -> None:
+    """``decision_seed`` writes each observation and move by ``_tuple_repr`` (the core's where it
+    runs): ``repr(tuple(...))`` to the character, builds and 1-tuples (one side) included, and
+    an item of another kind (a bool for an int, an int past 64 bits, a plain tuple for a build)
+    written by its own repr."""
+    rules = RuleSet.from_preset("classic")
+    rng = random.Random(nplayers)
+    views = []
+    for _ in range(6):
+        sh = shuffle_round(rng, nplayers)
+        s = new_round(nplayers, nplayers, rng.randrange(nplayers), sh.table, sh.deals[0])
+        for _ in range(3 * nplayers):
+            views += [observe(s, seat) for seat in range(nplayers)]
+            moves = legal_moves(rules, s)
+            s = apply(rules, s, max(moves, key=lambda m: (m.action == BUILD, rng.random())))
+            views += [tuple(m) for m in moves[:2]]
+    assert any(v.builds for v in views if isinstance(v, tuple) and hasattr(v, "builds"))
+    odd = views[0]._replace(sweeps=(True,), set_aside=1 << 70, builds=((1, 2, 3, False),))
+    for v in [*views, odd, (), (5,), (-1, None, "x", 2.5)]:
+        assert _tuple_repr(v) == repr(tuple(v))

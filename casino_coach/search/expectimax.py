@@ -27,16 +27,18 @@ from itertools import islice
 from operator import attrgetter, ne
 from typing import Any, Final
 
+from casino_coach.core import NATIVE
 from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState
+from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
 from casino_coach.search.leaf import HANDMADE, CategoryWeights
 from casino_coach.search.native import NativeSolver, WorldSolver, core_legal_moves, make_solver
+from casino_coach.search.native_race import MoveTuple
 from casino_coach.search.protocol import WorldValues
 from casino_coach.search.race import Race, Stopping, run_race
 from casino_coach.search.result import (
@@ -376,28 +378,30 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     judges: the move played only decides how many of them are searched)."""
     # The options added since (the leaf, the replies) are part of the key only when they are not
     # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
-    names, defaults = _later_options()
-    later = tuple(map(ne, attrgetter(*names)(limits), defaults))
+    getter, defaults = _later_options()
+    later = tuple(map(ne, getter(limits), defaults))
     settings = _seeded_getter(later)(limits)
     # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
     # and each play's once per play (a deal's plays come back in every later decision of the deal).
     played = ", ".join([_play_repr(e) for e in evidence]) + ("," if len(evidence) == 1 else "")
-    key = f"({_rules_repr(rules)}, {tuple(obs)!r}, {settings!r}, ({played}))"
+    key = f"({_rules_repr(rules)}, {_tuple_repr(obs)}, {settings!r}, ({played}))"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
 
 
 @cache
-def _later_options() -> tuple[tuple[str, ...], tuple[object, ...]]:
-    """The options of ``_LATER_OPTIONS`` and their defaults, in field order."""
+def _later_options() -> tuple[Callable[[Limits], tuple[Any, ...]], tuple[object, ...]]:
+    """The options of ``_LATER_OPTIONS`` and their defaults, in field order: a getter of the
+    options (``attrgetter``, a tuple) and the defaults."""
     later = [f for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS]
-    return tuple(f.name for f in later), tuple(f.default for f in later)
+    return attrgetter(*[f.name for f in later]), tuple(f.default for f in later)
 
 
 @cache
 def _seeded_getter(later: tuple[bool, ...]) -> Callable[[Limits], tuple[Any, ...]]:
     """The fields of ``Limits`` in a decision's seed, in field order, as a tuple (``attrgetter`` of
     them), where ``later`` says which of ``_later_options`` differ from their defaults."""
-    differ = {name for name, d in zip(_later_options()[0], later, strict=True) if d}
+    options = [f.name for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS]
+    differ = {name for name, d in zip(options, later, strict=True) if d}
     names = [
         f.name
         for f in dataclasses.fields(Limits)
@@ -409,7 +413,16 @@ def _seeded_getter(later: tuple[bool, ...]) -> Callable[[Limits], tuple[Any, ...
 @lru_cache(maxsize=256)
 def _play_repr(e: Evidence) -> str:
     """One play as ``decision_seed`` writes it: repr((tuple(before), tuple(move)))."""
-    return repr((tuple(e.before), tuple(e.move)))
+    return f"({_tuple_repr(e.before)}, {_tuple_repr(e.move)})"
+
+
+def _tuple_repr(t: tuple[Any, ...]) -> str:
+    """``repr(tuple(t))``, written by the core where it runs (``_core.tuple_repr``: the same text,
+    without Python's ``repr`` of each int)."""
+    if NATIVE is not None:
+        out: str = NATIVE.tuple_repr(t, Build)
+        return out
+    return repr(tuple(t))
 
 
 @cache
@@ -588,7 +601,7 @@ def best_move(
     shows (the values per world, the lines), and no result is made.
 
     Raises as ``evaluate`` does, and SearchError when none of ``allowed`` is among the moves."""
-    ranked = _ranked_in_core(rules, obs, limits, ask)
+    ranked: Sequence[MoveTuple] | None = _ranked_in_core(rules, obs, limits, ask)
     if ranked is None:
         t0 = time.perf_counter()
         d = _decision(rules, obs, limits, ask, t0)
@@ -598,15 +611,17 @@ def best_move(
             _close(d)
     for move in ranked:
         if allowed is None or move in allowed:
-            return move
+            return _new(Move, move)  # a move of the core's comes as a plain tuple
     raise SearchError("the search found none of the legal moves it was given")
 
 
 def _ranked_in_core(
     rules: RuleSet, obs: Observation, limits: Limits, ask: SearchRequest
-) -> list[Move] | None:
-    """``best_move``'s moves best first, the decision set up and raced in one call to the core
-    (``native_race.rank_decision``) and ordered as ``_result`` orders them; None where the core does
+) -> list[MoveTuple] | None:
+    """``best_move``'s moves best first (as the core's tuples: ``best_move`` makes a ``Move`` of the
+    one it plays), the decision set up and raced in one call to the core
+    (``native_race.rank_decision``) and ordered as ``_result`` orders them (by the core, but where a
+    value is not finite); None where the core does
     not take it so (a move in focus or class bands, detail, a tree, a time limit, the replies,
     building for a partner, or sampled worlds without evidence that control variates may correct:
     ``_result``'s then). Raises as ``_decision`` does, in the same order."""
@@ -645,13 +660,16 @@ def _ranked_in_core(
     )
     if got is None:
         return None
-    moves, ranking = got
-    if not moves:
+    listed, ranking = got
+    if not listed:
         raise SearchError("no legal move in this position")
-    check_moves(len(moves))
+    check_moves(len(listed))
     assert ranking is not None
-    values_se, complete = ranking
-    return [moves[i] for i in _ranked(moves, None, values_se, complete)]
+    values_se, complete, order = ranking
+    if order is None:  # a value that is not finite: ordered (and named) here
+        moves = [_new(Move, t) for t in listed]
+        return [moves[i] for i in _ranked(moves, None, values_se, complete)]
+    return [listed[i] for i in order]
 
 
 def _close(d: _Decision) -> None:

@@ -86,7 +86,15 @@ class Likelihood:
 # A deal's plays come back in the evidence of every later decision of the deal: each is prepared once.
 @lru_cache(maxsize=256)
 def _prepared(rules: RuleSet, before: Observation, move: Move) -> tuple[int, int, float, dict[int, float]]:
-    """One play prepared (``Likelihood.plays``). Shared between likelihoods: never changed."""
+    """One play prepared (``Likelihood.plays``), in the core where it runs and takes the view.
+    Shared between likelihoods: never changed."""
+    if NATIVE is not None:
+        try:
+            seat, card, gain, pairs = NATIVE.prepare_play(native_rules(rules), before, move)
+        except ValueError:
+            pass
+        else:
+            return seat, card, gain, dict(pairs)
     seat = before.to_move
     possible = before.unseen | before.known[seat]
     hands = tuple(possible if s == seat else 0 for s in range(before.nplayers))
@@ -256,15 +264,18 @@ def _after_own_play(rules: RuleSet, previous: Observation, played: Move) -> Obse
         except ValueError:
             pass
         else:
-            if got is None:
-                return None
-            builds = tuple([_new(Build, b) for b in got[3]])
-            view: Observation = _new(Observation, (*got[:3], builds, *got[4:]))
-            return view
+            return None if got is None else _view(got)
     listed = _card_moves(rules, previous, played.card)
     if listed is not None and tuple(played) not in listed:
         return None
     return observe_move(rules, previous, played, checked=listed is not None)
+
+
+def _view(fields: tuple[Any, ...]) -> Observation:
+    """The ``Observation`` of the core's fields (its builds as tuples)."""
+    builds = tuple([_new(Build, b) for b in fields[3]])
+    view: Observation = _new(Observation, (*fields[:3], builds, *fields[4:]))
+    return view
 
 
 def next_evidence(
@@ -276,6 +287,19 @@ def next_evidence(
     two views do not follow from each other (a new round, another game)."""
     if now.nplayers != 2 or previous.seat != now.seat:
         return ()
+    if NATIVE is not None:  # the own play followed and the other seat's read in one call
+        try:
+            got = NATIVE.next_play(native_rules(rules), previous, played, now)
+        except ValueError:
+            pass
+        else:
+            if got is None:
+                return ()
+            fields, read, move = got
+            if read:
+                if move is None:
+                    return ()
+                return (*evidence, Evidence(_view(fields), _new(Move, move)))
     try:
         mid = _after_own_play(rules, previous, played)
         if mid is None:

@@ -35,6 +35,13 @@ from casino_coach.search.worlds import World
 
 _new = tuple.__new__
 
+# A move as the core hands it over: ``Move``'s fields in a plain tuple (equal to the ``Move``, and
+# hashed alike).
+MoveTuple = tuple[int, int, int, int]
+# ``rank_decision``'s ranking: per move (ev, stderr), whether every world searched it, and the
+# indices best first (None where a value is not finite).
+Ranking = tuple[list[tuple[float, float]], list[bool], list[int] | None]
+
 
 class Attempt(NamedTuple):
     """One race of a decision at one depth, run in the core: the race (its worlds' values, weights,
@@ -184,17 +191,19 @@ def rank_decision(
     fallback: Sequence[int],
     cap: int | None,
     category_weights: CategoryWeights | None,
-) -> tuple[list[Move], tuple[list[tuple[float, float]], list[bool]] | None] | None:
+) -> tuple[list[MoveTuple], Ranking | None] | None:
     """A decision with no move in focus set up and raced in one call, for a caller that only orders
     the moves (``expectimax.best_move``; ``DecisionWorlds.rank_decision``): ``for_decision``'s moves,
     and unless there are none or more than ``max_moves``, per move its value and standard error as
     ``Race.results`` gives them without control variates and whether every world searched it, after
     the race at each of ``horizons`` in turn while too few worlds fit in the node budget. None where
-    the reference must set it up. Raises SearchError as the reference's worlds do."""
+    the reference must set it up. Raises SearchError as the reference's worlds do. The moves come as
+    the core's tuples (``Move``'s fields), and with the values their indices best first as
+    ``expectimax._ranked`` orders them without a focus, None where a value is not finite."""
     if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
         return None
     try:
-        moves, ranked = NATIVE.DecisionWorlds.rank_decision(
+        got: tuple[list[MoveTuple], Ranking | None] = NATIVE.DecisionWorlds.rank_decision(
             native_rules(rules),
             obs,
             seed,
@@ -209,8 +218,8 @@ def rank_decision(
             side,
             nsides,
             in_hands,
-            list(horizons),
-            list(fallback),
+            horizons,
+            fallback,
             limits.nodes,
             cap,
             limits.samples,
@@ -222,7 +231,7 @@ def rank_decision(
         raise SearchError(str(e)) from None
     except ValueError:
         return None
-    return [_new(Move, t) for t in moves], ranked
+    return got
 
 
 def _race_args(

@@ -35,13 +35,22 @@ const GENRAND_19650218: [u32; N] = init_genrand(19_650_218);
 /// Besides the state (`mt`), the generator keeps its next 624 outputs tempered (`out`, worked out
 /// whenever `mt` changes, a whole block at a time): a shuffle of the worlds asks for a word per card,
 /// and tempering each word as it was asked for, with a test for the end of the block, was most of
-/// the cost of a word. `out` is a function of `mt`, so the derived equality is the state's.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// the cost of a word. A new generator's block is all used (`index` is N: the first word twists),
+/// so seeding leaves `out` as it is; two generators are equal when their states are.
+#[derive(Clone, Debug)]
 pub struct Random {
     mt: [u32; N],
     index: usize,
     out: [u32; N],
 }
+
+impl PartialEq for Random {
+    fn eq(&self, other: &Random) -> bool {
+        self.mt == other.mt && self.index == other.index
+    }
+}
+
+impl Eq for Random {}
 
 /// MT19937's tempering of one word of the state.
 #[inline(always)]
@@ -76,7 +85,6 @@ impl Random {
             out: [0; N],
         };
         r.init_by_array(&key);
-        r.temper_all();
         r
     }
 

@@ -119,6 +119,34 @@ fn best_captures(
     guarded(|| inference::best_captures(&rules.get().rules, &s, table, last))
 }
 
+/// A prepared play as `inference._prepared` gives it, its `best` as (card, gain) pairs.
+type PreparedPlay = (u8, u8, f64, Vec<(u8, f64)>);
+
+/// `inference._prepared(rules, before, move)` from the view itself: (seat, card, gain, the best
+/// capture gain per card as `best_captures` gives them). A ValueError where the core cannot list
+/// the moves of the view (a table of more loose cards than it lists, not a seat's turn): the
+/// reference prepares it then.
+#[pyfunction]
+fn prepare_play(
+    rules: &Bound<'_, PyRules>,
+    before: &Bound<'_, PyAny>,
+    r#move: MoveTuple,
+) -> PyResult<PreparedPlay> {
+    let b = observation_from_py(before)?;
+    if b.loose.count_ones() > MAX_BOUND_LOOSE || b.to_move as usize >= b.nplayers() {
+        return Err(bad("a view whose moves the core does not list"));
+    }
+    let (card, action, take, value) = r#move;
+    let mv = Move {
+        card: card_of(card as i64)?,
+        action,
+        take,
+        value,
+    };
+    let play = guarded(|| inference::prepare_play(&rules.get().rules, &b, &mv))?;
+    Ok((play.seat, play.card, play.gain, play.best))
+}
+
 /// `inference.infer_move(rules, before, after)`: the play (a move tuple) that took the view
 /// `before` to `after`, or None. A ValueError where the core cannot read it (a table of more loose
 /// cards than it lists, or a play that would leave more builds than it holds): the reference reads
@@ -151,6 +179,18 @@ fn observe_own_play<'py>(
     obs: &Bound<'py, PyAny>,
     r#move: MoveTuple,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    match own_play(rules, obs, r#move)? {
+        None => Ok(None),
+        Some(v) => Ok(Some(observation_to_py(py, &v)?)),
+    }
+}
+
+/// `observe_own_play`'s view, in the core.
+fn own_play(
+    rules: &Bound<'_, PyRules>,
+    obs: &Bound<'_, PyAny>,
+    r#move: MoveTuple,
+) -> PyResult<Option<Observation>> {
     let o = observation_from_py(obs)?;
     if o.to_move != o.seat || o.loose.count_ones() > MAX_BOUND_LOOSE || r#move.0 >= 52 {
         return Err(bad("a view whose play the core does not follow"));
@@ -172,11 +212,46 @@ fn observe_own_play<'py>(
             .map(Some)
             .ok_or(inference::Unfollowed)
     })?;
-    match got.map_err(|_| bad("a play the core does not follow"))? {
-        None => Ok(None),
-        Some(v) => Ok(Some(observation_to_py(py, &v)?)),
+    got.map_err(|_| bad("a play the core does not follow"))
+}
+
+/// `observe_own_play` and then, in the same call, `infer_move` from the view it gives to `now`
+/// (`inference.next_evidence` between two decisions of a seat): None when the own play is not
+/// legal; else the view's fields, whether the other seat's play was read, and that play (None when
+/// no play explains `now`, or when the seat is to move again). Not read (the caller goes on from
+/// the view as `next_evidence` does): a new deal between, or views the core does not read.
+#[pyfunction]
+fn next_play<'py>(
+    py: Python<'py>,
+    rules: &Bound<'py, PyRules>,
+    previous: &Bound<'py, PyAny>,
+    played: MoveTuple,
+    now: &Bound<'py, PyAny>,
+) -> PyResult<Option<NextPlay<'py>>> {
+    let Some(mid) = own_play(rules, previous, played)? else {
+        return Ok(None);
+    };
+    let view = observation_to_py(py, &mid)?;
+    let now = observation_from_py(now)?;
+    let dealt =
+        mid.stock_count != now.stock_count && mid.hand_sizes[..mid.nplayers()].iter().all(|&k| k == 0);
+    if dealt {
+        return Ok(Some((view, false, None)));
+    }
+    if mid.to_move == now.seat {
+        return Ok(Some((view, true, None)));
+    }
+    if mid.loose.count_ones() > MAX_BOUND_LOOSE || mid.to_move as usize >= mid.nplayers() {
+        return Ok(Some((view, false, None)));
+    }
+    match guarded(|| inference::infer_move(&rules.get().rules, &mid, &now))? {
+        Ok(mv) => Ok(Some((view, true, mv.as_ref().map(move_tuple)))),
+        Err(_) => Ok(Some((view, false, None))),
     }
 }
+
+/// What `next_play` returns when the own play is legal.
+type NextPlay<'py> = (Bound<'py, PyTuple>, bool, Option<MoveTuple>);
 
 /// An `Observation`'s fields as a tuple, its builds as (cards, value, owner, multiple) tuples.
 fn observation_to_py<'py>(py: Python<'py>, o: &Observation) -> PyResult<Bound<'py, PyTuple>> {
@@ -214,7 +289,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLikelihood>()?;
     m.add_function(wrap_pyfunction!(best_captures, m)?)?;
     m.add_function(wrap_pyfunction!(infer_move, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare_play, m)?)?;
     m.add_function(wrap_pyfunction!(observe_own_play, m)?)?;
+    m.add_function(wrap_pyfunction!(next_play, m)?)?;
     m.add_function(wrap_pyfunction!(sample_with_evidence, m)?)?;
     Ok(())
 }

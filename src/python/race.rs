@@ -23,8 +23,8 @@ use crate::engine::rules::Rules;
 use crate::engine::state::State;
 use crate::search::inference::Likelihood;
 use crate::search::race::{
-    self, race_decision, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED, RARE_WORLDS_SPREAD,
-    SETTLE, UNKNOWN_STDERR,
+    self, race_decision, ranked_order, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED,
+    RARE_WORLDS_SPREAD, SETTLE, UNKNOWN_STDERR,
 };
 use crate::search::solver::{twin_classes, MoveOrder};
 use crate::search::worlds::{count_classes, count_worlds, WorldsError};
@@ -361,12 +361,13 @@ impl PyDecisionWorlds {
                 }
                 let mut race = raced.expect("a decision has a horizon");
                 let results = race.results(population);
-                let complete = race
+                let complete: Vec<bool> = race
                     .values
                     .iter()
                     .map(|v| v.iter().all(|x| !x.is_nan()))
                     .collect();
-                Ok((moves, Some((results, complete))))
+                let order = ranked_order(&moves, &results, &complete);
+                Ok((moves, Some((results, complete, order))))
             })
         })?;
         let (moves, ranked) = got.map_err(raised)?;
@@ -505,8 +506,12 @@ impl PyDecisionWorlds {
 type SetUp = (Vec<MoveTuple>, Option<Vec<usize>>, Option<PyDecisionWorlds>);
 
 /// What `rank_decision` returns: the moves, and unless there are none or too many, per move its
-/// (ev, stderr) and whether every world searched it.
-type Ranked = (Vec<MoveTuple>, Option<(Vec<(f64, f64)>, Vec<bool>)>);
+/// (ev, stderr) and whether every world searched it, and the moves' indices best first
+/// (`ranked_order`, None where a value is not finite).
+type Ranked = (
+    Vec<MoveTuple>,
+    Option<(Vec<(f64, f64)>, Vec<bool>, Option<Vec<usize>>)>,
+);
 
 /// What a race of `run` or `rank` came to.
 struct Raced {

@@ -133,6 +133,32 @@ pub fn best_captures(rules: &Rules, state: &State, table: Mask, last: bool) -> V
     best
 }
 
+/// `inference._prepared`: the play `mv` of the seat to move at the view `obs` prepared, its seat,
+/// card and gain (`immediate_gain`: a capture's `capture_gain`, else 0) and the best capture of each
+/// card (`best_captures` where that seat holds every card it might: its known cards and the unseen).
+pub fn prepare_play(rules: &Rules, obs: &Observation, mv: &Move) -> Play {
+    let seat = obs.to_move;
+    let mut hands = [0; MAX_SEATS];
+    hands[seat as usize] = obs.unseen | obs.known[seat as usize];
+    let state = as_state(obs, hands, false);
+    let mut table = obs.loose;
+    for b in obs.builds.as_slice() {
+        table |= b.cards;
+    }
+    let last = obs.stock_count == 0 && obs.hand_sizes[..obs.nplayers()].iter().sum::<u32>() == 1;
+    let gain = if mv.action == CAPTURE {
+        capture_gain(rules, &card_values(rules), mv, table, last)
+    } else {
+        0.0
+    };
+    Play {
+        seat,
+        card: mv.card,
+        gain,
+        best: best_captures(rules, &state, table, last),
+    }
+}
+
 /// The state `observation.as_state` makes of a view: `hands` for the hands, no stock, `more` cards
 /// to come or not.
 fn as_state(obs: &Observation, hands: [Mask; MAX_SEATS], more: bool) -> State {

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use crate::engine::cards::Mask;
-use crate::engine::movegen::Move;
+use crate::engine::movegen::{Move, BUILD, CAPTURE};
 use crate::engine::observation::Observation;
 use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
@@ -905,9 +905,108 @@ pub fn race_decision(
     got
 }
 
+/// `round(value, 9)` as Python rounds it (`result.VALUE_DIGITS`): the decimal string correctly
+/// rounded, ties to even, read back (Python's `round` goes through the same two steps).
+pub fn round_value(value: f64) -> f64 {
+    format!("{value:.9}").parse().unwrap_or(value)
+}
+
+/// `expectimax._ranked` without a move in focus: the indices of the moves best first, by the value
+/// rounded to 9 decimals (`result.value_key`), then those searched in every world first, then
+/// `result.natural_key` (a capture, a build, a trail; more cards taken first), then the move itself.
+/// None where a value is not finite (Python then orders them and says which move has no value).
+pub fn ranked_order(moves: &[Move], values_se: &[(f64, f64)], complete: &[bool]) -> Option<Vec<usize>> {
+    if values_se.iter().any(|(ev, _)| !ev.is_finite()) {
+        return None;
+    }
+    let rounded: Vec<f64> = values_se.iter().map(|&(ev, _)| round_value(ev)).collect();
+    // `natural_key` and then the move's fields, as Python compares the tuples.
+    let natural = |m: &Move| {
+        let kind = match m.action {
+            CAPTURE => 0,
+            BUILD => 1,
+            _ => 2,
+        };
+        (
+            kind,
+            std::cmp::Reverse(m.take.count_ones()),
+            m.card,
+            m.action,
+            m.take,
+            m.value,
+        )
+    };
+    let mut order: Vec<usize> = (0..moves.len()).collect();
+    order.sort_by(|&a, &b| {
+        // The higher value first; finite (checked above), and -0.0 equal to 0.0 as in Python.
+        rounded[b]
+            .partial_cmp(&rounded[a])
+            .expect("finite values")
+            .then(complete[b].cmp(&complete[a]))
+            .then_with(|| natural(&moves[a]).cmp(&natural(&moves[b])))
+    });
+    Some(order)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_round_as_python_rounds_them() {
+        // (value, Python's round(value, 9)): exact ties go to the even digit.
+        let cases = [
+            (0.0009765625, 0.000976562),
+            (0.0029296875, 0.002929688),
+            (0.0048828125, 0.004882812),
+            (0.0068359375, 0.006835938),
+            (-0.0126953125, -0.012695312),
+            (-0.0146484375, -0.014648438),
+            (1.0000000005, 1.000000001),
+            (0.30000000000000004, 0.3),
+            (0.6666666666666666, 0.666666667),
+            (-0.3333333333333333, -0.333333333),
+            (12.3456789015, 12.345678901),
+        ];
+        for (value, rounded) in cases {
+            assert_eq!(round_value(value).to_bits(), f64::to_bits(rounded), "{value}");
+        }
+    }
+
+    #[test]
+    fn moves_rank_by_rounded_value_then_naturally() {
+        let trail = Move::trail(3);
+        let capture = Move {
+            card: 5,
+            action: CAPTURE,
+            take: 1 << 9 | 1 << 22,
+            value: 4,
+        };
+        let small = Move {
+            card: 6,
+            action: CAPTURE,
+            take: 1 << 9,
+            value: 4,
+        };
+        let moves = [trail, small, capture];
+        // Equal to 9 decimals: the capture taking more first, then the other capture, then the trail.
+        let values = [(1.0, 0.0), (1.0000000001, 0.0), (0.9999999999, 0.0)];
+        assert_eq!(ranked_order(&moves, &values, &[true; 3]), Some(vec![2, 1, 0]));
+        // A move some world did not search comes after the equal ones searched in every world,
+        // whatever its kind.
+        assert_eq!(
+            ranked_order(&moves, &values, &[true, true, false]),
+            Some(vec![1, 0, 2])
+        );
+        assert_eq!(
+            ranked_order(&moves, &[(2.0, 0.0), (1.0, 0.0), (3.0, 0.0)], &[true; 3]),
+            Some(vec![2, 0, 1])
+        );
+        assert_eq!(
+            ranked_order(&moves, &[(f64::NAN, 0.0), (1.0, 0.0), (3.0, 0.0)], &[true; 3]),
+            None
+        );
+    }
 
     #[test]
     fn t_factors_are_the_references() {

@@ -261,7 +261,7 @@ const LEAF_BITS: u32 = 11;
 
 /// A solver's tables, kept when it is dropped for the next solver made on the same thread (the
 /// search makes one or more a decision): growing them again from nothing cost a tenth of the
-/// search's time, in copies and fresh pages. Tables of more than `KEEP_BYTES` are freed.
+/// search's time, in copies and fresh pages. Tables past `KEEP_BYTES` (all kept together) are freed.
 struct Tables {
     tt: PackedMap<Entry>,
     move_index: PackedMap<(u32, u32)>,
@@ -269,13 +269,18 @@ struct Tables {
 }
 
 const KEEP_BYTES: usize = 64 << 20;
+/// At most this many sets of tables kept per thread: a ladder's depths, at most 4 (its horizon and
+/// `expectimax.FALLBACK_DEPTHS`).
+const SPARE_SETS: usize = 4;
 
 /// The last solver's stamp: a new one for each solver of the process (a solver may move to another
 /// thread), so that none reads the leaf values of another (of other rules, side or leaf).
 static STAMPS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
-    static SPARE_TABLES: RefCell<Option<Tables>> = const { RefCell::new(None) };
+    /// Emptied tables of the thread's solvers gone, for its next ones (a decision's ladder has a
+    /// solver per depth alive at once).
+    static SPARE_TABLES: RefCell<Vec<Tables>> = const { RefCell::new(Vec::new()) };
     /// The leaf values the thread's solvers worked out, each with its solver's stamp.
     static LEAVES: RefCell<Vec<LeafSlot>> = const { RefCell::new(Vec::new()) };
 }
@@ -283,7 +288,7 @@ thread_local! {
 impl Tables {
     /// The thread's spare tables, empty, or new ones.
     fn take() -> Tables {
-        let spare = SPARE_TABLES.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()));
+        let spare = SPARE_TABLES.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.pop()));
         spare.unwrap_or_else(|| Tables {
             tt: PackedMap::default(),
             move_index: PackedMap::default(),
@@ -291,21 +296,28 @@ impl Tables {
         })
     }
 
-    /// Keeps these tables, emptied, for the next solver of the thread, unless they are large.
-    fn keep(mut self) {
-        let bytes = self.tt.capacity_bytes()
+    /// The bytes the tables hold.
+    fn bytes(&self) -> usize {
+        self.tt.capacity_bytes()
             + self.move_index.capacity_bytes()
-            + self.arena.capacity() * std::mem::size_of::<Move>();
-        if bytes > KEEP_BYTES {
-            return;
-        }
-        self.tt.clear();
-        self.move_index.clear();
-        self.arena.clear();
+            + self.arena.capacity() * std::mem::size_of::<Move>()
+    }
+
+    /// Keeps these tables, emptied, for a next solver of the thread, unless the thread keeps
+    /// `SPARE_SETS` already or they would take it past `KEEP_BYTES` in all.
+    fn keep(mut self) {
         SPARE_TABLES.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                *s = Some(self);
+            let Ok(mut s) = s.try_borrow_mut() else {
+                return;
+            };
+            if s.len() >= SPARE_SETS || self.bytes() + s.iter().map(Tables::bytes).sum::<usize>() > KEEP_BYTES
+            {
+                return;
             }
+            self.tt.clear();
+            self.move_index.clear();
+            self.arena.clear();
+            s.push(self);
         });
     }
 }

@@ -174,6 +174,8 @@ pub struct PackedMap<V> {
 }
 
 const START_BITS: u32 = 10;
+/// Below this many entries, `clear` empties their slots rather than the whole index.
+const SPARSE_CLEAR: usize = 1 << (START_BITS - 3);
 
 impl<V: Copy> Default for PackedMap<V> {
     fn default() -> Self {
@@ -269,11 +271,25 @@ impl<V: Copy> PackedMap<V> {
     /// Empties the map, keeping the room its entries and keys took (the index starts small again:
     /// a small search in a large index would touch more of memory).
     pub fn clear(&mut self) {
+        if self.index.len() == 1 << START_BITS && self.entries.len() < SPARSE_CLEAR {
+            // A small search: its entries' slots emptied one by one, where the whole index was
+            // written (most of a small decision's solvers).
+            let mask = self.index.len() - 1;
+            for (at, e) in self.entries.iter().enumerate() {
+                let slot = e.hash << 32 | (at as u64 + 1);
+                let mut i = (e.hash >> self.shift) as usize;
+                while self.index[i] != slot {
+                    i = (i + 1) & mask;
+                }
+                self.index[i] = 0;
+            }
+        } else {
+            self.index.clear();
+            self.index.resize(1 << START_BITS, 0);
+            self.shift = 64 - START_BITS;
+        }
         self.entries.clear();
         self.words.clear();
-        self.index.clear();
-        self.index.resize(1 << START_BITS, 0);
-        self.shift = 64 - START_BITS;
     }
 
     /// The bytes the map holds.
@@ -377,5 +393,26 @@ mod tests {
             assert_eq!(map.lookup(k), Some(&(i as u32)));
         }
         assert_eq!(map.len(), 5000);
+    }
+
+    #[test]
+    fn a_cleared_map_is_empty_whether_small_or_grown() {
+        let mut map: PackedMap<u32> = PackedMap::default();
+        let mut s = state();
+        for n in [3u32, 100, 127, 128, 600, 5000, 40] {
+            let keys: Vec<Key> = (0..n)
+                .map(|i| {
+                    s.captured[1] = i as u64;
+                    Key::of_state(&s)
+                })
+                .collect();
+            for (i, k) in keys.iter().enumerate() {
+                map.insert(k, k.hash(), i as u32);
+            }
+            map.clear();
+            assert!(map.is_empty() && map.index.len() == 1 << START_BITS);
+            assert!(map.index.iter().all(|&slot| slot == 0), "{n} entries");
+            assert!(keys.iter().all(|k| map.lookup(k).is_none()));
+        }
     }
 }
