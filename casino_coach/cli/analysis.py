@@ -104,7 +104,7 @@ def _reports(
     from rich.rule import Rule
 
     from casino_coach.render.analysis import analysis_view
-    from casino_coach.report.document import normalized, to_obj
+    from casino_coach.report.document import normal_obj
     from casino_coach.services.batch import named_logs
 
     json, worst, whole_game, world, detail = view
@@ -117,7 +117,7 @@ def _reports(
     for i, (file, log, seats) in enumerate(loaded):
         result = _analyse(file, log, seats, jobs, effort, edges, world)
         if json:
-            documents.append({**to_obj(normalized(result)), "source": str(file)})
+            documents.append({**normal_obj(result), "source": str(file)})
             continue
         if i:
             console.print()
