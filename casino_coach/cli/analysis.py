@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 import orjson
 import typer
 
-from casino_coach.cli.app import app, err_console, handle_errors, progress_task, seed_option
+from casino_coach.cli.app import (
+    app,
+    collection_paused,
+    err_console,
+    handle_errors,
+    progress_task,
+    seed_option,
+)
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
@@ -234,12 +241,13 @@ def analyze_command(
     ):  # several logs, a folder or a pattern: each log's report, one after another
         _reports(files, player, jobs, effort, edges, (json, worst, moves, world, detail))
         return
-    result = _run(files[0], player, jobs, effort, edges, world)
-    if json:
-        from casino_coach.report.document import render
+    with collection_paused():  # one log read, analysed and written: nothing for the collector to find
+        result = _run(files[0], player, jobs, effort, edges, world)
+        if json:
+            from casino_coach.report.document import render
 
-        typer.echo(render(result, ReportFormat.JSON).decode(), nl=False)  # as export writes it
-        return
+            typer.echo(render(result, ReportFormat.JSON).decode(), nl=False)  # as export writes it
+            return
     from rich.console import Console
 
     from casino_coach.render.analysis import analysis_view
