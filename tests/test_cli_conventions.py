@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
@@ -280,3 +281,42 @@ def test_the_command_line_starts_without_the_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-2:] == ["['casino_coach.engine.movegen']", "False True"]  # rules: rule sets
+
+
+def test_progress_knows_a_stream_that_is_no_terminal_without_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    # analyze --json into a pipe shows no progress bar, and no longer imports Rich to find that out:
+    # where _may_be_terminal says no, Rich's Console says no too.
+    from rich.console import Console
+
+    from casino_coach.cli.app import _may_be_terminal
+
+    for name in ("TTY_COMPATIBLE", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    stream = io.StringIO()
+    assert not _may_be_terminal(stream) and not Console(file=stream).is_terminal
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert _may_be_terminal(stream) and Console(file=stream).is_terminal
+
+
+def test_the_collector_is_back_after_an_analysis_and_found_nothing_frozen() -> None:
+    # analyze of one log pauses the cycle collector while it runs (collection_paused), and leaves it
+    # running, with nothing kept out of its reach, where it ran before.
+    import gc
+
+    from casino_coach.cli.app import collection_paused
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()  # main() freezes what is left as the process ends
+    with collection_paused():
+        assert not gc.isenabled()
+        made = [[i] for i in range(1000)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and made
+    if frozen:  # collection_paused thawed what an earlier main() had frozen: as it was
+        gc.freeze()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # paused before: left so
+    finally:
+        gc.enable()

@@ -377,3 +377,12 @@ def test_the_root_moves_are_the_references_in_its_order(
     want = [expectimax.root_moves(rules, obs) for obs in views]
     assert got == want and len(views) > 20
     assert any(len(ms) > 8 for ms in want)
+
+
+def test_an_outcome_read_from_the_core_is_the_dataclass_s() -> None:
+    fields = ({"cards": 1.5, "big": -2.0}, 0.25, (3, 4), (1, 0), True)
+    made, read = result.Outcome(*fields), native_race._outcome(fields)
+    assert type(read) is result.Outcome and read == made and repr(read) == repr(made)
+    assert dataclasses.asdict(read) == dataclasses.asdict(made)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.other = 1.0  # type: ignore[misc]

@@ -39,8 +39,11 @@ from casino_coach.report.document import (
     ReportFormat,
     chart_svg,
     move_obj,
+    normal_obj,
+    normalized,
     render,
     to_html,
+    to_json,
     to_markdown,
     to_obj,
 )
@@ -544,6 +547,22 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     assert game_verdict_words(dataclasses.replace(miss, win=won, game=slip)) is None
     small = dataclasses.replace(miss, win=won, game=level, cls=MoveClass.INACCURACY, loss=0.3)
     assert game_verdict_words(small) is None
+
+
+def test_the_document_is_the_normalized_analysis_s_without_reading_it_back() -> None:
+    # normal_obj writes what to_obj(normalized(a)) writes, only without reading every move back: the
+    # words on the game's verdict, which rest on values the document rounds, are said from the move
+    # as read back.
+    a = _analysis()
+    miss = a.moves[0]
+    assert miss.best is not None
+    win = WinChances((0.5, 0.5), ((miss.best, (0.600004, 0.399996)), (miss.played, (0.65003, 0.34997))))
+    ahead = GameVerdict(miss.played, 0.0, 0.0, 0.0, MoveClass.BEST, False, ahead=0.049996)
+    close = dataclasses.replace(miss, win=win, game=ahead, loss=2.50004, played_value=-1.23456)
+    for b in (a, _scored(RULES), dataclasses.replace(a, moves=(close, *a.moves[1:]))):
+        assert normal_obj(b) == to_obj(normalized(b))
+        assert render(b, ReportFormat.JSON) == to_json(normalized(b))
+    assert normal_obj(dataclasses.replace(a, moves=(close,)))["moves"][0]["game_verdict"] is not None
 
 
 def test_a_decided_game_reads_as_certain() -> None:

@@ -8,9 +8,11 @@ import math
 import random
 import statistics
 
+import pytest
 from conftest import position
 from test_search_worlds import random_state
 
+from casino_coach.core import NATIVE
 from casino_coach.engine.notation import parse_hand
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
@@ -150,3 +152,40 @@ def test_the_sums_by_feature_are_the_plain_sums_to_the_last_bit() -> None:
         mean, se, _ = Controls(rows, means).stats(values, None)
         want = _plain_stats(rows, means, values)
         assert (mean.hex(), se.hex()) == (want[0].hex(), want[1].hex())
+
+
+def test_the_core_s_stats_are_the_reference_s_to_the_last_bit() -> None:
+    """The core's fit (``_core.ControlFit``) gives ``Controls.stats`` as the reference does, sum for
+    sum as the running Python adds (compensated from 3.12 on), with and without groups."""
+    rng = random.Random(5)
+    for _ in range(60):
+        p = rng.randrange(1, 12)
+        n = rng.randrange(max(CONTROL_MIN_WORLDS, 3 * p), 160)
+        rows = tuple(tuple(float(rng.random() < rng.random()) for _ in range(p)) for _ in range(n))
+        controls = Controls(rows, tuple(rng.random() for _ in range(p)))
+        values = [rng.choice((rng.uniform(-11, 11), float(rng.randrange(-3, 4)))) for _ in range(n)]
+        groups = [i // rng.choice((1, 4, 8)) for i in range(n)]
+        for g in (None, groups):
+            got, want = controls.stats(values, g), controls.reference_stats(values, g)
+            assert [x.hex() for x in got[:2]] == [x.hex() for x in want[:2]] and got[2] == want[2]
+    if NATIVE is not None:
+        assert controls._fit is not None
+        with pytest.raises(ValueError, match="values for"):
+            controls.stats(values[1:], None)
+
+
+def test_the_core_s_fit_is_the_reference_s_to_the_last_bit() -> None:
+    """The core's fit (``_core.ControlFit.fit``) is the reference's, operation for operation."""
+    rng = random.Random(6)
+    for _ in range(40):
+        p = rng.randrange(1, 12)
+        n = rng.randrange(p + 2, 160)
+        rows = tuple(tuple(float(rng.random() < rng.random()) for _ in range(p)) for _ in range(n))
+        controls = Controls(rows, tuple(rng.random() for _ in range(p)))
+        reference = Controls(rows, controls.means)
+        reference._fit_reference()
+        for name in ("centred", "inverse", "columns"):
+            got, want = getattr(controls, name), getattr(reference, name)
+            assert [[x.hex() for x in r] for r in got] == [[x.hex() for x in r] for r in want], name
+        assert [x.hex() for x in controls.mean_weights] == [x.hex() for x in reference.mean_weights]
+        assert (controls._fit is None) == (NATIVE is None) and reference._fit is None

@@ -10,6 +10,7 @@ Click does (other bad input is status 1).
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import typer
@@ -71,8 +72,17 @@ def main(argv: list[str] | None = None) -> None:
         err_console().print("error: interrupted", markup=False)
         sys.exit(INTERRUPTED)
     except typer.Exit as e:
+        _ending()
         sys.exit(e.exit_code)
+    _ending()
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _ending() -> None:
+    """The command is done and the process ends: what it made is frozen out of the cycle
+    collector's reach (``gc.freeze``), so that the interpreter's last full pass at exit skips it (a
+    pass over every object left, 0.01-0.03 s after an analysis; the objects are freed all the same)."""
+    gc.freeze()
 
 
 __all__ = ["app", "main"]

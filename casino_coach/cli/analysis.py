@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 import orjson
 import typer
 
-from casino_coach.cli.app import app, err_console, handle_errors, progress_task, seed_option
+from casino_coach.cli.app import (
+    app,
+    collection_paused,
+    err_console,
+    handle_errors,
+    progress_task,
+    seed_option,
+)
 from casino_coach.cli.options import (
     BLUNDER,
     DEPTH,
@@ -102,7 +109,7 @@ def _reports(
     from rich.rule import Rule
 
     from casino_coach.render.analysis import analysis_view
-    from casino_coach.report.document import normalized, to_obj
+    from casino_coach.report.document import normal_obj
     from casino_coach.services.batch import named_logs
 
     json, worst, whole_game, world, detail = view
@@ -115,7 +122,7 @@ def _reports(
     for i, (file, log, seats) in enumerate(loaded):
         result = _analyse(file, log, seats, jobs, effort, edges, world)
         if json:
-            documents.append({**to_obj(normalized(result)), "source": str(file)})
+            documents.append({**normal_obj(result), "source": str(file)})
             continue
         if i:
             console.print()
@@ -230,12 +237,13 @@ def analyze_command(
     ):  # several logs, a folder or a pattern: each log's report, one after another
         _reports(files, player, jobs, effort, edges, (json, worst, moves, world, detail))
         return
-    result = _run(files[0], player, jobs, effort, edges, world)
-    if json:
-        from casino_coach.report.document import render
+    with collection_paused():  # one log read, analysed and written: nothing for the collector to find
+        result = _run(files[0], player, jobs, effort, edges, world)
+        if json:
+            from casino_coach.report.document import render
 
-        typer.echo(render(result, ReportFormat.JSON).decode(), nl=False)  # as export writes it
-        return
+            typer.echo(render(result, ReportFormat.JSON).decode(), nl=False)  # as export writes it
+            return
     from rich.console import Console
 
     from casino_coach.render.analysis import analysis_view

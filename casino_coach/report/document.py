@@ -72,9 +72,9 @@ def render(analysis: GameAnalysis, fmt: ReportFormat) -> bytes:
     """The report in format ``fmt``, as the bytes of the file to write. Every format is rendered
     from the analysis as its JSON document keeps it (``normalized``), so that a report made from a
     saved document (``export --from``) is the report made from the analysis itself."""
-    analysis = normalized(analysis)
     if fmt is ReportFormat.JSON:
-        return to_json(analysis)
+        return orjson.dumps(normal_obj(analysis), option=orjson.OPT_INDENT_2) + b"\n"
+    analysis = normalized(analysis)
     if fmt is ReportFormat.MD:
         return to_markdown(analysis).encode()
     return to_html(analysis).encode()
@@ -298,6 +298,19 @@ def normalized(a: GameAnalysis) -> GameAnalysis:
     what the reports do not show (each move's time, the chances after moves no report names) left
     out. A normalized analysis is its own normal form."""
     return from_obj(to_obj(a))
+
+
+def normal_obj(a: GameAnalysis) -> dict[str, Any]:
+    """``to_obj(normalized(a))``, without reading the whole document back: every field of the
+    document but one reads back to itself, so only the words on the game's verdict
+    (``game_verdict_words``, from values the document rounds) are said again from the move as read
+    back, on the moves that have a verdict for the game and chances (reading every move back took
+    0.04 s of a 2-player game's ``analyze --json``)."""
+    obj = to_obj(a)
+    for m, mo in zip(a.moves, obj["moves"], strict=True):
+        if m.game is not None and m.win is not None:
+            mo["game_verdict"] = game_verdict_words(_move_from(mo))
+    return obj
 
 
 def read_analysis(source: bytes | str | Path) -> GameAnalysis:
@@ -701,6 +714,7 @@ __all__ = [
     "chart_svg",
     "from_obj",
     "move_obj",
+    "normal_obj",
     "normalized",
     "read_analysis",
     "render",

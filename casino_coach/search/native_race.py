@@ -43,6 +43,16 @@ MoveTuple = tuple[int, int, int, int]
 Ranking = tuple[list[tuple[float, float]], list[bool], list[int] | None]
 
 
+def _outcome(fields: tuple[Any, ...]) -> Outcome:
+    """``Outcome(*fields)`` without the frozen dataclass's ``__init__`` (a third of its time: a
+    decision with detail makes one per world and move, thousands a game); the fields come from the
+    core, as ``outcome_of`` makes them."""
+    out = object.__new__(Outcome)
+    d = out.__dict__
+    d["parts"], d["other"], d["gained"], d["sweeps"], d["end"] = fields
+    return out
+
+
 class Attempt(NamedTuple):
     """One race of a decision at one depth, run in the core: the race (its worlds' values, weights,
     groups and outcomes, for ``Race.results``), the worlds searched, whether the node budget stopped
@@ -169,7 +179,7 @@ def run(
     done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = got
     race = Race(moves, focus, alike)
     if outcomes is not None:  # each (parts, other, gained, sweeps, end), as ``outcome_of`` makes it
-        outcomes = [[None if o is None else Outcome(*o) for o in per] for per in outcomes]
+        outcomes = [[None if o is None else _outcome(o) for o in per] for per in outcomes]
     race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import mul, sub
-from typing import Final
+from typing import Any, Final
 
 from casino_coach.core import NATIVE
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
@@ -153,6 +154,9 @@ class Outcome(Frozen):
 # Control variates (``Controls``) correct a mean only over at least this many worlds, and this many
 # per feature: a regression on fewer fits the sample's noise as well as its signal.
 CONTROL_MIN_WORLDS: Final = 48
+# Whether this Python's ``sum`` of floats compensates (3.12 and later): the core adds the sums of
+# ``Controls.stats`` as it does.
+COMPENSATED_SUM: Final = sys.version_info >= (3, 12)
 CONTROL_WORLDS_PER_FEATURE: Final = 3
 # The ridge of the regression, in the units of a 0/1 feature's sum of squares: it keeps the fit
 # defined when a feature happens to be the same in every world of the sample.
@@ -179,10 +183,27 @@ class Controls(Frozen):
     mean_weights: tuple[float, ...] = field(init=False, repr=False, compare=False)
     # The centred rows by feature (per feature, its value in each world), for the sums over worlds.
     columns: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
+    # The same fit in the core (``_core.ControlFit``), whose ``stats`` are these, sum for sum; None
+    # on the Python reference.
+    _fit: Any = field(init=False, repr=False, compare=False)
 
     # The sums below are sum(map(mul, xs, ys)): the products of the plain comprehensions, in their
     # order, summed alike, only without a Python frame per term.
     def __post_init__(self) -> None:
+        n, p = len(self.rows), len(self.means)
+        if NATIVE is not None and n > p + 1:  # the same fit in the core, operation for operation
+            fit = NATIVE.ControlFit.fit(self.rows, self.means, CONTROL_RIDGE, COMPENSATED_SUM)
+            mean_weights, by_feature, inverse, centred = fit.parts()
+            object.__setattr__(self, "centred", tuple(map(tuple, centred)))
+            object.__setattr__(self, "inverse", tuple(map(tuple, inverse)))
+            object.__setattr__(self, "mean_weights", tuple(mean_weights))
+            object.__setattr__(self, "columns", tuple(map(tuple, by_feature)))
+            object.__setattr__(self, "_fit", fit)
+            return
+        self._fit_reference()
+
+    def _fit_reference(self) -> None:
+        """The fit in Python (the reference, which the core's must equal)."""
         n, p = len(self.rows), len(self.means)
         by_feature = tuple(zip(*self.rows, strict=True)) if n else ((),) * p
         xbar = [sum(by_feature[k]) / n for k in range(p)] if n else [0.0] * p
@@ -203,6 +224,7 @@ class Controls(Frozen):
         object.__setattr__(self, "inverse", tuple(tuple(row) for row in inverse))
         object.__setattr__(self, "mean_weights", weights)
         object.__setattr__(self, "columns", columns)
+        object.__setattr__(self, "_fit", None)
 
     @staticmethod
     def enough(worlds: int, features: int) -> bool:
@@ -223,6 +245,19 @@ class Controls(Frozen):
         """The corrected mean of ``values`` (one per world, ``applies``), its standard error (over
         the ``groups`` as ``paired_stats`` takes it, on the residuals, with the features' degrees of
         freedom) and the number of worlds."""
+        if self._fit is not None:  # the same sums in the core, without a Python frame per world
+            try:
+                got: tuple[float, float, int] = self._fit.stats(values, groups)
+            except (ValueError, TypeError, OverflowError):
+                pass  # the reference says what is wrong
+            else:
+                return got
+        return self.reference_stats(values, groups)
+
+    def reference_stats(
+        self, values: Sequence[float], groups: Sequence[int] | None
+    ) -> tuple[float, float, int]:
+        """``stats`` in Python (the reference, which the core's must equal)."""
         n, p = len(self.rows), len(self.means)
         if len(values) != n:
             raise ValueError(f"{len(values)} values for {n} worlds")

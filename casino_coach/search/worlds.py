@@ -267,7 +267,8 @@ class Holding(Frozen):
 
     def row(self, world: World) -> tuple[float, ...]:
         """The features of one world."""
-        return tuple(1.0 if world.hands[seat] & cards else 0.0 for seat, cards in self.features)
+        hands = world.hands
+        return tuple([1.0 if hands[seat] & cards else 0.0 for seat, cards in self.features])
 
 
 def holding_controls(rules: RuleSet, obs: Observation) -> Holding | None:

@@ -614,6 +614,56 @@ fn paired_stats(
     guarded(|| race::paired_stats(&diffs, &weights, population, groups.as_deref()))
 }
 
+/// A fit of control variates (`result.Controls`), made once per `Controls` (`fit`); `stats` is
+/// `Controls.stats`, sum for sum as the running Python adds (`compensated`: Python 3.12 and
+/// later).
+#[pyclass(name = "ControlFit", module = "casino_coach._core", frozen)]
+pub struct PyControlFit {
+    fit: race::ControlFit,
+}
+
+#[pymethods]
+impl PyControlFit {
+    /// `Controls`'s fit of `rows` (per world, its features; a world at least) on features of
+    /// `means` with the ridge `ridge` (`ControlFit::fit`).
+    #[staticmethod]
+    fn fit(rows: Vec<Vec<f64>>, means: Vec<f64>, ridge: f64, compensated: bool) -> PyResult<Self> {
+        let p = means.len();
+        if rows.len() <= p + 1 || rows.iter().any(|r| r.len() != p) {
+            return Err(bad("control rows of other lengths than the means, or too few"));
+        }
+        let fit = guarded(|| race::ControlFit::fit(&rows, &means, ridge, compensated))?;
+        Ok(PyControlFit { fit })
+    }
+
+    /// The fit's parts, as `Controls` keeps them: the weights of the corrected mean, the centred
+    /// features by feature, the inverse of the ridge Gram matrix, the centred features by world.
+    #[allow(clippy::type_complexity)]
+    fn parts(&self) -> (Vec<f64>, Vec<Vec<f64>>, Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let f = &self.fit;
+        (
+            f.mean_weights.clone(),
+            f.columns.clone(),
+            f.inverse.clone(),
+            f.centred.clone(),
+        )
+    }
+
+    /// The corrected mean, its standard error and the number of worlds of `values` (one per
+    /// world), the standard error by `groups` where given (`Controls.stats`).
+    #[pyo3(signature = (values, groups=None))]
+    fn stats(&self, values: Vec<f64>, groups: Option<Vec<u64>>) -> PyResult<(f64, f64, usize)> {
+        let n = self.fit.mean_weights.len();
+        if values.len() != n || groups.as_ref().is_some_and(|g| g.len() != n) {
+            return Err(PyValueError::new_err(format!(
+                "{} values for {n} worlds",
+                values.len()
+            )));
+        }
+        guarded(|| self.fit.stats(&values, groups.as_deref()))
+    }
+}
+
 /// `Race.results` without control variates over worlds given (per move its values, NaN where it
 /// was not searched; the weights; the groups; the population of an enumeration), for the test that
 /// they are the reference's.
@@ -639,6 +689,7 @@ fn race_results(
 /// Adds the class and the race's constants (for the test that they are the reference's).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecisionWorlds>()?;
+    m.add_class::<PyControlFit>()?;
     m.add_function(wrap_pyfunction!(race_results, m)?)?;
     m.add_function(wrap_pyfunction!(paired_stats, m)?)?;
     m.add(

@@ -281,6 +281,133 @@ pub fn paired_stats(
     (mean, se, n)
 }
 
+/// Python's `sum` of floats, from 0: left to right before Python 3.12, with Neumaier's
+/// compensation from 3.12 on (`compensated`), as CPython adds them; the reference's sums that are
+/// `sum` (not `plain_sum`) are added so here, to the last bit.
+pub fn py_sum(xs: impl Iterator<Item = f64>, compensated: bool) -> f64 {
+    let mut total = 0.0;
+    if !compensated {
+        for x in xs {
+            total += x;
+        }
+        return total;
+    }
+    let mut c = 0.0;
+    for x in xs {
+        let t = total + x;
+        if total.abs() >= x.abs() {
+            c += (total - t) + x;
+        } else {
+            c += (x - t) + total;
+        }
+        total = t;
+    }
+    // As CPython: the compensation is not added where it is 0 (the sign of a negative zero stays)
+    // or not finite (an overflowed sum stays infinite, not NaN).
+    if c != 0.0 && c.is_finite() {
+        total += c;
+    }
+    total
+}
+
+/// The fit of `result.Controls` as `Controls.stats` reads it: per world the weight of its value in
+/// the corrected mean, the centred features by feature and by world, and the inverse of their ridge
+/// Gram matrix. Its `stats` is `Controls.stats`, sum for sum (`py_sum`).
+pub struct ControlFit {
+    pub mean_weights: Vec<f64>,
+    pub columns: Vec<Vec<f64>>,
+    pub inverse: Vec<Vec<f64>>,
+    pub centred: Vec<Vec<f64>>,
+    pub compensated: bool,
+}
+
+impl ControlFit {
+    /// `Controls.__post_init__`: the fit of `rows` (per world, its features) on features whose
+    /// means over every consistent world are `means`, with the ridge `ridge`, operation for
+    /// operation as the reference makes it (Gauss-Jordan without pivoting: the ridge Gram matrix
+    /// is symmetric positive definite). Needs a world at least.
+    pub fn fit(rows: &[Vec<f64>], means: &[f64], ridge: f64, compensated: bool) -> ControlFit {
+        let (n, p, cs) = (rows.len(), means.len(), compensated);
+        let dot = |a: &[f64], b: &[f64]| py_sum(a.iter().zip(b).map(|(x, y)| x * y), cs);
+        let xbar: Vec<f64> = (0..p)
+            .map(|k| py_sum(rows.iter().map(|r| r[k]), cs) / n as f64)
+            .collect();
+        let centred: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|r| r.iter().zip(&xbar).map(|(x, m)| x - m).collect())
+            .collect();
+        let columns: Vec<Vec<f64>> = (0..p).map(|k| centred.iter().map(|r| r[k]).collect()).collect();
+        // The ridge Gram matrix beside the identity, reduced to the identity beside the inverse.
+        let mut a = vec![vec![0.0; 2 * p]; p];
+        for i in 0..p {
+            for j in i..p {
+                let g = dot(&columns[i], &columns[j]);
+                a[i][j] = g;
+                a[j][i] = g;
+            }
+        }
+        for (i, row) in a.iter_mut().enumerate() {
+            row[i] += ridge;
+            row[p + i] = 1.0;
+        }
+        for c in 0..p {
+            let pivot = a[c][c];
+            let row_c: Vec<f64> = a[c].iter().map(|x| x / pivot).collect();
+            for (r, row) in a.iter_mut().enumerate() {
+                if r != c {
+                    let f = row[c];
+                    if f != 0.0 {
+                        for (x, y) in row.iter_mut().zip(&row_c) {
+                            *x -= f * y;
+                        }
+                    }
+                }
+            }
+            a[c] = row_c;
+        }
+        let inverse: Vec<Vec<f64>> = a.into_iter().map(|row| row[p..].to_vec()).collect();
+        let shift: Vec<f64> = xbar.iter().zip(means).map(|(x, m)| x - m).collect();
+        let g_shift: Vec<f64> = inverse.iter().map(|r| dot(r, &shift)).collect();
+        let mean_weights = centred
+            .iter()
+            .map(|r| 1.0 / n as f64 - dot(r, &g_shift))
+            .collect();
+        ControlFit {
+            mean_weights,
+            columns,
+            inverse,
+            centred,
+            compensated,
+        }
+    }
+
+    /// `Controls.stats`: the corrected mean of `values` (one per world), its standard error on the
+    /// residuals (by `groups` where they are enough, ``grouped_stderr``), with the features' degrees
+    /// of freedom, and the number of worlds.
+    pub fn stats(&self, values: &[f64], groups: Option<&[u64]>) -> (f64, f64, usize) {
+        let (n, cs) = (values.len(), self.compensated);
+        let dot = |a: &[f64], b: &[f64]| py_sum(a.iter().zip(b).map(|(x, y)| x * y), cs);
+        let mean = dot(values, &self.mean_weights);
+        let vbar = py_sum(values.iter().copied(), cs) / n as f64;
+        let at_b: Vec<f64> = self.columns.iter().map(|c| dot(c, values)).collect();
+        let beta: Vec<f64> = self.inverse.iter().map(|r| dot(r, &at_b)).collect();
+        let residuals: Vec<f64> = self
+            .centred
+            .iter()
+            .zip(values)
+            .map(|(a, &v)| v - vbar - dot(a, &beta))
+            .collect();
+        let grouped = groups.and_then(|g| {
+            let by: Vec<(f64, f64, u64)> = residuals.iter().zip(g).map(|(&r, &k)| (r, 1.0, k)).collect();
+            grouped_stderr(&by, n as f64)
+        });
+        let se = grouped
+            .unwrap_or_else(|| (py_sum(residuals.iter().map(|r| r * r), cs) / (n * (n - 1)) as f64).sqrt());
+        let p = self.columns.len();
+        (mean, se * ((n - 1) as f64 / (n - 1 - p) as f64).sqrt(), n)
+    }
+}
+
 /// What happens along a root move's line in one world (`result.Outcome`, its fields that the core
 /// knows: the rest is Python's): the parts of the value at the line's end, the cards each side
 /// captured on the way, the sweeps each side made, and whether the round is over there.
@@ -1025,6 +1152,35 @@ mod tests {
         assert_eq!(py_max(1.0, 2.0), 2.0);
         assert_eq!(bisect_right(&[0.2, 0.5, 1.0], 0.5), 2);
         assert_eq!(bisect_right(&[0.2, 0.5, 1.0], f64::NAN), 3);
+    }
+
+    #[test]
+    fn python_sums_are_cpythons() {
+        let tenths = || std::iter::repeat(0.1).take(10);
+        // Python 3.11: sum([0.1] * 10) == 0.9999999999999999; 3.12: 1.0.
+        assert_eq!(py_sum(tenths(), false), 0.9999999999999999);
+        assert_eq!(py_sum(tenths(), true), 1.0);
+        // 3.12: sum([1e100, 1.0, -1e100, 1.0]) == 2.0, where a plain sum loses the first 1.0.
+        let big = || [1e100, 1.0, -1e100, 1.0].into_iter();
+        assert_eq!((py_sum(big(), false), py_sum(big(), true)), (1.0, 2.0));
+        assert_eq!(py_sum([f64::INFINITY, 1.0].into_iter(), true), f64::INFINITY);
+        assert!(py_sum([-0.0].into_iter(), true) == 0.0 && py_sum(std::iter::empty(), true) == 0.0);
+    }
+
+    #[test]
+    fn a_control_fit_corrects_the_mean_towards_the_features_means() {
+        // 60 worlds, one feature held in a third of them where its mean is a half, the value 2 x + 1:
+        // the plain mean is 1.67, the corrected one near 2 (the ridge keeps it a little short).
+        let rows: Vec<Vec<f64>> = (0..60)
+            .map(|i| vec![if i % 3 == 0 { 1.0 } else { 0.0 }])
+            .collect();
+        let values: Vec<f64> = rows.iter().map(|r| 2.0 * r[0] + 1.0).collect();
+        let fit = ControlFit::fit(&rows, &[0.5], 1.0, false);
+        let (mean, se, n) = fit.stats(&values, None);
+        assert!((mean - 2.0).abs() < 0.05 && n == 60, "{mean}");
+        assert!(se < 0.05, "{se}");
+        let groups: Vec<u64> = (0..60).map(|i| i / 4).collect();
+        assert_eq!(fit.stats(&values, Some(&groups)).0, mean);
     }
 
     #[test]
