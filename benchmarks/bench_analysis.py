@@ -8,15 +8,18 @@ per game and per rated move.
     python benchmarks/bench_analysis.py [--games 3] [--jobs 2] [--preset classic] [--compare]
 
 The analysis runs at ``AnalysisOptions``'s default limits (``analysis_limits()``), which the mypyc
-build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``).
+build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``), but for the worlds
+of a verdict: ``--samples`` (default 320, the mypyc build's default and the settings the speed
+targets were set at; since then a 2-player verdict takes up to 1,280 by default). ``--samples 0``
+keeps each build's own default.
 
 ``--compare`` analyses each game on the native core, the mypyc build and the Python reference,
 alternating game by game, and prints the medians and native's ratios (target: >= 10x mypyc end to
 end; ``compare_builds.py``).
 
 ``--log FILE`` times the command instead, end to end: ``casino-coach analyze FILE --json`` at its
-default settings in a fresh process, start-up and all (wall and CPU seconds, its workers included),
-``--games`` times; with ``--compare``, on each build in turn.
+default settings (``--samples`` as above) in a fresh process, start-up and all (wall and CPU
+seconds, its workers included), ``--games`` times; with ``--compare``, on each build in turn.
 
     python benchmarks/bench_analysis.py --log replays/classic-2p-full.json --games 3 --compare
 """
@@ -35,6 +38,7 @@ import compare_builds
 
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
+from casino_coach.coach import analysis as coach_analysis
 from casino_coach.coach.analysis import AnalysisOptions, analyze
 from casino_coach.engine.rules import RuleSet
 
@@ -47,6 +51,9 @@ def main() -> None:
     ap.add_argument("--bot", default="counter")
     ap.add_argument("--world", action=argparse.BooleanOptionalAction, default=True)
     ap.add_argument("--first", type=int, default=1, help="seed of the first game")
+    ap.add_argument(
+        "--samples", type=int, default=320, help="worlds a verdict may take (0: each build's default)"
+    )
     ap.add_argument("--log", help="time `casino-coach analyze LOG --json` end to end instead")
     ap.add_argument("--compare", action="store_true", help="native, mypyc and Python, interleaved")
     ap.add_argument("--figures", action="store_true", help=argparse.SUPPRESS)  # a --compare child
@@ -56,6 +63,7 @@ def main() -> None:
         return
     if args.compare:  # one game per child, pure and compiled alternating game by game
         argv = ["--games", "1", "--jobs", str(args.jobs), "--preset", args.preset, "--bot", args.bot]
+        argv += ["--samples", str(args.samples)]
         argv += [] if args.world else ["--no-world"]
         compare_builds.compare(__file__, argv, args.games, lambda r: ["--first", str(args.first + r)])
         return
@@ -69,7 +77,15 @@ def main() -> None:
         log = game.to_log()
         c0 = _cpu()
         t0 = time.perf_counter()
-        a = analyze(log, AnalysisOptions(jobs=args.jobs, world=args.world))
+        options = AnalysisOptions(jobs=args.jobs, world=args.world)
+        if args.samples:
+            options = AnalysisOptions(
+                # The mypyc build has it there; this tree imports it there from coach.verdict.
+                limits=coach_analysis.analysis_limits(args.samples),  # type: ignore[attr-defined]
+                jobs=args.jobs,
+                world=args.world,
+            )
+        a = analyze(log, options)
         dt = time.perf_counter() - t0
         cpu = _cpu() - c0
         cpu_game.append(cpu)
@@ -101,7 +117,8 @@ def main() -> None:
 def _command(args: argparse.Namespace) -> None:
     """``--log``: the analyze command end to end, ``--games`` times (on each build with ``--compare``)."""
     if args.compare:
-        compare_builds.compare(__file__, ["--log", args.log, "--games", "1"], args.games)
+        argv = ["--log", args.log, "--games", "1", "--samples", str(args.samples)]
+        compare_builds.compare(__file__, argv, args.games)
         return
     compare_builds.check_build()
     walls: list[float] = []
@@ -117,6 +134,7 @@ def _command(args: argparse.Namespace) -> None:
                 "analyze",
                 args.log,
                 "--json",
+                *(["--samples", str(args.samples)] if args.samples else []),
             ],
             check=True,
             stdout=subprocess.DEVNULL,
