@@ -1156,7 +1156,7 @@ mod tests {
 
     #[test]
     fn python_sums_are_cpythons() {
-        let tenths = || std::iter::repeat(0.1).take(10);
+        let tenths = || std::iter::repeat_n(0.1, 10);
         // Python 3.11: sum([0.1] * 10) == 0.9999999999999999; 3.12: 1.0.
         assert_eq!(py_sum(tenths(), false), 0.9999999999999999);
         assert_eq!(py_sum(tenths(), true), 1.0);
