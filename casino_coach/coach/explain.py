@@ -418,10 +418,8 @@ def _majority_sentence(t: _Told, key: str) -> tuple[str, str]:
 
     # The piles at the end of the line: what each side had captured before the move, and what
     # it captures along the line.
-    captured = obs.captured
-
-    def lead_of(o: Outcome) -> float:  # _piles, written out: it runs for every world twice
-        piles = [((c | g) & mask).bit_count() for c, g in zip(captured, o.gained, strict=True)]
+    def lead_of(o: Outcome) -> float:
+        piles = _piles(obs, o, mask)
         mine = piles.pop(side)
         return mine - sum(piles) / len(piles)
 

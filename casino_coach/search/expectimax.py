@@ -378,7 +378,7 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
     judges: the move played only decides how many of them are searched)."""
     # The options added since (the leaf, the replies) are part of the key only when they are not
     # their defaults, so that the seeds (and every analysis) stay what they were before they existed.
-    getter, defaults = _later_options()
+    _, getter, defaults = _later_options()
     later = tuple(map(ne, getter(limits), defaults))
     settings = _seeded_getter(later)(limits)
     # repr((sorted rules, tuple(obs), settings, evidence)), the rules' part written once per rule set
@@ -389,19 +389,19 @@ def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Se
 
 
 @cache
-def _later_options() -> tuple[Callable[[Limits], tuple[Any, ...]], tuple[object, ...]]:
-    """The options of ``_LATER_OPTIONS`` and their defaults, in field order: a getter of the
-    options (``attrgetter``, a tuple) and the defaults."""
+def _later_options() -> tuple[tuple[str, ...], Callable[[Limits], tuple[Any, ...]], tuple[object, ...]]:
+    """The options of ``_LATER_OPTIONS``, in field order: their names, a getter of them
+    (``attrgetter``, a tuple) and their defaults."""
     later = [f for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS]
-    return attrgetter(*[f.name for f in later]), tuple(f.default for f in later)
+    names = tuple(f.name for f in later)
+    return names, attrgetter(*names), tuple(f.default for f in later)
 
 
 @cache
 def _seeded_getter(later: tuple[bool, ...]) -> Callable[[Limits], tuple[Any, ...]]:
     """The fields of ``Limits`` in a decision's seed, in field order, as a tuple (``attrgetter`` of
     them), where ``later`` says which of ``_later_options`` differ from their defaults."""
-    options = [f.name for f in dataclasses.fields(Limits) if f.name in _LATER_OPTIONS]
-    differ = {name for name, d in zip(options, later, strict=True) if d}
+    differ = {name for name, d in zip(_later_options()[0], later, strict=True) if d}
     names = [
         f.name
         for f in dataclasses.fields(Limits)

@@ -180,12 +180,7 @@ def engine_limits(
 ) -> Limits:
     """The default limits of an engine (``casino-coach engine``'s options): the analysis's
     (``analysis_limits``, its node budget and exact worlds included), with the options given."""
-    return dataclasses.replace(
-        analysis_limits(samples),
-        time=time,
-        seed=seed,
-        depth=depth if depth is not None else DEFAULT_LIMITS.depth,
-    )
+    return dataclasses.replace(analysis_limits(samples, seed, depth), time=time)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -12,11 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
 use super::guarded;
-use super::movegen::{checked_state, move_tuple, MoveTuple, MAX_BOUND_LOOSE};
+use super::movegen::{checked_state, move_from, move_tuple, MoveTuple, MAX_BOUND_LOOSE};
 use super::worlds::{observation_from_py, raised, world_to_py, PyRandom};
 use super::PyRules;
 use crate::engine::cards::Mask;
-use crate::engine::movegen::Move;
 use crate::engine::observation::Observation;
 use crate::engine::state::MAX_SEATS;
 use crate::search::inference::{self, Likelihood, Play};
@@ -136,13 +135,8 @@ fn prepare_play(
     if b.loose.count_ones() > MAX_BOUND_LOOSE || b.to_move as usize >= b.nplayers() {
         return Err(bad("a view whose moves the core does not list"));
     }
-    let (card, action, take, value) = r#move;
-    let mv = Move {
-        card: card_of(card as i64)?,
-        action,
-        take,
-        value,
-    };
+    card_of(r#move.0 as i64)?;
+    let mv = move_from(r#move);
     let play = guarded(|| inference::prepare_play(&rules.get().rules, &b, &mv))?;
     Ok((play.seat, play.card, play.gain, play.best))
 }
@@ -195,16 +189,10 @@ fn own_play(
     if o.to_move != o.seat || o.loose.count_ones() > MAX_BOUND_LOOSE || r#move.0 >= 52 {
         return Err(bad("a view whose play the core does not follow"));
     }
-    let (card, action, take, value) = r#move;
-    let mv = Move {
-        card,
-        action,
-        take,
-        value,
-    };
+    let mv = move_from(r#move);
     let r = &rules.get().rules;
     let got = guarded(|| {
-        let listed = inference::card_moves(r, &o, card).unwrap_or_default();
+        let listed = inference::card_moves(r, &o, mv.card).unwrap_or_default();
         if !listed.contains(&mv) {
             return Ok(None);
         }

@@ -19,17 +19,19 @@ pub(crate) fn move_tuple(m: &Move) -> MoveTuple {
     (m.card, m.action, m.take, m.value)
 }
 
+/// The move of a `move_tuple`.
+pub(crate) fn move_from((card, action, take, value): MoveTuple) -> Move {
+    Move {
+        card,
+        action,
+        take,
+        value,
+    }
+}
+
 /// The moves of `move_tuple`s.
 pub(crate) fn moves_from(moves: Vec<MoveTuple>) -> Vec<Move> {
-    moves
-        .into_iter()
-        .map(|(card, action, take, value)| Move {
-            card,
-            action,
-            take,
-            value,
-        })
-        .collect()
+    moves.into_iter().map(move_from).collect()
 }
 
 /// The first line of an error's text, for a one-line ValueError.

@@ -141,10 +141,7 @@ pub fn prepare_play(rules: &Rules, obs: &Observation, mv: &Move) -> Play {
     let mut hands = [0; MAX_SEATS];
     hands[seat as usize] = obs.unseen | obs.known[seat as usize];
     let state = as_state(obs, hands, false);
-    let mut table = obs.loose;
-    for b in obs.builds.as_slice() {
-        table |= b.cards;
-    }
+    let table = state.table();
     let last = obs.stock_count == 0 && obs.hand_sizes[..obs.nplayers()].iter().sum::<u32>() == 1;
     let gain = if mv.action == CAPTURE {
         capture_gain(rules, &card_values(rules), mv, table, last)
@@ -270,8 +267,8 @@ pub fn infer_move(
     let Some(listed) = card_moves(rules, before, card) else {
         return Ok(None);
     };
-    let table = before.loose | before.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
-    let after_table = after.loose | after.builds.as_slice().iter().fold(0, |m, b| m | b.cards);
+    let table = before.loose | before.builds.cards();
+    let after_table = after.loose | after.builds.cards();
     let mut candidates = vec![
         Move {
             card,
