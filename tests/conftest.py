@@ -21,7 +21,7 @@ from hypothesis import settings
 from casino_coach.engine.movegen import ACTION_NAMES, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_table
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
+from casino_coach.engine.state import HAND_SIZE, RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import CoachError
 
 # No per-example deadline: the machines that run the suite are shared, and a loaded one made a
@@ -68,6 +68,22 @@ def near_deal_end(rules: RuleSet, nplayers: int, seed: int, left: int, last: boo
             nxt += 1
         in_hands = sum(h.bit_count() for h in s.hands)
         if in_hands <= left and (s.stock == 0) == last:
+            return s
+        s = apply(rules, s, rng.choice(legal_moves(rules, s)))
+
+
+def before_last_deal(rules: RuleSet, seed: int, left: int) -> RoundState:
+    """Random 2-player play until at most ``left`` cards (at least 1) remain in the hands of the deal
+    before the last: the stock holds the last deal."""
+    rng = random.Random(seed)
+    sh = shuffle_round(rng, 2)
+    s = new_round(2, 2, rng.randrange(2), sh.table, sh.deals[0])
+    nxt = 1
+    while True:
+        if s.needs_deal:
+            s = deal(s, sh.deals[nxt])
+            nxt += 1
+        if s.stock.bit_count() == 2 * HAND_SIZE and sum(h.bit_count() for h in s.hands) <= left:
             return s
         s = apply(rules, s, rng.choice(legal_moves(rules, s)))
 

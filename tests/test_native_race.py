@@ -281,6 +281,7 @@ def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
             side=obs.seat % obs.nsides,
             nsides=obs.nsides,
             horizon=max(0, sum(obs.hand_sizes) - 2),
+            next_deal=False,
             in_hands=sum(obs.hand_sizes),
             depths=[],
             budget=None,

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import math
 import random
 
 import pytest
-from conftest import position
+from conftest import before_last_deal, position
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from casino_coach.engine.movegen import BUILD, apply, legal_moves
+from casino_coach.engine.cards import iter_cards
+from casino_coach.engine.movegen import BUILD, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
 from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
@@ -21,6 +23,7 @@ from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import Limits, evaluate, evaluate_world
 from casino_coach.search.expectimax import _Ladder, _Replies, _tuple_repr, decision_seed
 from casino_coach.search.inference import Evidence
+from casino_coach.search.native import make_solver
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -255,3 +258,48 @@ def test_the_seed_writes_each_view_as_its_repr(nplayers: int) -> None:
     odd = views[0]._replace(sweeps=(True,), set_aside=1 << 70, builds=((1, 2, 3, False),))
     for v in [*views, odd, (), (5,), (-1, None, "x", 2.5)]:
         assert _tuple_repr(v) == repr(tuple(v))
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_the_last_card_before_the_last_deal_is_searched_to_the_round_end_and_exact(seed: int) -> None:
+    # With two players, a depth that reaches the end of the round from the deal before the last goes
+    # on through the last deal, dealt every way the stock can be. Where the mover plays the last card
+    # of its hand the values are exact: the mean, over every hand the other player may hold, of the
+    # root move's value with that player's best reply, the last deal dealt every way (the solver's
+    # next_deal, held to brute force in test_search_solver.py).
+    rules = RuleSet.from_preset(("classic", "royal", "dominican")[seed % 3])
+    s = before_last_deal(rules, seed, 2)
+    seat, other = s.to_move, 1 - s.to_move
+    if s.hands[seat].bit_count() != 1:
+        s = apply(rules, s, legal_moves(rules, s)[0])
+        seat, other = s.to_move, 1 - s.to_move
+    obs = observe(s, seat)
+    in_hands = sum(obs.hand_sizes)
+    deep = Limits(samples=100, min_samples=100, exact_worlds=100, nodes=None, depth=in_hands + 8)
+    got = evaluate(rules, obs, deep)
+    assert got.exact and got.round_end and got.depth is None
+    unseen = s.stock | s.hands[other]
+    k = s.hands[other].bit_count()
+    solver = make_solver(rules, seat % 2, 2, next_deal=True)
+    total: dict[Move, float] = {}
+    hands = [sum(1 << c for c in cs) for cs in itertools.combinations(iter_cards(unseen), k)]
+    for h in hands:
+        held = list(s.hands)
+        held[other] = h
+        for rv in solver.root_values(s._replace(hands=tuple(held), stock=unseen & ~h)):
+            total[rv.move] = total.get(rv.move, 0.0) + rv.value / len(hands)
+    assert {mv.move: mv.ev for mv in got.moves} == pytest.approx(total, abs=1e-9)
+    # A search that stops at the end of the deal rests on the leaf's estimate: neither.
+    shallow = evaluate(rules, obs, dataclasses.replace(deep, depth=in_hands))
+    assert not shallow.exact and not shallow.round_end
+
+
+def test_two_cards_before_the_last_deal_go_to_the_round_end_but_are_not_exact() -> None:
+    # The other player then replies without knowing the mover's last card, which each world shows
+    # it: the values are searched to the end of the round, not the game's.
+    s = before_last_deal(CLASSIC, 5, 3)
+    assert s.hands[s.to_move].bit_count() == 2
+    obs = observe(s, s.to_move)
+    deep = Limits(samples=2, min_samples=2, exact_worlds=0, nodes=None, depth=sum(obs.hand_sizes) + 8)
+    got = evaluate(CLASSIC, obs, deep)
+    assert got.round_end and not got.exact

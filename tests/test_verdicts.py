@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import before_last_deal
 from typer.testing import CliRunner
 
 from casino_coach.bots.arena import play
@@ -18,9 +19,10 @@ from casino_coach.cli import app
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
 from casino_coach.coach.classes import MoveClass, Thresholds
-from casino_coach.coach.verdict import analysis_limits, judge, limits_for, verdict_of
+from casino_coach.coach.verdict import analysis_limits, decision_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
-from casino_coach.engine.movegen import BUILD
+from casino_coach.engine.movegen import BUILD, apply, legal_moves
+from casino_coach.engine.observation import observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog, log_to_json, read_log
@@ -342,3 +344,21 @@ def test_a_verdict_takes_more_worlds_with_two_players_than_with_three_or_four() 
             got = runner.invoke(app, [*args, *extra])
             assert got.exit_code == 0, got.output
             assert orjson.loads(got.stdout)["settings"]["samples"] == want
+
+
+def test_the_deal_before_the_last_is_judged_to_the_round_end_from_three_cards_left() -> None:
+    # decision_limits asks for the plies to the end of the round (the hands and the 8 cards of the
+    # stock) once at most three cards are left in the hands of the deal before the last: the search
+    # goes on through the last deal there. Not before, and not for a quick look (--depth 3).
+    rules = RuleSet.from_preset("classic")
+    s = before_last_deal(rules, 11, 5)
+    lim = analysis_limits()
+    seen = []
+    while any(s.hands):
+        obs = observe(s, s.to_move)
+        left = sum(obs.hand_sizes)
+        assert decision_limits(lim, obs).depth == (left + 8 if left <= 3 else lim.depth)
+        assert decision_limits(dataclasses.replace(lim, depth=3), obs).depth == 3
+        seen.append(left)
+        s = apply(rules, s, legal_moves(rules, s)[0])
+    assert seen == [5, 4, 3, 2, 1]

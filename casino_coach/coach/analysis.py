@@ -156,6 +156,8 @@ class MoveAnalysis:
     loss_low: float = 0.0
     loss_high: float = 0.0
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
+    # Every world was searched to the end of the round, with no leaf estimate (``SearchResult.round_end``).
+    round_end: bool = False
     uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
     view: PositionView | None = None  # the whole position before the move, as far as the log tells
     # The chance of each side to win the game (``coach.winning``): before the round, and once it is
@@ -326,6 +328,7 @@ def _rated(base: MoveAnalysis, a: Assessment, seconds: float) -> MoveAnalysis:
         loss_low=v.low,
         loss_high=v.high,
         shallow=res.shallow,
+        round_end=res.round_end,
         uncertain=v.uncertain,
         win=a.chances,
         game=v.game,

@@ -25,6 +25,15 @@ ANALYSIS_DEPTH: Final = 8
 # 4-player deal whole) one 4-player game took 6.8 times as long; the last deal alone whole
 # (``verdict.decision_limits``) takes 1.5 times as long, for 85.2% and 95.5%.
 DEAL_END_CARDS = 13
+# With two players, in the deal before the round's last, a decision with at most this many cards left in
+# the hands is searched on to the end of the round with no leaf estimate: at the end of the deal the
+# last deal is dealt every way the stock can be (70) and solved, every card known in it
+# (``expectimax.goes_to_round_end``). Where the mover plays the last card of its hand the values are
+# exact: the other player replies knowing every card but the stock's. With four cards left one such
+# decision spent the whole node budget (1.6 million nodes, 0.6 s) on 22 of its 23 kinds of deal, and 9
+# s on the Python reference; from three it takes 0.1-0.2 s (performance.md, "The deal before the
+# last, on to the end of the round").
+ROUND_END_CARDS = 3
 
 
 # The estimate of the rest of the round where a 2-player search stops at the end of a deal

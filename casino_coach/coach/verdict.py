@@ -20,6 +20,7 @@ from typing import Any
 from casino_coach.coach.budget import (
     ANALYSIS_DEPTH,
     DEAL_END_CARDS,
+    ROUND_END_CARDS,
     VERDICT_EXACT_WORLDS,
     VERDICT_LEAF,
     VERDICT_MIN_WORLDS,
@@ -41,6 +42,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import HAND_SIZE
 from casino_coach.formats.codec import move_to_json
 from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
 from casino_coach.search.leaf import HANDMADE, learned_weights
@@ -163,17 +165,26 @@ def limits_for(limits: Limits, nplayers: int) -> Limits:
 def decision_limits(limits: Limits, obs: Observation) -> Limits:
     """The limits one decision is judged with: ``limits``, except that the last deal of a 2-player
     round is searched to the end of the round (every card is known to a player who counts, so the
-    values are exact), and any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are
-    left in the hands, and the last deal of a round always (the end of the round, where no leaf
-    estimate is left: a 4-player last deal whole, 16 cards), unless the limits ask for less than the
-    analysis's depth (a quick look); with the number of worlds for the number of players
-    (``limits_for``)."""
+    values are exact), and so is the deal before it once at most ``ROUND_END_CARDS`` cards are left
+    in the hands (``expectimax.goes_to_round_end``: the last deal dealt every way the stock can be); that
+    any deal is searched to its end once at most ``DEAL_END_CARDS`` cards are left in the hands, and
+    the last deal of a round always (the end of the round, where no leaf estimate is left: a
+    4-player last deal whole, 16 cards); unless the limits ask for less than the analysis's depth (a
+    quick look); with the number of worlds for the number of players (``limits_for``)."""
     limits = limits_for(limits, obs.nplayers)
     if limits.depth is None:
         return limits
     if obs.stock_count == 0 and obs.nplayers == 2:
         return dataclasses.replace(limits, depth=None)
     left = sum(obs.hand_sizes)
+    to_end = left + obs.stock_count
+    if (
+        obs.nplayers == 2
+        and obs.stock_count == 2 * HAND_SIZE
+        and left <= ROUND_END_CARDS
+        and ANALYSIS_DEPTH <= limits.depth < to_end
+    ):
+        return dataclasses.replace(limits, depth=to_end)
     if (
         searches_deal_end(limits.depth)
         and limits.depth < left

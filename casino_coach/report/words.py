@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from casino_coach.coach.analysis import GameAnalysis, MoveAnalysis, SeatSummary
-from casino_coach.coach.budget import DEAL_END_CARDS
+from casino_coach.coach.budget import ANALYSIS_DEPTH, DEAL_END_CARDS, ROUND_END_CARDS
 from casino_coach.coach.classes import GAME_THRESHOLDS, MoveClass
 from casino_coach.coach.verdict import GameVerdict, searches_deal_end
 from casino_coach.coach.winning import CHANCE_EPSILON, GameEdge, WinChances
@@ -96,7 +96,8 @@ def class_label(m: MoveAnalysis) -> str:
 def loss_basis(m: MoveAnalysis) -> str:
     """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 kinds of deal the player
     could face" (with ", the rest of the round estimated at the end of the deal" before the last
-    deal), with ", searched shallower to fit the node budget" when it was. Enumerated worlds
+    deal, unless the search went on to the end of the round), with ", searched shallower to fit the
+    node budget" when it was. Enumerated worlds
     are counted by class (``search.worlds.world_classes``: deals alike but for cards nothing tells
     apart are one kind), so their count is of kinds, not of deals."""
     if m.exact:
@@ -104,7 +105,7 @@ def loss_basis(m: MoveAnalysis) -> str:
     if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
         kinds = f"all {m.samples} kinds" if m.samples != 1 else "the one kind"
         text = f"over {kinds} of deal the player could face"
-        if m.view is not None and m.view.stock:
+        if m.view is not None and m.view.stock and not m.round_end:
             # No sampling error, but no exact value either: the search stopped at the end of the
             # deal, where the rest of the round is an estimate (analysis.md, "Values").
             text += ", the rest of the round estimated at the end of the deal"
@@ -289,7 +290,13 @@ def settings_words(a: GameAnalysis) -> str:
     th = a.options.thresholds
     depth = f"{lim.depth} plies deep" if lim.depth else "to the end of the deal"
     if len(a.players) == 2:
-        depth += " (the last deal of a round exactly to its end)"
+        depth += " (the last deal of a round exactly to its end"
+        if lim.depth is not None and lim.depth >= ANALYSIS_DEPTH:
+            depth += (
+                f", and the deal before it on to the end of the round once at most {ROUND_END_CARDS} "
+                "cards are left in the hands"
+            )
+        depth += ")"
     elif searches_deal_end(lim.depth):
         depth += (
             f" (to the end of the deal once at most {DEAL_END_CARDS} cards are left in the hands, "

@@ -32,7 +32,7 @@ from casino_coach.engine.cards import shuffle
 from casino_coach.engine.movegen import Move, apply, legal_moves
 from casino_coach.engine.observation import Observation, as_state, observe
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import Build, RoundState
+from casino_coach.engine.state import HAND_SIZE, Build, RoundState
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import native_race, native_worlds
 from casino_coach.search.inference import Evidence, Likelihood, sample_with_evidence
@@ -86,6 +86,33 @@ def _horizon(cards_in_hands: int, depth: int | None, nplayers: int) -> int:
     if depth is None:
         depth = 8 if nplayers == 2 else AUTO_DEPTH_MANY
     return max(0, cards_in_hands - depth)
+
+
+def goes_to_round_end(nplayers: int, in_hands: int, stock: int, depth: int | None) -> bool:
+    """Whether a search ``depth`` plies deep goes on through the round's last deal, from a position with
+    ``in_hands`` cards in the hands and ``stock`` in the stock: with two players, in the deal before
+    the last, when the plies reach the end of the round. The last deal is then dealt every way the
+    stock can be (``Solver.next_deal``)."""
+    return depth is not None and nplayers == 2 and stock == nplayers * HAND_SIZE and depth >= in_hands + stock
+
+
+def _fallback(in_hands: int, horizon: int, next_deal: bool) -> list[int]:
+    """The depths (plies from now) a world falls back on when it alone passes the node budget: each of
+    ``FALLBACK_DEPTHS`` that stops short of ``horizon``, and first the end of the deal, where the
+    search was to go on through the round's last deal (``next_deal``)."""
+    depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
+    return [in_hands, *depths] if next_deal else depths
+
+
+def _attempts(obs: Observation, depth: int | None) -> tuple[list[int], bool]:
+    """The horizons a decision is searched to in turn (``_horizons``), and whether the first goes on
+    through the round's last deal (``goes_to_round_end``): then the end of the deal is tried again
+    without going on, before any shallower horizon."""
+    in_hands = sum(obs.hand_sizes)
+    horizon = _horizon(in_hands, depth, obs.nplayers)
+    horizons = _horizons(in_hands, horizon)
+    through = goes_to_round_end(obs.nplayers, in_hands, obs.stock_count, depth)
+    return ([horizon, *horizons] if through else horizons), through
 
 
 class _Replies:
@@ -185,6 +212,7 @@ class _Ladder:
         cap: int | None = None,
         replies: _Replies | None = None,
         category_weights: CategoryWeights | None = None,
+        next_deal: bool = False,
     ) -> None:
         self.rules = rules
         self.side = side
@@ -193,13 +221,13 @@ class _Ladder:
         self.leaf = leaf
         self.replies = replies
         self.category_weights = category_weights
-        self.solvers = [self._solver(horizon)]
-        self.depths = [d for d in FALLBACK_DEPTHS if in_hands - d > horizon]
+        self.solvers = [self._solver(horizon, next_deal)]
+        self.depths = _fallback(in_hands, horizon, next_deal)
         self.budget = budget
         self.cap = cap
         self.shallow = False
 
-    def _solver(self, horizon: int) -> WorldSolver:
+    def _solver(self, horizon: int, next_deal: bool = False) -> WorldSolver:
         solver = make_solver(
             self.rules,
             self.side,
@@ -207,6 +235,7 @@ class _Ladder:
             horizon,
             leaf=self.leaf,
             category_weights=self.category_weights,
+            next_deal=next_deal,
         )
         if self.replies is not None:
             solver.share_caches(self.replies.solver)
@@ -538,6 +567,7 @@ class _Decision:
     population: int | None
     stop: Stopping
     horizons: list[int]
+    through: bool  # the first of ``horizons`` goes on through the round's last deal (``_attempts``)
     replies: _Replies | None
     drawn: list[tuple[World, float, int]] = field(default_factory=list)
 
@@ -560,6 +590,7 @@ class _Raced:
     nodes: int
     shallow: bool
     horizon: int
+    through: bool  # searched on through the round's last deal
     tree: SearchTree | None
 
 
@@ -642,6 +673,7 @@ def _ranked_in_core(
     seed = decision_seed(rules, obs, limits, ask.evidence)
     weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
     in_hands = sum(obs.hand_sizes)
+    horizons, through = _attempts(obs, limits.depth)
     got = native_race.rank_decision(
         rules,
         obs,
@@ -653,7 +685,8 @@ def _ranked_in_core(
         side=obs.seat % obs.nsides,
         nsides=obs.nsides,
         in_hands=in_hands,
-        horizons=_horizons(in_hands, _horizon(in_hands, limits.depth, obs.nplayers)),
+        horizons=horizons,
+        next_deal=through,
         fallback=FALLBACK_DEPTHS,
         cap=NODE_CAP * limits.nodes if limits.nodes is not None else None,
         category_weights=ask.category_weights,
@@ -714,9 +747,9 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
     else:
         stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
     max_worlds = population if population is not None else limits.samples
-    horizon = _horizon(in_hands, limits.depth, obs.nplayers)
+    horizons, through = _attempts(obs, limits.depth)
     verdict = focus is not None and bool(ask.bands)
-    to_round_end = obs.stock_count == 0 and horizon == 0
+    to_round_end = (obs.stock_count == 0 or through) and horizons[0] == 0
     stop = Stopping(
         samples=max_worlds,
         min_samples=limits.min_samples,
@@ -759,7 +792,8 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         stream=stream,
         population=population,
         stop=stop,
-        horizons=_horizons(in_hands, horizon),
+        horizons=horizons,
+        through=through,
         replies=replies,
     )
 
@@ -801,8 +835,11 @@ def _race(d: _Decision) -> _Raced:
     for attempt, horizon in enumerate(d.horizons):
         left = cap - nodes if cap is not None else None
         tree = None
+        through = d.through and attempt == 0
         if d.native is not None:
-            got = native_race.run(d.native, d.rules, **_core_race(d, horizon, left), detail=ask.detail)
+            got = native_race.run(
+                d.native, d.rules, **_core_race(d, horizon, through, left), detail=ask.detail
+            )
             race, done, out_of_nodes, lines = got.race, got.done, got.out_of_nodes, got.lines
             nodes += got.nodes
             shallow = got.shallow
@@ -818,6 +855,7 @@ def _race(d: _Decision) -> _Raced:
                 cap=left,
                 replies=d.replies,
                 category_weights=ask.category_weights,
+                next_deal=through,
             )
             race = Race(d.moves, ask.focus, d.alike)
             tree = SearchTree(obs.seat, obs.nplayers) if ask.record else None
@@ -830,17 +868,19 @@ def _race(d: _Decision) -> _Raced:
             break
     if d.replies is not None:
         nodes += d.replies.solver.nodes
-    return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, tree)
+    return _Raced(race, done, lines, nodes, shallow or attempt > 0, horizon, through, tree)
 
 
-def _core_race(d: _Decision, horizon: int, cap: int | None) -> dict[str, Any]:
-    """The arguments of the core's race of ``d`` at ``horizon`` with ``cap`` nodes left to spend."""
+def _core_race(d: _Decision, horizon: int, through: bool, cap: int | None) -> dict[str, Any]:
+    """The arguments of the core's race of ``d`` at ``horizon`` (on through the round's last deal
+    with ``through``) with ``cap`` nodes left to spend."""
     return {
         "side": d.side,
         "nsides": d.obs.nsides,
         "horizon": horizon,
+        "next_deal": through,
         "in_hands": d.in_hands,
-        "depths": [dd for dd in FALLBACK_DEPTHS if d.in_hands - dd > horizon],
+        "depths": _fallback(d.in_hands, horizon, through),
         "budget": d.limits.nodes,
         "cap": cap,
         "leaf": d.limits.leaf,
@@ -874,20 +914,18 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         ev, se = values_se[i]
         out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
     # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
-    # with no leaf, and there was one world (classes of twins alike; every card known to the mover, as
-    # in the last deal of two players), played by two sides. Over several worlds each is solved as if
-    # every player saw every hand, and their mean is not the value of the game where they do not; with
-    # three or more sides the solver has the others play together against the mover (paranoid), one
-    # model of their play among others.
+    # with no leaf (``round_end``), played by two sides, and either there was one world (classes of
+    # twins alike; every card known to the mover, as in the last deal of two players) or the mover
+    # plays the last card of its hand before a 2-player last deal, with every consistent world
+    # weighing the same: the other player then replies knowing every card but the stock's (the mover
+    # has played its last), the last deal is dealt every way, and in it every card is known. Otherwise,
+    # over several worlds each is solved as if every player saw every hand, and their mean is not the
+    # value of the game where they do not; with three or more sides the solver has the others play
+    # together against the mover (paranoid), one model of their play among others.
     complete = d.population is not None and done == d.population
-    exact = (
-        complete
-        and d.population == 1
-        and obs.nsides == 2
-        and obs.stock_count == 0
-        and r.horizon == 0
-        and not r.shallow
-    )
+    round_end = r.horizon == 0 and not r.shallow and (obs.stock_count == 0 or r.through)
+    last_card = r.through and obs.hand_sizes[obs.seat] == 1 and d.weigh is None
+    exact = complete and round_end and obs.nsides == 2 and (d.population == 1 or last_card)
     if r.tree is not None:
         r.tree.exact = exact
         r.tree.set_root(done, out[0].ev)
@@ -907,6 +945,7 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
         shallow=r.shallow,
         depth=d.in_hands - r.horizon if r.horizon else None,
         leaf=d.limits.leaf,
+        round_end=round_end,
     )
 
 
@@ -985,6 +1024,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     check_moves(len(legal))
     in_hands = sum(h.bit_count() for h in state.hands)
     horizon = _horizon(in_hands, limits.depth, state.nplayers)
+    through = goes_to_round_end(state.nplayers, in_hands, state.stock.bit_count(), limits.depth)
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     solver = _Ladder(
         rules,
@@ -995,18 +1035,20 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
         budget=limits.nodes,
         leaf=limits.leaf,
         cap=cap,
+        next_deal=through,
     )
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
-    exact = not state.more and horizon == 0 and not solver.shallow and state.nsides == 2
+    round_end = (not state.more or through) and horizon == 0 and not solver.shallow
     return SearchResult(
         seat=seat,
-        exact=exact,
+        exact=round_end and state.nsides == 2,
         moves=out,
         samples=1,
         nodes=solver.nodes,
         seconds=time.perf_counter() - t0,
         tree=None,
         leaf=limits.leaf,
+        round_end=round_end,
     )

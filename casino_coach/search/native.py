@@ -148,6 +148,7 @@ class NativeSolver:
         leaf: str = HANDMADE,
         final_value: Any = None,
         category_weights: CategoryWeights | None = None,
+        next_deal: bool = False,
     ) -> None:
         assert NATIVE is not None
         core_rules = native_rules(rules)
@@ -156,7 +157,7 @@ class NativeSolver:
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides
-        self._core = NATIVE.Solver(core_rules, evaluator, root_side, nsides, horizon, order)
+        self._core = NATIVE.Solver(core_rules, evaluator, root_side, nsides, horizon, order, next_deal)
         self.eval: Parts = self._core
 
     @property
@@ -243,10 +244,19 @@ def make_solver(
     leaf: str = HANDMADE,
     final_value: Callable[[RoundState], float] | None = None,
     category_weights: CategoryWeights | None = None,
+    next_deal: bool = False,
 ) -> WorldSolver:
     """The native solver where the core runs and can take these arguments, else the reference."""
     if NATIVE is not None and final_value is None:
-        return NativeSolver(rules, root_side, nsides, horizon, leaf=leaf, category_weights=category_weights)
+        return NativeSolver(
+            rules,
+            root_side,
+            nsides,
+            horizon,
+            leaf=leaf,
+            category_weights=category_weights,
+            next_deal=next_deal,
+        )
     return Solver(
         rules,
         root_side,
@@ -255,4 +265,5 @@ def make_solver(
         leaf=leaf,
         final_value=final_value,
         category_weights=category_weights,
+        next_deal=next_deal,
     )

@@ -141,6 +141,7 @@ def run(
     side: int,
     nsides: int,
     horizon: int,
+    next_deal: bool,
     in_hands: int,
     depths: Sequence[int],
     budget: int | None,
@@ -161,6 +162,7 @@ def run(
         side,
         nsides,
         horizon,
+        next_deal,
         in_hands,
         depths,
         budget,
@@ -198,6 +200,7 @@ def rank_decision(
     nsides: int,
     in_hands: int,
     horizons: Sequence[int],
+    next_deal: bool,
     fallback: Sequence[int],
     cap: int | None,
     category_weights: CategoryWeights | None,
@@ -206,7 +209,8 @@ def rank_decision(
     the moves (``expectimax.best_move``; ``DecisionWorlds.rank_decision``): ``for_decision``'s moves,
     and unless there are none or more than ``max_moves``, per move its value and standard error as
     ``Race.results`` gives them without control variates and whether every world searched it, after
-    the race at each of ``horizons`` in turn while too few worlds fit in the node budget. None where
+    the race at each of ``horizons`` in turn while too few worlds fit in the node budget (the first
+    going on through a 2-player round's last deal with ``next_deal``, ``expectimax._attempts``). None where
     the reference must set it up. Raises SearchError as the reference's worlds do. The moves come as
     the core's tuples (``Move``'s fields), and with the values their indices best first as
     ``expectimax._ranked`` orders them without a focus, None where a value is not finite."""
@@ -229,6 +233,7 @@ def rank_decision(
             nsides,
             in_hands,
             horizons,
+            next_deal,
             fallback,
             limits.nodes,
             cap,
@@ -249,6 +254,7 @@ def _race_args(
     side: int,
     nsides: int,
     horizon: int,
+    next_deal: bool,
     in_hands: int,
     depths: Sequence[int],
     budget: int | None,
@@ -267,6 +273,7 @@ def _race_args(
         side,
         nsides,
         horizon,
+        next_deal,
         in_hands,
         list(depths),
         budget,

@@ -295,7 +295,7 @@ class SearchResult(Frozen):
     """Every legal move of one decision, best first, with the effort spent."""
 
     seat: int
-    exact: bool  # the game's value: one world, two sides, solved to the end of the round (expectimax._result)
+    exact: bool  # the game's value, solved to the end of the round (``expectimax._result`` says where)
     moves: tuple[MoveValue, ...]
     samples: int  # worlds searched
     nodes: int
@@ -308,6 +308,9 @@ class SearchResult(Frozen):
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     depth: int | None = None  # plies searched per world (None: to the end of the deal or round)
     leaf: str = HANDMADE  # the estimate where the search stopped before the end of the round
+    # Every world was searched to the end of the round, with no leaf estimate: in the last deal, or on
+    # through it from the deal before (``expectimax.goes_to_round_end``).
+    round_end: bool = False
     # The same decision searched for the game (``chances.game_weights``: both sides playing every line
     # for the chance to win it), where it was judged in a close game before the last deal: the game's
     # chances and its move come from this one (``chances.game_source``), the round's values from

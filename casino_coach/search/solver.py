@@ -10,8 +10,12 @@ because it is the safe estimate for the player asking.
 The search stops when the deal is played out: at the end of the round the value is exact (residue to
 the last capturer, majorities, sweeps; ``Evaluator.final``), at the end of an earlier deal it is the
 leaf estimate of the rest of the round (``Evaluator.leaf``: the handmade or the learned one, as
-``Limits.leaf`` says). An optional horizon stops earlier, at a number of cards still in the hands (a
-function of the state, so the transposition table stays valid).
+``Limits.leaf`` says). With two players, a solver made with ``next_deal`` goes on where the stock
+holds the round's last deal: the value there is the mean over every way the stock can be dealt (70)
+of that deal solved to the end of the round (``Solver._last_deals``), since in a 2-player last deal
+every card is known to both players, and only the deal itself is chance. An optional horizon stops
+earlier, at a number of cards still in the hands (a function of the state, so the transposition table
+stays valid).
 
 The transposition table maps a ``RoundState`` (hashable, its own key) to the bounds proven for it, the
 best move found and its ordered moves, and is shared by every root move and every world of one
@@ -25,12 +29,13 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable
+from itertools import combinations
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
-from casino_coach.engine.cards import twin_groups
+from casino_coach.engine.cards import FULL_DECK, iter_cards, twin_groups
 from casino_coach.engine.movegen import CAPTURE, TRAIL, Move, apply, legal_moves
 from casino_coach.engine.rules import RuleSet
-from casino_coach.engine.state import Build, RoundState
+from casino_coach.engine.state import HAND_SIZE, Build, RoundState
 from casino_coach.engine.values import cached_values
 from casino_coach.search.leaf import HANDMADE, CategoryWeights, Evaluator
 
@@ -175,11 +180,14 @@ class Solver:
         leaf: str = HANDMADE,
         final_value: Callable[[RoundState], float] | None = None,
         category_weights: CategoryWeights | None = None,
+        next_deal: bool = False,
     ) -> None:
         self.rules = rules
         self.root_side = root_side
         self.nsides = nsides
         self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
+        # On through a 2-player round's last deal at the end of the deal before it (module docstring).
+        self.next_deal = next_deal
         # ``final_value``: what a played-out round is worth to the root side, where not its points;
         # ``category_weights``: what each category's points are worth to it (``Evaluator``).
         self.eval = Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)
@@ -271,6 +279,30 @@ class Solver:
                 break
         return tuple(line)
 
+    def _last_deals(self, s: RoundState, stock: int) -> float:
+        """The value of ``s``, a 2-player deal played out with ``stock`` left for the round's last deal:
+        the mean over every way of dealing the stock (the first seat's hand from the combinations of
+        its cards) of the last deal solved to the end of the round, summed in that order. Kept in the
+        table as an exact entry with no moves: the rest of the state fixes the stock (the search
+        dropped it)."""
+        e = self.tt.get(s)
+        if e is not None:
+            return e.lo
+        total = 0.0
+        count = 0
+        for first in combinations(iter_cards(stock), HAND_SIZE):
+            mine = 0
+            for c in first:
+                mine |= 1 << c
+            dealt = s._replace(hands=(mine, stock & ~mine), stock=0, more=False)
+            total += self._search(dealt, -INF, INF, 2 * HAND_SIZE)
+            count += 1
+        value = total / count
+        e = Entry([])
+        e.lo = e.hi = value
+        self.tt[s] = e
+        return value
+
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
         """The minimax value of ``s`` within the window (alpha, beta), as alpha-beta bounds it."""
         left = 0
@@ -285,8 +317,13 @@ class Solver:
         if self.nodes > self.node_limit:
             raise OutOfNodes
         if left <= self.horizon:
-            if left == 0 and not s.more:
-                return self.eval.final(s)
+            if left == 0:
+                if not s.more:
+                    return self.eval.final(s)
+                if self.next_deal and s.nplayers == 2:
+                    stock = FULL_DECK & ~s.accounted()
+                    if stock.bit_count() == 2 * HAND_SIZE:
+                        return self._last_deals(s, stock)
             return self.eval.leaf(s)
         tt = self.tt
         e = tt.get(s)

@@ -239,7 +239,8 @@ impl PyDecisionWorlds {
 
     /// A decision set up and raced in one call, for a caller that only orders the moves (the
     /// `searcher` bot, through `expectimax.best_move`): `for_decision` with its arguments, then the
-    /// race of `run` at each of `horizons` in turn while too few worlds fit in the node budget
+    /// race of `run` at each of `horizons` in turn (the first going on through a 2-player round's
+    /// last deal with `next_deal`) while too few worlds fit in the node budget
     /// (`expectimax._race`: each falling back on those of `fallback` deeper than it, at most `cap`
     /// nodes in all), stopping as `expectimax._decision`'s `Stopping` says with no move in focus
     /// (at most `samples` worlds, or every one of an enumeration). No value per world is handed over,
@@ -249,8 +250,8 @@ impl PyDecisionWorlds {
     #[staticmethod]
     #[pyo3(signature = (
         rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood, regret_scale, max_draws,
-        evaluator, root_side, nsides, in_hands, horizons, fallback, budget, cap, samples, min_samples,
-        separation, margin
+        evaluator, root_side, nsides, in_hands, horizons, next_deal, fallback, budget, cap, samples,
+        min_samples, separation, margin
     ))]
     #[allow(clippy::too_many_arguments)]
     fn rank_decision(
@@ -270,6 +271,7 @@ impl PyDecisionWorlds {
         nsides: u8,
         in_hands: u32,
         horizons: Vec<u32>,
+        next_deal: bool,
         fallback: Vec<u32>,
         budget: Option<u64>,
         cap: Option<i64>,
@@ -331,10 +333,13 @@ impl PyDecisionWorlds {
                 let mut nodes: i64 = 0;
                 let mut raced = None;
                 for (attempt, &horizon) in horizons.iter().enumerate() {
-                    let depths = fallback
-                        .iter()
-                        .copied()
-                        .filter(|&d| in_hands > horizon + d)
+                    // `expectimax._fallback`: the end of the deal first where the search goes on
+                    // through the round's last deal.
+                    let through = next_deal && attempt == 0;
+                    let depths = through
+                        .then_some(in_hands)
+                        .into_iter()
+                        .chain(fallback.iter().copied().filter(|&d| in_hands > horizon + d))
                         .collect();
                     let mut ladder = Ladder::new(
                         &rules,
@@ -349,6 +354,7 @@ impl PyDecisionWorlds {
                         MoveOrder { weight },
                     );
                     ladder.lines = false;
+                    ladder.solvers[0].next_deal = through;
                     let mut race = Race::new(n, None, &alike);
                     let (done, spent) =
                         race_decision(&mut worlds, &mut ladder, &mut race, &moves, &stop, false)?;
@@ -387,7 +393,8 @@ impl PyDecisionWorlds {
     /// The race of the decision at one depth (`race.run_race` with `expectimax._Ladder` and
     /// `_CasinoValuer`) over this stream's worlds, the worlds drawn before first: the solver for
     /// `root_side` of `nsides` with `evaluator` and the move order `order`, stopping at `horizon`
-    /// cards and falling back on `depths` past the node `budget` (at most `cap` in all), values
+    /// cards (going on through a 2-player round's last deal with `next_deal`, `Solver::next_deal`)
+    /// and falling back on `depths` past the node `budget` (at most `cap` in all), values
     /// `moves` (the race's `focus` and per move the index of its kind, `alike`) until the stopping
     /// rule (`race.Stopping`, no deadline) says so. With `detail`, what happens along each line.
     ///
@@ -396,8 +403,8 @@ impl PyDecisionWorlds {
     /// with `detail` per move per world None or `Outcome`'s (parts, other, gained, sweeps, end),
     /// and per move its (ev, stderr) as `Race.results` gives them without control variates).
     #[pyo3(signature = (
-        evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
-        alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
+        evaluator, order, root_side, nsides, horizon, next_deal, in_hands, depths, budget, cap, moves,
+        focus, alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
     ))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
@@ -408,6 +415,7 @@ impl PyDecisionWorlds {
         root_side: u8,
         nsides: u8,
         horizon: u32,
+        next_deal: bool,
         in_hands: u32,
         depths: Vec<u32>,
         budget: Option<u64>,
@@ -444,8 +452,8 @@ impl PyDecisionWorlds {
             race,
             results,
         } = self.race(
-            py, evaluator, order, root_side, nsides, horizon, in_hands, depths, budget, cap, moves, focus,
-            alike, stop, detail,
+            py, evaluator, order, root_side, nsides, horizon, next_deal, in_hands, depths, budget, cap,
+            moves, focus, alike, stop, detail,
         )?;
         let values = PyList::empty(py);
         for v in &race.values {
@@ -535,6 +543,7 @@ impl PyDecisionWorlds {
         root_side: u8,
         nsides: u8,
         horizon: u32,
+        next_deal: bool,
         in_hands: u32,
         depths: Vec<u32>,
         budget: Option<u64>,
@@ -578,6 +587,7 @@ impl PyDecisionWorlds {
                     ev,
                     MoveOrder { weight },
                 );
+                ladder.solvers[0].next_deal = next_deal;
                 let mut race = Race::new(n, focus, &alike);
                 let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
                 let results = race.results(population);

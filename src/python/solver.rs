@@ -54,8 +54,10 @@ impl PySolver {
 impl PySolver {
     /// A solver for `root_side` of `nsides`, stopping at `horizon` cards in the hands, valuing with
     /// `evaluator` (a `_core.Evaluator` of the same sides) and trying moves in the order of `order`
-    /// (`MoveOrder.weight`: each card's worth in hundredths of a point).
+    /// (`MoveOrder.weight`: each card's worth in hundredths of a point); with `next_deal`, on through
+    /// a 2-player round's last deal (`Solver.next_deal`).
     #[new]
+    #[pyo3(signature = (rules, evaluator, root_side, nsides, horizon, order, next_deal=false))]
     fn new(
         rules: &Bound<'_, PyRules>,
         evaluator: &Bound<'_, PyEvaluator>,
@@ -63,6 +65,7 @@ impl PySolver {
         nsides: u8,
         horizon: u32,
         order: Vec<i64>,
+        next_deal: bool,
     ) -> PyResult<Self> {
         let ev = evaluator.get().ev.clone();
         if ev.nsides() != nsides as usize || ev.root_side() != root_side as usize {
@@ -73,7 +76,7 @@ impl PySolver {
         let weight: [i64; 52] = order
             .try_into()
             .map_err(|_| PyValueError::new_err("a move order weighs each of 52 cards"))?;
-        let solver = Solver::new(
+        let mut solver = Solver::new(
             &rules.get().rules,
             root_side,
             nsides,
@@ -81,6 +84,7 @@ impl PySolver {
             ev,
             MoveOrder { weight },
         );
+        solver.next_deal = next_deal;
         Ok(PySolver { solver })
     }
 

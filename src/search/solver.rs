@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::engine::cards::{Mask, TWIN_CARDS};
+use crate::engine::cards::{Mask, FULL_DECK, TWIN_CARDS};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
-use crate::engine::state::{small_rem, State, MAX_BUILDS};
+use crate::engine::state::{small_rem, State, HAND_SIZE, MAX_BUILDS};
 use crate::search::leaf::{Evaluator, LEAF_KEY_WORDS};
 use crate::search::table::{Key, PackedMap};
 
@@ -329,6 +329,10 @@ pub struct Solver {
     pub nsides: u8,
     /// Stop when at most this many cards remain in the hands (0: the end of the deal).
     pub horizon: u32,
+    /// With two players, at the end of a deal whose stock holds the round's last deal, go on to the
+    /// end of the round instead of the leaf (`Solver.next_deal`): the mean over every way the stock
+    /// can be dealt of the last deal solved, where every card is known.
+    pub next_deal: bool,
     /// Private: the leaf values remembered are this evaluator's (`eval()` reads it).
     eval: Evaluator,
     pub order: MoveOrder,
@@ -380,6 +384,7 @@ impl Solver {
             root_side,
             nsides,
             horizon,
+            next_deal: false,
             eval,
             order,
             nodes: 0,
@@ -614,6 +619,56 @@ impl Solver {
         (line, end)
     }
 
+    /// The value of `s`, a 2-player deal played out with `stock` left for the round's last deal
+    /// (`Solver._last_deals`): the mean, summed in the reference's order, over every way of dealing
+    /// the stock (the first seat's hand from the combinations of its cards in ascending order) of
+    /// the last deal solved to the end of the round. Kept in the table as an exact entry with no
+    /// moves, since the rest of the state fixes the stock.
+    fn last_deals(&mut self, s: &State, stock: Mask) -> Result<f64, OutOfNodes> {
+        let key = Key::of_state(s);
+        let hash = key.hash();
+        if let Some(at) = self.tt.find(&key, hash) {
+            return Ok(self.tt.get(at).lo);
+        }
+        let mut cards = [0u8; 2 * HAND_SIZE as usize];
+        let mut rest = stock;
+        for c in cards.iter_mut() {
+            *c = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+        }
+        let (n, k) = (cards.len(), HAND_SIZE as usize);
+        let mut pick: [usize; HAND_SIZE as usize] = std::array::from_fn(|i| i);
+        let mut dealt = *s;
+        dealt.more = false;
+        dealt.stock = 0;
+        let (mut total, mut count) = (0.0, 0u32);
+        loop {
+            let first = pick.iter().fold(0, |m, &i| m | 1 << cards[i]);
+            dealt.hands[0] = first;
+            dealt.hands[1] = stock & !first;
+            total += self.search_left(&dealt, -INF, INF, n as u32)?;
+            count += 1;
+            // the next combination in lexicographic order (`itertools.combinations`)
+            let Some(i) = (0..k).rev().find(|&i| pick[i] != i + n - k) else {
+                break;
+            };
+            pick[i] += 1;
+            for j in i + 1..k {
+                pick[j] = pick[j - 1] + 1;
+            }
+        }
+        let value = total / count as f64;
+        let e = Entry {
+            start: 0,
+            len: 0,
+            lo: value,
+            hi: value,
+            best: 0,
+        };
+        self.tt.insert(&key, hash, e);
+        Ok(value)
+    }
+
     /// The minimax value of `s` within the window (alpha, beta), as alpha-beta bounds it.
     pub fn search(&mut self, s: &State, alpha: f64, beta: f64) -> Result<f64, OutOfNodes> {
         let left: u32 = s.hands.iter().map(|h| h.count_ones()).sum();
@@ -632,8 +687,16 @@ impl Solver {
             return Err(OutOfNodes);
         }
         if left <= self.horizon {
-            if left == 0 && !s.more {
-                return Ok(self.eval.final_value(s));
+            if left == 0 {
+                if !s.more {
+                    return Ok(self.eval.final_value(s));
+                }
+                if self.next_deal && s.nplayers == 2 {
+                    let stock = FULL_DECK & !s.accounted();
+                    if stock.count_ones() == 2 * HAND_SIZE {
+                        return self.last_deals(s, stock);
+                    }
+                }
             }
             return Ok(self.leaf(s));
         }
