@@ -103,8 +103,9 @@ DEPTH = typer.Option(
     None,
     "--depth",
     metavar="N",
-    help="Plies searched per sampled deal before estimating (default: 8, and with 3 or 4 players the rest "
-    "of the deal once at most 13 cards are left in the hands, the whole of the last).",
+    help="Plies searched per sampled deal before estimating (default: 8; with 2 players the rest of the "
+    "round once at most 3 cards are left in the deal before the last; with 3 or 4 players the rest of the "
+    "deal once at most 13 cards are left in the hands, the whole of the last).",
     show_default=False,
 )
 DETAIL = typer.Option(
