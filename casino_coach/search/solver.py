@@ -30,6 +30,7 @@ import functools
 import gc
 from collections.abc import Callable
 from itertools import combinations
+from math import comb
 from typing import Final, NamedTuple, ParamSpec, TypeVar
 
 from casino_coach.engine.cards import FULL_DECK, iter_cards, twin_groups
@@ -132,6 +133,26 @@ class RootValue(NamedTuple):
     # The reply the value was searched after when it was chosen outside this world's minimax (on
     # the replier's own information, ``Limits.reply_worlds``); None when the search chose it.
     reply: Move | None = None
+
+
+def twin_weight(first: int, groups: list[int]) -> int:
+    """How many deals a first hand ``first`` stands for among those that differ only by where the twins
+    of ``groups`` lie: the product over the groups of the ways to choose as many of its cards, where it
+    holds the lowest of each group; 0 where it does not (another deal stands for it)."""
+    weight = 1
+    for g in groups:
+        part = first & g
+        k = part.bit_count()
+        lowest = 0
+        rest = g
+        for _ in range(k):
+            bit = rest & -rest
+            lowest |= bit
+            rest ^= bit
+        if part != lowest:
+            return 0
+        weight *= comb(g.bit_count(), k)
+    return weight
 
 
 def canonical(state: RoundState) -> RoundState:
@@ -282,21 +303,25 @@ class Solver:
     def _last_deals(self, s: RoundState, stock: int) -> float:
         """The value of ``s``, a 2-player deal played out with ``stock`` left for the round's last deal:
         the mean over every way of dealing the stock (the first seat's hand from the combinations of
-        its cards) of the last deal solved to the end of the round, summed in that order. Kept in the
-        table as an exact entry with no moves: the rest of the state fixes the stock (the search
-        dropped it)."""
+        its cards) of the last deal solved to the end of the round, summed in that order. A deal
+        stands for those that differ from it only by where twins lie (``cards.TWINS``: they have the
+        same value), weighted by their number (``twin_weight``). Kept in the table as an exact entry
+        with no moves: the rest of the state fixes the stock (the search dropped it)."""
         e = self.tt.get(s)
         if e is not None:
             return e.lo
+        groups = twin_groups(stock)
         total = 0.0
         count = 0
         for first in combinations(iter_cards(stock), HAND_SIZE):
             mine = 0
             for c in first:
                 mine |= 1 << c
-            dealt = s._replace(hands=(mine, stock & ~mine), stock=0, more=False)
-            total += self._search(dealt, -INF, INF, 2 * HAND_SIZE)
-            count += 1
+            weight = twin_weight(mine, groups)
+            if weight:
+                dealt = s._replace(hands=(mine, stock & ~mine), stock=0, more=False)
+                total += weight * self._search(dealt, -INF, INF, 2 * HAND_SIZE)
+                count += weight
         value = total / count
         e = Entry([])
         e.lo = e.hi = value

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::engine::cards::{Mask, FULL_DECK, TWIN_CARDS};
+use crate::engine::cards::{twin_groups, Mask, FULL_DECK, TWIN_CARDS};
 use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, TRAIL};
 use crate::engine::rules::{BuildForPartner, Rules};
 use crate::engine::state::{small_rem, State, HAND_SIZE, MAX_BUILDS};
@@ -220,6 +220,31 @@ pub fn distinct_in_place(moves: &mut [Move], hand: Mask, loose: Mask, seen: &mut
         }
     }
     w
+}
+
+/// How many deals a first hand `first` stands for among those that differ only by where the twins of
+/// `groups` lie (`solver.twin_weight`): None unless it holds the lowest twins of each group.
+fn twin_weight(first: Mask, groups: &[Mask]) -> Option<u32> {
+    let mut weight = 1;
+    for &g in groups {
+        let k = (first & g).count_ones();
+        let mut lowest = 0;
+        let mut rest = g;
+        for _ in 0..k {
+            lowest |= rest & rest.wrapping_neg();
+            rest &= rest - 1;
+        }
+        if first & g != lowest {
+            return None;
+        }
+        // C(|g|, k) with |g| at most 3
+        weight *= match (g.count_ones(), k) {
+            (3, 1) | (3, 2) => 3,
+            (2, 1) => 2,
+            _ => 1,
+        };
+    }
+    Some(weight)
 }
 
 /// The state as the search keys it: without the stock's cards (`solver.canonical`).
@@ -622,8 +647,10 @@ impl Solver {
     /// The value of `s`, a 2-player deal played out with `stock` left for the round's last deal
     /// (`Solver._last_deals`): the mean, summed in the reference's order, over every way of dealing
     /// the stock (the first seat's hand from the combinations of its cards in ascending order) of
-    /// the last deal solved to the end of the round. Kept in the table as an exact entry with no
-    /// moves, since the rest of the state fixes the stock.
+    /// the last deal solved to the end of the round. A deal stands for those that differ from it
+    /// only by where twins lie, weighted by their number: the one whose first hand holds the lowest
+    /// twins of each group. Kept in the table as an exact entry with no moves, since the rest of the
+    /// state fixes the stock.
     fn last_deals(&mut self, s: &State, stock: Mask) -> Result<f64, OutOfNodes> {
         let key = Key::of_state(s);
         let hash = key.hash();
@@ -638,16 +665,25 @@ impl Solver {
         }
         let (n, k) = (cards.len(), HAND_SIZE as usize);
         let mut pick: [usize; HAND_SIZE as usize] = std::array::from_fn(|i| i);
+        let mut groups = [0; 13];
+        let mut ngroups = 0;
+        for g in twin_groups(stock) {
+            groups[ngroups] = g;
+            ngroups += 1;
+        }
+        let groups = &groups[..ngroups];
         let mut dealt = *s;
         dealt.more = false;
         dealt.stock = 0;
         let (mut total, mut count) = (0.0, 0u32);
         loop {
             let first = pick.iter().fold(0, |m, &i| m | 1 << cards[i]);
-            dealt.hands[0] = first;
-            dealt.hands[1] = stock & !first;
-            total += self.search_left(&dealt, -INF, INF, n as u32)?;
-            count += 1;
+            if let Some(weight) = twin_weight(first, groups) {
+                dealt.hands[0] = first;
+                dealt.hands[1] = stock & !first;
+                total += weight as f64 * self.search_left(&dealt, -INF, INF, n as u32)?;
+                count += weight;
+            }
             // the next combination in lexicographic order (`itertools.combinations`)
             let Some(i) = (0..k).rev().find(|&i| pick[i] != i + n - k) else {
                 break;
