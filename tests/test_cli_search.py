@@ -121,6 +121,29 @@ def test_suggest_typed_position_text() -> None:
     assert "nodes/s" in text
 
 
+def test_suggest_says_where_every_kind_of_deal_was_searched_and_what_the_values_rest_on() -> None:
+    # The deal before the last: 2 or 3 cards in the mover's hand, 1 or 2 in the other's, 8 in the
+    # stock, every other card seen, so the unseen cards fall into a few kinds of deal, all searched. No
+    # sampling error ("all", not "0.00"), but not exact either: with 3 cards left the search goes on
+    # to the end of the round, with 5 it stops at the end of the deal on an estimate.
+    unseen = "2C 3D 4H 5S 6C 7D 8H TC QS"
+    for hand, sizes, rest in (
+        ("9C JC", "2,1", "each to the end of the round"),
+        ("9C JC 4C", "3,2", "the rest of the round estimated where the search stopped"),
+    ):
+        out = f"{unseen} 5C" if sizes == "3,2" else unseen
+        known = set(f"{hand} AH KD {out}".split())
+        seen = " ".join(c for c in (r + u for r in "A23456789TJQK" for u in "CDHS") if c not in known)
+        args = ["--hand", hand, "--table", "AH KD", "--hand-sizes", sizes, "--stock", "8", "--seen", seen]
+        result = cli("suggest", *args)
+        assert result.exit_code == 0, result.output
+        table, _, rest_of_it = result.stdout.partition("Best:")
+        assert re.search(r"\d\.\d\d\s+all\b", table) and "0.00" not in table
+        text = " ".join(rest_of_it.split())
+        assert f"kinds of deal the player could face searched, with no sampling error; {rest}" in text
+        assert "exact" not in text
+
+
 def test_suggest_typed_position_json_has_null_ply() -> None:
     result = cli(
         "suggest",

@@ -45,14 +45,29 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     return text
 
 
+def enumerated(result: SearchResult) -> bool:
+    """Whether every consistent world was searched (kinds of deal alike searched once): the values
+    carry no sampling error, though they are exact only where ``result.exact`` says so."""
+    return result.population is not None and result.samples >= result.population
+
+
 def effort_text(result: SearchResult) -> str:
-    """How the values were found: exact, or over how many worlds, with nodes and speed."""
+    """How the values were found: exact, over every kind of deal (to the end of the round, or with the
+    rest of the round estimated where the search stopped), or over how many worlds; with nodes and
+    speed."""
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
-    how = (
-        "exact: every world solved to the end of the round"
-        if result.exact
-        else f"{result.samples} world{'s' if result.samples != 1 else ''} searched"
-    )
+    if result.exact:
+        how = "exact: every world solved to the end of the round"
+    elif enumerated(result):
+        kinds = f"all {result.samples} kinds" if result.samples != 1 else "the one kind"
+        rest = (
+            "each to the end of the round"
+            if result.round_end
+            else "the rest of the round estimated where the search stopped"
+        )
+        how = f"{kinds} of deal the player could face searched, with no sampling error; {rest}"
+    else:
+        how = f"{result.samples} world{'s' if result.samples != 1 else ''} searched"
     return f"{how}; {result.nodes:,} nodes in {result.seconds:.2f} s ({rate:,.0f} nodes/s)"
 
 
@@ -180,7 +195,7 @@ def suggestion_view(
         head,
         table_line,
         Text(""),
-        _moves_table(moves, result.exact, win, side, equal),
+        _moves_table(moves, result, win, side, equal),
     ]
     hidden = len(result.moves) - len(moves)
     if hidden:
@@ -209,10 +224,12 @@ def suggestion_view(
 
 
 def _moves_table(
-    moves: Sequence[MoveValue], exact: bool, win: WinChances | None, side: int, equal: Sequence[Move]
+    moves: Sequence[MoveValue], result: SearchResult, win: WinChances | None, side: int, equal: Sequence[Move]
 ) -> Table:
-    """The ranked moves: value ± standard error, and with ``win`` the side's chance to win the game;
-    the moves ``equal`` to the best share its rank."""
+    """The ranked moves: value ± standard error ("exact", or "all" where every kind of deal was
+    searched: no sampling error, but not the game's value), and with ``win`` the side's chance to win
+    the game; the moves ``equal`` to the best share its rank."""
+    every = enumerated(result)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("move")
@@ -225,7 +242,7 @@ def _moves_table(
             "1" if mv.move in equal else str(i),
             move_words(mv.move),
             f"{mv.ev:+.2f}",
-            "exact" if exact else f"{mv.stderr:.2f}",
+            "exact" if result.exact else "all" if every and mv.stderr == 0 else f"{mv.stderr:.2f}",
         ]
         if win is not None:
             after = win.of(mv.move)
