@@ -61,9 +61,17 @@ class Solver:
     node_limit: int
     horizon: int
     def __init__(
-        self, rules: Rules, evaluator: Evaluator, root_side: int, nsides: int, horizon: int, order: list[int]
+        self,
+        rules: Rules,
+        evaluator: Evaluator,
+        root_side: int,
+        nsides: int,
+        horizon: int,
+        order: list[int],
+        next_deal: bool = False,
     ) -> None: ...
     def table_size(self) -> int: ...
+    def value(self, state: tuple[Any, ...]) -> float: ...
     def moves(self, state: tuple[Any, ...]) -> list[tuple[int, int, int, int]]: ...
     def root_values(
         self, state: tuple[Any, ...], moves: list[Any]

@@ -60,7 +60,14 @@ def test_on_through_the_last_deal_is_the_mean_of_its_deals_solved(
     # before the last as the mean over the 70 ways the stock can be dealt of the last deal solved:
     # here plain minimax to the end of the deal, then each deal solved to the end of the round by a
     # solver without next_deal (held to brute force above, and the native one to the reference).
+    # Half the time two captured cards are out of play (in no pile: a typed position's cards scored
+    # for nobody): the stock is still the eight cards to deal, not every card the state lacks.
     s = before_last_deal(rules, seed, left)
+    if seed % 2:
+        pile = s.captured[0] or s.captured[1]
+        gone = pile & -pile
+        gone |= (pile & ~gone) & -(pile & ~gone)
+        s = s._replace(captured=tuple(c & ~gone for c in s.captured))
     side = s.to_move % 2
     last = make_solver(rules, side, 2)
     solver = make_solver(rules, side, 2, next_deal=True)

@@ -246,7 +246,10 @@ def explain_move(
         items.insert(0, ("other", event, event_gist, 0.0))
     out = [Explanation(k, t, p, g) for k, t, g, p in items]
     if not folded:
-        out.append(_small_items(obs, small, rest))
+        # Where the search went on through the last deal from the end of this one (the lines stop at
+        # the deal's end), the rest is what the last deal changes.
+        later = "the last deal" if result.round_end and obs.stock_count else "later play"
+        out.append(_small_items(obs, small, rest, later))
     return tuple(out)
 
 
@@ -258,16 +261,24 @@ _SMALL_NAMES = {
 }
 
 
-def _small_items(obs: Observation, small: Sequence[tuple[str, float]], rest: float) -> Explanation:
+def _small_items(
+    obs: Observation, small: Sequence[tuple[str, float]], rest: float, later: str = "later play"
+) -> Explanation:
     """The one line of the categories too small for a sentence of their own, with the rest (what no
-    category explains: where the search's estimate of later play differs): "Small items (+0.14 of
-    the margin): most spades 0.07, the last capture 0.06, later play 0.01." Their shares add up."""
+    category explains: where the search's estimate of ``later`` play differs, or the last deal where
+    the search went on through it): "Small items (+0.14 of the margin): most spades 0.07, the last
+    capture 0.06, later play 0.01." Their shares add up."""
     named = [f"{_small_name(obs, k)} {v:.2f}" for k, v in small]
     if rest and (small or abs(rest) >= 0.005):
-        named.append(f"later play {rest:.2f}")
+        named.append(f"{later} {rest:.2f}")
     total = round(sum(v for _, v in small) + rest, 2)
     if not small:
-        text = f"The rest ({total:+.2f} of the margin): later play the categories above leave out."
+        what = (
+            "later play the categories above leave out"
+            if later == "later play"
+            else f"{later}, which the lines above stop short of"
+        )
+        text = f"The rest ({total:+.2f} of the margin): {what}."
         return Explanation("other", text, total)
     return Explanation("other", f"Small items ({total:+.2f} of the margin): {', '.join(named)}.", total)
 

@@ -190,12 +190,13 @@ class NativeSolver:
     def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
         if moves is None:  # every move, twins too, as the reference's root
             moves = sorted(legal_moves(self.rules, canonical(state)), key=MoveOrder(self.rules))
-        with _core_calls():
-            values = self._core.root_values(canonical(state), moves)
+        with _core_calls():  # the world whole: its stock tells the core which cards are out of play
+            values = self._core.root_values(state, moves)
         return [RootValue(m, v, (m, *_line(line))) for m, (v, line) in zip(moves, values, strict=True)]
 
     def value(self, state: RoundState) -> float:
-        return self.search(canonical(state), float("-inf"), float("inf"))
+        with _core_calls():
+            return float(self._core.value(state))
 
     def search(self, s: RoundState, alpha: float, beta: float) -> float:
         with _core_calls():

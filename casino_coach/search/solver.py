@@ -209,6 +209,10 @@ class Solver:
         self.horizon = horizon  # stop when at most this many cards remain in the hands (0: deal end)
         # On through a 2-player round's last deal at the end of the deal before it (module docstring).
         self.next_deal = next_deal
+        # The cards out of play in the worlds searched (in no hand, pile or table, nor the stock: a
+        # typed position's cards scored for nobody), set from each root state: the stock of a deal's
+        # end is every other card that is nowhere in it.
+        self._gone = 0
         # ``final_value``: what a played-out round is worth to the root side, where not its points;
         # ``category_weights``: what each category's points are worth to it (``Evaluator``).
         self.eval = Evaluator(rules, nsides, root_side, leaf, final_value, category_weights)
@@ -244,6 +248,7 @@ class Solver:
 
     def root_values(self, state: RoundState, moves: list[Move] | None = None) -> list[RootValue]:
         """The exact minimax value of each root move (all of them, or ``moves``) in this world."""
+        self._gone = FULL_DECK & ~state.accounted()
         state = canonical(state)
         if moves is None:
             # every move, twins too (``moves`` keeps one of each kind, enough below the root)
@@ -257,6 +262,7 @@ class Solver:
 
     def value(self, state: RoundState) -> float:
         """The minimax value of a position in this world."""
+        self._gone = FULL_DECK & ~state.accounted()
         return self.search(canonical(state), -INF, INF)
 
     def principal_line(self, state: RoundState, limit: int = 64) -> tuple[Move, ...]:
@@ -346,7 +352,7 @@ class Solver:
                 if not s.more:
                     return self.eval.final(s)
                 if self.next_deal and s.nplayers == 2:
-                    stock = FULL_DECK & ~s.accounted()
+                    stock = FULL_DECK & ~s.accounted() & ~self._gone
                     if stock.bit_count() == 2 * HAND_SIZE:
                         return self._last_deals(s, stock)
             return self.eval.leaf(s)

@@ -145,6 +145,13 @@ impl PySolver {
             .collect())
     }
 
+    /// `Solver.value`: the minimax value of the world `state` (its stock included).
+    fn value(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let s = self.state(state)?;
+        let solver = &mut self.solver;
+        py.detach(move || guarded(|| solver.value(&s)))?.map_err(spent)
+    }
+
     /// `Solver.search`: the minimax value of `state` within the window (alpha, beta).
     fn search(&mut self, py: Python<'_>, state: &Bound<'_, PyAny>, alpha: f64, beta: f64) -> PyResult<f64> {
         let s = self.state(state)?;

@@ -358,6 +358,10 @@ pub struct Solver {
     /// end of the round instead of the leaf (`Solver.next_deal`): the mean over every way the stock
     /// can be dealt of the last deal solved, where every card is known.
     pub next_deal: bool,
+    /// The cards out of play in the worlds searched (in no hand, pile or table, nor the stock: a typed
+    /// position's cards scored for nobody), set from each root state: the stock of a deal's end is
+    /// every other card that is nowhere in it.
+    gone: Mask,
     /// Private: the leaf values remembered are this evaluator's (`eval()` reads it).
     eval: Evaluator,
     pub order: MoveOrder,
@@ -410,6 +414,7 @@ impl Solver {
             nsides,
             horizon,
             next_deal: false,
+            gone: 0,
             eval,
             order,
             nodes: 0,
@@ -536,6 +541,7 @@ impl Solver {
         moves: &[Move],
         lines: bool,
     ) -> Result<Vec<RootValue>, OutOfNodes> {
+        self.gone = FULL_DECK & !state.accounted();
         let state = canonical(state);
         let mut out = Vec::with_capacity(moves.len());
         for &m in moves {
@@ -556,6 +562,7 @@ impl Solver {
 
     /// The minimax value of a position in this world.
     pub fn value(&mut self, state: &State) -> Result<f64, OutOfNodes> {
+        self.gone = FULL_DECK & !state.accounted();
         self.search(&canonical(state), -INF, INF)
     }
 
@@ -728,7 +735,7 @@ impl Solver {
                     return Ok(self.eval.final_value(s));
                 }
                 if self.next_deal && s.nplayers == 2 {
-                    let stock = FULL_DECK & !s.accounted();
+                    let stock = FULL_DECK & !s.accounted() & !self.gone;
                     if stock.count_ones() == 2 * HAND_SIZE {
                         return self.last_deals(s, stock);
                     }
