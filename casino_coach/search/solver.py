@@ -92,15 +92,7 @@ def twin_classes(moves: list[Move], hand: int, loose: int) -> list[int] | None:
         for g in on_table:
             part = take & g
             if part and part != g:
-                # the same number of the group's cards, the lowest ones
-                k = part.bit_count()
-                low = 0
-                rest = g
-                for _ in range(k):
-                    bit = rest & -rest
-                    low |= bit
-                    rest ^= bit
-                take = (take & ~g) | low
+                take = (take & ~g) | _lowest(g, part.bit_count())
         out.append(first.setdefault((card, m.action, take, m.value), i))
     return out
 
@@ -143,16 +135,20 @@ def twin_weight(first: int, groups: list[int]) -> int:
     for g in groups:
         part = first & g
         k = part.bit_count()
-        lowest = 0
-        rest = g
-        for _ in range(k):
-            bit = rest & -rest
-            lowest |= bit
-            rest ^= bit
-        if part != lowest:
+        if part != _lowest(g, k):
             return 0
         weight *= comb(g.bit_count(), k)
     return weight
+
+
+def _lowest(group: int, k: int) -> int:
+    """The ``k`` lowest cards of ``group``: the one stand-in for any ``k`` of a group of twins."""
+    low = 0
+    for _ in range(k):
+        bit = group & -group
+        low |= bit
+        group ^= bit
+    return low
 
 
 def canonical(state: RoundState) -> RoundState:

@@ -141,15 +141,7 @@ fn twin_key(m: &Move, in_hand: &[Mask], on_table: &[Mask]) -> Move {
     for &g in on_table {
         let part = take & g;
         if part != 0 && part != g {
-            // the same number of the group's cards, the lowest ones
-            let mut low = 0;
-            let mut rest = g;
-            for _ in 0..part.count_ones() {
-                let bit = rest & rest.wrapping_neg();
-                low |= bit;
-                rest ^= bit;
-            }
-            take = (take & !g) | low;
+            take = (take & !g) | lowest(g, part.count_ones());
         }
     }
     Move {
@@ -222,19 +214,26 @@ pub fn distinct_in_place(moves: &mut [Move], hand: Mask, loose: Mask, seen: &mut
     w
 }
 
+/// The `k` lowest cards of `group` (`solver._lowest`): the one stand-in for any `k` of a group of
+/// twins.
+#[inline]
+fn lowest(mut group: Mask, k: u32) -> Mask {
+    let mut low = 0;
+    for _ in 0..k {
+        let bit = group & group.wrapping_neg();
+        low |= bit;
+        group ^= bit;
+    }
+    low
+}
+
 /// How many deals a first hand `first` stands for among those that differ only by where the twins of
 /// `groups` lie (`solver.twin_weight`): None unless it holds the lowest twins of each group.
 fn twin_weight(first: Mask, groups: &[Mask]) -> Option<u32> {
     let mut weight = 1;
     for &g in groups {
         let k = (first & g).count_ones();
-        let mut lowest = 0;
-        let mut rest = g;
-        for _ in 0..k {
-            lowest |= rest & rest.wrapping_neg();
-            rest &= rest - 1;
-        }
-        if first & g != lowest {
+        if first & g != lowest(g, k) {
             return None;
         }
         // C(|g|, k) with |g| at most 3
