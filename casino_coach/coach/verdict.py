@@ -42,9 +42,9 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
-from casino_coach.engine.state import HAND_SIZE
 from casino_coach.formats.codec import move_to_json
 from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
+from casino_coach.search.expectimax import goes_to_round_end
 from casino_coach.search.leaf import HANDMADE, learned_weights
 
 
@@ -179,10 +179,9 @@ def decision_limits(limits: Limits, obs: Observation) -> Limits:
     left = sum(obs.hand_sizes)
     to_end = left + obs.stock_count
     if (
-        obs.nplayers == 2
-        and obs.stock_count == 2 * HAND_SIZE
-        and left <= ROUND_END_CARDS
+        left <= ROUND_END_CARDS
         and ANALYSIS_DEPTH <= limits.depth < to_end
+        and goes_to_round_end(obs.nplayers, left, obs.stock_count, to_end)
     ):
         return dataclasses.replace(limits, depth=to_end)
     if (

@@ -35,7 +35,7 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
         return "forced"
     if result.exact:
         interval = " (exact)"
-    elif result.population is not None and result.samples >= result.population:
+    elif result.enumerated:
         interval = f" (over all {result.samples} worlds)"
     else:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
@@ -45,12 +45,6 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     return text
 
 
-def enumerated(result: SearchResult) -> bool:
-    """Whether every consistent world was searched (kinds of deal alike searched once): the values
-    carry no sampling error, though they are exact only where ``result.exact`` says so."""
-    return result.population is not None and result.samples >= result.population
-
-
 def effort_text(result: SearchResult) -> str:
     """How the values were found: exact, over every kind of deal (to the end of the round, or with the
     rest of the round estimated where the search stopped), or over how many worlds; with nodes and
@@ -58,7 +52,7 @@ def effort_text(result: SearchResult) -> str:
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
     if result.exact:
         how = "exact: every world solved to the end of the round"
-    elif enumerated(result):
+    elif result.enumerated:
         kinds = f"all {result.samples} kinds" if result.samples != 1 else "the one kind"
         rest = (
             "each to the end of the round"
@@ -229,7 +223,6 @@ def _moves_table(
     """The ranked moves: value ± standard error ("exact", or "all" where every kind of deal was
     searched: no sampling error, but not the game's value), and with ``win`` the side's chance to win
     the game; the moves ``equal`` to the best share its rank."""
-    every = enumerated(result)
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("#", justify="right")
     table.add_column("move")
@@ -238,11 +231,12 @@ def _moves_table(
     if win is not None:
         table.add_column("game", justify="right")
     for i, mv in enumerate(moves, 1):
+        error = "all" if result.enumerated and mv.stderr == 0 else f"{mv.stderr:.2f}"
         row: list[str | Text] = [
             "1" if mv.move in equal else str(i),
             move_words(mv.move),
             f"{mv.ev:+.2f}",
-            "exact" if result.exact else "all" if every and mv.stderr == 0 else f"{mv.stderr:.2f}",
+            "exact" if result.exact else error,
         ]
         if win is not None:
             after = win.of(mv.move)

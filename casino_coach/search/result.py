@@ -337,6 +337,12 @@ class SearchResult(Frozen):
     def best(self) -> MoveValue:
         return self.moves[0]
 
+    @property
+    def enumerated(self) -> bool:
+        """Whether every consistent world was searched (kinds of deal alike searched once): the values
+        carry no sampling error, though they are exact only where ``exact`` says so."""
+        return self.population is not None and self.samples >= self.population
+
     def value_of(self, move: Move) -> MoveValue:
         """The value of ``move``; SearchError when it is not a legal move of this decision."""
         mv = self._by_move.get(move)

@@ -637,7 +637,7 @@ def stopped(res: SearchResult, limits: Limits, focus: Move | None) -> str:
     loss lay inside one class: an ``analyze`` with ``move``, as ``casino-coach analyze`` judges a
     move). The last two stop at different numbers of worlds, so their values of one move differ by
     their sampling error."""
-    if res.population is not None and res.samples >= res.population:
+    if res.enumerated:
         return "every_world"
     if res.samples >= limits.samples:
         return "sample_limit"
