@@ -52,7 +52,8 @@ def test_classes_follow_the_thresholds() -> None:
     th = Thresholds(inaccuracy=0.2, mistake=0.5, blunder=1.0)
     assert th.classify(0.0) is MoveClass.BEST
     assert th.classify(0.3, is_best=True) is MoveClass.BEST
-    assert th.classify(0.1) is MoveClass.GOOD
+    assert th.classify(0.1) is MoveClass.BEST  # within a tenth of a point of the best
+    assert th.classify(0.15) is MoveClass.GOOD
     assert th.classify(0.2) is MoveClass.INACCURACY
     assert th.classify(0.7) is MoveClass.MISTAKE
     assert th.classify(1.0) is MoveClass.BLUNDER
@@ -63,7 +64,7 @@ def test_the_class_is_that_of_the_low_end_of_the_interval() -> None:
     assert th.classify_interval(1.5, 1.1) is MoveClass.BLUNDER
     assert th.classify_interval(1.5, 0.6) is MoveClass.MISTAKE
     assert th.classify_interval(1.5, 0.3) is MoveClass.INACCURACY
-    assert th.classify_interval(0.15, 0.05) is MoveClass.GOOD
+    assert th.classify_interval(0.18, 0.12) is MoveClass.GOOD
     # Not told apart from the best move: best, whatever the point estimate.
     assert th.classify_interval(0.15, -0.2) is MoveClass.BEST
     assert th.classify(1.5, stderr=0.2) is MoveClass.BLUNDER

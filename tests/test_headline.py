@@ -183,9 +183,10 @@ def test_suggest_json_adds_the_headline_and_keeps_the_old_fields() -> None:
     assert out["headline"] in " ".join(text.split())
 
 
-def test_the_html_page_folds_the_detail_below_the_headline(tmp_path: Path) -> None:
-    out = tmp_path / "r.html"
-    res = cli("export", str(REPLAYS / "classic-2p-viewer.json"), "--out", str(out), "--jobs", "2")
+def test_the_html_page_folds_the_detail_below_the_headline(tmp_path: Path, viewer: Any) -> None:
+    out, saved = tmp_path / "r.html", tmp_path / "analysis.json"
+    saved.write_bytes(orjson.dumps(viewer))
+    res = cli("export", "--from", str(saved), "--out", str(out))
     assert res.exit_code == 0, res.output
     page = out.read_text()
     assert '"headline":' in page and 'el("details", "why")' in page

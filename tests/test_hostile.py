@@ -48,6 +48,8 @@ def test_null_rules_beside_partnerships(tmp_path: Path, log_obj: dict[str, Any],
     # item 1: "rules": null with "partnerships": true crashed every reader with a TypeError
     path = _write(tmp_path, {**log_obj, "rules": None, "partnerships": True})
     out = ["--out", str(tmp_path / "report.html")] if command == "export" else []
+    if command in ("analyze", "suggest", "export"):  # what is read matters here, not the search's depth
+        out += ["--samples", "16", "--depth", "2"]
     result = cli(command, str(path), *out)
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     if result.exit_code:

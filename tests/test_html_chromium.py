@@ -14,6 +14,7 @@ decoded here (PNG: zlib and the five row filters) to check colours the page's CS
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import select
@@ -232,11 +233,12 @@ def analysis() -> GameAnalysis:
 
 @pytest.fixture(scope="module")
 def mistakes() -> GameAnalysis:
-    # A round with a mistake (ply 2, Ana, uncertain), an inaccuracy (39, Ben), and blunders (40, Ana;
-    # 43, Ben), the last two exact.
-    a = analyze(_log(make_log(6)), AnalysisOptions(limits=FAST))
+    # A round with a mistake (ply 2, Ana, uncertain), an inaccuracy (39, Ben), and blunders (34 and 40,
+    # Ana; 43, Ben), the last two exact.
+    a = analyze(_log(make_log(6)), AnalysisOptions(limits=dataclasses.replace(FAST, samples=10)))
     assert [(m.ply, m.seat, mark_label(m)) for m in a.moves if m.missed and m.cls != MoveClass.GOOD] == [
         (2, 0, "mistake"),
+        (34, 0, "blunder"),
         (39, 1, "inaccuracy"),
         (40, 0, "blunder"),
         (43, 1, "blunder"),
@@ -401,11 +403,11 @@ def test_the_keys_step_through_the_mistakes(
     b.open(page.as_uri(), 1280)
     _expect(b, mistakes, 0)
     assert "inaccuracies are skipped" in b.js("document.getElementById('jumps').textContent")
-    for ply in (2, 40, 43):
+    for ply in (2, 34, 40, 43):
         b.key("n", 78)
         _expect(b, mistakes, ply)
         _certainty_shown(b, mistakes, ply)
-    assert {mistakes.moves[p].exact for p in (2, 40, 43)} == {True, False}  # both kinds are checked
+    assert {mistakes.moves[p].exact for p in (2, 34, 40, 43)} == {True, False}  # both kinds are checked
     # Issue 42: a value is the mover's expected margin, never "round points" below 0.
     detail = b.js("document.getElementById('detail').textContent")
     assert "Ben\u2019s expected margin \u2212" in detail and "round points" not in detail, detail
@@ -422,7 +424,7 @@ def test_the_keys_step_through_the_mistakes(
     _expect(b, mistakes, 40)
     assert b.js("document.getElementById('jump-note').textContent").startswith("Ana: no mistake")
     b.key("P", 80, shift=True)
-    _expect(b, mistakes, 2)
+    _expect(b, mistakes, 34)
     b.js(
         "(() => { const s = document.getElementById('jump-who'); s.value = '1'; "
         "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
@@ -437,12 +439,12 @@ def test_the_keys_step_through_the_mistakes(
     b.click('#jumps button[data-jump="1"]:not([data-mine])')
     _expect(b, mistakes, 2)
     b.click('#jumps button[data-jump="1"][data-mine]')
-    _expect(b, mistakes, 40)
+    _expect(b, mistakes, 34)
     _fits(b)
     b.click('#board button[data-jump="1"]')  # beside the board too
-    _expect(b, mistakes, 43)
-    b.click('#board button[data-jump="-1"]')
     _expect(b, mistakes, 40)
+    b.click('#board button[data-jump="-1"]')
+    _expect(b, mistakes, 34)
     _after_layout(b, side_by_side=False)
     b.screenshot(tmp_path / "mistakes-400.png")
 
@@ -553,8 +555,8 @@ def _choices(b: DevTools) -> list[dict[str, Any]]:
 def test_the_drill_button_gives_the_mistakes_back_as_positions(
     tmp_path: Path, mistakes: GameAnalysis, browser: DevTools
 ) -> None:
-    # Issue 42: the page's Drill, as drill does in the terminal: Ana's mistake (ply 2) and blunder
-    # (ply 40), the position without the answer, a move picked from those the analysis valued, judged
+    # Issue 42: the page's Drill, as drill does in the terminal: Ana's mistake (ply 2) and blunders
+    # (plies 34 and 40), the position without the answer, a move picked from those the analysis valued, judged
     # as analyze judged it, the reasons after each try, and the score at the end; by the keys alone.
     page = tmp_path / "drill.html"
     atomic_write_text(page, to_html(mistakes))
@@ -565,7 +567,7 @@ def test_the_drill_button_gives_the_mistakes_back_as_positions(
     b.key("d", 68)
     assert b.js("document.getElementById('drill').hidden") is False
     text = b.js("document.getElementById('drill').textContent")
-    assert "Position 1 of 2: ply 2" in text and "mistakes of Ana" in text
+    assert "Position 1 of 3: ply 2" in text and "mistakes of Ana" in text
     m = mistakes.moves[2]
     assert b.js(_CARDS.format("#drill .tablecards .card")) == _table(mistakes, 2)
     assert m.hand is not None and b.js(_CARDS.format("#drill .seat.tomove .card")) == mask_symbols(m.hand)
@@ -589,17 +591,18 @@ def test_the_drill_button_gives_the_mistakes_back_as_positions(
     assert b.js("document.querySelectorAll('#drill ul.why li').length") == len(m.explanations)
     b.key("ArrowRight", 39)  # the review below does not step while the drill is open
     assert b.js("document.getElementById('board').dataset.ply") == "0"
-    _enter(b)
-    assert "Position 2 of 2: ply 40" in b.js("document.getElementById('drill').textContent")
-    right = next(i for i, c in enumerate(_choices(b)) if c["right"])
-    b.key(str(right + 1), 49 + right)
-    assert b.js("document.querySelector('#drill .judged').textContent").startswith("Right: ")
+    for position, ply in ((2, 34), (3, 40)):
+        _enter(b)
+        assert f"Position {position} of 3: ply {ply}" in b.js("document.getElementById('drill').textContent")
+        right = next(i for i, c in enumerate(_choices(b)) if c["right"])
+        b.key(str(right + 1), 49 + right)
+        assert b.js("document.querySelector('#drill .judged').textContent").startswith("Right: ")
     _enter(b)
     assert b.js("document.querySelector('#drill .score').textContent") == (
-        f"Score: 1 of 2 found; {picked['loss']:.2f} of margin lost in all."
+        f"Score: 2 of 3 found; {picked['loss']:.2f} of margin lost in all."
     )
     # One skill at a time, as drill --skill: Ana's mistake (ply 2) missed taking pairs and sums, her
-    # blunder (ply 40) keeping aces and Casinos.
+    # blunders (plies 34 and 40) keeping aces and Casinos.
     skills = b.js(
         "Array.from(document.querySelectorAll('#drill-skill option')).map(o => o.value + '=' + o.text)"
     )
@@ -612,7 +615,7 @@ def test_the_drill_button_gives_the_mistakes_back_as_positions(
         "(() => { const s = document.getElementById('drill-skill'); s.value = 'aces-and-casinos'; "
         "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
     )
-    assert "Position 1 of 1: ply 40" in b.js("document.getElementById('drill').textContent")
+    assert "Position 1 of 2: ply 34" in b.js("document.getElementById('drill').textContent")
     assert b.js("document.getElementById('drill-skill').value") == "aces-and-casinos"
     b.key("Escape", 27)
     assert b.js("document.getElementById('drill').hidden") is True

@@ -141,7 +141,7 @@ def test_a_dominated_move_leaves_the_race_and_the_race_stops_once_decided() -> N
 
 def test_a_verdict_samples_until_the_loss_settles_in_one_band() -> None:
     # Holding 4, staying loses exactly 0.5 in every world. A sampled interval is never narrower than
-    # a per-world spread of 0.5 points allows (``result.verdict_stderr``), so it settles inside
+    # a per-world spread of a point allows (``result.verdict_stderr``), so it settles inside
     # [0.2, 1) at the first world count where that floor has shrunk enough (with the stricter width
     # the stopping rule asks for, SETTLE times the interval's), and stops there.
     z = SETTLE * 2.0

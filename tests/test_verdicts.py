@@ -16,8 +16,11 @@ from typer.testing import CliRunner
 from casino_coach.bots.arena import play
 from casino_coach.bots.policies import make_policy
 from casino_coach.cli import app
+from casino_coach.cli.options import class_thresholds
+from casino_coach.coach import verdict as verdict_module
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
+from casino_coach.coach.budget import VERDICT_WORLDS, VERDICT_WORLDS_MANY
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import analysis_limits, decision_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
@@ -327,18 +330,53 @@ def test_a_build_for_partner_is_judged() -> None:
     raise AssertionError("no build for a partner in this game: pick another seed")
 
 
+def test_a_verdict_samples_until_best_and_good_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The edges a verdict's sampling must not straddle are every class edge, best's among them: a move
+    # that loses a steady 0.06 would otherwise be best or good by where its interval stopped.
+    th = Thresholds()
+    assert th.edges == (th.best, th.inaccuracy, th.mistake, th.blunder) and 0 < th.best < th.inaccuracy
+    asked: list[tuple[float, ...]] = []
+    real = verdict_module.evaluate
+
+    def spy(rules: RuleSet, obs: Any, limits: Any, ask: Any) -> Any:
+        asked.append(ask.bands)
+        return real(rules, obs, limits, ask)
+
+    monkeypatch.setattr(verdict_module, "evaluate", spy)
+    log = read_log(REPLAYS / "classic-2p-full.json")
+    ply = replay_log(log).plies[0]
+    assert ply.observation is not None
+    judge(log.rules, ply.observation, LIMITS, th, ply.move)
+    assert asked == [th.edges]
+
+
+def test_a_tenth_of_a_point_is_as_good_as_the_best_unless_the_inaccuracy_edge_is_lower() -> None:
+    th = Thresholds()
+    assert th.classify_interval(0.1, 0.1) is MoveClass.BEST
+    assert th.classify_interval(0.11, 0.105) is MoveClass.GOOD
+    # --inaccuracy below best's edge takes it down with it (the thresholds must grow).
+    low = class_thresholds(0.05, 0.5, 1.0, 2.0)
+    assert (low.best, low.inaccuracy) == (0.05, 0.05)
+    assert low.classify_interval(0.06, 0.06) is MoveClass.INACCURACY
+    args = ["--depth", "1", "--samples", "4", "--no-world", "--jobs", "1", "--inaccuracy", "0.05", "--json"]
+    got = _cli("analyze", str(REPLAYS / "classic-2p-progress.json"), *args)
+    assert got["settings"]["thresholds"]["best"] == got["settings"]["thresholds"]["inaccuracy"] == 0.05
+
+
 def test_a_verdict_takes_more_worlds_with_two_players_than_with_three_or_four() -> None:
-    # Four times the worlds with two players, where a world is cheap; 320 with three or four, where
-    # four times took 2-3 times as long for no steadier classes. An analysis records the worlds that
-    # apply to its game, and --samples given applies to any number of players.
+    # More worlds with two players, where a world is cheap, than with three or four, where the node
+    # budget binds first. An analysis records the worlds that apply to its game, and --samples given
+    # applies to any number of players.
+    many, two = VERDICT_WORLDS_MANY, VERDICT_WORLDS
+    assert two > many
     lim = analysis_limits()
     assert (
-        limits_for(lim, 2).samples == 1280 and limits_for(lim, 3).samples == limits_for(lim, 4).samples == 320
+        limits_for(lim, 2).samples == two and limits_for(lim, 3).samples == limits_for(lim, 4).samples == many
     )
-    assert limits_for(lim, 3).samples_many is None and limits_for(limits_for(lim, 3), 2).samples == 320
+    assert limits_for(lim, 3).samples_many is None and limits_for(limits_for(lim, 3), 2).samples == many
     assert limits_for(analysis_limits(64), 3).samples == 64
     runner = CliRunner()
-    for log, worlds in (("classic-3p-progress-viewer.json", 320), ("classic-2p-progress.json", 1280)):
+    for log, worlds in (("classic-3p-progress-viewer.json", many), ("classic-2p-progress.json", two)):
         args = ["analyze", str(REPLAYS / log), "--json", "--depth", "1", "--no-world", "--jobs", "1"]
         for extra, want in (((), worlds), (("--samples", "64"), 64)):
             got = runner.invoke(app, [*args, *extra])

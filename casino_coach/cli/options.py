@@ -47,9 +47,11 @@ def check_ranges(
 
 
 def class_thresholds(inaccuracy: float, mistake: float, blunder: float, noise: float) -> Thresholds:
-    """The class thresholds the options ask for; UsageError when they do not grow (``Thresholds``)."""
+    """The class thresholds the options ask for; UsageError when they do not grow (``Thresholds``).
+    An *inaccuracy* edge below *best*'s default takes *best* down with it."""
+    best = min(_DEFAULT.best, inaccuracy) if inaccuracy >= 0 else _DEFAULT.best
     try:
-        return Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, noise=noise)
+        return Thresholds(inaccuracy=inaccuracy, mistake=mistake, blunder=blunder, best=best, noise=noise)
     except CoachError as e:
         raise UsageError(str(e)) from None
 

@@ -47,16 +47,17 @@ VERDICT_LEAF = "learned"
 
 # How many worlds a verdict may rest on: at least VERDICT_MIN_WORLDS, and more, up to VERDICT_WORLDS
 # with two players and VERDICT_WORLDS_MANY with three or four, while the loss of the move played still
-# straddles a class edge (``judge``), and while the node budget lasts (or, where too few worlds fit at
-# the analysis depth, the decision is searched shallower). With two players the budget spends four
-# times the worlds it did before the native core: against experiments/verdict_stability.py's heavy
-# reference (ten times the worlds, 4 plies deeper) the classes that agree went from 92.4% to 97.7%
-# and the classes kept under five seeds from 90.2% to 93.9%, for about 1.2 times the CPU of a game
-# (performance.md, "Four times the worlds with two players"). With three or four players, where a
-# world costs several times as much, four times the worlds took 2-3 times as long (4 players past
-# their 6 s a game) for no steadier classes, and they stay at 320.
-VERDICT_WORLDS = 1280
-VERDICT_WORLDS_MANY = 320
+# straddles a class edge, *best*'s included (``judge``), and while the node budget lasts (or, where
+# too few worlds fit at the analysis depth, the decision is searched shallower). Most decisions settle
+# long before the cap; the moves it is for lose about as much as a class edge. Against
+# experiments/verdict_stability.py's eight 2-player games (performance.md, "Verdicts that settle"),
+# with *best*'s edge settled as well: 1,280 worlds kept 95.8% of the classes under five seeds, 5,120
+# 97.3%, 10,240 99.2% and 20,480 99.6%, for 0.3, 0.5, 0.6 and 0.7 s a game; a bundled Dominican game
+# of three rounds takes 1.8, 3.9, 4.9 and 6.0 s. With three or four players a world costs several
+# times as much and the node budget binds first: 1,280 worlds against 320 kept 94.3% of the 3-player
+# classes (91.4%) and 81.9% of the 4-player ones (78.7%), for 2.6 s and 4.6 s a game (2.1 and 3.1).
+VERDICT_WORLDS = 10240
+VERDICT_WORLDS_MANY = 1280
 VERDICT_MIN_WORLDS = 16
 VERDICT_NODES = 1_600_000
 # Enumerate the consistent worlds when they fall into at most this many classes (worlds that differ

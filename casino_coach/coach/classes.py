@@ -39,12 +39,18 @@ class Thresholds:
     A move is *best* when it is the search's best move or within ``best`` of it; *good* below
     ``inaccuracy``; an *inaccuracy* below ``mistake``; a *mistake* below ``blunder``; a *blunder* from
     ``blunder`` up. A loss no larger than ``noise`` standard errors is at most an inaccuracy.
+
+    ``best`` is a tenth of a point: moves closer than that to the best move are as good as it. Nearer
+    to 0 the edge would be a coin flip between *best* and *good*: a move that loses a steady 0.06
+    points is called one or the other by where its interval stops, while a search of some thousands
+    of worlds cannot tell 0.06 from 0 (experiments/verdict_stability.py: at 0.01, half the moves that
+    changed class under other seeds went between *best* and *good*).
     """
 
     inaccuracy: float = 0.2
     mistake: float = 0.5
     blunder: float = 1.0
-    best: float = 0.01
+    best: float = 0.1
     noise: float = 2.0
 
     def __post_init__(self) -> None:
@@ -60,6 +66,13 @@ class Thresholds:
     def bands(self) -> tuple[float, float, float]:
         """The class edges above *good*, in points: where the loss's interval must not straddle."""
         return (self.inaccuracy, self.mistake, self.blunder)
+
+    @property
+    def edges(self) -> tuple[float, float, float, float]:
+        """Every class edge, *best*'s too: a verdict's sampling goes on while the loss's interval
+        straddles one (``verdict.judge``), so that *best* and *good* are told apart as surely as the
+        classes above."""
+        return (self.best, *self.bands)
 
     def classify(self, loss: float, stderr: float = 0.0, is_best: bool = False) -> MoveClass:
         """The class of a move that lost ``loss`` points, measured with standard error ``stderr``

@@ -214,8 +214,9 @@ def judge(
     into ``SearchResult.for_game``: the chances to win and the move for the game come from it.
 
     With the ``move`` played (or about to be), sampling aims at that move's class: it goes on until
-    the move's loss lies inside one band of ``thresholds`` with confidence (``noise`` standard
-    errors), or the sample limit is reached, and records what is needed to explain the loss.
+    the move's loss lies between two edges of ``thresholds`` (``Thresholds.edges``, *best*'s among
+    them) with confidence (``noise`` standard errors), or the sample limit or the node budget is
+    reached, and records what is needed to explain the loss.
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
@@ -223,7 +224,7 @@ def judge(
         rules,
         obs,
         limits,
-        SearchRequest(focus=move, bands=tuple(thresholds.bands), detail=True, record=record),
+        SearchRequest(focus=move, bands=thresholds.edges, detail=True, record=record),
     )
     weights = game_search_weights(rules, obs, scores)
     if weights is None:

@@ -36,7 +36,7 @@ pub const MIN_GROUPS: usize = 12;
 /// The standard error of an unknown spread (`result.UNKNOWN_STDERR`).
 pub const UNKNOWN_STDERR: f64 = 11.0;
 /// The per-world spread a verdict's interval is never narrower than (`result.RARE_WORLDS_SPREAD`).
-pub const RARE_WORLDS_SPREAD: f64 = 0.5;
+pub const RARE_WORLDS_SPREAD: f64 = 1.0;
 
 /// Student's t 97.5% quantiles by degrees of freedom (`result._T975`), in ascending order.
 const T975: [(i64, f64); 14] = [
