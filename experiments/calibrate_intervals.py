@@ -37,9 +37,17 @@ Row = dict[str, Any]
 Rule = Callable[[float, float], MoveClass]
 
 
-def low_end(loss: float, low: float) -> MoveClass:
-    """Today's rule: the class of the interval's low end (``Thresholds.classify_interval``)."""
+def today(loss: float, low: float) -> MoveClass:
+    """Today's rule (``Thresholds.classify_interval``): *best* as at the low end; any other move the
+    estimate's class, at most one above the low end's."""
     return TH.classify_interval(loss, low)
+
+
+def low_end(loss: float, low: float) -> MoveClass:
+    """The rule before: the class of the interval's low end."""
+    if today(loss, low) is MoveClass.BEST:
+        return MoveClass.BEST
+    return _ORDER[1 + TH.band(low)]
 
 
 def point(loss: float, low: float) -> MoveClass:
@@ -48,14 +56,14 @@ def point(loss: float, low: float) -> MoveClass:
 
 
 def one_above_low(loss: float, low: float) -> MoveClass:
-    """The estimate's class, but at most one class harsher than the low end's: a clear loss is not
-    hidden by a wide interval, and an uncertain one is not called two classes worse than it may be."""
+    """The estimate's class, *best* included, but at most one class harsher than the low end's."""
     a, b = _ORDER.index(point(loss, low)), _ORDER.index(low_end(loss, low))
     return _ORDER[min(a, b + 1)]
 
 
 RULES: dict[str, Rule] = {
-    "low end (today)": low_end,
+    "today": today,
+    "low end (before)": low_end,
     "estimate": point,
     "estimate, one above low": one_above_low,
 }

@@ -47,7 +47,7 @@ def check(quiet: bool) -> None:
     try:
         first = t.wait_for(name, t.PROMPT)
         lines = first.splitlines()
-        assert any(line.startswith("Position 1 of 5: ply 42") for line in lines), "no position header"
+        assert any(line.startswith("Position 1 of 6: ply 42") for line in lines), "no position header"
         assert any(line.startswith("Hand   A♠ 8♦ 9♥") for line in lines), "no hand"
         assert all(len(line) <= t.WIDTH for line in lines)
 
@@ -56,7 +56,7 @@ def check(quiet: bool) -> None:
         t.line_becomes(name, f"{t.PROMPT} AS b8 7D")
         t.send(name, "Enter")
         right = t.wait_for(name, "Right: A♠ builds 8 with 7♦")
-        assert "Position 2 of 5" in right, "the next position is not shown"
+        assert "Position 2 of 6" in right, "the next position is not shown"
 
         t.send(name, "skp", "Enter")
         typo = t.wait_for(name, "did you mean 'skip'?")
@@ -64,7 +64,7 @@ def check(quiet: bool) -> None:
         t.send(name, "C-c")  # Ctrl-C stops like quit, with the score so far
         last = t.wait_for(name, "Score: ")
         assert "Interrupted." in last
-        assert "Score: 1 of 1 found; 0.00 of margin lost in all (4 positions left)." in last, last
+        assert "Score: 1 of 1 found; 0.00 of margin lost in all (5 positions left)." in last, last
         t.wait_for(name, t.EXITED)
         status = t.exit_status(name)
         assert status == 130, f"exit status {status} after Ctrl-C, not 130"

@@ -59,16 +59,19 @@ def test_classes_follow_the_thresholds() -> None:
     assert th.classify(1.0) is MoveClass.BLUNDER
 
 
-def test_the_class_is_that_of_the_low_end_of_the_interval() -> None:
+def test_the_class_is_the_estimates_at_most_one_above_the_low_ends() -> None:
     th = Thresholds(inaccuracy=0.2, mistake=0.5, blunder=1.0, noise=2.0)
     assert th.classify_interval(1.5, 1.1) is MoveClass.BLUNDER
-    assert th.classify_interval(1.5, 0.6) is MoveClass.MISTAKE
-    assert th.classify_interval(1.5, 0.3) is MoveClass.INACCURACY
+    assert th.classify_interval(1.5, 0.6) is MoveClass.BLUNDER  # one class above the low end's
+    assert th.classify_interval(1.5, 0.3) is MoveClass.MISTAKE  # not two
+    assert th.classify_interval(0.9, 0.15) is MoveClass.INACCURACY  # a clear loss is not called good
+    assert th.classify_interval(0.35, 0.15) is MoveClass.INACCURACY
     assert th.classify_interval(0.18, 0.12) is MoveClass.GOOD
-    # Not told apart from the best move: best, whatever the point estimate.
+    # Not told apart from the best move: best, whatever the point estimate below the inaccuracy edge.
     assert th.classify_interval(0.15, -0.2) is MoveClass.BEST
+    assert th.classify_interval(0.25, 0.05) is MoveClass.INACCURACY
     assert th.classify(1.5, stderr=0.2) is MoveClass.BLUNDER
-    assert th.classify(1.5, stderr=0.6) is MoveClass.INACCURACY
+    assert th.classify(1.5, stderr=0.6) is MoveClass.MISTAKE
 
 
 def test_thresholds_must_grow() -> None:

@@ -58,13 +58,13 @@ def test_the_best_move_is_right_and_quit_stops_with_the_score_so_far(runner: Cli
     res = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben"], input="AS b8\nskip\nquit\n")
     assert res.exit_code == 0, res.output
     text = _flat(res.output)
-    assert "Drill: 5 positions from " in text and "by Ben" in text
+    assert "Drill: 6 positions from " in text and "by Ben" in text
     assert "Right: A♠ builds 8 with 7♦, the best move" in text
     assert "Skipped. Best: " in text
-    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 of margin lost in all (3 positions left).")
+    assert text.endswith("Score: 1 of 2 found (1 skipped); 0.00 of margin lost in all (4 positions left).")
     # Issue 42: the figures are margins, said once a drill though two positions are shown.
     assert text.count("Values are margins: your points this round minus those of Ana (seat 0), so a") == 1
-    assert "Position 2 of 5" in text and re.search(r"\(an? \w+, lost \d+\.\d\d of margin\)", text)
+    assert "Position 2 of 6" in text and re.search(r"\(an? \w+, lost \d+\.\d\d of margin\)", text)
 
 
 def test_the_end_of_input_stops_cleanly_with_the_score(runner: CliRunner) -> None:
@@ -83,13 +83,13 @@ def test_a_player_without_a_miss_is_told_so_with_status_0(runner: CliRunner) -> 
 
 
 def test_skill_drills_the_misses_of_one_skill_only(runner: CliRunner) -> None:
-    # Ben's five misses of the full game: three where the best move built (A♠ builds 8, A♥ builds 10),
+    # Ben's six misses of the full game: four where the best move built (A♠ builds 8, A♥ builds 10),
     # one capture, one loss in the aces; none where the best move trailed another card.
     res = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "building"], input="quit\n")
     assert res.exit_code == 0, res.output
     text = _flat(res.output)
-    assert "Drill: 3 positions from " in text and "the mistakes and blunders in building by Ben" in text
-    assert "Position 1 of 3: ply 42" in text
+    assert "Drill: 4 positions from " in text and "the mistakes and blunders in building by Ben" in text
+    assert "Position 1 of 4: ply 42" in text
     none = runner.invoke(app, ["drill", FULL, *FAST, "-p", "Ben", "--skill", "Trailing"])
     assert none.exit_code == 0, none.output
     assert _flat(none.output) == (
@@ -136,9 +136,9 @@ def test_several_logs_give_their_positions_in_turn_each_naming_its_file(runner: 
     res = runner.invoke(app, ["drill", PROGRESS, FULL, *FAST, "-p", "Ben"], input="skip\nskip\n")
     assert res.exit_code == 0, res.output
     text = _flat(res.output)
-    assert "Drill: 6 positions from " in text
-    assert f"Position 1 of 6: ply 26 (round 1, deal 4) of {PROGRESS}" in text
-    assert f"Position 2 of 6: ply 42 (round 1, deal 6) of {FULL}" in text
+    assert "Drill: 7 positions from " in text
+    assert f"Position 1 of 7: ply 26 (round 1, deal 4) of {PROGRESS}" in text
+    assert f"Position 2 of 7: ply 42 (round 1, deal 6) of {FULL}" in text
     assert text.endswith(
-        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 of margin lost in all (4 positions left)."
+        "Input ended. Score: 0 of 2 found (2 skipped); 0.00 of margin lost in all (5 positions left)."
     )

@@ -167,4 +167,4 @@ def test_the_analysis_answer_ends_with_the_headline_every_command_shows() -> Non
     assert len(answers) == 2
     for a in answers:
         assert list(a)[-1] == "headline" and a["headline"].startswith("Take 5♦ with 5♠: ")
-    assert "verdict" not in answers[0] and answers[1]["verdict"]["class"] == "inaccuracy"
+    assert "verdict" not in answers[0] and answers[1]["verdict"]["class"] == "mistake"

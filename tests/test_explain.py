@@ -126,8 +126,10 @@ def test_explanations_add_up_and_name_no_hidden_card_as_held(seed: int, preset: 
     th = Thresholds()
     if m.cls is not MoveClass.BEST:
         assert m.loss_low > th.best or (m.loss or 0) >= th.inaccuracy
-    if m.cls in (MoveClass.MISTAKE, MoveClass.BLUNDER):
-        assert m.loss_low >= th.mistake  # a harsh verdict rests on its interval
+    if m.cls is MoveClass.MISTAKE:  # a harsh verdict rests on its interval, to one class
+        assert m.loss_low >= th.inaccuracy and (m.loss or 0) >= th.mistake
+    if m.cls is MoveClass.BLUNDER:
+        assert m.loss_low >= th.mistake and (m.loss or 0) >= th.blunder
 
 
 def test_a_cash_card_the_move_played_takes_is_said_to_be_taken() -> None:

@@ -500,19 +500,19 @@ def test_the_words_say_when_the_game_and_the_round_disagree() -> None:
     assert game_verdict_words(dataclasses.replace(m, game=None)) is None
     assert move_obj(dataclasses.replace(m, game=None), PLAYERS)["game_class"] is None
     # The move played was best for the round, and another of the best moves is better for the game by
-    # a mistake's worth at the low end: right for the round, wrong for the game.
+    # a blunder's worth (a mistake's at the low end): right for the round, wrong for the game.
     other = parse_move("8C x 3H 5S")
     best = dataclasses.replace(miss, best=miss.played, loss=0.0, cls=MoveClass.BEST)
     win = WinChances((0.5, 0.5), ((miss.played, (0.30, 0.70)), (other, (0.45, 0.55))))
-    wrong = GameVerdict(other, 0.15, 0.08, 0.22, MoveClass.MISTAKE, True)
-    assert GAME_THRESHOLDS.classify_interval(0.15, 0.08) == MoveClass.MISTAKE
+    wrong = GameVerdict(other, 0.15, 0.08, 0.22, MoveClass.BLUNDER, True)
+    assert GAME_THRESHOLDS.classify_interval(0.15, 0.08) == MoveClass.BLUNDER
     b = dataclasses.replace(best, win=win, game=wrong)
     assert game_verdict_words(b) == (
         "Right for the round, wrong for the game: 8♣ captures 3♥ 5♠ would leave you 45% to win the game, "
         "the move played 30%"
     )
     words = (
-        "for the game: a mistake, 15.0% of the chance to win given up (8.0% to 22.0%; "
+        "for the game: a blunder, 15.0% of the chance to win given up (8.0% to 22.0%; "
         f"{UNCERTAIN_WORDS}) against 8♣ captures 3♥ 5♠"
     )
     good = dataclasses.replace(wrong, cls=MoveClass.GOOD, lost=0.019, low=0.0003, high=0.03)

@@ -99,7 +99,8 @@ NOISE = typer.Option(
     _DEFAULT.noise,
     "--noise",
     metavar="K",
-    help="Width of the loss's interval: K standard errors each side; a class is taken at its low end.",
+    help="Width of the loss's interval: K standard errors each side; a class is at most one above its "
+    "low end's.",
 )
 DEPTH = typer.Option(
     None,

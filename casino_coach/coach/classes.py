@@ -87,16 +87,17 @@ class Thresholds:
         return sum(1 for edge in self.bands if x >= edge)
 
     def classify_interval(self, loss: float, low: float) -> MoveClass:
-        """The class of a move whose loss is ``loss`` and at least ``low`` with confidence: the class
-        of the lower end of its interval. When the search could not pin the loss inside one class,
-        this is the lower class, never a harsher one than the evidence supports; *best* is a move the
-        search cannot tell from the best move by more than ``best`` points (and whose loss is below
-        the *inaccuracy* edge: a move that probably loses more is at best *good*)."""
+        """The class of a move whose loss is ``loss`` and at least ``low`` with confidence. *Best* is a
+        move the search cannot tell from the best move by more than ``best`` points (and whose loss is
+        below the *inaccuracy* edge). Any other move takes the class of the estimate, but at most one
+        class harsher than that of the interval's low end: a clear loss is not hidden by a wide
+        interval (a 0.9 loss over a few worlds reaching down to 0.15 is an inaccuracy, not *good*),
+        and an uncertain one is not called two classes harsher than the evidence allows."""
         loss = round(loss, EDGE_DECIMALS)
         low = max(0.0, min(round(low, EDGE_DECIMALS), loss))
         if loss <= self.best or (low <= self.best and loss < self.inaccuracy):
             return MoveClass.BEST
-        return _ABOVE_BEST[self.band(low)]
+        return _ABOVE_BEST[min(self.band(loss), self.band(low) + 1)]
 
 
 # Losses are sums of floats: an exact loss of one point can come out as 0.9999999999999996, a mistake

@@ -53,8 +53,8 @@ class GameVerdict:
     """The verdict on a move for the game (``game_verdict_of``): the move best for the game among
     those valued, the chance of winning the game the move played gave up against it (a fraction of a
     game), its 95% interval over the worlds searched (``search.chances.game_edges``), and the class
-    of that loss under ``GAME_THRESHOLDS`` (the low end of the interval, as for the round), and how
-    much more chance the move played leaves than the best move for the round with confidence
+    of that loss under ``GAME_THRESHOLDS`` (``Thresholds.classify_interval``, as for the round), and
+    how much more chance the move played leaves than the best move for the round with confidence
     (``ahead``: the low end of that gain, 0 when it is not above 0 or the move is the round's best)."""
 
     best: Move
@@ -240,7 +240,7 @@ def judge(
 
 def move_class(res: SearchResult, move: Move, thresholds: Thresholds) -> tuple[float, MoveClass]:
     """The loss of ``move`` against the best in the search ``res`` and the class ``verdict_of`` gives
-    it: the class of the low end of its interval (``Thresholds.classify_interval``)."""
+    it (``Thresholds.classify_interval``: the estimate's, at most one above its interval's low end's)."""
     loss, low, _ = res.loss(move, thresholds.noise)
     return loss, thresholds.classify_interval(loss, low)
 

@@ -182,8 +182,8 @@ def analysis_view(
             f"each move judged over {lim.min_samples} to {lim.samples:,} deals of the hidden cards (more "
             f"until its class is clear), {lim.depth or 'all'} plies ahead, seed {lim.seed}; good < "
             f"{th.inaccuracy:g} ≤ "
-            f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (margin lost, low "
-            f"end of the interval); {a.seconds:.1f} s\n",
+            f"inaccuracy < {th.mistake:g} ≤ mistake < {th.blunder:g} ≤ blunder (margin lost, at most "
+            f"one class above the interval's low end); {a.seconds:.1f} s\n",
             "dim",
         ),
         analysis_margin_words(a),

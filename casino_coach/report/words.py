@@ -309,8 +309,9 @@ def settings_words(a: GameAnalysis) -> str:
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
         f"expected margin lost: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "
-        f"mistake < {th.blunder:g} ≤ blunder, taken at the low end of the loss's interval of "
-        f"{th.noise:g} standard errors; {model_words(len(a.players), a.nsides)}"
+        f"mistake < {th.blunder:g} ≤ blunder, the estimate's class but at most one above that of the "
+        f"low end of the loss's interval of {th.noise:g} standard errors; "
+        f"{model_words(len(a.players), a.nsides)}"
     )
 
 
