@@ -4,9 +4,10 @@ Reads what ``experiments/verdict_stability.py --reference --save FILE`` saved (e
 games under each seed, and the heavy reference's) and prints, by number of players:
 
 * how often the reference's loss lies inside the interval the analysis reported (issue 41's target:
-  at least 93%), and the margin that, added to both ends of every interval that is not exact, would
-  bring that to 95%: the error of the depth cut, the leaf and the model of the others' play, which the
-  sampling error does not cover;
+  at least 93%), and the margin that, added to both ends of every interval whose search stopped short
+  of the end of the round, would bring that to 95%: the error of the depth cut, the leaf and the model
+  of the others' play, which the sampling error does not cover (the intervals reported carry today's
+  margin, ``budget.CUT_MARGINS``, already: this is what would be added to it);
 * for each way of reading a class from a loss and its interval, with that margin: how many unforced
   moves keep their class under every seed, the flips between best/good and mistake/blunder, the
   agreement with the reference's class (read the same way from its own interval), and how many moves
@@ -70,8 +71,11 @@ RULES: dict[str, Rule] = {
 
 
 def widened(row: Row, margin: float) -> tuple[float, float]:
-    """The row's interval with ``margin`` added at both ends (none where the values are exact)."""
-    if row.get("exact"):
+    """The row's interval with ``margin`` added at both ends, where its search stopped short of the
+    end of the round (``round_end``; in a file saved before that was saved, a last deal's search
+    went to the end)."""
+    reached = row.get("round_end")
+    if row.get("exact") or (reached if reached is not None else row.get("stock") == 0):
         return row["low"], row["high"]
     return max(0.0, row["low"] - margin), row["high"] + margin
 

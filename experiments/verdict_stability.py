@@ -132,6 +132,7 @@ def run(
             # in the hands and the stock.
             "stderr": getattr(m, "stderr", None),
             "exact": getattr(m, "exact", None),
+            "round_end": getattr(m, "round_end", None),
             "shallow": getattr(m, "shallow", None),
             "left": sum(view.hand_sizes) if view is not None else None,
             "stock": view.stock if view is not None else None,

@@ -20,7 +20,7 @@ from casino_coach.cli.options import class_thresholds
 from casino_coach.coach import verdict as verdict_module
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.budget import VERDICT_WORLDS, VERDICT_WORLDS_MANY
+from casino_coach.coach.budget import CUT_MARGINS, VERDICT_WORLDS, VERDICT_WORLDS_MANY
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import analysis_limits, decision_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
@@ -348,6 +348,29 @@ def test_a_verdict_samples_until_best_and_good_are_told_apart(monkeypatch: pytes
     assert ply.observation is not None
     judge(log.rules, ply.observation, LIMITS, th, ply.move)
     assert asked == [th.edges]
+
+
+def test_the_depth_cut_widens_a_four_player_interval_but_not_the_round_end() -> None:
+    # The error of the depth cut (budget.CUT_MARGINS) is added to both ends of every loss's interval
+    # where the search stopped short of the end of the round: with four players before the last deal.
+    log = read_log(REPLAYS / "royal-4p-individual.json")
+    plies = replay_log(log).plies
+    th = Thresholds()
+    first = plies[0]
+    assert first.observation is not None
+    res = judge(log.rules, first.observation, LIMITS, th, first.move)
+    assert not res.round_end and res.cut_margin == CUT_MARGINS[4] > 0
+    bare = dataclasses.replace(res, cut_margin=0.0)
+    for mv in res.moves[1:]:
+        loss, low, high = res.loss(mv.move, th.noise)
+        loss0, low0, high0 = bare.loss(mv.move, th.noise)
+        assert loss == loss0 and high == high0 + res.cut_margin and low == max(0.0, low0 - res.cut_margin)
+    # Late in the last deal the whole rest of the round fits in the node budget.
+    last = next(p for p in reversed(plies[:-4]) if p.observation is not None)
+    assert last.observation is not None
+    end = judge(log.rules, last.observation, LIMITS, th, last.move)
+    assert end.round_end and end.cut_margin == 0.0
+    assert CUT_MARGINS[2] == 0.0  # two players: the sampling error alone held the deeper search
 
 
 def test_a_tenth_of_a_point_is_as_good_as_the_best_unless_the_inaccuracy_edge_is_lower() -> None:

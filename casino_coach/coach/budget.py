@@ -60,6 +60,15 @@ VERDICT_WORLDS = 10240
 VERDICT_WORLDS_MANY = 1280
 VERDICT_MIN_WORLDS = 16
 VERDICT_NODES = 1_600_000
+# The error of the depth cut and the leaf, by number of players: added to both ends of a loss's
+# interval where the search stopped short of the end of the round (``verdict.judge``), since the
+# standard error covers only the sampling. Calibrated with experiments/calibrate_intervals.py against
+# experiments/verdict_stability.py's heavy reference (ten times the worlds, 4 plies deeper): with two
+# and three players it lies inside the interval without a margin (97.7% and 98.9% of the moves); with
+# four in 91.6%, mostly by 0.02-0.08 points, and 96.1% with 0.07 (performance.md, "Verdicts that
+# settle").
+CUT_MARGINS: Final = {2: 0.0, 3: 0.0, 4: 0.07}
+
 # Enumerate the consistent worlds when they fall into at most this many classes (worlds that differ
 # only by where unseen twins lie are one class, ``search.worlds.world_classes``): with two players that
 # covers most decisions where the other player holds two cards (100-400 classes), and every one where

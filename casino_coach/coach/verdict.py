@@ -19,6 +19,7 @@ from typing import Any
 
 from casino_coach.coach.budget import (
     ANALYSIS_DEPTH,
+    CUT_MARGINS,
     DEAL_END_CARDS,
     ROUND_END_CARDS,
     VERDICT_EXACT_WORLDS,
@@ -218,7 +219,9 @@ def judge(
     them) with confidence (``noise`` standard errors), or the sample limit or the node budget is
     reached, and records what is needed to explain the loss.
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
-    that every caller's search is the same one."""
+    that every caller's search is the same one. Where the search stopped short of the end of the
+    round, every loss's interval is widened by the error of that cut (``budget.CUT_MARGINS``), which
+    sampling more does not shrink."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
     res = evaluate(
         rules,
@@ -226,6 +229,9 @@ def judge(
         limits,
         SearchRequest(focus=move, bands=thresholds.edges, detail=True, record=record),
     )
+    margin = 0.0 if res.round_end else CUT_MARGINS.get(obs.nplayers, 0.0)
+    if margin:  # the depth cut's error, which the standard errors do not cover (``CUT_MARGINS``)
+        res = dataclasses.replace(res, cut_margin=margin)
     weights = game_search_weights(rules, obs, scores)
     if weights is None:
         return res

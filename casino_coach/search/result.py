@@ -311,6 +311,9 @@ class SearchResult(Frozen):
     # Every world was searched to the end of the round, with no leaf estimate: in the last deal, or on
     # through it from the deal before (``expectimax.goes_to_round_end``).
     round_end: bool = False
+    # The error of the depth cut and the leaf that the standard errors do not cover, in points: added
+    # to both ends of every loss's interval (``loss``); set by the verdict (``coach.verdict.judge``).
+    cut_margin: float = 0.0
     # The same decision searched for the game (``chances.game_weights``: both sides playing every line
     # for the chance to win it), where it was judged in a close game before the last deal: the game's
     # chances and its move come from this one (``chances.game_source``), the round's values from
@@ -387,14 +390,15 @@ class SearchResult(Frozen):
     def loss(self, move: Move, z: float = 2.0) -> tuple[float, float, float]:
         """(loss, low, high): how many points ``move`` loses against the best move, and a confidence
         interval of about ``z`` standard errors from the paired differences to every move that may be
-        the best (Student's t with few worlds). The loss is 0 for the best move itself."""
+        the best (Student's t with few worlds), widened by ``cut_margin`` at both ends. The loss is 0
+        for the best move itself."""
         best = self.moves[0]
         if best.move == move:
             loss = lo = 0.0
         else:
             _, se, n = self.paired(best.move, move)
             loss = max(0.0, best.ev - self.value_of(move).ev)
-            lo = loss_low(loss, se, n, z, self.population)
+            lo = max(0.0, loss_low(loss, se, n, z, self.population) - self.cut_margin)
         hi = loss
         for mv in self.moves:
             # Moves that left the race were clearly behind the best: they bound nothing.
@@ -403,7 +407,7 @@ class SearchResult(Frozen):
             d, se, n = self.paired(mv.move, move)
             if n:
                 hi = max(hi, loss_high(d, se, n, z, self.population))
-        return loss, lo, max(hi, loss)
+        return loss, lo, max(hi, loss) + self.cut_margin
 
 
 def loss_low(loss: float, se: float, n: int, z: float, population: int | None) -> float:
