@@ -51,8 +51,9 @@ VERDICT_LEAF = "learned"
 # too few worlds fit at the analysis depth, the decision is searched shallower). Most decisions settle
 # long before the cap; the moves it is for lose about as much as a class edge. Against
 # experiments/verdict_stability.py's eight 2-player games (performance.md, "Verdicts that settle"),
-# with *best*'s edge settled as well: 1,280 worlds kept 95.8% of the classes under five seeds, 5,120
-# 97.3%, 10,240 99.2% and 20,480 99.6%, for 0.3, 0.5, 0.6 and 0.7 s a game; a bundled Dominican game
+# with *best*'s edge settled as well: 1,280 worlds kept 95.8% of the classes under five seeds (with
+# half a point's spread, ``result.RARE_WORLDS_SPREAD``), and with a point's 5,120 97.3%, 10,240 99.2%
+# and 20,480 99.6%, for 0.3, 0.5, 0.6 and 0.7 s a game; a bundled Dominican game
 # of three rounds takes 1.8, 3.9, 4.9 and 6.0 s. With three or four players a world costs several
 # times as much and the node budget binds first: 1,280 worlds against 320 kept 94.3% of the 3-player
 # classes (91.4%) and 81.9% of the 4-player ones (78.7%), for 2.6 s and 4.6 s a game (2.1 and 3.1).
