@@ -164,6 +164,7 @@ fn pass(g: &Group) -> (u64, f64, Vec<f64>, u64) {
             root_side,
             g.nsides,
             horizon,
+            false,
             in_hands,
             depths,
             Some(BUDGET),

@@ -346,6 +346,7 @@ impl PyDecisionWorlds {
                         root_side,
                         nsides,
                         horizon,
+                        through,
                         in_hands,
                         depths,
                         budget,
@@ -354,7 +355,6 @@ impl PyDecisionWorlds {
                         MoveOrder { weight },
                     );
                     ladder.lines = false;
-                    ladder.solvers[0].next_deal = through;
                     let mut race = Race::new(n, None, &alike);
                     let (done, spent) =
                         race_decision(&mut worlds, &mut ladder, &mut race, &moves, &stop, false)?;
@@ -580,6 +580,7 @@ impl PyDecisionWorlds {
                     root_side,
                     nsides,
                     horizon,
+                    next_deal,
                     in_hands,
                     depths,
                     budget,
@@ -587,7 +588,6 @@ impl PyDecisionWorlds {
                     ev,
                     MoveOrder { weight },
                 );
-                ladder.solvers[0].next_deal = next_deal;
                 let mut race = Race::new(n, focus, &alike);
                 let got = race_decision(worlds, &mut ladder, &mut race, &moves, &stop, detail);
                 let results = race.results(population);

@@ -773,13 +773,16 @@ pub struct Ladder {
 }
 
 impl Ladder {
-    /// The ladder from `horizon`, falling back on `depths` (plies from now, deepest first).
+    /// The ladder from `horizon`, going on through a 2-player round's last deal with `next_deal`
+    /// (`Solver::next_deal`; its fallbacks do not), falling back on `depths` (plies from now,
+    /// deepest first).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         rules: &Rules,
         root_side: u8,
         nsides: u8,
         horizon: u32,
+        next_deal: bool,
         in_hands: u32,
         depths: Vec<u32>,
         budget: Option<u64>,
@@ -802,6 +805,7 @@ impl Ladder {
             lines: true,
         };
         ladder.push(horizon);
+        ladder.solvers[0].next_deal = next_deal;
         ladder
     }
 
