@@ -248,8 +248,7 @@ def explain_move(
     if not folded:
         # Where the search went on through the last deal from the end of this one (the lines stop at
         # the deal's end), the rest is what the last deal changes.
-        later = "the last deal" if result.round_end and obs.stock_count else "later play"
-        out.append(_small_items(obs, small, rest, later))
+        out.append(_small_items(obs, small, rest, last_deal=result.round_end and obs.stock_count > 0))
     return tuple(out)
 
 
@@ -262,21 +261,22 @@ _SMALL_NAMES = {
 
 
 def _small_items(
-    obs: Observation, small: Sequence[tuple[str, float]], rest: float, later: str = "later play"
+    obs: Observation, small: Sequence[tuple[str, float]], rest: float, *, last_deal: bool = False
 ) -> Explanation:
     """The one line of the categories too small for a sentence of their own, with the rest (what no
-    category explains: where the search's estimate of ``later`` play differs, or the last deal where
-    the search went on through it): "Small items (+0.14 of the margin): most spades 0.07, the last
-    capture 0.06, later play 0.01." Their shares add up."""
+    category explains: where the search's estimate of later play differs, or with ``last_deal`` what
+    the round's last deal changes, where the search went on through it): "Small items (+0.14 of the
+    margin): most spades 0.07, the last capture 0.06, later play 0.01." Their shares add up."""
+    later = "the last deal" if last_deal else "later play"
     named = [f"{_small_name(obs, k)} {v:.2f}" for k, v in small]
     if rest and (small or abs(rest) >= 0.005):
         named.append(f"{later} {rest:.2f}")
     total = round(sum(v for _, v in small) + rest, 2)
     if not small:
         what = (
-            "later play the categories above leave out"
-            if later == "later play"
-            else f"{later}, which the lines above stop short of"
+            f"{later}, which the lines above stop short of"
+            if last_deal
+            else f"{later} the categories above leave out"
         )
         text = f"The rest ({total:+.2f} of the margin): {what}."
         return Explanation("other", text, total)
