@@ -96,6 +96,13 @@ def goes_to_round_end(nplayers: int, in_hands: int, stock: int, depth: int | Non
     return depth is not None and nplayers == 2 and stock == nplayers * HAND_SIZE and depth >= in_hands + stock
 
 
+def _reaches_round_end(horizon: int, last_deal: bool, through: bool) -> bool:
+    """Whether a search that stops at ``horizon`` cards in the hands ends the round: it goes to the
+    end of the deal, and that deal is the round's last or the search goes on through the last
+    (``through``, ``goes_to_round_end``)."""
+    return horizon == 0 and (last_deal or through)
+
+
 def _fallback(in_hands: int, horizon: int, next_deal: bool) -> list[int]:
     """The depths (plies from now) a world falls back on when it alone passes the node budget: each of
     ``FALLBACK_DEPTHS`` that stops short of ``horizon``, and first the end of the deal, where the
@@ -749,7 +756,7 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
     max_worlds = population if population is not None else limits.samples
     horizons, through = _attempts(obs, limits.depth)
     verdict = focus is not None and bool(ask.bands)
-    to_round_end = (obs.stock_count == 0 or through) and horizons[0] == 0
+    to_round_end = _reaches_round_end(horizons[0], obs.stock_count == 0, through)
     stop = Stopping(
         samples=max_worlds,
         min_samples=limits.min_samples,
@@ -923,7 +930,7 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     # value of the game where they do not; with three or more sides the solver has the others play
     # together against the mover (paranoid), one model of their play among others.
     complete = d.population is not None and done == d.population
-    round_end = r.horizon == 0 and not r.shallow and (obs.stock_count == 0 or r.through)
+    round_end = _reaches_round_end(r.horizon, obs.stock_count == 0, r.through) and not r.shallow
     last_card = r.through and obs.hand_sizes[obs.seat] == 1 and d.weigh is None
     exact = complete and round_end and obs.nsides == 2 and (d.population == 1 or last_card)
     if r.tree is not None:
@@ -1040,7 +1047,7 @@ def evaluate_world(rules: RuleSet, state: RoundState, limits: Limits = Limits())
     values = solver.root_values(state, sorted(legal, key=MoveOrder(rules)))
     values.sort(key=lambda rv: (value_key(rv.value), natural_key(rv.move), rv.move))
     out = tuple(MoveValue(rv.move, rv.value, 0.0, rv.line[1:]) for rv in values)
-    round_end = (not state.more or through) and horizon == 0 and not solver.shallow
+    round_end = _reaches_round_end(horizon, not state.more, through) and not solver.shallow
     return SearchResult(
         seat=seat,
         exact=round_end and state.nsides == 2,
