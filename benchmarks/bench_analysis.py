@@ -10,7 +10,7 @@ per game and per rated move.
 The analysis runs at ``AnalysisOptions``'s default limits (``analysis_limits()``), which the mypyc
 build of ``compare_builds.MYPYC_REF`` has too (it had them in ``coach.analysis``), but for the worlds
 of a verdict: ``--samples`` (default 320, the mypyc build's default and the settings the speed
-targets were set at; since then a 2-player verdict takes up to 1,280 by default). ``--samples 0``
+targets were set at; since then a 2-player verdict takes up to 10,240 by default). ``--samples 0``
 keeps each build's own default.
 
 ``--compare`` analyses each game on the native core, the mypyc build and the Python reference,

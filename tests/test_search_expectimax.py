@@ -16,14 +16,25 @@ from hypothesis import strategies as st
 from casino_coach.engine.cards import iter_cards
 from casino_coach.engine.movegen import BUILD, Move, apply, legal_moves
 from casino_coach.engine.notation import move_text, parse_hand, parse_move
-from casino_coach.engine.observation import observe
+from casino_coach.engine.observation import Observation, observe
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import RoundState, deal, new_round, shuffle_round
 from casino_coach.errors import SearchError, TooBigToSearchError
 from casino_coach.search import Limits, evaluate, evaluate_world
-from casino_coach.search.expectimax import _Ladder, _Replies, _tuple_repr, decision_seed
+from casino_coach.search.expectimax import (
+    SearchRequest,
+    _close,
+    _decision,
+    _Ladder,
+    _race,
+    _Replies,
+    _result,
+    _tuple_repr,
+    decision_seed,
+)
 from casino_coach.search.inference import Evidence
 from casino_coach.search.native import make_solver
+from casino_coach.search.result import SearchResult
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -136,6 +147,39 @@ def test_the_node_budget_searches_shallower_rather_than_on_fewer_worlds() -> Non
     assert not full.shallow and full.samples == 16 and full.nodes > 3000
     cut = evaluate(CLASSIC, obs, Limits(samples=16, min_samples=16, nodes=3000))
     assert cut.shallow and cut.samples == 16 and cut.depth is not None and cut.depth < 8
+
+
+def _raced_from(obs: Observation, limits: Limits, ask: SearchRequest, attempt: int) -> SearchResult:
+    """``evaluate``, its decision's depths tried from the ``attempt``-th on (the same worlds)."""
+    d = _decision(CLASSIC, obs, limits, ask, 0.0)
+    d.horizons, d.through = d.horizons[attempt:], False
+    try:
+        return _result(d, _race(d), 0.0)
+    finally:
+        _close(d)
+
+
+@pytest.mark.parametrize("seed", [1, 3, 4])
+def test_a_verdict_searched_again_shallower_does_not_depend_on_what_the_deeper_search_spent(
+    seed: int,
+) -> None:
+    # Too few worlds fit at the first depths: the shallower search that ends the decision has the
+    # node cap again, so its values are those of a search that starts there (the same worlds).
+    # Given only what the deeper attempts left of it, its last worlds went 1 ply deep.
+    sh = shuffle_round(random.Random(seed), 2)
+    obs = observe(new_round(2, 2, 1, sh.table, sh.deals[0]), 0)
+    limits = Limits(samples=16, min_samples=16, nodes=3000)
+    ask = SearchRequest(focus=evaluate(CLASSIC, obs, limits).moves[0].move, bands=(0.1, 0.2, 0.5, 1.0))
+    full = _raced_from(obs, limits, ask, 0)
+    later = [
+        _raced_from(obs, limits, ask, a)
+        for a in range(1, len(_decision(CLASSIC, obs, limits, ask, 0.0).horizons))
+    ]
+    same_depth = next(r for r in later if r.depth == full.depth)
+    assert full.shallow and full.samples == 16
+    assert {mv.move: round(mv.ev, 9) for mv in full.moves} == {
+        mv.move: round(mv.ev, 9) for mv in same_depth.moves
+    }
 
 
 # --- replies chosen on the replier's own information (Limits.reply_worlds) -----------------------

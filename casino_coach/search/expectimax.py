@@ -342,12 +342,17 @@ class _CasinoValuer:
 # at most 16 loose cards and 208 moves, 99.9% of the decisions under 110 moves).
 MAX_LOOSE: Final = 12
 MAX_MOVES: Final = 300
-# And what it spends on one decision: at most NODE_CAP times the node budget (``Limits.nodes``) in
-# the searches that may run out of it, every world and every shallower search it falls back on
-# included; past that, a world is searched 1 ply deep (as many nodes as moves). Small cards on the
-# table and in the hands can make a decision with few moves of its own costly all the same: each
-# shallower search used to get the whole budget again, and searches again shallower too. No decision
-# of the bundled logs takes more than two thirds of the budget.
+# And what it spends on one decision at one depth: at most NODE_CAP times the node budget
+# (``Limits.nodes``) in the searches that may run out of it, every world and every shallower search it
+# falls back on included; past that, a world is searched 1 ply deep (as many nodes as moves). Small
+# cards on the table and in the hands can make a decision with few moves of its own costly all the
+# same: each shallower search used to get the whole budget again, and searches again shallower too.
+# No decision of the bundled logs takes more than two thirds of the budget. A bot's decision searched
+# again shallower, too few of its worlds fitting at its depth (``_race``), has what the deeper attempt
+# left of the cap; the coach's (a verdict, ``suggest``, the engine: ``Stopping.careful``) has the cap
+# again, at each of at most len(FALLBACK_DEPTHS) + 2 depths. With what was left, the seed decided how
+# much that was, and the shallower search's last worlds went 1 ply deep: a 3-player last deal of 50
+# kinds of deal lost 0.26 under two seeds and 1.69 under a third, which had left it 0.2M nodes.
 NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 _REPLY_SALT: Final = 0x5EED_2E91  # the replies' worlds come from their own generator
@@ -840,7 +845,9 @@ def _race(d: _Decision) -> _Raced:
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(d.horizons):
-        left = cap - nodes if cap is not None else None
+        # The coach's searches give each depth tried the whole cap, a bot's search what is left of it
+        # (``NODE_CAP``).
+        left = cap - nodes if cap is not None and not d.stop.careful else cap
         tree = None
         through = d.through and attempt == 0
         if d.native is not None:
@@ -880,7 +887,7 @@ def _race(d: _Decision) -> _Raced:
 
 def _core_race(d: _Decision, horizon: int, through: bool, cap: int | None) -> dict[str, Any]:
     """The arguments of the core's race of ``d`` at ``horizon`` (on through the round's last deal
-    with ``through``) with ``cap`` nodes left to spend."""
+    with ``through``), spending at most ``cap`` nodes."""
     return {
         "side": d.side,
         "nsides": d.obs.nsides,
