@@ -57,10 +57,10 @@ VERDICT_LEAF = "learned"
 # of three rounds takes 1.8, 3.9, 4.9 and 6.0 s. With three or four players a world costs several
 # times as much and the node budget binds first: 1,280 worlds against 320 kept 94.3% of the 3-player
 # classes (91.4%) and 81.9% of the 4-player ones (78.7%), for 2.6 s and 4.6 s a game (2.1 and 3.1).
-# Once the node budget bound less (the shallower retry given the node cap again, ``expectimax.NODE_CAP``),
-# the nine 3- and 4-player games kept 90.9% of their classes at 1,280, 92.1% at 2,560 and 93.9% at
-# 5,120, most of the gain in moves that lose about as much as a class edge; 3 players took 2.8 s a game
-# at each, 4 players 4.5 s at 2,560 and 4.9 s at 5,120 (performance.md, "Verdicts that settle").
+# With the shallower retry given the node cap again (``expectimax.NODE_CAP``), the nine 3- and 4-player
+# games kept 92.1% of their classes at 2,560, 93.9% at 5,120 and 92.7% at 10,240 (90.9% at 1,280
+# before), most of the gain in moves that lose about as much as a class edge; 3 players took 2.8 s a
+# game at each, 4 players 4.5, 4.9 and 4.7 s (performance.md, "The node cap again").
 VERDICT_WORLDS = 10240
 VERDICT_WORLDS_MANY = 5120
 VERDICT_MIN_WORLDS = 16
