@@ -10,7 +10,6 @@
 //! reaches by the same scoring and table (`GameFinal`, the reference's `game_final`), so that a
 //! solver of the core plays the deal for the game without a call back into Python.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::engine::cards::{ACES_COUNT_OUT, BIG_CASINO, LITTLE_CASINO, SPADES_MASK};
@@ -21,6 +20,7 @@ use crate::engine::rules::{
 };
 use crate::engine::state::State;
 use crate::search::leaf::FinalValue;
+use crate::search::solver::FxMap;
 
 /// Below this a probability is 0, above 1 less it is 1 (`chances._SNAP`).
 pub const SNAP: f64 = 1e-9;
@@ -541,8 +541,8 @@ pub struct WorldChances {
     sweeps: [i64; 2],
     side: i8,
     next_dealer: usize,
-    outcomes: HashMap<OutcomeKey, f64>,
-    tallies: HashMap<Tally, f64>,
+    outcomes: FxMap<OutcomeKey, f64>,
+    tallies: FxMap<Tally, f64>,
 }
 
 impl WorldChances {
@@ -554,8 +554,8 @@ impl WorldChances {
             sweeps,
             side: (side % 2) as i8,
             next_dealer: next_dealer % 2,
-            outcomes: HashMap::new(),
-            tallies: HashMap::new(),
+            outcomes: FxMap::default(),
+            tallies: FxMap::default(),
         }
     }
 

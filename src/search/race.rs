@@ -14,8 +14,6 @@
 //! recorded search tree, the replies chosen on the replier's information, builds for a partner, and
 //! any world or solver the core cannot take.
 
-use std::collections::HashMap;
-
 use crate::engine::cards::Mask;
 use crate::engine::movegen::{Move, BUILD, CAPTURE};
 use crate::engine::observation::Observation;
@@ -24,7 +22,7 @@ use crate::engine::rules::Rules;
 use crate::engine::state::State;
 use crate::search::inference::{draw_with_evidence, Likelihood};
 use crate::search::leaf::{Evaluator, Margins};
-use crate::search::solver::{canonical, MoveOrder, OutOfNodes, RootValue, Solver};
+use crate::search::solver::{canonical, FxMap, MoveOrder, OutOfNodes, RootValue, Solver};
 use crate::search::worlds::{self, world_state, BalancedPasses, Canon, Sampler, World, WorldsError};
 
 /// Worlds before a move may leave the race (`race.MIN_PAIRED`).
@@ -127,7 +125,7 @@ struct Running {
     sw2: f64,
     swx: f64,
     swx2: f64,
-    groups: HashMap<u64, (f64, f64)>,
+    groups: FxMap<u64, (f64, f64)>,
     gxx: f64,
     gxw: f64,
     gww: f64,
@@ -459,7 +457,7 @@ pub struct Race {
     pub outcomes: Vec<Vec<Option<Outcome>>>,
     pub active: Vec<usize>,
     means: Vec<Running>,
-    pairs: HashMap<(usize, usize), Running>,
+    pairs: FxMap<(usize, usize), Running>,
 }
 
 /// One world's value of one move: its index, value, line after it, and with `detail` its outcome.
@@ -481,7 +479,7 @@ impl Race {
             outcomes: vec![Vec::new(); nmoves],
             active: (0..nmoves).collect(),
             means: vec![Running::default(); nmoves],
-            pairs: HashMap::new(),
+            pairs: FxMap::default(),
         }
     }
 
