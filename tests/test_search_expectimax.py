@@ -149,6 +149,22 @@ def test_the_node_budget_searches_shallower_rather_than_on_fewer_worlds() -> Non
     assert cut.shallow and cut.samples == 16 and cut.depth is not None and cut.depth < 8
 
 
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_verdict_short_of_worlds_goes_on_at_its_depth_to_twice_the_budget(seed: int) -> None:
+    # 16 worlds searched in full take between one budget and two: a bot's search stops at the
+    # budget and is searched again shallower, a verdict goes on at its depth to its 16 worlds.
+    sh = shuffle_round(random.Random(seed), 2)
+    obs = observe(new_round(2, 2, 1, sh.table, sh.deals[0]), 0)
+    base = Limits(samples=16, min_samples=16)
+    ask = SearchRequest(focus=evaluate(CLASSIC, obs, base).moves[0].move, bands=(0.1, 0.2, 0.5, 1.0))
+    full = evaluate(CLASSIC, obs, base, ask)
+    tight = dataclasses.replace(base, nodes=math.ceil(full.nodes * 0.6))
+    verdict, bot = evaluate(CLASSIC, obs, tight, ask), evaluate(CLASSIC, obs, tight)
+    assert not full.shallow and not verdict.shallow and verdict.samples == 16
+    assert verdict.depth == full.depth and verdict.nodes > tight.nodes
+    assert bot.shallow and bot.depth is not None
+
+
 def _raced_from(obs: Observation, limits: Limits, ask: SearchRequest, attempt: int) -> SearchResult:
     """``evaluate``, its decision's depths tried from the ``attempt``-th on (the same worlds)."""
     d = _decision(CLASSIC, obs, limits, ask, 0.0)

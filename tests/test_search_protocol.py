@@ -160,18 +160,30 @@ def test_a_verdict_samples_until_the_loss_settles_in_one_band() -> None:
 
 
 def test_the_node_budget_stops_the_race() -> None:
-    calls = 0
+    shorts: list[bool] = []
 
-    def over_budget() -> bool:
-        nonlocal calls
-        calls += 1
-        return calls >= 3
+    def over_budget(short: bool) -> bool:
+        shorts.append(short)
+        return len(shorts) >= 3
 
     stream, _ = DuelSampler(2, False)(random.Random(0))
     stop = Stopping(samples=100, min_samples=50, separation=2.0, margin=0.2)
     drawn: list[tuple[int, float, int]] = []
     done, out_of_nodes = run_race(Race(["duel", "stay"]), drawn, stream, valuer(2), stop, over_budget)
     assert (done, out_of_nodes) == (3, True)
+    assert shorts == [False] * 3  # a bot's race is never short of worlds: it stops at the budget
+    # A careful race asks whether the budget is spent while short of its minimum of worlds, which
+    # the caller may let it pass (the coach's searches, expectimax._Ladder.over_budget).
+    careful: list[bool] = []
+
+    def spent_at_five(short: bool) -> bool:
+        careful.append(short)
+        return len(careful) >= 5
+
+    stop = Stopping(samples=100, min_samples=4, separation=2.0, margin=0.2, careful=True)
+    stream = DuelSampler(2, False)(random.Random(0))[0]
+    assert run_race(Race(["duel", "stay"]), [], stream, valuer(2), stop, spent_at_five) == (5, True)
+    assert careful == [True, True, True, False, False]
     # A second run over the same drawn worlds (a shallower search) sees them in the same order.
     again: list[int] = []
 

@@ -252,9 +252,14 @@ class _Ladder:
     def nodes(self) -> int:
         return sum(s.nodes for s in self.solvers)
 
-    def over_budget(self) -> bool:
-        """Whether the decision's node budget is spent (sampling stops there)."""
-        return self.budget is not None and self.nodes >= self.budget
+    def over_budget(self, short: bool = False) -> bool:
+        """Whether the decision's node budget is spent (sampling stops there); with ``short`` (a
+        careful race short of its minimum of worlds), whether all but a budget of the cap is."""
+        if self.budget is None:
+            return False
+        if short and self.cap is not None:
+            return self.nodes >= self.cap - self.budget
+        return self.nodes >= self.budget
 
     def root_values(self, state: RoundState, moves: list[Move]) -> list[RootValue]:
         while True:
@@ -347,12 +352,19 @@ MAX_MOVES: Final = 300
 # falls back on included; past that, a world is searched 1 ply deep (as many nodes as moves). Small
 # cards on the table and in the hands can make a decision with few moves of its own costly all the
 # same: each shallower search used to get the whole budget again, and searches again shallower too.
-# No decision of the bundled logs takes more than two thirds of the budget. A bot's decision searched
-# again shallower, too few of its worlds fitting at its depth (``_race``), has what the deeper attempt
-# left of the cap; the coach's (a verdict, ``suggest``, the engine: ``Stopping.careful``) has the cap
-# again, at each of at most len(FALLBACK_DEPTHS) + 2 depths. With what was left, the seed decided how
-# much that was, and the shallower search's last worlds went 1 ply deep: a 3-player last deal of 50
-# kinds of deal lost 0.26 under two seeds and 1.69 under a third, which had left it 0.2M nodes.
+# No decision of the bundled logs takes more than two thirds of the budget.
+#
+# The coach's searches (a verdict, ``suggest``, the engine: ``Stopping.careful``) differ from a bot's
+# in two ways, so that the depth a decision is searched at depends on the seed as little as it can:
+# - A race with fewer than ``Limits.min_samples`` worlds when the budget runs out goes on at its
+#   depth until it has them or has spent twice the budget (``_Ladder.over_budget``), before it is
+#   searched again shallower. Its cap is a budget more, so each of its worlds may still take a whole
+#   budget before falling back. Stopped at one budget, a decision of 16-30 worlds under four seeds
+#   was searched shallower under the fifth, over 3,765 worlds, with another class.
+# - A decision searched again shallower has the cap again. With what the deeper attempt left, the
+#   seed decided how much that was, and the shallower search's last worlds went 1 ply deep: a
+#   3-player last deal of 50 kinds of deal lost 0.26 under most seeds and 1.69 to 2.11 under others.
+# A bot's search stops at its budget and keeps what is left of the cap.
 NODE_CAP: Final = 2
 FALLBACK_DEPTHS: Final[tuple[int, ...]] = (4, 2, 1)
 _REPLY_SALT: Final = 0x5EED_2E91  # the replies' worlds come from their own generator
@@ -845,9 +857,12 @@ def _race(d: _Decision) -> _Raced:
     nodes = 0
     cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
     for attempt, horizon in enumerate(d.horizons):
-        # The coach's searches give each depth tried the whole cap, a bot's search what is left of it
-        # (``NODE_CAP``).
-        left = cap - nodes if cap is not None and not d.stop.careful else cap
+        # The coach's searches give each depth tried the whole cap and a budget more, a bot's search
+        # what is left of the cap (``NODE_CAP``).
+        if cap is None or limits.nodes is None:
+            left = None
+        else:
+            left = cap + limits.nodes if d.stop.careful else cap - nodes
         tree = None
         through = d.through and attempt == 0
         if d.native is not None:

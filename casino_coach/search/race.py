@@ -11,6 +11,9 @@ the race (later worlds cost less), and sampling stops at the first of:
   ``Stopping.min_samples`` worlds are in;
 * without: the race is decided (every move left is surely within ``Stopping.margin`` of the best);
 * the time limit (after two worlds), or the node budget (``over_budget``), whichever the caller sets.
+  The budget is asked whether it is spent with ``short`` true while a careful race (a verdict's, or
+  ``Stopping.careful``) has fewer than ``Stopping.min_samples`` worlds: the caller may let such a race
+  go on (``expectimax._Ladder.over_budget``).
 
 The values it returns (``Race.results``) are corrected by the worlds' control variates when the
 caller has them (``result.Controls``: features of each world with known means); the stopping rules
@@ -337,7 +340,7 @@ def run_race(
     stream: Iterator[tuple[W, float, int]],
     value: WorldValuer[W, M],
     stop: Stopping,
-    over_budget: Callable[[], bool] = lambda: False,
+    over_budget: Callable[[bool], bool] = lambda short: False,
 ) -> tuple[int, bool]:
     """Run ``race`` over the worlds of ``stream`` until ``stop`` says so: (how many worlds were
     searched, whether the node budget stopped it). ``drawn`` keeps the worlds drawn so far, so that a
@@ -355,6 +358,7 @@ def run_race(
     # build worth 1.4-2.0 points more than the trail played, dropped after 4 worlds where it was
     # worth 0.1 less with a spread of 0.03, made the trail "best" under one seed of five.
     min_paired = max(MIN_PAIRED, stop.min_samples) if careful else MIN_PAIRED
+    floor = min(stop.min_samples, stop.samples) if careful else 0
     done = 0
     while done < stop.samples:
         if done == len(drawn):
@@ -367,7 +371,7 @@ def run_race(
             break
         if stop.deadline is not None and time.perf_counter() >= stop.deadline and done >= 2:
             break
-        if over_budget():
+        if over_budget(done < floor):
             return done, True
         if stop.racing and done >= MIN_PAIRED:
             decided = race.update(z, stop.margin, min_paired)

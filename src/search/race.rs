@@ -695,8 +695,9 @@ pub struct Stopping {
 }
 
 /// Run `race` over the worlds of `drawn`, drawing more with `next` as needed, each valued by `value`
-/// (the active moves' indices in, their values out), until `stop` says so or `over_budget`
-/// (`race.run_race`): how many worlds were searched, and whether the node budget stopped it.
+/// (the active moves' indices in, their values out), until `stop` says so or `over_budget` (asked
+/// with `short` true while a careful race has fewer than `stop.min_samples` worlds, `race.run_race`):
+/// how many worlds were searched, and whether the node budget stopped it.
 pub fn run_race<W: Clone, E>(
     race: &mut Race,
     drawn: &mut Vec<(W, f64, u64)>,
@@ -704,7 +705,7 @@ pub fn run_race<W: Clone, E>(
     mut value: impl FnMut(&W, &[usize]) -> Result<Vec<Valued>, E>,
     stop: &Stopping,
     detail: bool,
-    mut over_budget: impl FnMut() -> bool,
+    mut over_budget: impl FnMut(bool) -> bool,
 ) -> Result<(usize, bool), E> {
     let verdict = race.focus.is_some() && !stop.bands.is_empty();
     let careful = verdict || stop.careful;
@@ -717,6 +718,11 @@ pub fn run_race<W: Clone, E>(
         MIN_PAIRED.max(stop.min_samples)
     } else {
         MIN_PAIRED
+    };
+    let floor = if careful {
+        stop.min_samples.min(stop.samples)
+    } else {
+        0
     };
     let mut done = 0;
     while done < stop.samples {
@@ -731,7 +737,7 @@ pub fn run_race<W: Clone, E>(
         if done >= stop.samples {
             break;
         }
-        if over_budget() {
+        if over_budget(done < floor) {
             return Ok((done, true));
         }
         if stop.racing && done >= MIN_PAIRED {
@@ -823,9 +829,14 @@ impl Ladder {
         self.solvers.iter().map(|s| s.nodes).sum()
     }
 
-    /// Whether the decision's node budget is spent (`_Ladder.over_budget`).
-    pub fn over_budget(&self) -> bool {
-        self.budget.is_some_and(|b| self.nodes() >= b)
+    /// Whether the decision's node budget is spent; with `short`, whether all but a budget of the
+    /// cap is (`_Ladder.over_budget`).
+    pub fn over_budget(&self, short: bool) -> bool {
+        match (self.budget, self.cap) {
+            (Some(b), Some(cap)) if short => self.nodes() as i64 >= cap - b as i64,
+            (Some(b), _) => self.nodes() >= b,
+            _ => false,
+        }
     }
 
     /// Each move's value in this world, searched shallower when the budget runs out
@@ -1028,7 +1039,7 @@ pub fn race_decision(
         },
         stop,
         detail,
-        || ladder_cell.borrow().over_budget(),
+        |short| ladder_cell.borrow().over_budget(short),
     );
     worlds.drawn = drawn;
     got
@@ -1245,7 +1256,7 @@ mod tests {
             },
             &stop,
             false,
-            || false,
+            |_| false,
         );
         let (done, spent) = got.unwrap();
         // The focus, far behind, keeps the race undecided to the sample limit.
