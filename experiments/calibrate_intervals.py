@@ -8,6 +8,10 @@ games under each seed, and the heavy reference's) and prints, by number of playe
   of the end of the round, would bring that to 95%: the error of the depth cut, the leaf and the model
   of the others' play, which the sampling error does not cover (the intervals reported carry today's
   margin, ``budget.CUT_MARGINS``, already: this is what would be added to it);
+* with two players, the same for the moves of the deal before the last whose search stopped on the
+  leaf's estimate of the last deal, under every seed (``budget.LAST_LEAF_MARGIN``; against a
+  reference that goes on to the end of the round there, ``verdict_stability.py
+  --reference-round-end 8``, the exact value);
 * for each way of reading a class from a loss and its interval, with that margin: how many unforced
   moves keep their class under every seed, the flips between best/good and mistake/blunder, the
   agreement with the reference's class (read the same way from its own interval), and how many moves
@@ -128,6 +132,27 @@ def rule_figures(games: Sequence[dict[str, Any]], rule: Rule, margin: float) -> 
     }
 
 
+def _last_leaf(games: Sequence[dict[str, Any]], target: float) -> None:
+    """Prints how often the reference lies inside the intervals of the 2-player moves of the deal
+    before the last whose search stopped at its end, on the leaf, under every seed."""
+    pairs = []
+    for g in games:
+        ref = {r["ply"]: r for r in g["reference"]}
+        for rows in g["seeds"]:
+            for row in rows:
+                r = ref.get(row["ply"])
+                leaf = row["stock"] == 8 and not row.get("round_end") and not row.get("exact")
+                if leaf and not row["forced"] and r is not None and not r["forced"]:
+                    pairs.append((row, r))
+    if pairs:
+        m = margin_for(pairs, target)
+        print(
+            f"2 players, the deal before the last, stopped on the leaf: {len(pairs)} moves under every "
+            f"seed, reference inside the interval {100 * coverage(pairs, 0.0):.1f}%; a margin of {m:.2f} "
+            f"points more makes it {100 * coverage(pairs, m):.1f}%"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", type=Path)
@@ -150,6 +175,8 @@ def main() -> None:
                 if not row["forced"] and r is not None and not r["forced"]:
                     pairs.append((row, r))
         m = margin_for(pairs, args.coverage)
+        if n == 2:
+            _last_leaf(gs, args.coverage)
         print(
             f"{n} players, {len(gs)} games, {len(pairs)} unforced moves: reference inside the interval "
             f"{100 * coverage(pairs, 0.0):.1f}%; a margin of {m:.2f} points makes it "

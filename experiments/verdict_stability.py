@@ -18,9 +18,13 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
 * with ``--reference``: the classes and losses at default settings against a heavy reference
   (``--scale`` 10 times the worlds and nodes, ``--deeper`` 4 plies deeper, one seed), by number of
   players: class agreement (target >= 95%), the share of the reference's losses inside the reported
-  interval (target >= 93%), and the mean absolute loss error.
+  interval (target >= 93%), and the mean absolute loss error. ``--reference-round-end N``: the
+  reference goes on to the end of the round from N cards left in the hands of a 2-player deal before
+  the last (8: the whole deal), where it is exact and the defaults stop on the leaf's estimate
+  (``calibrate_intervals.py`` then measures that estimate's error, ``budget.LAST_LEAF_MARGIN``).
 
-    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference [--scale 10] [--deeper 4]]
+    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference [--scale 10] [--deeper 4]
+                                        [--reference-round-end N]]
                                         [--compare /tmp/base] [--repeat 3] [--games 17 | --game N ...]
                                         [--save results.json]
 """
@@ -44,6 +48,7 @@ import casino_coach
 try:
     from casino_coach.bots.arena import play
     from casino_coach.bots.policies import make_policy
+    from casino_coach.coach import verdict
     from casino_coach.coach.analysis import AnalysisOptions, analyze
     from casino_coach.coach.verdict import analysis_limits
     from casino_coach.engine.rules import RuleSet
@@ -166,14 +171,24 @@ def _pct(xs: list[float], q: float) -> float:
 
 def _reference(args: argparse.Namespace, index: int, log: GameLog) -> list[dict[str, Any]]:
     """The heavy reference's rows for game ``index``: from ``--reference-cache`` where it holds them
-    (the same game, scale and extra depth, by this code), else searched and added to it."""
+    (the same game, scale, extra depth and round end, by this code), else searched and added to it.
+    With ``--reference-round-end N`` the reference searches 2-player decisions of the deal before the
+    last on to the end of the round from N cards left in the hands (``verdict.decision_limits``'s
+    ``ROUND_END_CARDS``), where the defaults stop on the leaf's estimate of the last deal."""
     key = f"{index}:{args.scale}:{args.deeper}"
+    if args.reference_round_end != verdict.ROUND_END_CARDS:
+        key += f":r{args.reference_round_end}"
     cache: dict[str, Any] = {}
     path = Path(args.reference_cache) if args.reference_cache else None
     if path is not None and path.exists():
         cache = json.loads(path.read_text())
     if key not in cache:
-        cache[key], _ = run(log, 0, args.jobs, scale=args.scale, deeper=args.deeper)
+        default = verdict.ROUND_END_CARDS
+        verdict.ROUND_END_CARDS = args.reference_round_end  # read by each decision's limits
+        try:
+            cache[key], _ = run(log, 0, args.jobs, scale=args.scale, deeper=args.deeper)
+        finally:
+            verdict.ROUND_END_CARDS = default
         if path is not None:
             path.write_text(json.dumps(cache))
     rows: list[dict[str, Any]] = cache[key]
@@ -191,6 +206,13 @@ def main() -> None:
     ap.add_argument("--reference", action="store_true")
     ap.add_argument("--scale", type=int, default=10, help="the reference's worlds and nodes, x default")
     ap.add_argument("--deeper", type=int, default=4, help="the reference's plies beyond the defaults")
+    ap.add_argument(
+        "--reference-round-end",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the reference goes on to the end of the round from N cards in the deal before the last",
+    )
     ap.add_argument("--compare", metavar="DIR", help="also time the casino_coach in DIR")
     ap.add_argument(
         "--repeat", type=int, default=1, metavar="N", help="with --compare: time each game N times per code"
@@ -210,6 +232,8 @@ def main() -> None:
     )
     ap.add_argument("--time-only", type=int, metavar="GAME", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.reference and args.reference_round_end is None:
+        args.reference_round_end = verdict.ROUND_END_CARDS
     for item in args.set:
         name, _, value = item.partition("=")
         OVERRIDES[name] = int(value)

@@ -20,7 +20,7 @@ from casino_coach.cli.options import class_thresholds
 from casino_coach.coach import verdict as verdict_module
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.budget import CUT_MARGINS, VERDICT_WORLDS, VERDICT_WORLDS_MANY
+from casino_coach.coach.budget import CUT_MARGINS, LAST_LEAF_MARGIN, VERDICT_WORLDS, VERDICT_WORLDS_MANY
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import analysis_limits, decision_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
@@ -371,6 +371,24 @@ def test_the_depth_cut_widens_a_four_player_interval_but_not_the_round_end() -> 
     end = judge(log.rules, last.observation, LIMITS, th, last.move)
     assert end.round_end and end.cut_margin == 0.0
     assert CUT_MARGINS[2] == 0.0  # two players: the sampling error alone held the deeper search
+
+
+def test_two_players_before_the_last_deal_widen_the_interval_that_stops_on_the_leaf() -> None:
+    # In the deal before the last a 2-player search that stops at the end of the deal rests on the
+    # leaf's estimate of the whole last deal (budget.LAST_LEAF_MARGIN); once it goes on to the end of
+    # the round (at most 3 cards left in the hands) nothing is added; earlier deals add CUT_MARGINS[2].
+    log = read_log(REPLAYS / "classic-2p-full.json")
+    th = Thresholds()
+    margins = {}
+    for p in replay_log(log).plies:  # (stock, cards in the hands): the first deal, the fifth twice
+        obs = p.observation
+        key = None if obs is None else (obs.stock_count, sum(obs.hand_sizes))
+        if obs is not None and key in {(40, 8), (8, 7), (8, 3)} and key not in margins:
+            res = judge(log.rules, obs, LIMITS, th, p.move)
+            margins[key] = (res.round_end, res.cut_margin)
+    assert margins[(8, 7)] == (False, LAST_LEAF_MARGIN) and LAST_LEAF_MARGIN > 0
+    assert margins[(8, 3)] == (True, 0.0)
+    assert margins[(40, 8)] == (False, CUT_MARGINS[2])
 
 
 def test_a_tenth_of_a_point_is_as_good_as_the_best_unless_the_inaccuracy_edge_is_lower() -> None:

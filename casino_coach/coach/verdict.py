@@ -21,6 +21,7 @@ from casino_coach.coach.budget import (
     ANALYSIS_DEPTH,
     CUT_MARGINS,
     DEAL_END_CARDS,
+    LAST_LEAF_MARGIN,
     ROUND_END_CARDS,
     VERDICT_EXACT_WORLDS,
     VERDICT_LEAF,
@@ -43,6 +44,7 @@ from casino_coach.engine.movegen import Move
 from casino_coach.engine.observation import Observation
 from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
+from casino_coach.engine.state import HAND_SIZE
 from casino_coach.formats.codec import move_to_json
 from casino_coach.search import Limits, SearchRequest, SearchResult, evaluate
 from casino_coach.search.expectimax import goes_to_round_end
@@ -220,8 +222,8 @@ def judge(
     reached, and records what is needed to explain the loss.
     Without, it aims at the best move. Either way it records what explanations need (``detail``), so
     that every caller's search is the same one. Where the search stopped short of the end of the
-    round, every loss's interval is widened by the error of that cut (``budget.CUT_MARGINS``), which
-    sampling more does not shrink."""
+    round, every loss's interval is widened by the error of that cut (``cut_margin``), which sampling
+    more does not shrink."""
     limits = dataclasses.replace(decision_limits(limits, obs), separation=thresholds.noise)
     res = evaluate(
         rules,
@@ -229,8 +231,8 @@ def judge(
         limits,
         SearchRequest(focus=move, bands=thresholds.edges, detail=True, record=record),
     )
-    margin = 0.0 if res.round_end else CUT_MARGINS.get(obs.nplayers, 0.0)
-    if margin:  # the depth cut's error, which the standard errors do not cover (``CUT_MARGINS``)
+    margin = cut_margin(obs, res.round_end)
+    if margin:  # the depth cut's error, which the standard errors do not cover
         res = dataclasses.replace(res, cut_margin=margin)
     weights = game_search_weights(rules, obs, scores)
     if weights is None:
@@ -242,6 +244,18 @@ def judge(
         SearchRequest(focus=move, bands=tuple(thresholds.bands), detail=True, category_weights=weights),
     )
     return dataclasses.replace(res, for_game=game)
+
+
+def cut_margin(obs: Observation, round_end: bool) -> float:
+    """What is added to both ends of a loss's interval for the error of the depth cut and the leaf,
+    which the standard errors do not cover: none where the search went to the end of the round; with
+    two players in the deal before the last, where it stopped on the leaf's estimate of the whole last
+    deal, ``budget.LAST_LEAF_MARGIN``; else ``budget.CUT_MARGINS`` by the number of players."""
+    if round_end:
+        return 0.0
+    if obs.nplayers == 2 and obs.stock_count == obs.nplayers * HAND_SIZE:
+        return LAST_LEAF_MARGIN
+    return CUT_MARGINS.get(obs.nplayers, 0.0)
 
 
 def move_class(res: SearchResult, move: Move, thresholds: Thresholds) -> tuple[float, MoveClass]:
