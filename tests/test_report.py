@@ -411,8 +411,8 @@ def test_the_loss_says_what_it_rests_on() -> None:
     sampled = dataclasses.replace(m, exact=False, loss_low=1.9, loss_high=3.1, samples=40)
     assert loss_words(sampled) == "lost 2.50 of margin (1.90 to 3.10 over 40 worlds)"
     uncertain = dataclasses.replace(sampled, uncertain=True, shallow=True)
-    assert "shallower" in loss_words(uncertain) and "the mildest is given" in loss_words(uncertain)
-    enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9)
+    assert "shallower" in loss_words(uncertain) and "at most one above the low end's" in loss_words(uncertain)
+    enumerated = dataclasses.replace(m, exact=False, loss_low=2.5, loss_high=2.5, samples=9, enumerated=True)
     assert loss_words(enumerated) == "lost 2.50 of margin (over all 9 kinds of deal the player could face)"
     # Issue 41: every world searched, yet before the last deal the value rests on the estimate of the
     # rest of the round: the words say so, not only a zero-width interval.
@@ -426,6 +426,13 @@ def test_the_loss_says_what_it_rests_on() -> None:
     )
     last = dataclasses.replace(enumerated, view=view._replace(stock=0))
     assert loss_words(last) == "lost 2.50 of margin (over all 9 kinds of deal the player could face)"
+    # With two players before the last deal the estimate's margin widens it (verdict.cut_margin): the
+    # interval is shown, and it is no sampling error.
+    widened = dataclasses.replace(earlier, loss_low=2.16, loss_high=2.84)
+    assert loss_words(widened) == (
+        "lost 2.50 of margin (2.16 to 2.84, over all 9 kinds of deal the player could face, the rest "
+        "of the round estimated at the end of the deal)"
+    )
 
 
 def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
@@ -437,7 +444,8 @@ def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:
     basis = page_data(page)["plies"][0]["basis"]
     assert (
         basis
-        == "1.90 to 3.10 over 40 worlds; the interval spans more than one class, so the mildest is given"
+        == "1.90 to 3.10 over 40 worlds; the interval spans more than one class: the estimate's class is "
+        "given, at most one above the low end's"
     )
 
 

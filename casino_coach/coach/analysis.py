@@ -158,6 +158,9 @@ class MoveAnalysis:
     shallow: bool = False  # the node budget forced a shallower search than the limits asked for
     # Every world was searched to the end of the round, with no leaf estimate (``SearchResult.round_end``).
     round_end: bool = False
+    # Every kind of deal the player could face was searched (``SearchResult.enumerated``): the interval
+    # is no sampling error, only the margin for what the search estimates (``verdict.cut_margin``).
+    enumerated: bool = False
     uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
     view: PositionView | None = None  # the whole position before the move, as far as the log tells
     # The chance of each side to win the game (``coach.winning``): before the round, and once it is
@@ -329,6 +332,7 @@ def _rated(base: MoveAnalysis, a: Assessment, seconds: float) -> MoveAnalysis:
         loss_high=v.high,
         shallow=res.shallow,
         round_end=res.round_end,
+        enumerated=res.enumerated,
         uncertain=v.uncertain,
         win=a.chances,
         game=v.game,

@@ -35,13 +35,18 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
         return "forced"
     if result.exact:
         interval = " (exact)"
+    elif result.enumerated and result.cut_margin:
+        interval = f" ({v.low:.2f} to {v.high:.2f}, over all {result.samples} worlds)"
     elif result.enumerated:
         interval = f" (over all {result.samples} worlds)"
     else:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
     text = f"{v.cls.value}, {lost_words(v.loss)}{interval}"
-    if v.uncertain:
-        text += f"; not pinned to one class after {result.samples} worlds, so the mildest class is given"
+    read = "the estimate's class is given, at most one above the low end's"
+    if v.uncertain and result.enumerated:  # no sampling error: the estimate's margin spans the edge
+        text += f"; the interval, the rest of the round estimated, spans more than one class: {read}"
+    elif v.uncertain:
+        text += f"; not pinned to one class after {result.samples} worlds: {read}"
     return text
 
 

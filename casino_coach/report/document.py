@@ -146,6 +146,7 @@ def move_obj(m: MoveAnalysis, players: Sequence[str]) -> dict[str, Any]:
         "uncertain": m.uncertain,
         "shallow": m.shallow,
         "round_end": m.round_end,
+        "enumerated": m.enumerated,
         "position": _position_obj(m.view),
         "win_chance": _win_obj(m),
         "game_verdict": game_verdict_words(m),
@@ -492,6 +493,8 @@ def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
         loss_high=_number(interval[1]),
         shallow=bool(m["shallow"]),
         round_end=bool(m.get("round_end", False)),
+        # An analysis saved before the field: every world was searched where the interval had no width.
+        enumerated=bool(m.get("enumerated", interval[1] - interval[0] < 0.005 and not m["exact"])),
         uncertain=bool(m["uncertain"]),
         view=_view_from(m["position"]),
         win=_win_from(m["win_chance"], best, played, m["game_class"]),

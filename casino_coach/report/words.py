@@ -96,15 +96,18 @@ def class_label(m: MoveAnalysis) -> str:
 def loss_basis(m: MoveAnalysis) -> str:
     """What a loss rests on: "exact", "1.01 to 3.28 over 56 worlds", "over all 9 kinds of deal the player
     could face" (with ", the rest of the round estimated at the end of the deal" before the last
-    deal, unless the search went on to the end of the round), with ", searched shallower to fit the
-    node budget" when it was. Enumerated worlds
-    are counted by class (``search.worlds.world_classes``: deals alike but for cards nothing tells
-    apart are one kind), so their count is of kinds, not of deals."""
+    deal, unless the search went on to the end of the round, and then the interval that estimate's
+    margin gives first: "0.00 to 0.34, over all 9 kinds ..."), with ", searched shallower to fit the
+    node budget" when it was. Enumerated worlds are counted by class (``search.worlds.world_classes``:
+    deals alike but for cards nothing tells apart are one kind), so their count is of kinds, not of
+    deals."""
     if m.exact:
         return "exact"
-    if m.loss_high - m.loss_low < 0.005:  # every consistent world was searched
+    if m.enumerated:  # every consistent world was searched: no sampling error
         kinds = f"all {m.samples} kinds" if m.samples != 1 else "the one kind"
         text = f"over {kinds} of deal the player could face"
+        if m.loss_high - m.loss_low >= 0.005:  # the margin for the estimate (``verdict.cut_margin``)
+            text = f"{m.loss_low:.2f} to {m.loss_high:.2f}, {text}"
         if m.view is not None and m.view.stock and not m.round_end:
             # No sampling error, but no exact value either: the search stopped at the end of the
             # deal, where the rest of the round is an estimate (analysis.md, "Values").
@@ -114,12 +117,15 @@ def loss_basis(m: MoveAnalysis) -> str:
     return text + (", searched shallower to fit the node budget" if m.shallow else "")
 
 
-UNCERTAIN_WORDS = "the interval spans more than one class, so the mildest is given"
+# An uncertain class (``Verdict.uncertain``): how it is read then (``Thresholds.classify_interval``).
+UNCERTAIN_WORDS = (
+    "the interval spans more than one class: the estimate's class is given, at most one above the low end's"
+)
 
 
 def loss_words(m: MoveAnalysis) -> str:
     """The loss with what it rests on: "lost 2.15 of margin (1.01 to 3.28 over 56 worlds)", "lost 4.00
-    of margin (exact)"; an uncertain class says that it is the mildest of the classes its interval spans."""
+    of margin (exact)"; an uncertain class says how it is read (``UNCERTAIN_WORDS``)."""
     if m.loss is None:
         return ""
     text = f"{lost_words(m.loss)} ({loss_basis(m)})"
