@@ -38,6 +38,7 @@ from casino_coach.render.analysis import move_panel
 from casino_coach.report.document import (
     ReportFormat,
     chart_svg,
+    from_obj,
     move_obj,
     normal_obj,
     normalized,
@@ -433,6 +434,23 @@ def test_the_loss_says_what_it_rests_on() -> None:
         "lost 2.50 of margin (2.16 to 2.84, over all 9 kinds of deal the player could face, the rest "
         "of the round estimated at the end of the deal)"
     )
+
+
+def test_an_enumeration_is_read_back_as_one_and_inferred_in_an_analysis_saved_before_the_field() -> None:
+    a = _analysis()
+    widened = dataclasses.replace(
+        a.moves[0], exact=False, loss_low=2.16, loss_high=2.84, samples=9, enumerated=True
+    )
+    sampled = dataclasses.replace(widened, enumerated=False, samples=40)
+    for m in (widened, sampled):
+        assert from_obj(to_obj(dataclasses.replace(a, moves=(m,)))).moves[0].enumerated is m.enumerated
+    # Before the field, an enumerated loss was the one with an interval of no width.
+    old = to_obj(dataclasses.replace(a, moves=(dataclasses.replace(widened, loss_low=2.5, loss_high=2.5),)))
+    del old["moves"][0]["enumerated"]
+    assert from_obj(old).moves[0].enumerated
+    sampled_old = to_obj(dataclasses.replace(a, moves=(sampled,)))
+    del sampled_old["moves"][0]["enumerated"]
+    assert not from_obj(sampled_old).moves[0].enumerated
 
 
 def test_the_html_shows_the_interval_of_a_sampled_loss() -> None:

@@ -161,7 +161,7 @@ class MoveAnalysis:
     # Every kind of deal the player could face was searched (``SearchResult.enumerated``): the interval
     # is no sampling error, only the margin for what the search estimates (``verdict.cut_margin``).
     enumerated: bool = False
-    uncertain: bool = False  # the interval straddles a class edge: the class is the lower one
+    uncertain: bool = False  # the interval straddles a class edge (``Thresholds.classify_interval`` reads it)
     view: PositionView | None = None  # the whole position before the move, as far as the log tells
     # The chance of each side to win the game (``coach.winning``): before the round, and once it is
     # over after the best move and after the move played. None without a table for the rules.

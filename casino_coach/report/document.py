@@ -493,8 +493,11 @@ def _move_from(m: Mapping[str, Any]) -> MoveAnalysis:
         loss_high=_number(interval[1]),
         shallow=bool(m["shallow"]),
         round_end=bool(m.get("round_end", False)),
-        # An analysis saved before the field: every world was searched where the interval had no width.
-        enumerated=bool(m.get("enumerated", interval[1] - interval[0] < 0.005 and not m["exact"])),
+        # An analysis saved before the field: every world was searched where a rated move's interval had
+        # no width.
+        enumerated=bool(
+            m.get("enumerated", m["loss_interval"] and interval[1] - interval[0] < 0.005 and not m["exact"])
+        ),
         uncertain=bool(m["uncertain"]),
         view=_view_from(m["position"]),
         win=_win_from(m["win_chance"], best, played, m["game_class"]),
