@@ -16,6 +16,7 @@ from casino_coach.engine.observation import Observation
 from casino_coach.formats.text import player_name
 from casino_coach.render import cards_text, move_words, table_text
 from casino_coach.report.words import (
+    CLASS_READ,
     chance_words,
     for_game_words,
     game_class_words,
@@ -42,11 +43,10 @@ def verdict_words(v: Verdict, result: SearchResult) -> str:
     else:
         interval = f" ({v.low:.2f} to {v.high:.2f})"
     text = f"{v.cls.value}, {lost_words(v.loss)}{interval}"
-    read = "the estimate's class is given, at most one above the low end's"
     if v.uncertain and result.enumerated:  # no sampling error: the estimate's margin spans the edge
-        text += f"; the interval, the rest of the round estimated, spans more than one class: {read}"
+        text += f"; the interval, the rest of the round estimated, spans more than one class: {CLASS_READ}"
     elif v.uncertain:
-        text += f"; not pinned to one class after {result.samples} worlds: {read}"
+        text += f"; not pinned to one class after {result.samples} worlds: {CLASS_READ}"
     return text
 
 

@@ -117,10 +117,10 @@ def loss_basis(m: MoveAnalysis) -> str:
     return text + (", searched shallower to fit the node budget" if m.shallow else "")
 
 
-# An uncertain class (``Verdict.uncertain``): how it is read then (``Thresholds.classify_interval``).
-UNCERTAIN_WORDS = (
-    "the interval spans more than one class: the estimate's class is given, at most one above the low end's"
-)
+# How a class is read where the interval spans more than one (``Verdict.uncertain``,
+# ``Thresholds.classify_interval``), and the words that say so.
+CLASS_READ = "the estimate's class is given, at most one above the low end's"
+UNCERTAIN_WORDS = f"the interval spans more than one class: {CLASS_READ}"
 
 
 def loss_words(m: MoveAnalysis) -> str:
