@@ -855,14 +855,16 @@ def _race(d: _Decision) -> _Raced:
     """The decision's race, at its depth, then shallower while too few worlds fit in the node budget."""
     limits, ask, obs = d.limits, d.ask, d.obs
     nodes = 0
-    cap = NODE_CAP * limits.nodes if limits.nodes is not None else None
+    budget = limits.nodes
     for attempt, horizon in enumerate(d.horizons):
         # The coach's searches give each depth tried the whole cap and a budget more, a bot's search
         # what is left of the cap (``NODE_CAP``).
-        if cap is None or limits.nodes is None:
+        if budget is None:
             left = None
+        elif d.stop.careful:
+            left = (NODE_CAP + 1) * budget
         else:
-            left = cap + limits.nodes if d.stop.careful else cap - nodes
+            left = NODE_CAP * budget - nodes
         tree = None
         through = d.through and attempt == 0
         if d.native is not None:
