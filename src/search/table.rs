@@ -251,7 +251,8 @@ impl<V: Copy> PackedMap<V> {
     #[cold]
     fn grow(&mut self) {
         let bits = 64 - self.shift + 1;
-        self.index = vec![0; 1 << bits];
+        self.index.clear();
+        self.index.resize(1 << bits, 0);
         self.shift = 64 - bits;
         for at in 0..self.entries.len() {
             self.place(self.entries[at].hash, at);
@@ -414,5 +415,31 @@ mod tests {
             assert!(map.index.iter().all(|&slot| slot == 0), "{n} entries");
             assert!(keys.iter().all(|k| map.lookup(k).is_none()));
         }
+    }
+
+    #[test]
+    fn a_cleared_map_grows_again_in_the_room_it_kept() {
+        let mut map: PackedMap<u32> = PackedMap::default();
+        let mut s = state();
+        let keys: Vec<Key> = (0..5000u32)
+            .map(|i| {
+                s.captured[1] = i as u64;
+                Key::of_state(&s)
+            })
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            map.insert(k, k.hash(), i as u32);
+        }
+        let (room, index_room) = (map.capacity_bytes(), map.index.capacity());
+        map.clear();
+        for (i, k) in keys.iter().enumerate() {
+            map.insert(k, k.hash(), i as u32);
+            assert_eq!(map.index.capacity(), index_room, "after {i} entries");
+        }
+        assert_eq!(map.capacity_bytes(), room);
+        assert!(keys
+            .iter()
+            .enumerate()
+            .all(|(i, k)| map.lookup(k) == Some(&(i as u32))));
     }
 }
