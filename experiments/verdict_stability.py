@@ -50,6 +50,7 @@ try:
     from casino_coach.bots.policies import make_policy
     from casino_coach.coach import verdict
     from casino_coach.coach.analysis import AnalysisOptions, analyze
+    from casino_coach.coach.classes import Thresholds
     from casino_coach.coach.verdict import analysis_limits
     from casino_coach.engine.rules import RuleSet
     from casino_coach.formats.log import GameLog
@@ -131,6 +132,8 @@ def run(
             "low": getattr(m, "loss_low", None),  # None from an older tree (timed with --compare)
             "high": getattr(m, "loss_high", None),
             "forced": m.forced,
+            # Whether ``cls`` is the class of the game's chance (``AnalyzedMove.game``), not the round's.
+            "game": getattr(m, "game", None) is not None,
             "worlds": m.samples,
             # What an interval's calibration needs (experiments/calibrate_intervals.py): the standard
             # error, whether the values were exact or searched shallower, and how many cards were left
@@ -192,7 +195,16 @@ def _reference(args: argparse.Namespace, index: int, log: GameLog) -> list[dict[
         if path is not None:
             path.write_text(json.dumps(cache))
     rows: list[dict[str, Any]] = cache[key]
-    return rows
+    return [_graded(r) for r in rows]
+
+
+def _graded(row: dict[str, Any]) -> dict[str, Any]:
+    """A reference ``row`` with the round's class read from its loss and interval by today's rule
+    (``Thresholds.classify_interval``), as today's code reads its own: a cached reference keeps the
+    class its code read, and the rule may have changed since (its search has not)."""
+    if row.get("game") or row["forced"] or row.get("low") is None:
+        return row
+    return {**row, "cls": str(Thresholds().classify_interval(row["loss"], row["low"]))}
 
 
 def main() -> None:
