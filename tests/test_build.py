@@ -87,6 +87,28 @@ def test_states_cross_unchanged(nplayers: int, seed: int, left: int, last: bool)
     assert back == tuple(state)
 
 
+@native
+@pytest.mark.parametrize("place", ["hand", "pile", "loose", "stock", "set aside", "build"])
+def test_a_card_in_two_places_is_refused(place: str) -> None:
+    # The core keys a state by where each card is (bit planes), which takes the places to be disjoint.
+    assert core.NATIVE is not None
+    state = near_deal_end(RuleSet.from_preset("royal"), 3, 5, 6, False)
+    card = state.hands[0] & -state.hands[0]
+    fields = state._asdict()
+    if place == "hand":
+        fields["hands"] = (state.hands[0], state.hands[1] | card, *state.hands[2:])
+    elif place == "pile":
+        fields["captured"] = (state.captured[0] | card, *state.captured[1:])
+    elif place == "build":
+        fields["builds"] = ((card | 1 << 51, 9, 0, False),)
+    else:
+        key = {"loose": "loose", "stock": "stock", "set aside": "set_aside"}[place]
+        fields[key] = fields[key] | card
+    assert core.NATIVE.state_round_trip(state) == tuple(state)
+    with pytest.raises(ValueError, match=r"^a card in two places of a state$"):
+        core.NATIVE.state_round_trip(tuple(fields.values()))
+
+
 def test_the_install_says_that_it_compiles(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -353,7 +353,8 @@ def test_the_chance_at_the_end_refuses_what_it_cannot_mirror() -> None:
     with pytest.raises(ValueError, match="score"):
         N.GameFinal(nt, (math.nan, 4), 0, 1)
     final = N.GameFinal(nt, (3, 4), 0, 1)
-    three = _over(random.Random(1), 3)._replace(nsides=3, captured=(1, 2, 4), sweeps=(0, 0, 0))
+    over = _over(random.Random(1), 3)
+    three = over._replace(nsides=3, captured=(*over.captured, 0, 0)[:3], sweeps=(0, 0, 0))
     with pytest.raises(ValueError, match="two sides, not 3"):
         final(three)
     core_rules = core.native_rules(rules)

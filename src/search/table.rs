@@ -4,16 +4,16 @@
 //!
 //! A `State` is some 370 bytes, most of them the sixteen build slots a table rarely uses: a std
 //! `HashMap` keyed by it copied, compared and rehashed all of them, and was a third of a search's
-//! time. Packed, a 2-player state without builds is 9 words. The map only adds and finds (a search
+//! time. Packed, a 2-player state without builds is 5 words. The map only adds and finds (a search
 //! never forgets a position), so an entry's index never changes: the search keeps it across the
 //! recursion instead of looking the state up again.
 
 use crate::engine::cards::Mask;
 use crate::engine::state::{Builds, State, MAX_BUILDS, MAX_SEATS};
 
-/// The most words a key takes: a head word, the hands, the loose cards, stock and set-aside, the
-/// piles, the sweeps two to a word, the builds and their owners eight to a word.
-pub const KEY_WORDS: usize = 1 + MAX_SEATS + 3 + MAX_SEATS + MAX_SEATS / 2 + MAX_BUILDS + MAX_BUILDS / 8;
+/// The most words a key takes: a head word, where the cards are (four bit planes: `set_state`), the
+/// sweeps two to a word, the builds and their owners eight to a word.
+pub const KEY_WORDS: usize = 1 + 4 + MAX_SEATS / 2 + MAX_BUILDS + MAX_BUILDS / 8;
 
 /// The words of a state (or of what its moves depend on): equal words exactly when the states are
 /// equal. A buffer, filled again for each state (`set_state`, `set_moves`): the search keeps one, so
@@ -100,16 +100,32 @@ impl Key {
                 | (s.nplayers as u64) << 40
                 | (s.builds.len() as u64) << 48,
         );
-        for &h in &s.hands[..s.nplayers as usize] {
-            self.push(h);
+        // Where each card is, in bit planes: a code per place (0 for a build, or out of play), its
+        // bits spread over the planes. The places are disjoint (the core refuses a state that has a
+        // card in two: `python::state_from_py`), so the planes tell every place's cards, in 3 words
+        // with two players and 4 with more where the masks took 7 and 11.
+        let (h, c) = (&s.hands, &s.captured);
+        debug_assert!(
+            {
+                let places = h.iter().chain(c).chain([&s.loose, &s.stock, &s.set_aside]);
+                let cards: u32 = places.clone().map(|m| m.count_ones()).sum();
+                cards == places.fold(0, |all, m| all | m).count_ones()
+            },
+            "a card in two places"
+        );
+        if s.nplayers == 2 {
+            // hands 1 and 2, loose 3, stock 4, set aside 5, the piles 6 and 7
+            self.push(h[0] | s.loose | s.set_aside | c[1]);
+            self.push(h[1] | s.loose | c[0] | c[1]);
+            self.push(s.stock | s.set_aside | c[0] | c[1]);
+        } else {
+            // hands 1 to 4, loose 5, stock 6, set aside 7, the piles 8 to 11
+            self.push(h[0] | h[2] | s.loose | s.set_aside | c[1] | c[3]);
+            self.push(h[1] | h[2] | s.stock | s.set_aside | c[2] | c[3]);
+            self.push(h[3] | s.loose | s.stock | s.set_aside);
+            self.push(c[0] | c[1] | c[2] | c[3]);
         }
-        self.push(s.loose);
-        self.push(s.stock);
-        self.push(s.set_aside);
         let n = s.nsides as usize;
-        for &c in &s.captured[..n] {
-            self.push(c);
-        }
         for pair in s.sweeps[..n].chunks(2) {
             self.push(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
         }
@@ -379,12 +395,52 @@ mod tests {
     }
 
     #[test]
+    fn a_card_in_another_place_is_another_key() {
+        for n in 2..=MAX_SEATS {
+            // A card in a hand, a pile, loose, the stock, set aside, or nowhere (out of play).
+            let places = 2 * n + 4;
+            let key = |place: usize| {
+                let mut s = State {
+                    hands: [0; MAX_SEATS],
+                    nplayers: n as u8,
+                    loose: 0,
+                    builds: Builds::default(),
+                    captured: [0; MAX_SEATS],
+                    sweeps: [0; MAX_SEATS],
+                    to_move: 0,
+                    last_capturer: -1,
+                    stock: 0,
+                    more: true,
+                    dealer: 0,
+                    nsides: n as u8,
+                    set_aside: 0,
+                };
+                let card: Mask = 1 << 37;
+                match place {
+                    p if p < n => s.hands[p] = card,
+                    p if p < 2 * n => s.captured[p - n] = card,
+                    p if p == 2 * n => s.loose = card,
+                    p if p == 2 * n + 1 => s.stock = card,
+                    p if p == 2 * n + 2 => s.set_aside = card,
+                    _ => {}
+                }
+                Key::of_state(&s)
+            };
+            for a in 0..places {
+                for b in 0..places {
+                    assert_eq!(key(a).words() == key(b).words(), a == b, "{n} players, {a} {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_map_finds_what_it_holds_across_growth() {
         let mut map: PackedMap<u32> = PackedMap::default();
         let mut s = state();
         let mut keys = Vec::new();
         for i in 0..5000u32 {
-            s.captured[1] = i as u64;
+            s.sweeps[1] = i;
             let k = Key::of_state(&s);
             assert!(map.find(&k, k.hash()).is_none());
             assert_eq!(map.insert(&k, k.hash(), i), i as usize);
@@ -403,7 +459,7 @@ mod tests {
         for n in [3u32, 100, 127, 128, 600, 5000, 40] {
             let keys: Vec<Key> = (0..n)
                 .map(|i| {
-                    s.captured[1] = i as u64;
+                    s.sweeps[1] = i;
                     Key::of_state(&s)
                 })
                 .collect();
@@ -423,7 +479,7 @@ mod tests {
         let mut s = state();
         let keys: Vec<Key> = (0..5000u32)
             .map(|i| {
-                s.captured[1] = i as u64;
+                s.sweeps[1] = i;
                 Key::of_state(&s)
             })
             .collect();
