@@ -119,6 +119,7 @@ def run(
             samples_many=None if base.samples_many is None else base.samples_many * scale,
             min_samples=base.min_samples * scale,
             nodes=None if base.nodes is None else base.nodes * scale,
+            nodes_four=None if getattr(base, "nodes_four", None) is None else base.nodes_four * scale,
             depth=None if base.depth is None else base.depth + deeper,
         )
     t0 = time.perf_counter()
@@ -240,7 +241,7 @@ def main() -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="try other search limits (samples, min_samples, nodes, exact_worlds)",
+        help="try other search limits (samples, min_samples, nodes, nodes_four, exact_worlds)",
     )
     ap.add_argument("--time-only", type=int, metavar="GAME", help=argparse.SUPPRESS)
     args = ap.parse_args()

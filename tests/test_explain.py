@@ -4,6 +4,7 @@ as a regression test."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from pathlib import Path
@@ -203,7 +204,9 @@ def test_a_build_comes_home_only_where_the_lines_reach_the_next_turn() -> None:
     for ply in (4, 5):
         obs = rep.plies[ply].observation
         assert obs is not None
-        limits = analysis_limits(40, depth=4)
+        # At the 2- and 3-player node budget: the worlds drawn depend on the limits, and these two
+        # moves lose an inaccuracy's worth in its worlds.
+        limits = dataclasses.replace(analysis_limits(40, depth=4), nodes_four=None)
         m = rate_move(log.rules, obs, rep.plies[ply].move, limits, names=log.players)
         texts = [e.text for e in m.explanations]
         assert texts and not any("comes home" in t for t in texts), texts

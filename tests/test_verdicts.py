@@ -20,7 +20,14 @@ from casino_coach.cli.options import class_thresholds
 from casino_coach.coach import verdict as verdict_module
 from casino_coach.coach.analysis import AnalysisOptions, analyze, rate_move
 from casino_coach.coach.assessment import Assessment, Decision, Settings, assess
-from casino_coach.coach.budget import CUT_MARGINS, LAST_LEAF_MARGIN, VERDICT_WORLDS, VERDICT_WORLDS_MANY
+from casino_coach.coach.budget import (
+    CUT_MARGINS,
+    LAST_LEAF_MARGIN,
+    VERDICT_NODES,
+    VERDICT_NODES_FOUR,
+    VERDICT_WORLDS,
+    VERDICT_WORLDS_MANY,
+)
 from casino_coach.coach.classes import MoveClass, Thresholds
 from casino_coach.coach.verdict import analysis_limits, decision_limits, judge, limits_for, verdict_of
 from casino_coach.coach.winning import GameEdge, game_is_close
@@ -31,6 +38,7 @@ from casino_coach.formats.codec import move_to_json
 from casino_coach.formats.log import GameLog, log_to_json, read_log
 from casino_coach.formats.replay import replay_log
 from casino_coach.search import evaluate
+from casino_coach.search.result import Limits
 from casino_coach.services.decision import Query, Suggestion, result_json
 from casino_coach.services.engine_session import EngineSession, analysis_answer
 from casino_coach.services.play_session import PlaySession
@@ -402,6 +410,26 @@ def test_a_tenth_of_a_point_is_as_good_as_the_best_unless_the_inaccuracy_edge_is
     args = ["--depth", "1", "--samples", "4", "--no-world", "--jobs", "1", "--inaccuracy", "0.05", "--json"]
     got = _cli("analyze", str(REPLAYS / "classic-2p-progress.json"), *args)
     assert got["settings"]["thresholds"]["best"] == got["settings"]["thresholds"]["inaccuracy"] == 0.05
+
+
+def test_a_verdict_takes_more_nodes_with_four_players() -> None:
+    # A 4-player world costs the most: its verdicts have a node budget of their own, resolved for the
+    # game's players and recorded as the analysis's nodes; a log of four players analysed shows it.
+    lim = analysis_limits()
+    two, four = VERDICT_NODES, VERDICT_NODES_FOUR
+    assert four > two and lim.nodes == two
+    assert [limits_for(lim, n).nodes for n in (2, 3, 4)] == [two, two, four]
+    assert limits_for(lim, 4).nodes_four is None and limits_for(limits_for(lim, 4), 2).nodes == four
+    assert limits_for(Limits(nodes=5000), 4).nodes == 5000  # the searcher's limits have no such budget
+    runner = CliRunner()
+    for log, nodes in (
+        ("royal-4p-progress-viewer.json", VERDICT_NODES_FOUR),
+        ("classic-2p-progress.json", VERDICT_NODES),
+    ):
+        args = ["analyze", str(REPLAYS / log), "--json", "--depth", "1", "--no-world", "--jobs", "1"]
+        got = runner.invoke(app, args)
+        assert got.exit_code == 0, got.output
+        assert orjson.loads(got.stdout)["settings"]["nodes"] == nodes
 
 
 def test_a_verdict_takes_more_worlds_with_two_players_than_with_three_or_four() -> None:

@@ -65,6 +65,16 @@ VERDICT_WORLDS = 10240
 VERDICT_WORLDS_MANY = 5120
 VERDICT_MIN_WORLDS = 16
 VERDICT_NODES = 1_600_000
+# With four players, a verdict's node budget (``Limits.nodes_four``). A 4-player world costs the most,
+# and the decisions that run out of budget there rest on 16-60 worlds (a last deal searched whole,
+# or the first deal from 13 cards on). With the tables kept and the move cache prefetched
+# (performance.md, "The tables in memory"), 1.5 times the nodes fits the time 1.6 million took
+# before: against experiments/verdict_stability.py's heavy reference, the four 4-player games agree
+# 148/155 (95.5%) at 2.4 and 3.2 million, 147 at 2.0 and 146 (94.2%) at 1.6, for a median 5.0 s
+# a game with --jobs 2 (3.9 s at 1.6 million, 8.4 at 3.2); the classes kept under five seeds move
+# within two moves of 142/155 either way. Three players gain nothing from it: at 2.4 million
+# their classes agree 172/174 (169) but keep 166/175 under the seeds (168), for 3.5 s a game (2.5).
+VERDICT_NODES_FOUR = 2_400_000
 # The error of the depth cut and the leaf, by number of players: added to both ends of a loss's
 # interval where the search stopped short of the end of the round (``verdict.judge``), since the
 # standard error covers only the sampling. Calibrated with experiments/calibrate_intervals.py against

@@ -27,6 +27,7 @@ from casino_coach.coach.budget import (
     VERDICT_LEAF,
     VERDICT_MIN_WORLDS,
     VERDICT_NODES,
+    VERDICT_NODES_FOUR,
     VERDICT_WORLDS,
     VERDICT_WORLDS_MANY,
 )
@@ -131,6 +132,7 @@ def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None
         seed=seed,
         depth=depth if depth is not None else ANALYSIS_DEPTH,
         nodes=VERDICT_NODES,
+        nodes_four=VERDICT_NODES_FOUR,
         exact_worlds=VERDICT_EXACT_WORLDS,
         leaf=VERDICT_LEAF,
     )
@@ -155,13 +157,20 @@ def searches_deal_end(depth: int | None) -> bool:
 def limits_for(limits: Limits, nplayers: int) -> Limits:
     """``limits`` for a game of ``nplayers``: with three or more, at most ``limits.samples_many``
     worlds where it is set (the analysis's default: ``VERDICT_WORLDS_MANY``), else ``limits.samples``;
-    the result has no ``samples_many`` left to resolve, so that an analysis records the worlds its
-    verdicts could take."""
-    if limits.samples_many is None:
+    with four, ``limits.nodes_four`` nodes where it is set (``VERDICT_NODES_FOUR``), else
+    ``limits.nodes``. The result has no ``samples_many`` or ``nodes_four`` left to resolve, so that
+    an analysis records the worlds and nodes its verdicts could take."""
+    if limits.samples_many is None and limits.nodes_four is None:
         return limits
-    samples = limits.samples if nplayers == 2 else limits.samples_many
+    samples = limits.samples if nplayers == 2 or limits.samples_many is None else limits.samples_many
+    nodes = limits.nodes_four if nplayers == 4 and limits.nodes_four is not None else limits.nodes
     return dataclasses.replace(
-        limits, samples=samples, min_samples=min(samples, limits.min_samples), samples_many=None
+        limits,
+        samples=samples,
+        min_samples=min(samples, limits.min_samples),
+        samples_many=None,
+        nodes=nodes,
+        nodes_four=None,
     )
 
 

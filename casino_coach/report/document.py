@@ -414,6 +414,7 @@ def _options_from(s: Mapping[str, Any]) -> AnalysisOptions:
         base,
         min_samples=int(s["min_samples"]),
         nodes=s["nodes"],
+        nodes_four=None,  # the nodes saved are those of the game's players
         depth=s["depth"],
         exact_worlds=int(s.get("exact_worlds", base.exact_worlds)),
         # An analysis saved before the settings named the leaf was made with the handmade one.

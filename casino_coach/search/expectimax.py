@@ -419,8 +419,9 @@ def _move_order(rules: RuleSet) -> MoveOrder:
 _LATER_OPTIONS: Final = frozenset({"reply_worlds", "reply_depth"})
 # And always: whether worlds are taken by class decides how the worlds drawn are grouped, not which
 # are drawn (the same seed draws the same worlds either way); the leaf values the worlds drawn, so
-# that either leaf is measured in the same worlds.
-_UNSEEDED: Final = frozenset({"classes", "leaf", "samples_many"})
+# that either leaf is measured in the same worlds; ``samples_many`` and ``nodes_four`` are resolved
+# into ``samples`` and ``nodes`` for the game's players before a search (``verdict.limits_for``).
+_UNSEEDED: Final = frozenset({"classes", "leaf", "samples_many", "nodes_four"})
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:

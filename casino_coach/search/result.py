@@ -63,6 +63,9 @@ class Limits(Frozen):
     separation: float = 2.0  # stop once the best move leads every other by this many standard errors
     margin: float = 0.2  # ... or is surely within this many points of it (the choice hardly matters)
     nodes: int | None = 100_000  # stop sampling once the search has visited this many nodes
+    # With four players, this many nodes instead (None: ``nodes``): a verdict's world costs most there
+    # (``verdict.limits_for``).
+    nodes_four: int | None = None
     # The estimate where a search stops before the end of the round (``leaf.LEAF_KINDS``): the
     # handmade card odds, or the learned deal-end value fitted by scripts/fit_leaf.py.
     leaf: str = HANDMADE
@@ -99,6 +102,8 @@ class Limits(Frozen):
             raise SearchError(f"margin must be at least 0, got {self.margin}")
         if self.nodes is not None and self.nodes < 1:
             raise SearchError(f"the node limit must be at least 1, got {self.nodes}")
+        if self.nodes_four is not None and self.nodes_four < 1:
+            raise SearchError(f"nodes_four must be at least 1, got {self.nodes_four}")
         if not self.separation >= 0:
             raise SearchError(f"separation must be at least 0, got {self.separation}")
         check_leaf(self.leaf)
