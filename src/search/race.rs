@@ -14,6 +14,8 @@
 //! recorded search tree, the replies chosen on the replier's information, builds for a partner, and
 //! any world or solver the core cannot take.
 
+use std::collections::hash_map::Entry;
+
 use crate::engine::cards::Mask;
 use crate::engine::movegen::{Move, BUILD, CAPTURE};
 use crate::engine::observation::Observation;
@@ -202,11 +204,17 @@ fn py_min(a: f64, b: f64) -> f64 {
 /// `MIN_GROUPS` groups or a world to each group. The groups' totals are summed in the order the
 /// groups are first met, as the reference's dict keeps them.
 fn grouped_stderr(residuals: &[(f64, f64, u64)], total_weight: f64) -> Option<f64> {
-    let mut totals: Vec<(u64, f64)> = Vec::new();
+    // Each group's place in `totals`: a decision's worlds may be thousands of groups, and a search
+    // of the list for each world made this quadratic.
+    let mut place: FxMap<u64, usize> = FxMap::default();
+    let mut totals: Vec<f64> = Vec::new();
     for &(r, w, g) in residuals {
-        match totals.iter_mut().find(|(k, _)| *k == g) {
-            Some((_, t)) => *t += w * r,
-            None => totals.push((g, 0.0 + w * r)),
+        match place.entry(g) {
+            Entry::Occupied(at) => totals[*at.get()] += w * r,
+            Entry::Vacant(at) => {
+                at.insert(totals.len());
+                totals.push(0.0 + w * r);
+            }
         }
     }
     let k = totals.len();
@@ -214,7 +222,7 @@ fn grouped_stderr(residuals: &[(f64, f64, u64)], total_weight: f64) -> Option<f6
         return None;
     }
     let mut squares = 0.0;
-    for &(_, t) in &totals {
+    for &t in &totals {
         squares += t * t;
     }
     Some((k as f64 / (k - 1) as f64 * squares).sqrt() / total_weight)
