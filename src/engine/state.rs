@@ -194,6 +194,27 @@ impl Hash for State {
 }
 
 impl State {
+    /// A state of `nplayers` seats and `nsides` sides with no card anywhere, no capture yet, seat 0
+    /// to move after the last seat's deal (the tests fill in what they need).
+    #[cfg(test)]
+    pub fn empty(nplayers: u8, nsides: u8) -> State {
+        State {
+            hands: [0; MAX_SEATS],
+            nplayers,
+            loose: 0,
+            builds: Builds::default(),
+            captured: [0; MAX_SEATS],
+            sweeps: [0; MAX_SEATS],
+            to_move: 0,
+            last_capturer: -1,
+            stock: 0,
+            more: false,
+            dealer: nplayers - 1,
+            nsides,
+            set_aside: 0,
+        }
+    }
+
     /// Makes this state `from` again (after a move applied to a copy of it in place): every field,
     /// and the builds only when either table has any. The search's way of trying a node's moves in
     /// one child state, where a copy of all 370 bytes a move was the larger part of applying it.

@@ -1241,24 +1241,9 @@ impl Evaluator {
 mod tests {
     use super::*;
     use crate::engine::cards::card;
-    use crate::engine::state::Builds;
 
     fn state(nplayers: u8, nsides: u8, captured: &[Mask]) -> State {
-        let mut s = State {
-            hands: [0; MAX_SEATS],
-            nplayers,
-            loose: 0,
-            builds: Builds::default(),
-            captured: [0; MAX_SEATS],
-            sweeps: [0; MAX_SEATS],
-            to_move: 0,
-            last_capturer: -1,
-            stock: 0,
-            more: false,
-            dealer: nplayers - 1,
-            nsides,
-            set_aside: 0,
-        };
+        let mut s = State::empty(nplayers, nsides);
         s.captured[..captured.len()].copy_from_slice(captured);
         s
     }

@@ -372,6 +372,17 @@ mod tests {
         }
     }
 
+    /// The keys of `n` states that differ by the second side's sweeps.
+    fn keys(n: u32) -> Vec<Key> {
+        let mut s = state();
+        (0..n)
+            .map(|i| {
+                s.sweeps[1] = i;
+                Key::of_state(&s)
+            })
+            .collect()
+    }
+
     #[test]
     fn keys_tell_states_apart() {
         let s = state();
@@ -416,21 +427,7 @@ mod tests {
             // A card in a hand, a pile, loose, the stock, set aside, or nowhere (out of play).
             let places = 2 * n + 4;
             let key = |place: usize| {
-                let mut s = State {
-                    hands: [0; MAX_SEATS],
-                    nplayers: n as u8,
-                    loose: 0,
-                    builds: Builds::default(),
-                    captured: [0; MAX_SEATS],
-                    sweeps: [0; MAX_SEATS],
-                    to_move: 0,
-                    last_capturer: -1,
-                    stock: 0,
-                    more: true,
-                    dealer: 0,
-                    nsides: n as u8,
-                    set_aside: 0,
-                };
+                let mut s = State::empty(n as u8, n as u8);
                 let card: Mask = 1 << 37;
                 match place {
                     p if p < n => s.hands[p] = card,
@@ -453,14 +450,10 @@ mod tests {
     #[test]
     fn the_map_finds_what_it_holds_across_growth() {
         let mut map: PackedMap<u32> = PackedMap::default();
-        let mut s = state();
-        let mut keys = Vec::new();
-        for i in 0..5000u32 {
-            s.sweeps[1] = i;
-            let k = Key::of_state(&s);
-            assert!(map.find(&k, k.hash()).is_none());
-            assert_eq!(map.insert(&k, k.hash(), i), i as usize);
-            keys.push(k);
+        let keys = keys(5000);
+        for (i, k) in keys.iter().enumerate() {
+            assert!(map.find(k, k.hash()).is_none());
+            assert_eq!(map.insert(k, k.hash(), i as u32), i);
         }
         for (i, k) in keys.iter().enumerate() {
             assert_eq!(map.lookup(k), Some(&(i as u32)));
@@ -471,14 +464,8 @@ mod tests {
     #[test]
     fn a_cleared_map_is_empty_whether_small_or_grown() {
         let mut map: PackedMap<u32> = PackedMap::default();
-        let mut s = state();
         for n in [3u32, 100, 127, 128, 600, 5000, 40] {
-            let keys: Vec<Key> = (0..n)
-                .map(|i| {
-                    s.sweeps[1] = i;
-                    Key::of_state(&s)
-                })
-                .collect();
+            let keys = keys(n);
             for (i, k) in keys.iter().enumerate() {
                 map.insert(k, k.hash(), i as u32);
             }
@@ -492,13 +479,7 @@ mod tests {
     #[test]
     fn a_cleared_map_grows_again_in_the_room_it_kept() {
         let mut map: PackedMap<u32> = PackedMap::default();
-        let mut s = state();
-        let keys: Vec<Key> = (0..5000u32)
-            .map(|i| {
-                s.sweeps[1] = i;
-                Key::of_state(&s)
-            })
-            .collect();
+        let keys = keys(5000);
         for (i, k) in keys.iter().enumerate() {
             map.insert(k, k.hash(), i as u32);
         }
