@@ -119,7 +119,7 @@ def run(
             samples_many=None if base.samples_many is None else base.samples_many * scale,
             min_samples=base.min_samples * scale,
             nodes=None if base.nodes is None else base.nodes * scale,
-            nodes_four=None if getattr(base, "nodes_four", None) is None else base.nodes_four * scale,
+            nodes_four=None if base.nodes_four is None else base.nodes_four * scale,
             depth=None if base.depth is None else base.depth + deeper,
         )
     t0 = time.perf_counter()

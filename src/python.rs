@@ -206,16 +206,6 @@ pub fn state_from_py(obj: &Bound<'_, PyAny>) -> PyResult<State> {
     if to_move as usize >= n || dealer as usize >= n || last < -1 || last >= nsides as i8 {
         return Err(PyValueError::new_err("a state's seat or side out of range"));
     }
-    let built = builds.iter().map(|b| b.0);
-    let others = [loose, stock, set_aside];
-    let places = hands.iter().chain(&captured).chain(&others).copied();
-    let mut seen = 0u64;
-    for m in built.chain(places) {
-        if m & seen != 0 {
-            return Err(PyValueError::new_err("a card in two places of a state"));
-        }
-        seen |= m;
-    }
     let list: Vec<Build> = builds
         .iter()
         .map(|&(cards, value, owner, multiple)| Build {
@@ -249,6 +239,9 @@ pub fn state_from_py(obj: &Bound<'_, PyAny>) -> PyResult<State> {
     s.hands[..n].copy_from_slice(&hands);
     s.captured[..nsides as usize].copy_from_slice(&captured);
     s.sweeps[..nsides as usize].copy_from_slice(&sweeps);
+    if !s.places_disjoint() {
+        return Err(PyValueError::new_err("a card in two places of a state"));
+    }
     Ok(s)
 }
 

@@ -1249,21 +1249,9 @@ mod tests {
     fn position(hands: &[&str], loose: &str, builds: &[Build]) -> State {
         let n = hands.len();
         let nsides = if n == 4 { 2 } else { n as u8 };
-        let mut s = State {
-            hands: [0; 4],
-            nplayers: n as u8,
-            loose: cards(loose),
-            builds: Builds::from_slice(builds).unwrap(),
-            captured: [0; 4],
-            sweeps: [0; 4],
-            to_move: 0,
-            last_capturer: -1,
-            stock: 0,
-            more: false,
-            dealer: n as u8 - 1,
-            nsides,
-            set_aside: 0,
-        };
+        let mut s = State::empty(n as u8, nsides);
+        s.loose = cards(loose);
+        s.builds = Builds::from_slice(builds).unwrap();
         for (i, h) in hands.iter().enumerate() {
             s.hands[i] = cards(h);
         }

@@ -282,6 +282,18 @@ impl State {
         !self.more && self.hands_empty()
     }
 
+    /// Whether no card is in two places (two hands, a hand and a pile, two builds ...): the places'
+    /// cards counted one by one are as many as `accounted` unites.
+    pub fn places_disjoint(&self) -> bool {
+        let builds = self.builds.as_slice().iter().map(|b| &b.cards);
+        let places = self.hands.iter().chain(&self.captured).chain(builds);
+        let cards: u32 = places
+            .chain([&self.loose, &self.stock, &self.set_aside])
+            .map(|m| m.count_ones())
+            .sum();
+        cards == self.accounted().count_ones()
+    }
+
     /// The union of every place a card can be; 52 cards when the state is consistent.
     pub fn accounted(&self) -> Mask {
         let mut m = self.table() | self.stock | self.set_aside;
