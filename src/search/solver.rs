@@ -16,7 +16,7 @@ use crate::engine::movegen::{apply, apply_in_place, legal_moves, Move, CAPTURE, 
 use crate::engine::rules::{BuildForPartner, Rules};
 use crate::engine::state::{small_rem, State, HAND_SIZE, MAX_BUILDS};
 use crate::search::leaf::{Evaluator, LEAF_KEY_WORDS};
-use crate::search::table::{Key, PackedMap};
+use crate::search::table::{Key, Packed, PackedMap};
 
 pub const INF: f64 = f64::INFINITY;
 /// Width of a null window (values are points, far coarser).
@@ -255,7 +255,7 @@ pub fn canonical(s: &State) -> State {
 
 /// What the transposition table knows about a state: its ordered moves (a slice of the move
 /// arena), the bounds proven, and the index of the best move found.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Entry {
     start: u32,
     len: u32,
@@ -263,6 +263,32 @@ struct Entry {
     hi: f64,
     best: u32,
 }
+
+/// An entry in three words: its bounds, then where its moves start, how many there are and the
+/// best one's index, 16 bits each for the two counts (`moves_keyed` keeps a position's moves
+/// below `MAX_NODE_MOVES`).
+impl Packed for Entry {
+    const WORDS: usize = 3;
+    #[inline(always)]
+    fn pack(&self, out: &mut [u64]) {
+        out[0] = self.lo.to_bits();
+        out[1] = self.hi.to_bits();
+        out[2] = self.start as u64 | (self.len as u64) << 32 | (self.best as u64) << 48;
+    }
+    #[inline(always)]
+    fn unpack(words: &[u64]) -> Self {
+        Entry {
+            lo: f64::from_bits(words[0]),
+            hi: f64::from_bits(words[1]),
+            start: words[2] as u32,
+            len: (words[2] >> 32) as u16 as u32,
+            best: (words[2] >> 48) as u32,
+        }
+    }
+}
+
+/// The most legal moves a position in the search may have (an entry keeps their number in 16 bits).
+const MAX_NODE_MOVES: usize = u16::MAX as usize;
 
 /// The value of one root move in one world, and the line proving it (the move first).
 #[derive(Clone, Debug, PartialEq)]
@@ -500,7 +526,7 @@ impl Solver {
     fn moves_keyed(&mut self, s: &State, hash: u64) -> (u32, u32) {
         let seat = s.to_move;
         if let Some(at) = self.move_index.find(&self.moves_key, hash) {
-            return *self.move_index.get(at);
+            return self.move_index.get(at);
         }
         let mut moves = std::mem::take(&mut self.scratch);
         legal_moves(&self.rules, s, &mut moves);
@@ -519,7 +545,12 @@ impl Solver {
         } else {
             self.arena.extend_from_slice(&moves);
         }
-        let slot = (start as u32, (self.arena.len() - start) as u32);
+        let count = self.arena.len() - start;
+        assert!(
+            count <= MAX_NODE_MOVES,
+            "a position with more than {MAX_NODE_MOVES} legal moves"
+        );
+        let slot = (start as u32, count as u32);
         self.scratch = moves;
         self.move_index.insert(&self.moves_key, hash, slot);
         slot
@@ -777,7 +808,7 @@ impl Solver {
                 (self.tt.insert(&self.state_key, hash, e), e)
             }
             Some(at) => {
-                let e = *self.tt.get(at);
+                let e = self.tt.get(at);
                 if e.lo >= beta {
                     return Ok(e.lo);
                 }
@@ -864,7 +895,7 @@ impl Solver {
                 }
             }
         }
-        let entry = self.tt.get_mut(at);
+        let mut entry = self.tt.get(at);
         entry.best = best_i;
         if best <= a0 {
             if best < entry.hi {
@@ -878,6 +909,7 @@ impl Solver {
             entry.lo = best;
             entry.hi = best;
         }
+        self.tt.set(at, entry);
         Ok(best)
     }
 }
@@ -887,6 +919,28 @@ mod tests {
     use super::*;
     use crate::engine::cards::twin_groups;
     use crate::engine::playout::SplitMix64;
+
+    #[test]
+    fn an_entry_comes_back_from_its_words_as_it_went_in() {
+        let most = MAX_NODE_MOVES as u32;
+        for (start, len, best, lo, hi) in [
+            (0, 0, 0, -INF, INF),
+            (7, 3, 2, -0.5, 1.25),
+            (u32::MAX, most, most - 1, f64::MIN_POSITIVE, -0.0),
+        ] {
+            let e = Entry {
+                start,
+                len,
+                lo,
+                hi,
+                best,
+            };
+            let mut words = [0; 3];
+            e.pack(&mut words);
+            assert_eq!(Entry::unpack(&words), e);
+            assert_eq!(Entry::unpack(&words).hi.to_bits(), hi.to_bits());
+        }
+    }
 
     #[test]
     fn twin_groups_at_once_are_those_rank_by_rank() {

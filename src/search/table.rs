@@ -1,11 +1,11 @@
 //! The solver's tables keyed by a state: a state is packed into a few words that tell it apart
-//! from every other (`Key`), and the map (`PackedMap`) keeps those words in one arena and a small
-//! entry per state in another, found through an open-addressing index of 8-byte slots.
+//! from every other (`Key`), and the map (`PackedMap`) keeps those words and the value beside
+//! them in one arena, found through an open-addressing index of 8-byte slots.
 //!
 //! A `State` is some 370 bytes, most of them the sixteen build slots a table rarely uses: a std
 //! `HashMap` keyed by it copied, compared and rehashed all of them, and was a third of a search's
 //! time. Packed, a 2-player state without builds is 5 words. The map only adds and finds (a search
-//! never forgets a position), so an entry's index never changes: the search keeps it across the
+//! never forgets a position), so an entry's place never changes: the search keeps it across the
 //! recursion instead of looking the state up again.
 
 use crate::engine::cards::Mask;
@@ -163,55 +163,98 @@ impl Key {
     }
 }
 
-/// An entry: where its key's words are, its hash, and the value.
-#[derive(Clone, Copy)]
-struct Slot<V> {
-    hash: u64,
-    key_at: u32,
-    key_len: u32,
-    value: V,
+/// A value a `PackedMap` keeps: packed into `WORDS` words beside its key, so that a state's key
+/// and its value are read together (`pack`, `unpack`).
+pub trait Packed: Copy {
+    const WORDS: usize;
+    fn pack(&self, out: &mut [u64]);
+    fn unpack(words: &[u64]) -> Self;
 }
 
-/// A map from keys to `V` that only grows: entries keep their index (`find`, `insert`, `get`).
+impl Packed for u32 {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn pack(&self, out: &mut [u64]) {
+        out[0] = *self as u64;
+    }
+    #[inline(always)]
+    fn unpack(words: &[u64]) -> Self {
+        words[0] as u32
+    }
+}
+
+impl Packed for (u32, u32) {
+    const WORDS: usize = 1;
+    #[inline(always)]
+    fn pack(&self, out: &mut [u64]) {
+        out[0] = self.0 as u64 | (self.1 as u64) << 32;
+    }
+    #[inline(always)]
+    fn unpack(words: &[u64]) -> Self {
+        (words[0] as u32, (words[0] >> 32) as u32)
+    }
+}
+
+/// The low bits of an entry's head word that hold its key's length; the rest are its hash's.
+const LEN_BITS: u32 = 5;
+const LEN_MASK: u64 = (1 << LEN_BITS) - 1;
+const _: () = assert!(KEY_WORDS as u64 <= LEN_MASK);
+
+/// A map from keys to `V` that only grows: entries keep their place (`find`, `insert`, `get`).
+///
+/// An entry is one run of words in `rows`: a head (the hash, its low bits the key's length), the
+/// key's words, then the value's. A lookup that finds its state reads the index's slot and then
+/// one run, where a separate entry and key arena cost a cache miss each besides (in the tables of 3
+/// and 4 players, hundreds of megabytes, the third miss was a tenth of the search's time).
 pub struct PackedMap<V> {
     /// Open addressing, linear probing (the hash's top bits pick the slot): 0 for an empty slot,
-    /// else the entry's index + 1 and, above it, the low half of its hash.
+    /// else the entry's first word's place in `rows` + 1 and, above it, the low half of its hash.
     index: Vec<u64>,
     shift: u32,
-    entries: Vec<Slot<V>>,
-    words: Vec<u64>,
+    rows: Vec<u64>,
+    len: usize,
+    _value: std::marker::PhantomData<V>,
 }
 
 const START_BITS: u32 = 10;
 /// Below this many entries, `clear` empties their slots rather than the whole index.
 const SPARSE_CLEAR: usize = 1 << (START_BITS - 3);
 
-impl<V: Copy> Default for PackedMap<V> {
+impl<V: Packed> Default for PackedMap<V> {
     fn default() -> Self {
         PackedMap {
             index: vec![0; 1 << START_BITS],
             shift: 64 - START_BITS,
-            entries: Vec::new(),
-            words: Vec::new(),
+            rows: Vec::new(),
+            len: 0,
+            _value: std::marker::PhantomData,
         }
     }
 }
 
-impl<V: Copy> PackedMap<V> {
+/// The hash an entry is placed by: `hash` without the bits its head gives to the key's length.
+#[inline(always)]
+fn placed(hash: u64) -> u64 {
+    hash & !LEN_MASK
+}
+
+impl<V: Packed> PackedMap<V> {
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
-    /// The index of the entry of `key` (of hash `hash`), if there is one.
+    /// Where the value of `key` (of hash `hash`) is, if the map holds it.
     #[inline]
     pub fn find(&self, key: &Key, hash: u64) -> Option<usize> {
+        let h = placed(hash);
+        let head = h | key.len as u64;
+        let tag = h as u32 as u64;
         let mask = self.index.len() - 1;
-        let tag = hash as u32 as u64;
-        let mut i = (hash >> self.shift) as usize;
+        let mut i = (h >> self.shift) as usize;
         loop {
             let slot = self.index[i];
             if slot == 0 {
@@ -219,10 +262,9 @@ impl<V: Copy> PackedMap<V> {
             }
             if slot >> 32 == tag {
                 let at = (slot as u32 - 1) as usize;
-                let e = &self.entries[at];
-                let stored = &self.words[e.key_at as usize..(e.key_at + e.key_len) as usize];
-                if e.hash == hash && stored == key.words() {
-                    return Some(at);
+                let run = &self.rows[at..at + 1 + key.len];
+                if run[0] == head && same_words(&run[1..], key.words()) {
+                    return Some(at + 1 + key.len);
                 }
             }
             i = (i + 1) & mask;
@@ -236,7 +278,7 @@ impl<V: Copy> PackedMap<V> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let slot = &self.index[(hash >> self.shift) as usize];
+            let slot = &self.index[(placed(hash) >> self.shift) as usize];
             // SAFETY: SSE is part of x86_64, and a prefetch reads nothing the program sees (the
             // address is a slot of the index, in bounds).
             unsafe { _mm_prefetch::<_MM_HINT_T0>((slot as *const u64).cast()) };
@@ -245,32 +287,33 @@ impl<V: Copy> PackedMap<V> {
         let _ = hash;
     }
 
-    /// Adds `key` (not in the map) with `value`; its entry's index.
+    /// Adds `key` (not in the map) with `value`; where its value is.
     #[inline]
     pub fn insert(&mut self, key: &Key, hash: u64, value: V) -> usize {
-        if (self.entries.len() + 1) * 2 > self.index.len() {
+        if (self.len + 1) * 2 > self.index.len() {
             self.grow();
         }
-        let at = self.entries.len();
-        self.entries.push(Slot {
-            hash,
-            key_at: self.words.len() as u32,
-            key_len: key.len as u32,
-            value,
-        });
-        self.words.extend_from_slice(key.words());
-        self.place(hash, at);
+        let h = placed(hash);
+        let first = self.rows.len();
+        assert!(first < u32::MAX as usize, "a table of more than 32 GB");
+        self.rows.push(h | key.len as u64);
+        self.rows.extend_from_slice(key.words());
+        let at = self.rows.len();
+        self.rows.resize(at + V::WORDS, 0);
+        value.pack(&mut self.rows[at..]);
+        self.place(h, first);
+        self.len += 1;
         at
     }
 
     #[inline]
-    fn place(&mut self, hash: u64, at: usize) {
+    fn place(&mut self, h: u64, first: usize) {
         let mask = self.index.len() - 1;
-        let mut i = (hash >> self.shift) as usize;
+        let mut i = (h >> self.shift) as usize;
         while self.index[i] != 0 {
             i = (i + 1) & mask;
         }
-        self.index[i] = hash << 32 | (at as u64 + 1);
+        self.index[i] = h << 32 | (first as u64 + 1);
     }
 
     #[cold]
@@ -279,50 +322,56 @@ impl<V: Copy> PackedMap<V> {
         self.index.clear();
         self.index.resize(1 << bits, 0);
         self.shift = 64 - bits;
-        for at in 0..self.entries.len() {
-            self.place(self.entries[at].hash, at);
+        let mut first = 0;
+        while first < self.rows.len() {
+            let head = self.rows[first];
+            self.place(head & !LEN_MASK, first);
+            first += 1 + (head & LEN_MASK) as usize + V::WORDS;
         }
     }
 
+    /// The value at `at`, a place `find` or `insert` gave.
     #[inline]
-    pub fn get(&self, at: usize) -> &V {
-        &self.entries[at].value
+    pub fn get(&self, at: usize) -> V {
+        V::unpack(&self.rows[at..at + V::WORDS])
     }
 
+    /// Replaces the value at `at`, a place `find` or `insert` gave.
     #[inline]
-    pub fn get_mut(&mut self, at: usize) -> &mut V {
-        &mut self.entries[at].value
+    pub fn set(&mut self, at: usize, value: V) {
+        value.pack(&mut self.rows[at..at + V::WORDS]);
     }
 
-    /// Empties the map, keeping the room its entries and keys took (the index starts small again:
-    /// a small search in a large index would touch more of memory).
+    /// Empties the map, keeping the room its entries took (the index starts small again: a small
+    /// search in a large index would touch more of memory).
     pub fn clear(&mut self) {
-        if self.index.len() == 1 << START_BITS && self.entries.len() < SPARSE_CLEAR {
+        if self.index.len() == 1 << START_BITS && self.len < SPARSE_CLEAR {
             // A small search: its entries' slots emptied one by one, where the whole index was
             // written (most of a small decision's solvers).
             let mask = self.index.len() - 1;
-            for (at, e) in self.entries.iter().enumerate() {
-                let slot = e.hash << 32 | (at as u64 + 1);
-                let mut i = (e.hash >> self.shift) as usize;
+            let mut first = 0;
+            while first < self.rows.len() {
+                let head = self.rows[first];
+                let slot = (head & !LEN_MASK) << 32 | (first as u64 + 1);
+                let mut i = ((head & !LEN_MASK) >> self.shift) as usize;
                 while self.index[i] != slot {
                     i = (i + 1) & mask;
                 }
                 self.index[i] = 0;
+                first += 1 + (head & LEN_MASK) as usize + V::WORDS;
             }
         } else {
             self.index.clear();
             self.index.resize(1 << START_BITS, 0);
             self.shift = 64 - START_BITS;
         }
-        self.entries.clear();
-        self.words.clear();
+        self.rows.clear();
+        self.len = 0;
     }
 
     /// The bytes the map holds.
     pub fn capacity_bytes(&self) -> usize {
-        self.index.capacity() * 8
-            + self.entries.capacity() * std::mem::size_of::<Slot<V>>()
-            + self.words.capacity() * 8
+        (self.index.capacity() + self.rows.capacity()) * 8
     }
 
     /// A map without room, to stand in for one moved out (`std::mem::replace`); not to be used.
@@ -330,16 +379,24 @@ impl<V: Copy> PackedMap<V> {
         PackedMap {
             index: Vec::new(),
             shift: 64 - START_BITS,
-            entries: Vec::new(),
-            words: Vec::new(),
+            rows: Vec::new(),
+            len: 0,
+            _value: std::marker::PhantomData,
         }
     }
 
     /// The value of `key`, if it is in the map.
     #[inline]
-    pub fn lookup(&self, key: &Key) -> Option<&V> {
+    pub fn lookup(&self, key: &Key) -> Option<V> {
         self.find(key, key.hash()).map(|at| self.get(at))
     }
+}
+
+/// Whether two keys' words of the same length are equal: compared in line, where a slice's `==`
+/// called `memcmp` for five to seven words.
+#[inline(always)]
+fn same_words(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
@@ -446,10 +503,11 @@ mod tests {
         let keys = keys(5000);
         for (i, k) in keys.iter().enumerate() {
             assert!(map.find(k, k.hash()).is_none());
-            assert_eq!(map.insert(k, k.hash(), i as u32), i);
+            let at = map.insert(k, k.hash(), i as u32);
+            assert_eq!(map.get(at), i as u32);
         }
         for (i, k) in keys.iter().enumerate() {
-            assert_eq!(map.lookup(k), Some(&(i as u32)));
+            assert_eq!(map.lookup(k), Some(i as u32));
         }
         assert_eq!(map.len(), 5000);
     }
@@ -486,6 +544,6 @@ mod tests {
         assert!(keys
             .iter()
             .enumerate()
-            .all(|(i, k)| map.lookup(k) == Some(&(i as u32))));
+            .all(|(i, k)| map.lookup(k) == Some(i as u32)));
     }
 }
