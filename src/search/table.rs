@@ -301,19 +301,9 @@ impl<V: Packed> PackedMap<V> {
         let at = self.rows.len();
         self.rows.resize(at + V::WORDS, 0);
         value.pack(&mut self.rows[at..]);
-        self.place(h, first);
+        place(&mut self.index, self.shift, h, first);
         self.len += 1;
         at
-    }
-
-    #[inline]
-    fn place(&mut self, h: u64, first: usize) {
-        let mask = self.index.len() - 1;
-        let mut i = (h >> self.shift) as usize;
-        while self.index[i] != 0 {
-            i = (i + 1) & mask;
-        }
-        self.index[i] = h << 32 | (first as u64 + 1);
     }
 
     #[cold]
@@ -322,11 +312,8 @@ impl<V: Packed> PackedMap<V> {
         self.index.clear();
         self.index.resize(1 << bits, 0);
         self.shift = 64 - bits;
-        let mut first = 0;
-        while first < self.rows.len() {
-            let head = self.rows[first];
-            self.place(head & !LEN_MASK, first);
-            first += 1 + (head & LEN_MASK) as usize + V::WORDS;
+        for (first, h) in runs(&self.rows, V::WORDS) {
+            place(&mut self.index, self.shift, h, first);
         }
     }
 
@@ -349,16 +336,13 @@ impl<V: Packed> PackedMap<V> {
             // A small search: its entries' slots emptied one by one, where the whole index was
             // written (most of a small decision's solvers).
             let mask = self.index.len() - 1;
-            let mut first = 0;
-            while first < self.rows.len() {
-                let head = self.rows[first];
-                let slot = (head & !LEN_MASK) << 32 | (first as u64 + 1);
-                let mut i = ((head & !LEN_MASK) >> self.shift) as usize;
+            for (first, h) in runs(&self.rows, V::WORDS) {
+                let slot = h << 32 | (first as u64 + 1);
+                let mut i = (h >> self.shift) as usize;
                 while self.index[i] != slot {
                     i = (i + 1) & mask;
                 }
                 self.index[i] = 0;
-                first += 1 + (head & LEN_MASK) as usize + V::WORDS;
             }
         } else {
             self.index.clear();
@@ -390,6 +374,30 @@ impl<V: Packed> PackedMap<V> {
     pub fn lookup(&self, key: &Key) -> Option<V> {
         self.find(key, key.hash()).map(|at| self.get(at))
     }
+}
+
+/// Puts the entry whose run starts at `first` in `index` (of `shift`), at the first free slot
+/// from its hash `h`'s.
+#[inline]
+fn place(index: &mut [u64], shift: u32, h: u64, first: usize) {
+    let mask = index.len() - 1;
+    let mut i = (h >> shift) as usize;
+    while index[i] != 0 {
+        i = (i + 1) & mask;
+    }
+    index[i] = h << 32 | (first as u64 + 1);
+}
+
+/// Each entry of `rows` (values of `value_words` words): where its run starts, with the hash it is
+/// placed by, in the order the entries were added.
+fn runs(rows: &[u64], value_words: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let mut first = 0;
+    std::iter::from_fn(move || {
+        let head = *rows.get(first)?;
+        let at = first;
+        first += 1 + (head & LEN_MASK) as usize + value_words;
+        Some((at, head & !LEN_MASK))
+    })
 }
 
 /// Whether two keys' words of the same length are equal: compared in line, where a slice's `==`
