@@ -217,8 +217,10 @@ pub struct PackedMap<V> {
 }
 
 const START_BITS: u32 = 10;
-/// Below this many entries, `clear` empties their slots rather than the whole index.
-const SPARSE_CLEAR: usize = 1 << (START_BITS - 3);
+/// `clear` keeps the size of an index of up to this many bits (128 KiB).
+const KEEP_INDEX_BITS: u32 = 14;
+/// Below one entry for this many slots, `clear` empties the entries' slots rather than the index.
+const SPARSE_SHARE: usize = 8;
 
 impl<V: Packed> Default for PackedMap<V> {
     fn default() -> Self {
@@ -329,12 +331,15 @@ impl<V: Packed> PackedMap<V> {
         value.pack(&mut self.rows[at..at + V::WORDS]);
     }
 
-    /// Empties the map, keeping the room its entries took (the index starts small again: a small
-    /// search in a large index would touch more of memory).
+    /// Empties the map, keeping the room its entries took. An index of up to `KEEP_INDEX_BITS`
+    /// keeps its size too, so that the next search of the same size does not grow it again (a
+    /// searcher's decision grew it three times, each placing every entry again); a larger one
+    /// starts small again (a small search in a large index would touch more of memory).
     pub fn clear(&mut self) {
-        if self.index.len() == 1 << START_BITS && self.len < SPARSE_CLEAR {
-            // A small search: its entries' slots emptied one by one, where the whole index was
-            // written (most of a small decision's solvers).
+        let bits = 64 - self.shift;
+        if bits <= KEEP_INDEX_BITS && self.len * SPARSE_SHARE < self.index.len() {
+            // Few entries for the index: their slots emptied one by one, where the whole index
+            // was written (most of a small decision's solvers).
             let mask = self.index.len() - 1;
             for (first, h) in runs(&self.rows, V::WORDS) {
                 let slot = h << 32 | (first as u64 + 1);
@@ -344,6 +349,8 @@ impl<V: Packed> PackedMap<V> {
                 }
                 self.index[i] = 0;
             }
+        } else if bits <= KEEP_INDEX_BITS {
+            self.index.fill(0);
         } else {
             self.index.clear();
             self.index.resize(1 << START_BITS, 0);
@@ -523,13 +530,20 @@ mod tests {
     #[test]
     fn a_cleared_map_is_empty_whether_small_or_grown() {
         let mut map: PackedMap<u32> = PackedMap::default();
-        for n in [3u32, 100, 127, 128, 600, 5000, 40] {
+        for n in [3u32, 100, 127, 128, 600, 5000, 40, 20_000, 3] {
             let keys = keys(n);
             for (i, k) in keys.iter().enumerate() {
                 map.insert(k, k.hash(), i as u32);
             }
+            let slots = map.index.len();
             map.clear();
-            assert!(map.is_empty() && map.index.len() == 1 << START_BITS);
+            // An index of up to KEEP_INDEX_BITS keeps its size, a larger one starts small again.
+            let kept = if slots <= 1 << KEEP_INDEX_BITS {
+                slots
+            } else {
+                1 << START_BITS
+            };
+            assert!(map.is_empty() && map.index.len() == kept, "{n} entries");
             assert!(map.index.iter().all(|&slot| slot == 0), "{n} entries");
             assert!(keys.iter().all(|k| map.lookup(k).is_none()));
         }
@@ -538,7 +552,11 @@ mod tests {
     #[test]
     fn a_cleared_map_grows_again_in_the_room_it_kept() {
         let mut map: PackedMap<u32> = PackedMap::default();
-        let keys = keys(5000);
+        let keys = keys(20_000);
+        assert!(
+            1 << KEEP_INDEX_BITS < 2 * keys.len(),
+            "an index that starts small again"
+        );
         for (i, k) in keys.iter().enumerate() {
             map.insert(k, k.hash(), i as u32);
         }
