@@ -264,8 +264,9 @@ impl<V: Packed> PackedMap<V> {
             }
             if slot >> 32 == tag {
                 let at = (slot as u32 - 1) as usize;
-                let run = &self.rows[at..at + 1 + key.len];
-                if run[0] == head && same_words(&run[1..], key.words()) {
+                // The head first: it holds the key's length, and the run of an entry with a
+                // shorter key may end (with the rows) before this key's words would.
+                if self.rows[at] == head && same_words(&self.rows[at + 1..at + 1 + key.len], key.words()) {
                     return Some(at + 1 + key.len);
                 }
             }
@@ -525,6 +526,28 @@ mod tests {
             assert_eq!(map.lookup(k), Some(i as u32));
         }
         assert_eq!(map.len(), 5000);
+    }
+
+    #[test]
+    fn a_longer_key_of_the_same_hash_is_not_found_in_a_shorter_ones_run() {
+        // Only the index's tag and the head tell entries apart before their words are compared: a
+        // key longer than the last entry's, looked for at that entry's hash, once read past the
+        // end of the rows.
+        let mut map: PackedMap<u32> = PackedMap::default();
+        let short = Key::of_state(&state());
+        let mut s = state();
+        s.builds = Builds::from_slice(&[Build {
+            cards: 0b11 << 44,
+            value: 9,
+            owner: 0,
+            multiple: false,
+        }])
+        .unwrap();
+        let long = Key::of_state(&s);
+        assert!(long.len > short.len + 1);
+        map.insert(&short, short.hash(), 7);
+        assert_eq!(map.find(&long, short.hash()), None);
+        assert_eq!(map.lookup(&short), Some(7));
     }
 
     #[test]
