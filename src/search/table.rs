@@ -171,6 +171,8 @@ pub trait Packed: Copy {
     fn unpack(words: &[u64]) -> Self;
 }
 
+/// The maps of the tests: a value of one word.
+#[cfg(test)]
 impl Packed for u32 {
     const WORDS: usize = 1;
     #[inline(always)]
