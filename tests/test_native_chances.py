@@ -33,7 +33,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.state import Build, RoundState
 from casino_coach.errors import SearchError
 from casino_coach.formats.game import Game
-from casino_coach.search import native_chances
+from casino_coach.search import native_chances, native_race
 from casino_coach.search.chances import (
     ChanceMemo,
     GameTable,
@@ -45,8 +45,9 @@ from casino_coach.search.chances import (
     table_for,
     world_chances,
 )
+from casino_coach.search.expectimax import SearchRequest, evaluate
 from casino_coach.search.native import NativeSolver
-from casino_coach.search.result import MoveValue, Outcome
+from casino_coach.search.result import Limits, MoveValue, Outcome
 from casino_coach.search.solver import MoveOrder, Solver, canonical
 
 pytestmark = pytest.mark.skipif(core.NATIVE is None, reason="the native core is not built here")
@@ -206,6 +207,38 @@ def test_world_chances_runs_the_core_and_the_last_deal_stays_solved() -> None:
     assert math.isnan(got[7]) and math.isnan(got[6])
     with pytest.raises(ValueError, match="lists"):
         N.GameTable(core.native_rules(rules), [(0.5, 0.5)] * 3)
+
+
+@pytest.mark.parametrize("preset", ["classic", "dominican"])
+def test_a_searchs_outcomes_are_read_where_the_core_keeps_them(preset: str) -> None:
+    """The outcomes of a race run in the core stay there (``native_race.LazyOutcomes``) and the
+    core reads each world's chance from them (``WorldChances.race_chances``): the chances the
+    reference gives for the same outcomes made into Python's, without making them, for every move,
+    at game scores near and far from the target."""
+    rules = RuleSet.from_preset(preset)
+    table = _table(rules, 6)
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(4):
+        game = Game(rules, 2, seed=seed)
+        for _ in range(rng.randrange(1, 6)):
+            game.play(rng.choice(game.legal()))
+        obs = game.observation()
+        limits = Limits(samples=24, min_samples=8, depth=4, seed=seed)
+        res = evaluate(rules, obs, limits, SearchRequest(detail=True))
+        nworlds = res.samples + 2
+        for mv in res.moves:
+            assert isinstance(mv.outcomes, native_race.LazyOutcomes)
+            near, far = (rules.target - 2.0, rules.target - 1.0), (3.0, 5.0)
+            scores = (near, far)
+            got = [native_chances.outcome_chances(table, obs, sc, mv.outcomes, nworlds, {}) for sc in scores]
+            assert mv.outcomes._made is None  # read in the core
+            made = tuple(mv.outcomes)
+            for chances, sc in zip(got, scores, strict=True):
+                want = outcome_chances(table, obs, sc, made, nworlds, ChanceMemo())
+                assert chances is not None and _same(chances, want)
+                checked += 1
+    assert checked >= 16
 
 
 # ---------------------------------------------------------------------------------------------------

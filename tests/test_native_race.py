@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 import random
 import re
 from typing import Any
@@ -378,6 +379,33 @@ def test_the_root_moves_are_the_references_in_its_order(
     want = [expectimax.root_moves(rules, obs) for obs in views]
     assert got == want and len(views) > 20
     assert any(len(ms) > 8 for ms in want)
+
+
+def test_the_outcomes_kept_in_the_core_are_the_tuple_of_them_once_read() -> None:
+    """A race's outcomes stay in the core until a move's are read (``LazyOutcomes``): then they are
+    the reference's tuple of ``Outcome``s (equal to it, shown as it, pickled as it), made once."""
+    rules = RuleSet.from_preset("royal")
+    obs, evidence, _ = _decisions(rules, 2, 5)[2]
+    limits = Limits(samples=12, min_samples=4, depth=3, seed=1)
+    request = SearchRequest(evidence=evidence, detail=True)
+    got = evaluate(rules, obs, limits, request)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(native_race, "in_core", lambda: False)
+        want = evaluate(rules, obs, limits, request)
+    for mine, ref in zip(got.moves, want.moves, strict=True):
+        lazy = mine.outcomes
+        assert isinstance(lazy, native_race.LazyOutcomes) and type(ref.outcomes) is tuple
+        assert len(lazy) == len(ref.outcomes) == got.samples and lazy._made is None
+        assert lazy == ref.outcomes and ref.outcomes == lazy and lazy != ref.outcomes[:-1]
+        assert lazy[0] == ref.outcomes[0] and lazy[-2:] == ref.outcomes[-2:]
+        assert list(lazy) == list(ref.outcomes) and repr(lazy) == repr(ref.outcomes)
+        assert pickle.loads(pickle.dumps(lazy)) == ref.outcomes
+        assert tuple(lazy) is tuple(lazy) or lazy._made is not None  # made once
+        with pytest.raises(TypeError):
+            hash(lazy)
+    assert repr(dataclasses.replace(got, seconds=0.0)) == repr(dataclasses.replace(want, seconds=0.0))
+    with pytest.raises(IndexError):
+        got.moves[0].outcomes.in_core()[0].count(len(got.moves))
 
 
 def test_an_outcome_read_from_the_core_is_the_dataclass_s() -> None:

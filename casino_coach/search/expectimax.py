@@ -944,7 +944,9 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     out: list[MoveValue] = []
     for i in _ranked(moves, d.ask.focus, values_se, [race.complete(i) for i in range(len(moves))]):
         ev, se = values_se[i]
-        out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), tuple(race.outcomes[i])))
+        outcomes = race.outcomes[i]  # the core's stay there until read (``native_race.LazyOutcomes``)
+        kept = tuple(outcomes) if isinstance(outcomes, list) else outcomes
+        out.append(MoveValue(moves[i], ev, se, r.lines[i], tuple(race.values[i]), kept))
     # Exact: the game's own value, not an estimate. Every world was searched to the end of the round
     # with no leaf (``round_end``), played by two sides, and either there was one world (classes of
     # twins alike; every card known to the mover, as in the last deal of two players) or the mover

@@ -27,6 +27,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points
 from casino_coach.errors import SearchError
 from casino_coach.search.native import NativeSolver
+from casino_coach.search.native_race import LazyOutcomes
 from casino_coach.search.result import Outcome
 
 
@@ -78,7 +79,11 @@ def outcome_chances(
             worlds = memo[key] = NATIVE.WorldChances(
                 _native_table(table), (s0, s1), obs.sweeps, obs.seat % 2, (obs.dealer + 1) % 2
             )
-        chances: list[float] = worlds.chances(outcomes, nworlds)
+        chances: list[float]
+        if isinstance(outcomes, LazyOutcomes):  # read where the race keeps them
+            chances = worlds.race_chances(*outcomes.in_core(), nworlds)
+        else:
+            chances = worlds.chances(outcomes, nworlds)
         return chances
     except NATIVE.CoreFault as e:
         raise SearchError(str(e)) from None

@@ -16,8 +16,8 @@ a partner (each world's own legal moves).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, overload
 
 from casino_coach.core import NATIVE, native_rules
 from casino_coach.engine.movegen import Move
@@ -51,6 +51,59 @@ def _outcome(fields: tuple[Any, ...]) -> Outcome:
     d = out.__dict__
     d["parts"], d["other"], d["gained"], d["sweeps"], d["end"] = fields
     return out
+
+
+class LazyOutcomes(Sequence["Outcome | None"]):
+    """One move's outcomes per world from the core's race (``_core.RaceOutcomes``), made into
+    ``Outcome``s when first read, all at once: a verdict reads the outcomes of a few moves at most
+    (its explanations, its chances for the game), and making them for every move and world took a
+    tenth of a 2-player analysis. Equal to, shown and pickled as the tuple of them, as the
+    reference's race gives them (``MoveValue.outcomes``)."""
+
+    __slots__ = ("_core", "_made", "_move")
+
+    def __init__(self, core: Any, move: int) -> None:
+        self._core = core
+        self._move = move
+        self._made: tuple[Outcome | None, ...] | None = None
+
+    def in_core(self) -> tuple[Any, int]:
+        """Where the outcomes are kept: the core's ``RaceOutcomes`` and the move's index in it (the
+        core reads them there: ``native_chances.outcome_chances``)."""
+        return self._core, self._move
+
+    def _all(self) -> tuple[Outcome | None, ...]:
+        made = self._made
+        if made is None:
+            made = tuple([None if o is None else _outcome(o) for o in self._core.fields(self._move)])
+            self._made = made
+        return made
+
+    def __len__(self) -> int:
+        return len(self._made) if self._made is not None else int(self._core.count(self._move))
+
+    @overload
+    def __getitem__(self, i: int) -> Outcome | None: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Outcome | None, ...]: ...
+    def __getitem__(self, i: int | slice) -> Outcome | tuple[Outcome | None, ...] | None:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Outcome | None]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as a tuple of Outcomes (their parts are dicts)
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return tuple, (self._all(),)
 
 
 class Attempt(NamedTuple):
@@ -180,8 +233,8 @@ def run(
         raise SearchError(str(e)) from None
     done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results = got
     race = Race(moves, focus, alike)
-    if outcomes is not None:  # each (parts, other, gained, sweeps, end), as ``outcome_of`` makes it
-        outcomes = [[None if o is None else _outcome(o) for o in per] for per in outcomes]
+    if outcomes is not None:  # kept in the core until read
+        outcomes = [LazyOutcomes(outcomes, i) for i in range(len(moves))]
     race.load(values, weights, groups, outcomes, (worlds.population, results))
     best = [() if line is None else tuple([_new(Move, t) for t in line]) for line in lines]
     return Attempt(race, done, spent, nodes, shallow, best)

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar, cast
 
 from casino_coach.frozen import Frozen
 from casino_coach.search.protocol import WorldValuer
@@ -139,7 +139,8 @@ class Race(Generic[M]):
         # The moves that stay in the race as the focus does: the focus and the moves alike it.
         self.kept = {i for i, k in enumerate(kind) if self.focus >= 0 and k == kind[self.focus]}
         self.values: list[list[float]] = [[] for _ in moves]
-        self.outcomes: list[list[Any]] = [[] for _ in moves]
+        # (A race loaded from the core keeps them there until read: ``native_race.LazyOutcomes``.)
+        self.outcomes: list[Sequence[Any]] = [[] for _ in moves]
         self.weights: list[float] = []
         self.groups: list[int] = []
         # Per move, how often each line proved its value; made at the first world added (a race run
@@ -174,14 +175,14 @@ class Race(Generic[M]):
                 self.values[i].append(got[0])
                 self.lines[i][got[1]] += 1
             if outcomes is not None:
-                self.outcomes[i].append(outcomes.get(m))
+                cast(list[Any], self.outcomes[i]).append(outcomes.get(m))
 
     def load(
         self,
         values: list[list[float]],
         weights: list[float],
         groups: list[int],
-        outcomes: list[list[Any]] | None = None,
+        outcomes: Sequence[Sequence[Any]] | None = None,
         results: tuple[int | None, list[tuple[float, float]]] | None = None,
     ) -> None:
         """The worlds of this race run elsewhere (in the native core: ``native_race``), kept as
@@ -192,7 +193,7 @@ class Race(Generic[M]):
         self.weights = weights
         self.groups = groups
         if outcomes is not None:
-            self.outcomes = outcomes
+            self.outcomes = list(outcomes)
         self._results = results
 
     def best_lines(self) -> list[tuple[M, ...]]:

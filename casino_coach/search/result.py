@@ -138,7 +138,8 @@ class MoveValue(Frozen):
     # The move's value in each searched world, in the order of ``SearchResult.weights`` (NaN where
     # the move had left the race), and with ``detail``, what happened along its line in each world.
     values: tuple[float, ...] = ()
-    outcomes: tuple[Outcome | None, ...] = ()
+    # (A sequence of them: from the core's race, made when first read, ``native_race.LazyOutcomes``.)
+    outcomes: Sequence[Outcome | None] = ()
 
 
 @dataclass(frozen=True)

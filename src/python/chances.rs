@@ -11,11 +11,13 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
+use super::race::PyRaceOutcomes;
 use super::{guarded, state_from_py, PyRules};
 use crate::engine::cards::ACES_COUNT_OUT;
 use crate::search::chances::{
     GameFinal, GameTable, Outcome, WorldChances, ACES, BIG, CARDS, LAST, LITTLE, SPADES,
 };
+use crate::search::race;
 
 /// A table of the chances of two sides (`chances.GameTable`).
 #[pyclass(name = "GameTable", module = "casino_coach._core", frozen)]
@@ -51,6 +53,44 @@ pub struct PyWorldChances {
     chances: WorldChances,
     /// The parts' keys, in the order of `search::chances`' categories.
     keys: Vec<Py<PyString>>,
+    /// The same keys as text, for the outcomes of a race kept in the core.
+    names: Vec<String>,
+}
+
+impl PyWorldChances {
+    /// A race's outcome (`RaceOutcomes`) as `outcome_from_py` reads the `Outcome` Python makes of it.
+    fn outcome_of_race(&self, o: &race::Outcome) -> PyResult<Outcome> {
+        let mut values = [None; 9];
+        for (name, v) in o.parts.iter() {
+            if let Some(slot) = self.names.iter().position(|n| n == name) {
+                values[slot] = Some(v);
+            }
+        }
+        let &[a, b] = o.sweeps.as_slice() else {
+            return Err(PyValueError::new_err(
+                "an outcome's sweeps of more than two sides",
+            ));
+        };
+        Ok(Outcome {
+            parts: values,
+            sweeps: [a, b],
+            end: o.end,
+        })
+    }
+
+    /// The mover's chance after each outcome read (None: NaN), and NaN past them up to `nworlds`.
+    fn chances_of(&mut self, read: &[Option<Outcome>], nworlds: usize) -> PyResult<Vec<f64>> {
+        let chances = &mut self.chances;
+        guarded(|| {
+            let mut out = vec![f64::NAN; nworlds];
+            for (slot, o) in out.iter_mut().zip(read) {
+                if let Some(o) = o {
+                    *slot = chances.chance(o);
+                }
+            }
+            out
+        })
+    }
 }
 
 fn outcome_from_py(o: &Bound<'_, PyAny>, keys: &[Py<PyString>]) -> PyResult<Outcome> {
@@ -101,6 +141,7 @@ impl PyWorldChances {
                 next_dealer,
             ),
             keys: names.iter().map(|n| PyString::new(py, n).unbind()).collect(),
+            names,
         }
     }
 
@@ -116,16 +157,22 @@ impl PyWorldChances {
                 Some(outcome_from_py(&o, &self.keys)?)
             });
         }
-        let chances = &mut self.chances;
-        guarded(|| {
-            let mut out = vec![f64::NAN; nworlds];
-            for (slot, o) in out.iter_mut().zip(&read) {
-                if let Some(o) = o {
-                    *slot = chances.chance(o);
-                }
-            }
-            out
-        })
+        self.chances_of(&read, nworlds)
+    }
+
+    /// `chances` of the first `nworlds` of move `mv`'s outcomes in a race kept in the core
+    /// (`native_race.LazyOutcomes`), without making Python's `Outcome`s of them.
+    fn race_chances(
+        &mut self,
+        race: &Bound<'_, PyRaceOutcomes>,
+        mv: usize,
+        nworlds: usize,
+    ) -> PyResult<Vec<f64>> {
+        let read = race.get().of_move(mv)?.iter().take(nworlds);
+        let read = read
+            .map(|o| o.as_ref().map(|o| self.outcome_of_race(o)).transpose())
+            .collect::<PyResult<Vec<_>>>()?;
+        self.chances_of(&read, nworlds)
     }
 }
 

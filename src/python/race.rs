@@ -6,7 +6,7 @@
 //! what the reference raises as `SearchError` is `_core.WorldsError`; a fault inside the core is a
 //! `CoreFault` (`guarded`).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
@@ -400,8 +400,8 @@ impl PyDecisionWorlds {
     ///
     /// Returns (worlds searched, whether the budget stopped it, nodes, whether shallower, per move
     /// its values per world, the weights, the groups, per move its most frequent line or None,
-    /// with `detail` per move per world None or `Outcome`'s (parts, other, gained, sweeps, end),
-    /// and per move its (ev, stderr) as `Race.results` gives them without control variates).
+    /// with `detail` the outcomes (`RaceOutcomes`: per move per world None or an `Outcome`), and
+    /// per move its (ev, stderr) as `Race.results` gives them without control variates).
     #[pyo3(signature = (
         evaluator, order, root_side, nsides, horizon, next_deal, in_hands, depths, budget, cap, moves,
         focus, alike, samples, min_samples, separation, margin, bands, racing, every, careful, detail
@@ -455,10 +455,6 @@ impl PyDecisionWorlds {
             py, evaluator, order, root_side, nsides, horizon, next_deal, in_hands, depths, budget, cap,
             moves, focus, alike, stop, detail,
         )?;
-        let values = PyList::empty(py);
-        for v in &race.values {
-            values.append(PyList::new(py, v)?)?;
-        }
         let lines = PyList::empty(py);
         for i in 0..n {
             match race.best_line(i) {
@@ -466,45 +462,28 @@ impl PyDecisionWorlds {
                 None => lines.append(py.None())?,
             }
         }
+        let Race {
+            values: per_world,
+            weights,
+            groups,
+            outcomes,
+            ..
+        } = race;
+        let values = PyList::empty(py);
+        for v in &per_world {
+            values.append(PyList::new(py, v)?)?;
+        }
         let outcomes = if detail {
-            let per_move = PyList::empty(py);
-            for (got, values) in race.outcomes.iter().zip(&race.values) {
-                let list = PyList::empty(py);
-                for (o, &value) in got.iter().zip(values) {
-                    match o {
-                        None => list.append(py.None())?,
-                        Some(o) => {
-                            // `result.Outcome`'s fields: its `other` is the value less the parts,
-                            // added in the dict's order (`plain_sum`).
-                            let parts = PyDict::new(py);
-                            let mut total = 0.0;
-                            for (name, v) in o.parts.iter() {
-                                parts.set_item(name, v)?;
-                                total += v;
-                            }
-                            let gained = PyTuple::new(py, &o.gained)?;
-                            let sweeps = PyTuple::new(py, &o.sweeps)?;
-                            list.append((parts, value - total, gained, sweeps, o.end))?;
-                        }
-                    }
-                }
-                per_move.append(list)?;
-            }
-            per_move.into_any()
+            let kept = PyRaceOutcomes {
+                outcomes,
+                values: per_world,
+            };
+            Bound::new(py, kept)?.into_any()
         } else {
             py.None().into_bound(py)
         };
         (
-            done,
-            spent,
-            nodes,
-            shallow,
-            values,
-            race.weights.clone(),
-            race.groups.clone(),
-            lines,
-            outcomes,
-            results,
+            done, spent, nodes, shallow, values, weights, groups, lines, outcomes, results,
         )
             .into_pyobject(py)
     }
@@ -624,6 +603,60 @@ fn paired_stats(
     guarded(|| race::paired_stats(&diffs, &weights, population, groups.as_deref()))
 }
 
+/// The outcomes of a race run with `detail` (`DecisionWorlds.run`), per move per world None or
+/// what happened along the move's line, kept here until Python reads a move's
+/// (`native_race.LazyOutcomes`): most verdicts never read them (explanations and the game's
+/// chances do, of a few moves), and making a Python `Outcome` of every world's and move's took a
+/// tenth of a 2-player analysis.
+#[pyclass(name = "RaceOutcomes", module = "casino_coach._core", frozen)]
+pub struct PyRaceOutcomes {
+    outcomes: Vec<Vec<Option<race::Outcome>>>,
+    /// Per move its value in each world, for the outcomes' `other`.
+    values: Vec<Vec<f64>>,
+}
+
+impl PyRaceOutcomes {
+    /// Move `i`'s outcomes per world.
+    pub(super) fn of_move(&self, i: usize) -> PyResult<&[Option<race::Outcome>]> {
+        self.outcomes
+            .get(i)
+            .map(Vec::as_slice)
+            .ok_or_else(|| PyIndexError::new_err(format!("no move {i} in the race")))
+    }
+}
+
+#[pymethods]
+impl PyRaceOutcomes {
+    /// How many worlds move `i` has an outcome or None for.
+    fn count(&self, i: usize) -> PyResult<usize> {
+        Ok(self.of_move(i)?.len())
+    }
+
+    /// Move `i`'s outcomes, per world None or `Outcome`'s fields (parts, other, gained, sweeps,
+    /// end), as `outcome_of` makes them: `other` is the world's value less the parts, added in the
+    /// dict's order (`plain_sum`).
+    fn fields<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        for (o, &value) in self.of_move(i)?.iter().zip(&self.values[i]) {
+            match o {
+                None => list.append(py.None())?,
+                Some(o) => {
+                    let parts = PyDict::new(py);
+                    let mut total = 0.0;
+                    for (name, v) in o.parts.iter() {
+                        parts.set_item(name, v)?;
+                        total += v;
+                    }
+                    let gained = PyTuple::new(py, &o.gained)?;
+                    let sweeps = PyTuple::new(py, &o.sweeps)?;
+                    list.append((parts, value - total, gained, sweeps, o.end))?;
+                }
+            }
+        }
+        Ok(list)
+    }
+}
+
 /// A fit of control variates (`result.Controls`), made once per `Controls` (`fit`); `stats` is
 /// `Controls.stats`, sum for sum as the running Python adds (`compensated`: Python 3.12 and
 /// later).
@@ -700,6 +733,7 @@ fn race_results(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDecisionWorlds>()?;
     m.add_class::<PyControlFit>()?;
+    m.add_class::<PyRaceOutcomes>()?;
     m.add_function(wrap_pyfunction!(race_results, m)?)?;
     m.add_function(wrap_pyfunction!(paired_stats, m)?)?;
     m.add(
