@@ -170,7 +170,7 @@ def equal_moves(res: SearchResult, th: Thresholds) -> tuple[Move, ...]:
     race early were clearly behind and are not among them."""
     out = []
     for mv in res.moves[1:]:
-        if not mv.values or any(v != v for v in mv.values):
+        if not mv.in_every_world:
             continue
         loss, low, _ = res.loss(mv.move, th.noise)
         if th.classify_interval(loss, low) == MoveClass.BEST:

@@ -6,6 +6,7 @@ import math
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import mul, sub
 from typing import Any, Final
 
@@ -140,6 +141,13 @@ class MoveValue(Frozen):
     values: tuple[float, ...] = ()
     # (A sequence of them: from the core's race, made when first read, ``native_race.LazyOutcomes``.)
     outcomes: Sequence[Outcome | None] = ()
+
+    @cached_property
+    def in_every_world(self) -> bool:
+        """Whether the move was valued in every world searched (it never left the race): only
+        such a move bounds another's loss (``SearchResult.loss``). Worked out once (a verdict asks
+        for every move's, again and again)."""
+        return bool(self.values) and not any(v != v for v in self.values)
 
 
 @dataclass(frozen=True)
@@ -408,7 +416,7 @@ class SearchResult(Frozen):
         hi = loss
         for mv in self.moves:
             # Moves that left the race were clearly behind the best: they bound nothing.
-            if mv.move == move or not mv.values or any(v != v for v in mv.values):
+            if mv.move == move or not mv.in_every_world:
                 continue
             d, se, n = self.paired(mv.move, move)
             if n:
