@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import mul, sub
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from casino_coach.core import NATIVE
 from casino_coach.engine.movegen import BUILD, CAPTURE, Move
@@ -177,6 +177,17 @@ CONTROL_WORLDS_PER_FEATURE: Final = 3
 CONTROL_RIDGE: Final = 1.0
 
 
+class _FitParts(NamedTuple):
+    """A fit of control variates (``Controls``): the rows less their mean, the inverse of their ridge
+    Gram matrix, per world the weight of its value in the corrected mean, and the centred rows by
+    feature."""
+
+    centred: tuple[tuple[float, ...], ...]
+    inverse: tuple[tuple[float, ...], ...]
+    mean_weights: tuple[float, ...]
+    columns: tuple[tuple[float, ...], ...]
+
+
 @dataclass(frozen=True)
 class Controls(Frozen):
     """Control variates of the worlds searched (a regression estimator): per world, features whose
@@ -190,33 +201,56 @@ class Controls(Frozen):
 
     rows: tuple[tuple[float, ...], ...]  # per world searched, in the order of the values
     means: tuple[float, ...]
-    # Derived: the rows less their mean, the inverse of their ridge Gram matrix, and per world the
-    # weight of its value in the corrected mean.
-    centred: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
-    inverse: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
-    mean_weights: tuple[float, ...] = field(init=False, repr=False, compare=False)
-    # The centred rows by feature (per feature, its value in each world), for the sums over worlds.
-    columns: tuple[tuple[float, ...], ...] = field(init=False, repr=False, compare=False)
-    # The same fit in the core (``_core.ControlFit``), whose ``stats`` are these, sum for sum; None
-    # on the Python reference.
+    # The fit in the core (``_core.ControlFit``), whose ``stats`` are the reference's, sum for sum;
+    # None on the Python reference.
     _fit: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        n, p = len(self.rows), len(self.means)
+        fit = None
+        if NATIVE is not None and n > p + 1:  # the same fit in the core, operation for operation
+            fit = NATIVE.ControlFit.fit(self.rows, self.means, CONTROL_RIDGE, COMPENSATED_SUM)
+        object.__setattr__(self, "_fit", fit)
+
+    # The fit's parts, read by the reference's ``stats`` only: made when first read (from the core's
+    # fit, a world's and a feature's worth of floats each: at thousands of worlds, milliseconds a
+    # decision that only the core's ``stats`` read).
+    @cached_property
+    def _parts(self) -> _FitParts:
+        if self._fit is None:
+            return self._fit_reference()
+        mean_weights, by_feature, inverse, centred = self._fit.parts()
+        return _FitParts(
+            tuple(map(tuple, centred)),
+            tuple(map(tuple, inverse)),
+            tuple(mean_weights),
+            tuple(map(tuple, by_feature)),
+        )
+
+    @property
+    def centred(self) -> tuple[tuple[float, ...], ...]:
+        """The rows less their mean."""
+        return self._parts.centred
+
+    @property
+    def inverse(self) -> tuple[tuple[float, ...], ...]:
+        """The inverse of the rows' ridge Gram matrix."""
+        return self._parts.inverse
+
+    @property
+    def mean_weights(self) -> tuple[float, ...]:
+        """Per world, the weight of its value in the corrected mean."""
+        return self._parts.mean_weights
+
+    @property
+    def columns(self) -> tuple[tuple[float, ...], ...]:
+        """The centred rows by feature (per feature, its value in each world), for the sums over
+        worlds."""
+        return self._parts.columns
 
     # The sums below are sum(map(mul, xs, ys)): the products of the plain comprehensions, in their
     # order, summed alike, only without a Python frame per term.
-    def __post_init__(self) -> None:
-        n, p = len(self.rows), len(self.means)
-        if NATIVE is not None and n > p + 1:  # the same fit in the core, operation for operation
-            fit = NATIVE.ControlFit.fit(self.rows, self.means, CONTROL_RIDGE, COMPENSATED_SUM)
-            mean_weights, by_feature, inverse, centred = fit.parts()
-            object.__setattr__(self, "centred", tuple(map(tuple, centred)))
-            object.__setattr__(self, "inverse", tuple(map(tuple, inverse)))
-            object.__setattr__(self, "mean_weights", tuple(mean_weights))
-            object.__setattr__(self, "columns", tuple(map(tuple, by_feature)))
-            object.__setattr__(self, "_fit", fit)
-            return
-        self._fit_reference()
-
-    def _fit_reference(self) -> None:
+    def _fit_reference(self) -> _FitParts:
         """The fit in Python (the reference, which the core's must equal)."""
         n, p = len(self.rows), len(self.means)
         by_feature = tuple(zip(*self.rows, strict=True)) if n else ((),) * p
@@ -234,11 +268,7 @@ class Controls(Frozen):
         shift = [xbar[k] - self.means[k] for k in range(p)]
         g_shift = [sum(map(mul, inverse[i], shift)) for i in range(p)]
         weights = tuple(1.0 / n - sum(map(mul, a, g_shift)) for a in centred)
-        object.__setattr__(self, "centred", centred)
-        object.__setattr__(self, "inverse", tuple(tuple(row) for row in inverse))
-        object.__setattr__(self, "mean_weights", weights)
-        object.__setattr__(self, "columns", columns)
-        object.__setattr__(self, "_fit", None)
+        return _FitParts(centred, tuple(tuple(row) for row in inverse), weights, columns)
 
     @staticmethod
     def enough(worlds: int, features: int) -> bool:
