@@ -30,6 +30,7 @@ from casino_coach.search import expectimax, native, native_race, race, result
 from casino_coach.search.expectimax import SearchRequest, check_moves, check_table, evaluate
 from casino_coach.search.inference import Evidence, next_evidence
 from casino_coach.search.result import Limits, SearchResult
+from casino_coach.search.worlds import holding_controls
 
 pytestmark = pytest.mark.skipif(core.NATIVE is None, reason="the native core is not built here")
 N: Any = core.NATIVE
@@ -260,6 +261,7 @@ def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
     in order, and its generator ends where the reference's does."""
     rules = RuleSet.from_preset("classic")
     evidence = dealing == "evidence"
+    checked = 0
     for obs, ev, _ in _decisions(rules, 2, 11)[:12]:
         if evidence and not ev:
             continue
@@ -302,6 +304,14 @@ def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
         stream.close()  # type: ignore[attr-defined]
         assert native_race.drawn(worlds, got.done) == want
         assert worlds.getstate()[:2] == rng.getstate()[:2]
+        # The control variates' rows of those worlds, made in the core, are ``Holding.row``'s.
+        holding = holding_controls(rules, obs)
+        if holding is not None:
+            rows = native_race.holding_rows(worlds, got.done, holding.features)
+            assert rows == [holding.row(w) for w, _, _ in want]
+            assert all(type(x) is float for r in rows for x in r)
+            checked += 1
+    assert checked > 0
 
 
 def test_the_constants_are_the_references() -> None:

@@ -938,8 +938,7 @@ def _result(d: _Decision, r: _Raced, t0: float) -> SearchResult:
     controls = None
     # (Too few worlds fit no control variates, whatever their features: the worlds are not fetched.)
     if d.population is None and d.weigh is None and Controls.enough(done, 0):
-        drawn = native_race.drawn(d.native, done) if d.native is not None else d.drawn[:done]
-        controls = _controls(d.rules, obs, drawn)
+        controls = _controls(d, done)
     values_se = race.results(d.population, controls)
     out: list[MoveValue] = []
     for i in _ranked(moves, d.ask.focus, values_se, [race.complete(i) for i in range(len(moves))]):
@@ -1007,13 +1006,18 @@ def _ranked(
     return out
 
 
-def _controls(rules: RuleSet, obs: Observation, worlds: list[tuple[World, float, int]]) -> Controls | None:
-    """The control variates of the sampled worlds of a decision (``worlds.holding_controls``), or
-    None where they do not apply (too few worlds for them too: the fit is not made for nothing)."""
-    holding = holding_controls(rules, obs)
-    if holding is None or not Controls.enough(len(worlds), len(holding.means)):
+def _controls(d: _Decision, done: int) -> Controls | None:
+    """The control variates of the ``done`` worlds sampled for decision ``d``
+    (``worlds.holding_controls``: their rows made in the core where it drew the worlds), or None
+    where they do not apply (too few worlds for them too: the fit is not made for nothing)."""
+    holding = holding_controls(d.rules, d.obs)
+    if holding is None or not Controls.enough(done, len(holding.means)):
         return None
-    return Controls(tuple(holding.row(w) for w, _, _ in worlds), holding.means)
+    if d.native is not None:
+        rows = native_race.holding_rows(d.native, done, holding.features)
+    else:
+        rows = [holding.row(w) for w, _, _ in d.drawn[:done]]
+    return Controls(tuple(rows), holding.means)
 
 
 def follow(rules: RuleSet, solver: WorldSolver, state: RoundState, rv: RootValue) -> Outcome:

@@ -345,6 +345,13 @@ def _race_args(
     )
 
 
+def holding_rows(worlds: Any, n: int, features: Sequence[tuple[int, int]]) -> list[tuple[float, ...]]:
+    """The control variates' rows of the first ``n`` worlds drawn (``worlds.Holding.row`` of each),
+    made in the core."""
+    rows: list[tuple[float, ...]] = worlds.holding_rows(n, list(features))
+    return rows
+
+
 def drawn(worlds: Any, n: int) -> list[tuple[World, float, int]]:
     """The first ``n`` worlds drawn, with their weights and groups (``run_race``'s ``drawn``)."""
     return [(_new(World, w), weight, group) for w, weight, group in worlds.drawn(n)]
