@@ -7,8 +7,9 @@
 //! `CoreFault` (`guarded`).
 
 use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use super::inference::PyLikelihood;
 use super::leaf::PyEvaluator;
@@ -22,6 +23,7 @@ use crate::engine::rng::Random;
 use crate::engine::rules::Rules;
 use crate::engine::state::State;
 use crate::search::inference::Likelihood;
+use crate::search::leaf::CATEGORY_NAMES;
 use crate::search::race::{
     self, race_decision, ranked_order, Dealing, Ladder, Race, Stopping, Worlds, MIN_GROUPS, MIN_PAIRED,
     RARE_WORLDS_SPREAD, SETTLE, UNKNOWN_STDERR,
@@ -670,8 +672,8 @@ impl PyRaceOutcomes {
                 Some(o) => {
                     let parts = PyDict::new(py);
                     let mut total = 0.0;
-                    for (name, v) in o.parts.iter() {
-                        parts.set_item(name, v)?;
+                    for (key, v) in o.parts.indexed() {
+                        parts.set_item(category_key(py, key), v)?;
                         total += v;
                     }
                     let gained = PyTuple::new(py, &o.gained)?;
@@ -682,6 +684,25 @@ impl PyRaceOutcomes {
         }
         Ok(list)
     }
+}
+
+/// The name of scoring category `i` (`leaf::CATEGORY_NAMES`) as a Python string made once, where
+/// each outcome's dict made its keys again (half the time of making a move's outcomes).
+fn category_key(py: Python<'_>, i: usize) -> &Bound<'_, PyString> {
+    let key = match i {
+        0 => intern!(py, "cards"),
+        1 => intern!(py, "spades"),
+        2 => intern!(py, "big"),
+        3 => intern!(py, "little"),
+        4 => intern!(py, "ace0"),
+        5 => intern!(py, "ace1"),
+        6 => intern!(py, "ace2"),
+        7 => intern!(py, "ace3"),
+        8 => intern!(py, "sweeps"),
+        _ => intern!(py, "last"),
+    };
+    debug_assert_eq!(key.to_str().ok(), CATEGORY_NAMES.get(i).copied());
+    key
 }
 
 /// A fit of control variates (`result.Controls`), made once per `Controls` (`fit`); `stats` is

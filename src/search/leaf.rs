@@ -109,6 +109,11 @@ impl Margins {
         (0..self.len as usize).map(move |i| (CATEGORY_NAMES[self.keys[i] as usize], self.values[i]))
     }
 
+    /// (category's index in `CATEGORY_NAMES`, margin), in the order Python's dict has them.
+    pub fn indexed(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        (0..self.len as usize).map(move |i| (self.keys[i] as usize, self.values[i]))
+    }
+
     pub fn len(&self) -> usize {
         self.len as usize
     }
