@@ -495,6 +495,12 @@ def analyze(
     )
 
 
+# With --jobs, the plies sent to a worker at a time at most, and the trips each worker makes at least
+# (``_map``).
+PLIES_PER_TRIP: Final = 3
+TRIPS_PER_WORKER: Final = 8
+
+
 def _map(
     tasks: list[_Task],
     jobs: int,
@@ -523,10 +529,6 @@ def _map(
             if progress:
                 progress(len(out), total)
     return out
-
-
-PLIES_PER_TRIP: Final = 3
-TRIPS_PER_WORKER: Final = 8
 
 
 def _run_all(tasks: list[_Task]) -> list[MoveAnalysis]:
