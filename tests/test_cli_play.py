@@ -32,8 +32,8 @@ def test_a_whole_game_from_scripted_input_saves_a_log_that_replays(runner: CliRu
         app, ["play", "--seed", "5", "--out", str(out), "--opponent", "greedy"], input="1\n" * 600
     )
     assert res.exit_code == 0, res.output
-    text = " ".join(res.output.split())  # long paths wrap at 80 columns
-    assert "Game over" in text and f"Game saved to {out}" in text
+    text = " ".join(res.output.split())  # long paths wrap at 80 columns, inside a path too:
+    assert "Game over" in text and "".join(f"Game saved to {out}".split()) in "".join(text.split())
     rp = replay_log(read_log(out))
     assert rp.complete and rp.winner is not None
     final = re.findall(r"Game score \(to 21\): You (\d+), Greedy (\d+)", res.output)[-1]
