@@ -17,6 +17,7 @@ use crate::engine::cards::ACES_COUNT_OUT;
 use crate::search::chances::{
     GameFinal, GameTable, Outcome, WorldChances, ACES, BIG, CARDS, LAST, LITTLE, SPADES,
 };
+use crate::search::leaf::{CATEGORY_NAMES, NUM_CATEGORIES};
 use crate::search::race;
 
 /// A table of the chances of two sides (`chances.GameTable`).
@@ -53,16 +54,17 @@ pub struct PyWorldChances {
     chances: WorldChances,
     /// The parts' keys, in the order of `search::chances`' categories.
     keys: Vec<Py<PyString>>,
-    /// The same keys as text, for the outcomes of a race kept in the core.
-    names: Vec<String>,
+    /// Per scoring category of a race's outcome kept in the core (`leaf::CATEGORY_NAMES`), its
+    /// slot among the parts' keys (None: a category the chances do not read, the sweeps').
+    slots: [Option<usize>; NUM_CATEGORIES],
 }
 
 impl PyWorldChances {
     /// A race's outcome (`RaceOutcomes`) as `outcome_from_py` reads the `Outcome` Python makes of it.
     fn outcome_of_race(&self, o: &race::Outcome) -> PyResult<Outcome> {
         let mut values = [None; 9];
-        for (name, v) in o.parts.iter() {
-            if let Some(slot) = self.names.iter().position(|n| n == name) {
+        for (key, v) in o.parts.indexed() {
+            if let Some(slot) = self.slots[key] {
                 values[slot] = Some(v);
             }
         }
@@ -141,7 +143,7 @@ impl PyWorldChances {
                 next_dealer,
             ),
             keys: names.iter().map(|n| PyString::new(py, n).unbind()).collect(),
-            names,
+            slots: CATEGORY_NAMES.map(|c| names.iter().position(|n| n == c)),
         }
     }
 
