@@ -281,3 +281,6 @@ def test_the_settings_name_the_leaf_the_values_rest_on(runner: CliRunner) -> Non
     assert _options_from(settings).limits.leaf == "learned"
     older = {k: v for k, v in settings.items() if k != "leaf"}
     assert _options_from(older).limits.leaf == "handmade"
+    # So too whether few worlds were taken without replacement: an analysis saved before drew them.
+    assert settings["shuffled"] is True and _options_from(settings).limits.shuffled
+    assert not _options_from({k: v for k, v in settings.items() if k != "shuffled"}).limits.shuffled

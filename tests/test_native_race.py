@@ -134,6 +134,7 @@ LIMITS = st.builds(
     nodes=st.sampled_from([None, 300, 3000, 100_000]),
     classes=st.booleans(),
     seed=st.integers(0, 2**32 - 1),
+    shuffled=st.booleans(),
 )
 
 
@@ -220,7 +221,10 @@ def test_best_move_is_the_first_move_of_the_result(
         native_race, "rank_decision", lambda *a, **k: ranked.append(real(*a, **k)) or ranked[-1]
     )
     for k, (obs, evidence, _) in enumerate(_decisions(rules, nplayers, 11 + nplayers)):
-        if k % 4:
+        if k % 4 == 2:  # the searcher's settings, its worlds without replacement where they are few
+            limits = Limits(samples=40, min_samples=2, nodes=3000, seed=k, shuffled=True)
+            ask = SearchRequest()
+        elif k % 4:
             limits, ask = (
                 Limits(samples=4, min_samples=2, nodes=3000, seed=k),
                 SearchRequest(evidence=evidence),
@@ -255,7 +259,9 @@ def test_best_move_is_the_first_move_of_the_result(
     assert any(r is not None for r in ranked), "the core did not order the moves on its own"
 
 
-@pytest.mark.parametrize("dealing", ["worlds", "classes", "passes", "class-passes", "evidence"])
+@pytest.mark.parametrize(
+    "dealing", ["worlds", "classes", "shuffled", "class-shuffled", "passes", "class-passes", "evidence"]
+)
 def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
     """The worlds the core's race draws are those of ``expectimax._worlds`` from ``random.Random(seed)``,
     in order, and its generator ends where the reference's does."""
@@ -266,8 +272,10 @@ def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
         if evidence and not ev:
             continue
         limits = Limits(
-            classes=dealing in ("classes", "class-passes"),
+            classes=dealing.startswith("class"),
             exact_worlds=10**9 if dealing in ("worlds", "classes") else 0,
+            samples=100_000,
+            shuffled=dealing.endswith("shuffled"),
         )
         if expectimax.dealing(obs, limits, evidence) != dealing:
             continue

@@ -30,11 +30,12 @@ from casino_coach.search.expectimax import (
     _Replies,
     _result,
     _tuple_repr,
+    dealing,
     decision_seed,
 )
 from casino_coach.search.inference import Evidence
 from casino_coach.search.native import make_solver
-from casino_coach.search.result import SearchResult
+from casino_coach.search.result import SearchResult, paired_stats
 
 CLASSIC = RuleSet.from_preset("classic")
 ROYAL = RuleSet.from_preset("royal")
@@ -113,6 +114,31 @@ def test_small_world_sets_are_enumerated() -> None:
     every = evaluate(CLASSIC, obs, Limits(exact_worlds=100, classes=False))
     assert every.samples == 45
     assert {mv.move: round(mv.ev, 9) for mv in every.moves} == {mv.move: round(mv.ev, 9) for mv in r.moves}
+
+
+def test_worlds_without_replacement_stop_early_or_end_on_the_enumerations_values() -> None:
+    # The same decision's 45 worlds taken without replacement (``Limits.shuffled``: at most twice the
+    # 23 or more worlds the search may draw) rather than enumerated by class.
+    s = reach(CLASSIC, 2, 8, 1, 4)
+    obs = observe(s, s.to_move)
+    enumerated = evaluate(CLASSIC, obs, Limits(exact_worlds=100))
+    limits = Limits(exact_worlds=0, shuffled=True, samples=100, min_samples=100)
+    assert dealing(obs, limits) == "class-shuffled"
+    assert dealing(obs, dataclasses.replace(limits, samples=22)) == "class-passes"
+    every = evaluate(CLASSIC, obs, limits)
+    # Each world once and no more: the enumeration's values, with no sampling error left.
+    assert every.samples == every.population == 45
+    assert all(mv.stderr == 0 for mv in every.moves)
+    assert {mv.move: round(mv.ev, 9) for mv in every.moves} == {
+        mv.move: round(mv.ev, 9) for mv in enumerated.moves
+    }
+    # Stopped at 23 of the 45: the standard error of 23 draws, times the finite-population correction.
+    part = evaluate(CLASSIC, obs, dataclasses.replace(limits, samples=23, min_samples=23))
+    assert part.samples == 23 and part.population == 45
+    assert len(set(part.groups)) == 23  # each world its own group: none is drawn twice
+    for mv in part.moves:
+        _, se, n = paired_stats(mv.values, part.weights)
+        assert n == 23 and mv.stderr == pytest.approx(se * math.sqrt(22 / 44), rel=1e-9)
 
 
 def test_only_the_seat_to_move_is_advised() -> None:
@@ -287,7 +313,7 @@ def test_the_decision_seed_hashes_the_repr_of_the_whole_decision() -> None:
             fields = [
                 f.name
                 for f in dataclasses.fields(limits)
-                if f.name not in ("classes", "leaf", "samples_many", "nodes_four")
+                if f.name not in ("classes", "leaf", "samples_many", "nodes_four", "shuffled")
                 and (f.name not in LATER or getattr(limits, f.name) != f.default)
             ]
             settings_ = tuple(getattr(limits, name) for name in fields)

@@ -28,6 +28,7 @@ from casino_coach.coach.budget import (
     VERDICT_MIN_WORLDS,
     VERDICT_NODES,
     VERDICT_NODES_FOUR,
+    VERDICT_SHUFFLED,
     VERDICT_WORLDS,
     VERDICT_WORLDS_MANY,
 )
@@ -135,6 +136,7 @@ def analysis_limits(samples: int | None = None, seed: int = 0, depth: int | None
         nodes_four=VERDICT_NODES_FOUR,
         exact_worlds=VERDICT_EXACT_WORLDS,
         leaf=VERDICT_LEAF,
+        shuffled=VERDICT_SHUFFLED,
     )
 
 

@@ -251,6 +251,7 @@ def to_obj(a: GameAnalysis) -> dict[str, Any]:
             "samples": lim.samples,
             "min_samples": lim.min_samples,
             "exact_worlds": lim.exact_worlds,
+            "shuffled": lim.shuffled,
             "nodes": lim.nodes,
             "depth": lim.depth,
             "seed": lim.seed,
@@ -417,6 +418,8 @@ def _options_from(s: Mapping[str, Any]) -> AnalysisOptions:
         nodes_four=None,  # the nodes saved are those of the game's players
         depth=s["depth"],
         exact_worlds=int(s.get("exact_worlds", base.exact_worlds)),
+        # An analysis saved before worlds were taken without replacement drew them all.
+        shuffled=bool(s.get("shuffled", False)),
         # An analysis saved before the settings named the leaf was made with the handmade one.
         leaf=str(s.get("leaf", HANDMADE)),
     )

@@ -18,7 +18,7 @@ from casino_coach.engine.rules import RuleSet
 from casino_coach.engine.scoring import Points, near_target_items
 from casino_coach.engine.state import RoundState
 from casino_coach.formats.text import player_name
-from casino_coach.search.result import SearchResult
+from casino_coach.search.result import Limits, SearchResult
 
 
 def margin_words(nsides: int, mine: str = "", theirs: str = "", them: str = "") -> str:
@@ -291,6 +291,13 @@ def where(m: MoveAnalysis) -> str:
     return f"round {m.round + 1}, deal {m.deal + 1}"
 
 
+def _shuffled_words(lim: Limits) -> str:
+    """How the settings' words say that deals are taken without replacement (``Limits.shuffled``)."""
+    if not lim.shuffled:
+        return ""
+    return ", each at most once where there are at most twice as many"
+
+
 def settings_words(a: GameAnalysis) -> str:
     lim = a.options.limits
     th = a.options.thresholds
@@ -310,8 +317,9 @@ def settings_words(a: GameAnalysis) -> str:
         )
     return (
         f"search: each move judged over {lim.min_samples} to {lim.samples:,} deals of the hidden cards "
-        f"(more while the loss of the move played straddles a class edge), or over every deal where "
-        f"they fall into at most {lim.exact_worlds} kinds, {depth}, seed {lim.seed}; every deal "
+        f"(more while the loss of the move played straddles a class edge){_shuffled_words(lim)}, or "
+        f"over every deal where they fall into at most {lim.exact_worlds} kinds, {depth}, seed "
+        f"{lim.seed}; every deal "
         "consistent with what the player saw weighs the same (the other players' plays are not "
         "read as clues: a verdict should not rest on a model of how they play); classes by "
         f"expected margin lost: good < {th.inaccuracy:g} ≤ inaccuracy < {th.mistake:g} ≤ "

@@ -62,6 +62,7 @@ from casino_coach.search.solver import (
 )
 from casino_coach.search.tree import SearchTree
 from casino_coach.search.worlds import (
+    Canon,
     World,
     balanced_worlds,
     count_worlds,
@@ -420,8 +421,9 @@ _LATER_OPTIONS: Final = frozenset({"reply_worlds", "reply_depth"})
 # And always: whether worlds are taken by class decides how the worlds drawn are grouped, not which
 # are drawn (the same seed draws the same worlds either way); the leaf values the worlds drawn, so
 # that either leaf is measured in the same worlds; ``samples_many`` and ``nodes_four`` are resolved
-# into ``samples`` and ``nodes`` for the game's players before a search (``verdict.limits_for``).
-_UNSEEDED: Final = frozenset({"classes", "leaf", "samples_many", "nodes_four"})
+# into ``samples`` and ``nodes`` for the game's players before a search (``verdict.limits_for``);
+# ``shuffled`` decides whether the same seed deals without replacement.
+_UNSEEDED: Final = frozenset({"classes", "leaf", "samples_many", "nodes_four", "shuffled"})
 
 
 def decision_seed(rules: RuleSet, obs: Observation, limits: Limits, evidence: Sequence[Evidence] = ()) -> int:
@@ -498,15 +500,37 @@ def enumerates(obs: Observation, limits: Limits, evidence: bool = False) -> bool
     return count_worlds(obs) <= limits.exact_worlds
 
 
+# With ``Limits.shuffled``, worlds are taken without replacement where there are at most this many
+# times the most a decision may draw (``Limits.samples``): where draws would repeat many of them.
+SHUFFLED_SHARE: Final = 2
+
+
+def shuffled_worlds(limits: Limits) -> int:
+    """The most consistent worlds a decision may have for ``shuffles`` at ``limits`` (0: none)."""
+    return SHUFFLED_SHARE * limits.samples if limits.shuffled else 0
+
+
+def shuffles(obs: Observation, limits: Limits, evidence: bool = False) -> bool:
+    """Whether ``evaluate`` takes the decision's worlds without replacement (``Limits.shuffled``):
+    every consistent world at most once, in a random order, where they are not enumerated, no
+    evidence weighs them, and there are at most ``shuffled_worlds(limits)``."""
+    most = shuffled_worlds(limits)
+    return not evidence and most > 0 and count_worlds(obs) <= most and not enumerates(obs, limits, evidence)
+
+
 def dealing(obs: Observation, limits: Limits, evidence: bool = False) -> str:
     """How ``_worlds`` deals the decision's worlds, by name: "worlds" or "classes" (every one, or
-    every class, ``enumerates``), "evidence" (drawn in proportion to the evidence), "passes" or
-    "class-passes" (balanced passes, of each class's world for the latter, ``by_class``)."""
+    every class, ``enumerates``), "evidence" (drawn in proportion to the evidence), "shuffled" or
+    "class-shuffled" (every world at most once, ``shuffles``, each replaced by its class's world for
+    the latter), "passes" or "class-passes" (balanced passes, of each class's world for the latter,
+    ``by_class``)."""
     classes = by_class(limits, evidence)
     if enumerates(obs, limits, evidence):
         return "classes" if classes else "worlds"
     if evidence:
         return "evidence"
+    if shuffles(obs, limits, evidence):
+        return "class-shuffled" if classes else "shuffled"
     return "class-passes" if classes else "passes"
 
 
@@ -514,9 +538,10 @@ def _worlds(
     rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random, weigh: Likelihood | None
 ) -> tuple[Iterator[tuple[World, float, int]], int | None]:
     """The decision's worlds with their weights, and the number of worlds enumerated when they are
-    few enough (every one, in a random order so that a time limit stops on a random subset); else
-    balanced draws (``balanced_worlds``), or draws in proportion to the evidence. By class
-    (``by_class``): one world of each class, weighted by its share, or each draw replaced by the
+    few enough (every one, in a random order so that a time limit stops on a random subset), or
+    taken without replacement (``shuffles``: every world, in a random order, for the search to stop
+    in); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence. By class
+    (``by_class``): one world of each class, weighted by its share, or each world replaced by the
     world of its class that the search has met before."""
     classes = by_class(limits, weigh is not None)
     if enumerates(obs, limits, weigh is not None):
@@ -527,6 +552,13 @@ def _worlds(
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None
+    if shuffles(obs, limits):
+        every = native_worlds.enumerate_worlds(rules, obs)
+        shuffle(rng, every)
+        if classes:
+            canon = Canon.of(obs)
+            every = [canon.world(w) for w in every]
+        return _weighted(every, None), len(every)
     return _unweighted(native_worlds.balanced_passes(rules, obs, rng, canonical=classes)), None
 
 
@@ -715,6 +747,7 @@ def _ranked_in_core(
         fallback=FALLBACK_DEPTHS,
         cap=NODE_CAP * limits.nodes if limits.nodes is not None else None,
         category_weights=ask.category_weights,
+        shuffled_worlds=shuffled_worlds(limits),
     )
     if got is None:
         return None
@@ -771,7 +804,12 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         stream: Iterator[tuple[World, float, int]] = iter(())
     else:
         stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
-    max_worlds = population if population is not None else limits.samples
+    # An enumeration goes through every world; worlds without replacement stop as draws do.
+    every = population is not None and not shuffles(obs, limits, weigh is not None)
+    if population is None:
+        max_worlds = limits.samples
+    else:
+        max_worlds = population if every else min(population, limits.samples)
     horizons, through = _attempts(obs, limits.depth)
     verdict = focus is not None and bool(ask.bands)
     to_round_end = _reaches_round_end(horizons[0], obs.stock_count == 0, through)
@@ -785,8 +823,8 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         # An enumeration goes through every world. It values every move in each, but for a verdict's
         # enumeration that stops before the end of the round (a move clearly behind the best bounds
         # nothing: 28 moves over 50 classes of a 3-player last deal 5 plies deep took 6 s).
-        racing=not per_partner and (population is None or (verdict and not to_round_end)),
-        every=population is not None,
+        racing=not per_partner and (not every or (verdict and not to_round_end)),
+        every=every,
         # The coach's searches (its classes' bands given: suggest, the hint, the engine) race as its
         # verdicts do, so that the loss they show for a move is the one its verdict repeats; a bot's
         # search, which only picks a move, drops moves as soon as Student's t allows.
@@ -836,7 +874,15 @@ def _set_up_in_core(
     seed = decision_seed(rules, obs, limits, ask.evidence)
     weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
     got = native_race.for_decision(
-        rules, obs, seed, weigh, _move_order(rules), MAX_MOVES, limits.exact_worlds, limits.classes
+        rules,
+        obs,
+        seed,
+        weigh,
+        _move_order(rules),
+        MAX_MOVES,
+        limits.exact_worlds,
+        limits.classes,
+        shuffled_worlds(limits),
     )
     if got is None:
         return None

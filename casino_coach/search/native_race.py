@@ -159,6 +159,7 @@ def for_decision(
     max_moves: int,
     exact_worlds: int,
     classes: bool,
+    shuffled_worlds: int,
 ) -> tuple[list[Move], list[int] | None, Any] | None:
     """A decision the core races set up in one call (``DecisionWorlds.for_decision``): the legal
     moves of the observer sorted by ``order`` (``expectimax.root_moves``), their twins
@@ -176,6 +177,7 @@ def for_decision(
             max_moves,
             exact_worlds,
             classes,
+            shuffled_worlds,
             weigh.native if weigh is not None else None,
             inference.REGRET_SCALE,
             inference.MAX_DRAWS,
@@ -257,6 +259,7 @@ def rank_decision(
     fallback: Sequence[int],
     cap: int | None,
     category_weights: CategoryWeights | None,
+    shuffled_worlds: int,
 ) -> tuple[list[MoveTuple], Ranking | None] | None:
     """A decision with no move in focus set up and raced in one call, for a caller that only orders
     the moves (``expectimax.best_move``; ``DecisionWorlds.rank_decision``): ``for_decision``'s moves,
@@ -266,7 +269,9 @@ def rank_decision(
     going on through a 2-player round's last deal with ``next_deal``, ``expectimax._attempts``). None where
     the reference must set it up. Raises SearchError as the reference's worlds do. The moves come as
     the core's tuples (``Move``'s fields), and with the values their indices best first as
-    ``expectimax._ranked`` orders them without a focus, None where a value is not finite."""
+    ``expectimax._ranked`` orders them without a focus, None where a value is not finite. Its worlds
+    are taken without replacement where there are at most ``shuffled_worlds``
+    (``expectimax.shuffles``)."""
     if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
         return None
     try:
@@ -278,6 +283,7 @@ def rank_decision(
             max_moves,
             limits.exact_worlds,
             limits.classes,
+            shuffled_worlds,
             weigh.native if weigh is not None else None,
             inference.REGRET_SCALE,
             inference.MAX_DRAWS,

@@ -82,6 +82,12 @@ class Limits(Frozen):
     # lie are one, searched once, and ``exact_worlds`` counts classes. False: every world on its own,
     # as the search was before (searcher-v1).
     classes: bool = True
+    # Worlds without replacement: where they are not enumerated (more classes than ``exact_worlds``),
+    # no evidence weighs them and the search may draw about as many as there are (``expectimax.shuffles``),
+    # every one is searched at most once, in a random order, until the search stops; their mean then
+    # varies less than over draws (the finite-population correction), and is the enumeration's once
+    # every world is searched. False: balanced draws, which may repeat a world.
+    shuffled: bool = False
 
     def __post_init__(self) -> None:
         if self.samples < 1 or self.min_samples < 1:
@@ -474,7 +480,8 @@ UNKNOWN_STDERR: Final = 11.0
 # The spread of a paired difference that a sample of worlds may not show: a move can lose only in the
 # few worlds where an opponent holds one particular card, and a handful of draws can miss them all
 # (and then the measured spread is nearly 0). So a verdict's interval over sampled worlds is never
-# narrower than this per-world spread allows (``verdict_stderr``); an enumeration needs no such care.
+# narrower than this per-world spread allows (``verdict_stderr``); an enumeration needs no such care,
+# and worlds taken without replacement less of it the more of them were searched.
 # A point: at half a point, 2-player moves that lose 0.3 settled as *best* on 16-45 worlds under one
 # seed in five (experiments/verdict_stability.py), where the differences that count lie in a few worlds
 # and swing by 2-3 points.
@@ -482,10 +489,14 @@ RARE_WORLDS_SPREAD: Final = 1.0
 
 
 def verdict_stderr(se: float, n: int, population: int | None) -> float:
-    """The standard error a verdict uses for a paired difference over ``n`` worlds."""
-    if population is not None or n == 0:
+    """The standard error a verdict uses for a paired difference over ``n`` worlds (of the
+    ``population`` of an enumeration, or of worlds taken without replacement, with its correction)."""
+    if n == 0 or (population is not None and n >= population):
         return se
-    return max(se, RARE_WORLDS_SPREAD / math.sqrt(n))
+    floor = RARE_WORLDS_SPREAD / math.sqrt(n)
+    if population is not None:
+        floor *= math.sqrt((population - n) / (population - 1))
+    return max(se, floor)
 
 
 def paired_stats(

@@ -63,6 +63,7 @@ fn set_up(
     max_moves: usize,
     exact_worlds: u64,
     classes: bool,
+    shuffled_worlds: u64,
     weigh: Option<(Likelihood, f64)>,
     max_draws: i64,
 ) -> Result<Decision, WorldsError> {
@@ -93,7 +94,8 @@ fn set_up(
     }
     let alike = twin_classes(&moves, o.hand, o.loose);
     // `expectimax.dealing`: every world, or class, when there are at most `exact_worlds`
-    // (classes only without evidence, `by_class`); else drawn.
+    // (classes only without evidence, `by_class`); else without replacement when there are at most
+    // `shuffled_worlds` worlds (`expectimax.shuffled_worlds`) and no evidence; else drawn.
     let by_class = classes && weigh.is_none();
     let enumerate = if by_class {
         let limit = exact_worlds.min(1 << 62) as i64;
@@ -110,6 +112,9 @@ fn set_up(
             weigh,
             max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
         },
+        (false, None) if 0 < shuffled_worlds && count_worlds(&o)? <= shuffled_worlds as u128 => {
+            Dealing::Shuffled { canonical: by_class }
+        }
         (false, None) => Dealing::Passes { canonical: by_class },
     };
     let worlds = Worlds::new(rules, &o, Random::new(seed), dealing)?;
@@ -128,6 +133,8 @@ fn dealing_of(name: &str, weigh: Option<(Likelihood, f64)>, max_draws: i64) -> P
             weigh,
             max_draws: max_draws.clamp(0, u32::MAX as i64) as u32,
         },
+        ("shuffled", None) => Dealing::Shuffled { canonical: false },
+        ("class-shuffled", None) => Dealing::Shuffled { canonical: true },
         ("passes", None) => Dealing::Passes { canonical: false },
         ("class-passes", None) => Dealing::Passes { canonical: true },
         (other, _) => return Err(bad(&format!("dealing {other:?} with this likelihood"))),
@@ -179,8 +186,8 @@ impl PyDecisionWorlds {
     /// (the caller raises as the reference does, before the worlds are counted).
     #[staticmethod]
     #[pyo3(signature = (
-        rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood=None, regret_scale=3.0,
-        max_draws=64
+        rules, obs, seed, order, max_moves, exact_worlds, classes, shuffled_worlds=0, likelihood=None,
+        regret_scale=3.0, max_draws=64
     ))]
     #[allow(clippy::too_many_arguments)]
     fn for_decision(
@@ -192,6 +199,7 @@ impl PyDecisionWorlds {
         max_moves: usize,
         exact_worlds: u64,
         classes: bool,
+        shuffled_worlds: u64,
         likelihood: Option<&Bound<'_, PyLikelihood>>,
         regret_scale: f64,
         max_draws: i64,
@@ -215,6 +223,7 @@ impl PyDecisionWorlds {
                     max_moves,
                     exact_worlds,
                     classes,
+                    shuffled_worlds,
                     weigh,
                     max_draws,
                 )
@@ -251,8 +260,8 @@ impl PyDecisionWorlds {
     /// control variates and whether every world searched it (`Race.complete`).
     #[staticmethod]
     #[pyo3(signature = (
-        rules, obs, seed, order, max_moves, exact_worlds, classes, likelihood, regret_scale, max_draws,
-        evaluator, root_side, nsides, in_hands, horizons, next_deal, fallback, budget, cap, samples,
+        rules, obs, seed, order, max_moves, exact_worlds, classes, shuffled_worlds, likelihood,
+        regret_scale, max_draws, evaluator, root_side, nsides, in_hands, horizons, next_deal, fallback, budget, cap, samples,
         min_samples, separation, margin
     ))]
     #[allow(clippy::too_many_arguments)]
@@ -265,6 +274,7 @@ impl PyDecisionWorlds {
         max_moves: usize,
         exact_worlds: u64,
         classes: bool,
+        shuffled_worlds: u64,
         likelihood: Option<&Bound<'_, PyLikelihood>>,
         regret_scale: f64,
         max_draws: i64,
@@ -310,6 +320,7 @@ impl PyDecisionWorlds {
                     max_moves,
                     exact_worlds,
                     classes,
+                    shuffled_worlds,
                     weigh,
                     max_draws,
                 )?;
@@ -320,15 +331,20 @@ impl PyDecisionWorlds {
                 let alike = alike.unwrap_or_else(|| (0..n).collect());
                 let population = worlds.population;
                 // `_decision`'s `Stopping` without a focus: an enumeration goes through every world,
-                // draws race.
+                // draws race, and so do worlds without replacement, at most every one.
+                let every = population.is_some() && !worlds.shuffled;
                 let stop = Stopping {
-                    samples: population.unwrap_or(samples),
+                    samples: match population {
+                        Some(p) if every => p,
+                        Some(p) => p.min(samples),
+                        None => samples,
+                    },
                     min_samples,
                     separation,
                     margin,
                     bands: Vec::new(),
-                    racing: population.is_none(),
-                    every: population.is_some(),
+                    racing: !every,
+                    every,
                     careful: false,
                 };
                 let floor = min_samples.min(stop.samples);

@@ -903,6 +903,9 @@ pub enum Dealing {
         weigh: (Likelihood, f64),
         max_draws: u32,
     },
+    /// Every world (`enumerate_worlds`) at most once, shuffled, each replaced by its class's
+    /// canonical world with `canonical` (`expectimax.shuffles`).
+    Shuffled { canonical: bool },
     /// Balanced passes, canonical worlds with `canonical`.
     Passes { canonical: bool },
 }
@@ -917,8 +920,11 @@ pub struct Worlds {
     source: Source,
     streamed: u64,
     pub drawn: Vec<(World, f64, u64)>,
-    /// The number of worlds of an enumeration.
+    /// The number of worlds of an enumeration, or of worlds taken without replacement.
     pub population: Option<usize>,
+    /// Whether the worlds are taken without replacement (`Dealing::Shuffled`), for a race that
+    /// may stop before every one is searched.
+    pub shuffled: bool,
 }
 
 impl Worlds {
@@ -929,7 +935,24 @@ impl Worlds {
         mut rng: Random,
         dealing: Dealing,
     ) -> Result<Worlds, WorldsError> {
+        let shuffled = matches!(dealing, Dealing::Shuffled { .. });
         let source = match dealing {
+            Dealing::Shuffled { canonical } => {
+                let mut listed = worlds::enumerate_worlds(rules, obs)?;
+                rng.shuffle(&mut listed);
+                let canon = if canonical { Canon::of(obs).ok() } else { None };
+                let weighted = listed
+                    .into_iter()
+                    .map(|w| {
+                        let w = match &canon {
+                            Some(canon) => canon.world(&w, obs.nplayers()),
+                            None => w,
+                        };
+                        (w, w.probability)
+                    })
+                    .collect();
+                Source::Listed(weighted)
+            }
             Dealing::Enumerate { classes, weigh } => {
                 let mut listed = if classes {
                     worlds::world_classes(rules, obs)?
@@ -967,6 +990,7 @@ impl Worlds {
             streamed: 0,
             drawn: Vec::new(),
             population,
+            shuffled,
         })
     }
 

@@ -843,6 +843,28 @@ mod tests {
     }
 
     #[test]
+    fn worlds_without_replacement_are_every_world_once_as_its_class() {
+        use crate::engine::rng::Random;
+        use crate::search::race::{Dealing, Worlds};
+        let obs = two_hidden();
+        let rules = Rules::classic();
+        let canon = Canon::of(&obs).unwrap();
+        let every = enumerate_worlds(&rules, &obs).unwrap();
+        let dealing = Dealing::Shuffled { canonical: true };
+        let mut worlds = Worlds::new(&rules, &obs, Random::new(7), dealing).unwrap();
+        assert_eq!(worlds.population, Some(6));
+        assert!(worlds.shuffled);
+        let mut drawn: Vec<World> = (0..6).map(|_| worlds.next_world().unwrap().0).collect();
+        assert!(worlds.next_world().is_err(), "a seventh world of six");
+        let mut want: Vec<World> = every.iter().map(|w| canon.world(w, 2)).collect();
+        let key = |w: &World| w.hands;
+        drawn.sort_by_key(key);
+        want.sort_by_key(key);
+        assert_eq!(drawn, want);
+        assert!(drawn.iter().all(|w| w.probability == 1.0 / 6.0));
+    }
+
+    #[test]
     fn combinations_come_in_itertools_order() {
         let mut got = Vec::new();
         for_combinations(&[1, 5, 9, 20], 2, |m| got.push(m));
