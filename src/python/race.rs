@@ -181,7 +181,8 @@ impl PyDecisionWorlds {
     /// move: `expectimax.root_moves`, its hand and what it knows of the others'), sorted by the
     /// move `order` (52 weights); per move the index of its first twin (`solver.twin_classes`, None
     /// without twins); and the stream of its worlds (as `__new__` makes it from `random.Random(seed)`)
-    /// dealt as `expectimax.dealing` chooses at `exact_worlds` and `classes`, weighed by
+    /// dealt as `expectimax.dealing` chooses at `exact_worlds`, `classes` and `shuffled_worlds`
+    /// (`expectimax.shuffled_worlds`: 0 never takes them without replacement), weighed by
     /// `likelihood` when given. The worlds are None when there is no move or more than `max_moves`
     /// (the caller raises as the reference does, before the worlds are counted).
     #[staticmethod]
@@ -261,8 +262,8 @@ impl PyDecisionWorlds {
     #[staticmethod]
     #[pyo3(signature = (
         rules, obs, seed, order, max_moves, exact_worlds, classes, shuffled_worlds, likelihood,
-        regret_scale, max_draws, evaluator, root_side, nsides, in_hands, horizons, next_deal, fallback, budget, cap, samples,
-        min_samples, separation, margin
+        regret_scale, max_draws, evaluator, root_side, nsides, in_hands, horizons, next_deal, fallback,
+        budget, cap, samples, min_samples, separation, margin
     ))]
     #[allow(clippy::too_many_arguments)]
     fn rank_decision(
