@@ -874,15 +874,7 @@ def _set_up_in_core(
     seed = decision_seed(rules, obs, limits, ask.evidence)
     weigh = Likelihood(rules, ask.evidence) if ask.evidence else None
     got = native_race.for_decision(
-        rules,
-        obs,
-        seed,
-        weigh,
-        _move_order(rules),
-        MAX_MOVES,
-        limits.exact_worlds,
-        limits.classes,
-        shuffled_worlds(limits),
+        rules, obs, seed, weigh, _move_order(rules), MAX_MOVES, limits, shuffled_worlds(limits)
     )
     if got is None:
         return None

@@ -157,15 +157,15 @@ def for_decision(
     weigh: Likelihood | None,
     order: MoveOrder,
     max_moves: int,
-    exact_worlds: int,
-    classes: bool,
+    limits: Limits,
     shuffled_worlds: int,
 ) -> tuple[list[Move], list[int] | None, Any] | None:
     """A decision the core races set up in one call (``DecisionWorlds.for_decision``): the legal
     moves of the observer sorted by ``order`` (``expectimax.root_moves``), their twins
     (``solver.twin_classes``), and the stream of worlds ``decision_worlds`` makes at the dealing
-    ``expectimax.dealing`` chooses (None when there is no move, or more than ``max_moves``). None
-    where the reference must set it up. Raises SearchError as the reference's worlds do."""
+    ``expectimax.dealing`` chooses at ``limits`` (with ``expectimax.shuffled_worlds``' cap
+    ``shuffled_worlds``; None when there is no move, or more than ``max_moves``). None where the
+    reference must set it up. Raises SearchError as the reference's worlds do."""
     if NATIVE is None or not in_core() or (weigh is not None and weigh.native is None):
         return None
     try:
@@ -175,8 +175,8 @@ def for_decision(
             seed,
             order.weight,
             max_moves,
-            exact_worlds,
-            classes,
+            limits.exact_worlds,
+            limits.classes,
             shuffled_worlds,
             weigh.native if weigh is not None else None,
             inference.REGRET_SCALE,
