@@ -20,7 +20,7 @@ import pytest
 from casino_coach.search.minimax import MinimaxValuer, minimax
 from casino_coach.search.protocol import Sampler, SearchGame, Worlds, WorldValues
 from casino_coach.search.race import MIN_PAIRED, SETTLE, Race, Stopping, run_race
-from casino_coach.search.result import loss_high, loss_low, paired_stats
+from casino_coach.search.result import loss_high, loss_low, paired_stats, verdict_stderr
 
 CARDS = 5
 
@@ -157,6 +157,15 @@ def test_a_verdict_samples_until_the_loss_settles_in_one_band() -> None:
     race, done, _ = search(2, seed=3, samples=60, min_samples=6, focus="duel", bands=(0.24, 0.26))
     assert done == 60 and race.loss_band(2.0, (0.24, 0.26)) is None
     assert race.complete(0)  # the focus always stays in the race
+
+
+def test_the_rare_worlds_floor_shrinks_with_the_share_of_the_worlds_searched() -> None:
+    # Drawn worlds keep a per-world spread of a point; worlds without replacement keep the same floor
+    # times the finite-population correction, none once every world is searched (as an enumeration).
+    assert verdict_stderr(0.0, 16, None) == 0.25
+    assert verdict_stderr(0.0, 16, 31) == pytest.approx(0.25 * (15 / 30) ** 0.5)
+    assert verdict_stderr(0.0, 31, 31) == 0.0
+    assert verdict_stderr(0.4, 16, 31) == 0.4  # a wider measured error stands
 
 
 def test_the_node_budget_stops_the_race() -> None:
