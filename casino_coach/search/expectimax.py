@@ -801,11 +801,13 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
     in_hands = sum(obs.hand_sizes)
     if native is not None:
         population: int | None = native.population
+        shuffled: bool = native.shuffled
         stream: Iterator[tuple[World, float, int]] = iter(())
     else:
         stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
+        shuffled = population is not None and shuffles(obs, limits, weigh is not None)
     # An enumeration goes through every world; worlds without replacement stop as draws do.
-    every = population is not None and not shuffles(obs, limits, weigh is not None)
+    every = population is not None and not shuffled
     if population is None:
         max_worlds = limits.samples
     else:

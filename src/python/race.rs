@@ -238,10 +238,18 @@ impl PyDecisionWorlds {
         ))
     }
 
-    /// The number of worlds of an enumeration, or None for drawn worlds.
+    /// The number of worlds of an enumeration, or of worlds taken without replacement; None for
+    /// drawn worlds.
     #[getter]
     fn population(&self) -> Option<usize> {
         self.worlds.population
+    }
+
+    /// Whether the worlds are taken without replacement (`expectimax.shuffles`): a race over them
+    /// may stop before every one is searched, as over draws.
+    #[getter]
+    fn shuffled(&self) -> bool {
+        self.worlds.shuffled
     }
 
     /// The stream's generator state, as `random.Random.getstate()`.
