@@ -24,8 +24,8 @@ settings (``analysis.analysis_limits``, ``--jobs``) once per seed. It prints:
   the last (8: the whole deal), where it is exact and the defaults stop on the leaf's estimate
   (``calibrate_intervals.py`` then measures that estimate's error, ``budget.LAST_LEAF_MARGIN``).
 
-    python experiments/verdict_stability.py [--seeds 5] [--jobs 2] [--reference [--scale 10] [--deeper 4]
-                                        [--reference-round-end N]]
+    python experiments/verdict_stability.py [--seeds 5 [--first-seed 0]] [--jobs 2]
+                                        [--reference [--scale 10] [--deeper 4] [--reference-round-end N]]
                                         [--compare /tmp/base] [--repeat 3] [--games 17 | --game N ...]
                                         [--save results.json]
 """
@@ -212,6 +212,9 @@ def _graded(row: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument(
+        "--first-seed", type=int, default=0, metavar="N", help="seeds N, N+1, ... (another sample of seeds)"
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--games", type=int, default=len(GAMES))
     ap.add_argument(
@@ -274,10 +277,10 @@ def main() -> None:
         preset, bots, gseed = GAMES[gi]
         log = game_log(gi)
         per_seed = []
-        for s in range(args.seeds):
+        for s in range(args.first_seed, args.first_seed + args.seeds):
             rows, dt = run(log, s, args.jobs)
             per_seed.append({r["ply"]: r for r in rows})
-            if s == 0:
+            if s == args.first_seed:
                 times.append(dt)
                 by_players_times.setdefault(len(bots), []).append(dt)
         if args.compare:

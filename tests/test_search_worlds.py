@@ -24,11 +24,13 @@ from casino_coach.search.solver import Solver
 from casino_coach.search.worlds import (
     Canon,
     SearchError,
+    World,
     balanced_passes,
     balanced_worlds,
     count_classes,
     count_worlds,
     enumerate_worlds,
+    in_passes,
     sample_world,
     slots,
     world_classes,
@@ -236,6 +238,46 @@ def test_balanced_passes_deal_each_card_once_a_pass() -> None:
                 others = sum(h for seat, h in enumerate(w.hands) if seat != obs.seat) & free
                 assert not others & seen
                 seen |= others
+
+
+@settings(max_examples=30, deadline=None)
+@given(nplayers=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32))
+def test_worlds_in_passes_are_every_world_once_each_pass_as_full_as_their_order_allows(
+    nplayers: int, seed: int
+) -> None:
+    """``in_passes``: every world once; in each pass, no free card in one other hand twice; a world is
+    in the first pass it fits, in the order given (so each pass is made in that order); where an owner
+    of a build must hold a card, the order given."""
+    s = _few_worlds_state(nplayers, seed)
+    if s is None:
+        return
+    obs = observe(s, s.to_move)
+    worlds = enumerate_worlds(ROYAL, obs)
+    random.Random(seed).shuffle(worlds)
+    got = list(in_passes(ROYAL, obs, worlds))
+    assert sorted(got) == sorted(worlds)
+    if any(b.owner != obs.seat for b in obs.builds):
+        assert got == worlds
+        return
+    free = slots(obs).free
+    others = [seat for seat in range(obs.nplayers) if seat != obs.seat]
+
+    def dealt(w: World) -> list[int]:
+        return [w.hands[seat] & free for seat in others]
+
+    # The passes again, each world in the first whose worlds it shares no card in a hand with.
+    passes: list[list[World]] = []
+    for w in worlds:
+        home = next(
+            (p for p in passes if not any(a & b for v in p for a, b in zip(dealt(v), dealt(w), strict=True))),
+            None,
+        )
+        if home is None:
+            passes.append([w])
+        else:
+            home.append(w)
+    assert got == [w for p in passes for w in p]
+    assert len(passes) < len(worlds) or len(worlds) <= 1 or not any(dealt(worlds[0]))
 
 
 def _few_worlds_state(nplayers: int, seed: int) -> RoundState | None:

@@ -20,7 +20,7 @@ import hashlib
 import math
 import random
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import islice
@@ -68,6 +68,7 @@ from casino_coach.search.worlds import (
     count_worlds,
     enumerate_worlds,
     holding_controls,
+    in_passes,
     world_state,
 )
 
@@ -539,10 +540,10 @@ def _worlds(
 ) -> tuple[Iterator[tuple[World, float, int]], int | None]:
     """The decision's worlds with their weights, and the number of worlds enumerated when they are
     few enough (every one, in a random order so that a time limit stops on a random subset), or
-    taken without replacement (``shuffles``: every world, in a random order, for the search to stop
-    in); else balanced draws (``balanced_worlds``), or draws in proportion to the evidence. By class
-    (``by_class``): one world of each class, weighted by its share, or each world replaced by the
-    world of its class that the search has met before."""
+    taken without replacement (``shuffles``: every world, in a random order put in balanced passes,
+    ``in_passes``, for the search to stop in); else balanced draws (``balanced_worlds``), or draws in
+    proportion to the evidence. By class (``by_class``): one world of each class, weighted by its
+    share, or each world replaced by the world of its class that the search has met before."""
     classes = by_class(limits, weigh is not None)
     if enumerates(obs, limits, weigh is not None):
         enumerated = (
@@ -555,10 +556,7 @@ def _worlds(
     if shuffles(obs, limits):
         every = native_worlds.enumerate_worlds(rules, obs)
         shuffle(rng, every)
-        if classes:
-            canon = Canon.of(obs)
-            every = [canon.world(w) for w in every]
-        return _weighted(every, None), len(every)
+        return _shuffled(in_passes(rules, obs, every), Canon.of(obs) if classes else None), len(every)
     return _unweighted(native_worlds.balanced_passes(rules, obs, rng, canonical=classes)), None
 
 
@@ -568,6 +566,14 @@ def _worlds(
 def _weighted(worlds: list[World], weigh: Likelihood | None) -> Iterator[tuple[World, float, int]]:
     for i, w in enumerate(worlds):
         yield w, w.probability * (weigh(w.hands) if weigh is not None else 1.0), i
+
+
+def _shuffled(worlds: Iterable[World], canon: Canon | None) -> Iterator[tuple[World, float, int]]:
+    """Worlds taken without replacement, each its own group; each its class's world with ``canon``."""
+    for i, w in enumerate(worlds):
+        if canon is not None:
+            w = canon.world(w)
+        yield w, w.probability, i
 
 
 def _with_evidence(

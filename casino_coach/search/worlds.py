@@ -211,6 +211,41 @@ def _owners_first(
     raise SearchError("no consistent world found: the build owners' capture cards are too unlikely")
 
 
+def in_passes(rules: RuleSet, obs: Observation, worlds: list[World]) -> Iterator[World]:
+    """``worlds`` (every consistent world, shuffled) each once, in balanced passes: a pass takes, in
+    their order, the worlds that deal none of the free cards to a seat that an earlier world of the
+    pass dealt it to; the next pass goes over the worlds left, in their order, and so on. Within a
+    pass each free card sits in each other hand at most once, so the first worlds searched hold each
+    card in each hand about as often as every world does, as in ``balanced_passes`` (stratified
+    sampling on the cards: over 16-128 worlds the spread of their mean was 5-34% smaller than plain
+    shuffled worlds' in four decisions measured, performance.md). The worlds stay a
+    random order in which each is equally likely at each place, since nothing in the rule tells one
+    free card from another. Not so where an owner of a build must hold a card (``_must_hold``): the
+    passes would put first the worlds that deal that card least, so there the worlds keep their order.
+    Lazy: a pass is made as far as its worlds are asked for."""
+    if _must_hold(rules, obs):
+        yield from worlds
+        return
+    sl = slots(obs)
+    others = [s for s in range(obs.nplayers) if sl.per_seat[s]]
+    rest = worlds
+    while rest:
+        taken = [0] * obs.nplayers
+        later: list[World] = []
+        for i, w in enumerate(rest):
+            if any(w.hands[s] & taken[s] for s in others):
+                later.append(w)
+                continue
+            yield w
+            for s in others:
+                taken[s] |= w.hands[s] & sl.free
+            # A pass none of the worlds left can join: a seat has fewer free cards left than it takes.
+            if any((sl.free & ~taken[s]).bit_count() < sl.per_seat[s] for s in others):
+                later += rest[i + 1 :]
+                break
+        rest = later
+
+
 def balanced_worlds(rules: RuleSet, obs: Observation, rng: random.Random) -> Iterator[World]:
     """The worlds of ``balanced_passes`` without their passes. An endless stream."""
     for world, _ in balanced_passes(rules, obs, rng):

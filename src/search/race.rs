@@ -25,7 +25,9 @@ use crate::engine::state::State;
 use crate::search::inference::{draw_with_evidence, Likelihood};
 use crate::search::leaf::{Evaluator, Margins};
 use crate::search::solver::{canonical, FxMap, MoveOrder, OutOfNodes, RootValue, Solver};
-use crate::search::worlds::{self, world_state, BalancedPasses, Canon, Sampler, World, WorldsError};
+use crate::search::worlds::{
+    self, world_state, BalancedPasses, Canon, InPasses, Sampler, World, WorldsError,
+};
 
 /// Worlds before a move may leave the race (`race.MIN_PAIRED`).
 pub const MIN_PAIRED: usize = 4;
@@ -888,6 +890,9 @@ pub enum Source {
     Evidence(Likelihood, f64, u32, Option<Sampler>),
     /// Balanced passes (`balanced_passes`), each world made its class's with a canon.
     Passes(Box<BalancedPasses>, Option<Canon>),
+    /// Every world once, shuffled, in balanced passes (`_shuffled` of `in_passes`), each made its
+    /// class's with a canon; how many there are.
+    InPasses(Box<InPasses>, Option<Canon>, usize),
 }
 
 /// How a decision's worlds are dealt (`expectimax._worlds`): which source, and with what.
@@ -903,8 +908,8 @@ pub enum Dealing {
         weigh: (Likelihood, f64),
         max_draws: u32,
     },
-    /// Every world (`enumerate_worlds`) at most once, shuffled, each replaced by its class's
-    /// canonical world with `canonical` (`expectimax.shuffles`).
+    /// Every world (`enumerate_worlds`) at most once, shuffled and put in passes (`InPasses`), each
+    /// replaced by its class's canonical world with `canonical` (`expectimax.shuffles`).
     Shuffled { canonical: bool },
     /// Balanced passes, canonical worlds with `canonical`.
     Passes { canonical: bool },
@@ -941,17 +946,8 @@ impl Worlds {
                 let mut listed = worlds::enumerate_worlds(rules, obs)?;
                 rng.shuffle(&mut listed);
                 let canon = if canonical { Canon::of(obs).ok() } else { None };
-                let weighted = listed
-                    .into_iter()
-                    .map(|w| {
-                        let w = match &canon {
-                            Some(canon) => canon.world(&w, obs.nplayers()),
-                            None => w,
-                        };
-                        (w, w.probability)
-                    })
-                    .collect();
-                Source::Listed(weighted)
+                let count = listed.len();
+                Source::InPasses(Box::new(InPasses::new(obs, listed)?), canon, count)
             }
             Dealing::Enumerate { classes, weigh } => {
                 let mut listed = if classes {
@@ -980,6 +976,7 @@ impl Worlds {
         };
         let population = match &source {
             Source::Listed(ws) => Some(ws.len()),
+            Source::InPasses(_, _, count) => Some(*count),
             _ => None,
         };
         Ok(Worlds {
@@ -1022,6 +1019,15 @@ impl Worlds {
                     *max_draws,
                 )?;
                 (w, 1.0, i)
+            }
+            Source::InPasses(passes, canon, _) => {
+                let mut w = passes
+                    .next_world()
+                    .ok_or_else(|| WorldsError("no world left in the enumeration".into()))?;
+                if let Some(canon) = canon {
+                    w = canon.world(&w, self.obs.nplayers());
+                }
+                (w, w.probability, i)
             }
             Source::Passes(passes, canon) => {
                 let (mut w, pass) = passes.next_world(&self.rules, &mut self.rng)?;

@@ -713,6 +713,78 @@ fn owners_first(
     fail("no consistent world found: the build owners' capture cards are too unlikely".to_owned())
 }
 
+/// Every consistent world, shuffled, each once in balanced passes (`in_passes`, which explains
+/// them): a pass takes, in their order, the worlds that deal none of the free cards to a seat that an
+/// earlier world of the pass dealt it to, and the next pass goes over the worlds left. In their order
+/// where an owner of a build must hold a card. Lazy as the reference's generator is: a pass is made
+/// as far as its worlds are asked for.
+#[derive(Clone, Debug)]
+pub struct InPasses {
+    free: Mask,
+    per_seat: [u32; MAX_SEATS],
+    /// The seats dealt free cards; none where the worlds keep their order.
+    others: Vec<usize>,
+    rest: Vec<World>,
+    later: Vec<World>,
+    at: usize,
+    taken: [Mask; MAX_SEATS],
+}
+
+impl InPasses {
+    /// The worlds of `obs`, `worlds` (every consistent one, shuffled), in passes.
+    pub fn new(obs: &Observation, worlds: Vec<World>) -> Result<InPasses> {
+        let sl = slots(obs)?;
+        let others = if must_hold(obs).is_empty() {
+            (0..obs.nplayers()).filter(|&s| sl.per_seat[s] > 0).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(InPasses {
+            free: sl.free,
+            per_seat: sl.per_seat,
+            others,
+            rest: worlds,
+            later: Vec::new(),
+            at: 0,
+            taken: [0; MAX_SEATS],
+        })
+    }
+
+    /// The next world; None once every one has come.
+    pub fn next_world(&mut self) -> Option<World> {
+        loop {
+            if self.at == self.rest.len() {
+                if self.later.is_empty() {
+                    return None;
+                }
+                std::mem::swap(&mut self.rest, &mut self.later);
+                self.later.clear();
+                self.at = 0;
+                self.taken = [0; MAX_SEATS];
+            }
+            let w = self.rest[self.at];
+            self.at += 1;
+            if self.others.iter().any(|&s| w.hands[s] & self.taken[s] != 0) {
+                self.later.push(w);
+                continue;
+            }
+            for &s in &self.others {
+                self.taken[s] |= w.hands[s] & self.free;
+            }
+            // A pass none of the worlds left can join: a seat has fewer free cards left than it takes.
+            let full = self
+                .others
+                .iter()
+                .any(|&s| (self.free & !self.taken[s]).count_ones() < self.per_seat[s]);
+            if full {
+                self.later.extend_from_slice(&self.rest[self.at..]);
+                self.at = self.rest.len();
+            }
+            return Some(w);
+        }
+    }
+}
+
 /// The endless stream of `balanced_passes`: worlds drawn like `sample_world`, each uniform over the
 /// consistent ones, balanced by shuffling the free cards once per pass and cutting them into one
 /// block per world; each with the number of its pass. Lazy as the reference's generator is: each
@@ -800,7 +872,7 @@ impl BalancedPasses {
 mod tests {
     use super::*;
     use crate::engine::cards::card;
-    use crate::engine::state::Builds;
+    use crate::engine::state::{Build, Builds};
 
     /// Seat 0 of two sees its hand; seat 1 holds two of four unseen cards, the stock none.
     fn two_hidden() -> Observation {
@@ -862,6 +934,51 @@ mod tests {
         want.sort_by_key(key);
         assert_eq!(drawn, want);
         assert!(drawn.iter().all(|w| w.probability == 1.0 / 6.0));
+    }
+
+    #[test]
+    fn worlds_without_replacement_come_in_passes_that_deal_each_card_once() {
+        use crate::engine::rng::Random;
+        use crate::search::race::{Dealing, Worlds};
+        // Two of four free cards to the other hand: each pass is two worlds that share no card.
+        let obs = two_hidden();
+        let rules = Rules::classic();
+        for seed in 0..20 {
+            let dealing = Dealing::Shuffled { canonical: false };
+            let mut worlds = Worlds::new(&rules, &obs, Random::new(seed), dealing).unwrap();
+            let drawn: Vec<Mask> = (0..6).map(|_| worlds.next_world().unwrap().0.hands[1]).collect();
+            assert!(worlds.next_world().is_err(), "a seventh world of six");
+            for pass in drawn.chunks(2) {
+                assert_eq!(pass[0] & pass[1], 0, "seed {seed}: {drawn:x?}");
+            }
+            let mut sorted = drawn.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 6);
+        }
+        // Where the other hand owns a build it must keep a card for (a 5), the shuffled order stays,
+        // where the passes would change it.
+        let mut owner = two_hidden();
+        owner.builds = Builds::from_slice(&[Build {
+            cards: 1 << card(0, 0) | 1 << card(3, 0),
+            value: 5,
+            owner: 1,
+            multiple: false,
+        }])
+        .unwrap();
+        let every = enumerate_worlds(&rules, &owner).unwrap();
+        assert_eq!(every.len(), 5);
+        let mut changed = 0;
+        for seed in 0..20 {
+            let mut listed = every.clone();
+            Random::new(seed).shuffle(&mut listed);
+            let mut passes = InPasses::new(&owner, listed.clone()).unwrap();
+            let kept: Vec<World> = std::iter::from_fn(|| passes.next_world()).collect();
+            assert_eq!(kept, listed);
+            let mut free = InPasses::new(&two_hidden(), listed.clone()).unwrap();
+            changed += (std::iter::from_fn(|| free.next_world()).collect::<Vec<_>>() != listed) as u32;
+        }
+        assert!(changed > 0);
     }
 
     #[test]
