@@ -218,10 +218,10 @@ def in_passes(rules: RuleSet, obs: Observation, worlds: list[World]) -> Iterator
     pass each free card sits in each other hand at most once, so the first worlds searched hold each
     card in each hand about as often as every world does, as in ``balanced_passes`` (stratified
     sampling on the cards: over 16-128 worlds the spread of their mean was 5-34% smaller than plain
-    shuffled worlds' in four decisions measured, performance.md). The worlds stay a
-    random order in which each is equally likely at each place, since nothing in the rule tells one
-    free card from another. Not so where an owner of a build must hold a card (``_must_hold``): the
-    passes would put first the worlds that deal that card least, so there the worlds keep their order.
+    shuffled worlds' in the four decisions measured, performance.md). The worlds stay a random order
+    in which each is equally likely at each place, since nothing in the rule tells one free card
+    from another. Not so where an owner of a build must hold a card (``_must_hold``): the passes
+    would put first the worlds that deal that card least, so there the worlds keep their order.
     Lazy: a pass is made as far as its worlds are asked for."""
     if _must_hold(rules, obs):
         yield from worlds
