@@ -50,7 +50,7 @@ def spread(game: int, ply: int, sizes: list[int], repeats: int) -> None:
     )
     res = evaluate(rules, obs, limits, SearchRequest(focus=decision.move))
     rng = random.Random(decision_seed(rules, obs, limits))
-    stream, population = expectimax._worlds(rules, obs, limits, rng, None)
+    stream, population = expectimax._worlds(rules, obs, expectimax.dealing(obs, limits), rng, None)
     every = [w for w, _, _ in itertools.islice(stream, population)]
     values = {m.move: m.values for m in res.moves}
     # The loss against the best move over every world (the move a verdict measures it against).

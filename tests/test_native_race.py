@@ -308,7 +308,7 @@ def test_the_worlds_and_the_generator_are_the_references(dealing: str) -> None:
             detail=False,
         )
         rng = random.Random(seed)
-        stream, population = expectimax._worlds(rules, obs, limits, rng, weigh)
+        stream, population = expectimax._worlds(rules, obs, dealing, rng, weigh)
         assert population == worlds.population
         assert worlds.shuffled == expectimax.shuffles(obs, limits, evidence) == dealing.endswith("shuffled")
         want = [next(stream) for _ in range(got.done)]

@@ -536,16 +536,17 @@ def dealing(obs: Observation, limits: Limits, evidence: bool = False) -> str:
 
 
 def _worlds(
-    rules: RuleSet, obs: Observation, limits: Limits, rng: random.Random, weigh: Likelihood | None
+    rules: RuleSet, obs: Observation, dealt: str, rng: random.Random, weigh: Likelihood | None
 ) -> tuple[Iterator[tuple[World, float, int]], int | None]:
-    """The decision's worlds with their weights, and the number of worlds enumerated when they are
-    few enough (every one, in a random order so that a time limit stops on a random subset), or
-    taken without replacement (``shuffles``: every world, in a random order put in balanced passes,
-    ``in_passes``, for the search to stop in); else balanced draws (``balanced_worlds``), or draws in
-    proportion to the evidence. By class (``by_class``): one world of each class, weighted by its
-    share, or each world replaced by the world of its class that the search has met before."""
-    classes = by_class(limits, weigh is not None)
-    if enumerates(obs, limits, weigh is not None):
+    """The decision's worlds with their weights, dealt as ``dealing`` named it (``dealt``), and the
+    number of worlds enumerated when they are few enough (every one, in a random order so that a
+    time limit stops on a random subset), or taken without replacement (every world, in a random
+    order put in balanced passes, ``in_passes``, for the search to stop in); else balanced draws
+    (``balanced_worlds``), or draws in proportion to the evidence. By class (the names "class-..."):
+    one world of each class, weighted by its share, or each world replaced by the world of its class
+    that the search has met before."""
+    classes = dealt.startswith("class")
+    if dealt in ("worlds", "classes"):
         enumerated = (
             native_worlds.world_classes(rules, obs) if classes else native_worlds.enumerate_worlds(rules, obs)
         )
@@ -553,27 +554,22 @@ def _worlds(
         return _weighted(enumerated, weigh), len(enumerated)
     if weigh is not None:
         return _with_evidence(rules, obs, rng, weigh), None
-    if shuffles(obs, limits):
+    if dealt.endswith("shuffled"):
         every = native_worlds.enumerate_worlds(rules, obs)
         shuffle(rng, every)
-        return _shuffled(in_passes(rules, obs, every), Canon.of(obs) if classes else None), len(every)
+        passes: Iterable[World] = in_passes(rules, obs, every)
+        if classes:
+            passes = map(Canon.of(obs).world, passes)
+        return _weighted(passes, None), len(every)
     return _unweighted(native_worlds.balanced_passes(rules, obs, rng, canonical=classes)), None
 
 
 # The streams of ``_worlds`` are generator functions, not generator expressions: mypyc compiles a
 # returned generator expression into a list, which an endless stream never finishes. Enumerated
 # worlds and draws in proportion to the evidence are each a group of their own (``protocol.Worlds``).
-def _weighted(worlds: list[World], weigh: Likelihood | None) -> Iterator[tuple[World, float, int]]:
+def _weighted(worlds: Iterable[World], weigh: Likelihood | None) -> Iterator[tuple[World, float, int]]:
     for i, w in enumerate(worlds):
         yield w, w.probability * (weigh(w.hands) if weigh is not None else 1.0), i
-
-
-def _shuffled(worlds: Iterable[World], canon: Canon | None) -> Iterator[tuple[World, float, int]]:
-    """Worlds taken without replacement, each its own group; each its class's world with ``canon``."""
-    for i, w in enumerate(worlds):
-        if canon is not None:
-            w = canon.world(w)
-        yield w, w.probability, i
 
 
 def _with_evidence(
@@ -802,16 +798,18 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         alike = twin_classes(moves, obs.hand, obs.loose)
         native = None
         if in_core:
-            dealt = dealing(obs, limits, weigh is not None)
-            native = native_race.decision_worlds(rules, obs, dealt, seed, weigh)
+            native = native_race.decision_worlds(
+                rules, obs, dealing(obs, limits, weigh is not None), seed, weigh
+            )
     in_hands = sum(obs.hand_sizes)
     if native is not None:
         population: int | None = native.population
         shuffled: bool = native.shuffled
         stream: Iterator[tuple[World, float, int]] = iter(())
     else:
-        stream, population = _worlds(rules, obs, limits, random.Random(seed), weigh)
-        shuffled = population is not None and shuffles(obs, limits, weigh is not None)
+        dealt = dealing(obs, limits, weigh is not None)
+        stream, population = _worlds(rules, obs, dealt, random.Random(seed), weigh)
+        shuffled = dealt.endswith("shuffled")
     # An enumeration goes through every world; worlds without replacement stop as draws do.
     every = population is not None and not shuffled
     if population is None:
