@@ -50,6 +50,31 @@ def test_solver_agrees_with_brute_force(rules: RuleSet, nplayers: int, seed: int
         assert again == pytest.approx(got)
 
 
+@pytest.mark.parametrize("nplayers", [2, 3, 4])
+@pytest.mark.parametrize("last", [False, True])
+def test_a_table_per_world_with_three_or_four_players_before_the_last_deal(nplayers: int, last: bool) -> None:
+    """With three or four players and cards to come, each world's search starts from an empty table;
+    in the last deal, and with two players, the table carries the earlier worlds' positions over."""
+    rules = RuleSet.from_preset("royal")
+    first = near_deal_end(rules, nplayers, 11, 6, last)
+    side = first.to_move % first.nsides
+    second = next(
+        s
+        for seed in range(12, 200)
+        if (s := near_deal_end(rules, nplayers, seed, 6, last)).to_move % s.nsides == side
+    )
+    alone = Solver(rules, side, first.nsides)
+    alone.root_values(second)
+    solver = Solver(rules, side, first.nsides)
+    solver.root_values(first)
+    assert solver.tt
+    solver.root_values(second)
+    if nplayers >= 3 and not last:
+        assert solver.tt.keys() == alone.tt.keys()
+    else:
+        assert len(solver.tt) > len(alone.tt)
+
+
 # Fewer on the Python reference, where the 70 last deals of each end of the deal take seconds.
 @settings(max_examples=8 if core.NATIVE is not None else 2, deadline=None)
 @given(rules=st.sampled_from(PRESETS), seed=st.integers(0, 2**32), left=st.integers(1, 2))

@@ -374,7 +374,8 @@ impl Tables {
     }
 }
 
-/// Alpha-beta with a transposition table, for one root side; reusable across worlds.
+/// Alpha-beta with a transposition table, for one root side; reusable across worlds (the table
+/// emptied before each with three or four players and cards to come: `root_values_lined`).
 pub struct Solver {
     rules: Rules,
     pub root_side: u8,
@@ -586,6 +587,12 @@ impl Solver {
         lines: bool,
     ) -> Result<Vec<RootValue>, OutOfNodes> {
         self.gone = FULL_DECK & !state.accounted();
+        // With three or four players before the last deal, a table per world (`Solver.root_values`):
+        // the worlds share almost no position there, and a table kept across them only misses the
+        // cache.
+        if state.more && state.nplayers >= 3 {
+            self.tt.clear();
+        }
         let state = canonical(state);
         let mut out = Vec::with_capacity(moves.len());
         for &m in moves {
