@@ -796,18 +796,14 @@ def _decision(rules: RuleSet, obs: Observation, limits: Limits, ask: SearchReque
         # worlds they get the same value, where a twin of the move played left the race earlier than
         # it and was valued apart (9♦ builds 9 at +3.68 beside 9♣ builds 9 at +3.41).
         alike = twin_classes(moves, obs.hand, obs.loose)
-        native = None
-        if in_core:
-            native = native_race.decision_worlds(
-                rules, obs, dealing(obs, limits, weigh is not None), seed, weigh
-            )
+        dealt = dealing(obs, limits, weigh is not None)
+        native = native_race.decision_worlds(rules, obs, dealt, seed, weigh) if in_core else None
     in_hands = sum(obs.hand_sizes)
     if native is not None:
         population: int | None = native.population
         shuffled: bool = native.shuffled
         stream: Iterator[tuple[World, float, int]] = iter(())
-    else:
-        dealt = dealing(obs, limits, weigh is not None)
+    else:  # (a decision set up in the core always has the core's worlds)
         stream, population = _worlds(rules, obs, dealt, random.Random(seed), weigh)
         shuffled = dealt.endswith("shuffled")
     # An enumeration goes through every world; worlds without replacement stop as draws do.
